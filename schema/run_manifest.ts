@@ -1,0 +1,123 @@
+import { z } from "zod";
+import { RunConditions } from "./conditions.ts";
+import { PlanSpec, Stage } from "./plan.ts";
+
+const sha = z.string().regex(/^[0-9a-f]{64}$/);
+
+/** The single retry owner's policy. */
+export const RetryPolicy = z.object({
+  /** Attempts per round, the first one included. @default 3 */
+  max_attempts: z.number().int().min(1).max(20).default(3),
+  /** Full-jitter backoff: wait uniform(0, min(cap, base·2^(n−1))). */
+  base_ms: z.number().nonnegative().default(100),
+  cap_ms: z.number().nonnegative().default(5_000),
+  /** Global budget: retries ≤ budget_min + budget_ratio × first attempts so far. */
+  budget_ratio: z.number().min(0).max(10).default(0.2),
+  budget_min: z.number().int().nonnegative().default(10),
+  /** HTTP statuses worth retrying; validation/authorization statuses never are. */
+  retry_statuses: z.array(z.number().int()).default([429, 500, 502, 503, 504]),
+  retry_transport_errors: z.boolean().default(true),
+  /** Wait what Retry-After says (capped by retry_after_cap_ms) instead of the jittered backoff. */
+  honour_retry_after: z.boolean().default(true),
+  retry_after_cap_ms: z.number().nonnegative().default(10_000),
+}).strict().superRefine((p, ctx) => {
+  for (const s of [400, 401, 403, 404, 422]) {
+    if (p.retry_statuses.includes(s)) {
+      ctx.addIssue({
+        code: "custom",
+        path: ["retry_statuses"],
+        message: `${s} is a validation or authorization error and is never retried`,
+      });
+    }
+  }
+});
+export type RetryPolicy = z.infer<typeof RetryPolicy>;
+
+export const Timeouts = z.object({
+  /** One HTTP attempt, from send to the last byte. @default 60000 */
+  attempt_ms: z.number().positive().default(60_000),
+  /** The whole request, from scheduled_ms (all rounds, retries, tools). @default 120000 */
+  request_ms: z.number().positive().default(120_000),
+  /** Longest silence inside a stream. @default 30000 */
+  idle_ms: z.number().positive().default(30_000),
+}).strict();
+export type Timeouts = z.infer<typeof Timeouts>;
+
+export const Target = z.object({
+  route: z.string(),
+  url: z.string(),
+  provider: z.string(),
+  model: z.string(),
+  /** Name of the environment variable holding the API key (the key itself is never written). */
+  api_key_env: z.string().nullable(),
+  api_key_present: z.boolean(),
+  http_client: z.string(),
+}).strict();
+
+/** run.json: everything the result is conditional on. */
+export const RunManifest = z.object({
+  schema_version: z.literal(1),
+  run_id: z.string().min(1),
+  epoch_iso: z.string().datetime(),
+  conditions: RunConditions,
+  workload: z.object({
+    path: z.string(),
+    name: z.string(),
+    version: z.string(),
+    kind: z.string(),
+    sha256: sha,
+    prompt_hashes: z.record(z.string(), sha),
+  }).strict(),
+  plan: z.object({
+    path: z.string().nullable(),
+    spec: PlanSpec,
+    seed: z.number().int(),
+    mode: z.enum(["open", "closed"]),
+    /** Closed loop exists only to compare with open loop; say so. */
+    mode_note: z.string(),
+    schedule_file: z.string(),
+    schedule_sha256: sha,
+    scheduled_requests: z.number().int().nonnegative(),
+    shard: z.object({ index: z.number().int().nonnegative(), count: z.number().int().positive() }).strict(),
+    start_iso: z.string().datetime().nullable(),
+  }).strict(),
+  targets: z.array(Target).min(1),
+  retry: RetryPolicy,
+  timeouts: Timeouts,
+  tokenizer: z.object({ name: z.string(), library: z.string(), used_for: z.string() }).strict(),
+  stages: z.array(Stage),
+  runner: z.object({
+    name: z.string(),
+    version: z.string(),
+    deno: z.string(),
+    max_send_lag_ms: z.number().positive(),
+    max_in_flight: z.number().int().positive(),
+    flush_ms: z.number().positive(),
+    save_outputs: z.boolean(),
+    formats: z.array(z.enum(["csv", "parquet"])),
+  }).strict(),
+  host: z.object({
+    hostname: z.string(),
+    os: z.string(),
+    arch: z.string(),
+    cpus: z.number().int(),
+    memory_bytes: z.number(),
+  }).strict(),
+  /** How the run ended and whether the client kept up. */
+  result: z.object({
+    status: z.enum(["complete", "interrupted"]),
+    ended_ms: z.number(),
+    offered: z.number().int(),
+    not_sent: z.number().int(),
+    client_shed: z.number().int(),
+    send_lag_p99_ms: z.number().nullable(),
+    send_lag_max_ms: z.number().nullable(),
+    client_limited: z.boolean(),
+    client_limit_reason: z.string().nullable(),
+    retries: z.number().int(),
+    retry_budget_exhausted: z.number().int(),
+  }).strict(),
+  /** File name → sha256 when the run was finalised (tamper evidence). */
+  files: z.record(z.string(), sha),
+}).strict();
+export type RunManifest = z.infer<typeof RunManifest>;
