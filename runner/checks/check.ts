@@ -1,0 +1,36 @@
+import type { Gate, WorkloadCase } from "../../schema/mod.ts";
+
+/** A tool call the model made. */
+export interface ObservedToolCall {
+  name: string;
+  /** Parsed JSON arguments, or undefined when `raw_arguments` did not parse. */
+  arguments: Record<string, unknown> | undefined;
+  raw_arguments: string;
+}
+
+/** What a check sees of one finished request. */
+export interface CheckInput {
+  case: WorkloadCase;
+  /** Final assistant text (the last round's content). */
+  text: string;
+  /** Finish reason of the last round (`stop`, `length`, `tool_calls`, ...). */
+  finish_reason: string | null;
+  /** Every tool call across rounds, in order. */
+  tool_calls: ObservedToolCall[];
+  /** The output-token cap the last round was sent with. */
+  max_tokens: number;
+  /** Output tokens of the last round. */
+  output_tokens: number;
+}
+
+/** A gate's verdict: null = not evaluated (never silently true). */
+export interface CheckResult {
+  value: boolean | null;
+  detail: string | null;
+}
+
+/** One inline check; each lives in its own file. */
+export interface Check {
+  readonly gate: Gate;
+  evaluate(input: CheckInput): CheckResult;
+}
