@@ -105,7 +105,7 @@ export const RunManifest = z.object({
   }).strict(),
   /** How the run ended and whether the client kept up. */
   result: z.object({
-    status: z.enum(["complete", "interrupted"]),
+    status: z.enum(["running", "complete", "interrupted"]),
     ended_ms: z.number(),
     offered: z.number().int(),
     not_sent: z.number().int(),

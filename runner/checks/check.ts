@@ -33,4 +33,10 @@ export interface CheckResult {
 export interface Check {
   readonly gate: Gate;
   evaluate(input: CheckInput): CheckResult;
+  /**
+   * Compiles what the check needs from the workload before the run (JSON
+   * Schemas, regular expressions) and returns one problem per bad case,
+   * naming the case and field, so a broken workload fails at start, not mid-run.
+   */
+  prepare?(cases: readonly WorkloadCase[]): string[];
 }

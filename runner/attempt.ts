@@ -1,0 +1,158 @@
+import type { AttemptRow, Outcome } from "../schema/mod.ts";
+import type { Clock } from "./clock.ts";
+import type { HttpClient } from "./http/client.ts";
+import { SseDecoder } from "./http/sse.ts";
+import { ResponseState } from "./openai.ts";
+import type { AttemptFailure } from "./retry.ts";
+import type { Watchdog, Watched } from "./watchdog.ts";
+
+/** Where an attempt goes and how long it may take. */
+export interface AttemptTarget {
+  url: URL;
+  headers: Record<string, string>;
+  route: string;
+  provider: string;
+  model: string;
+}
+
+/** The result of one HTTP call: a filled attempt row and, on success, the response. */
+export interface AttemptResult {
+  row: AttemptRow;
+  state: ResponseState;
+  /** null when the attempt produced a usable response. */
+  failure: (AttemptFailure & { outcome: Outcome }) | null;
+}
+
+/** Everything one attempt needs from the run. */
+export interface AttemptContext {
+  clock: Clock;
+  client: HttpClient;
+  watchdog: Watchdog;
+  attemptTimeoutMs: number;
+}
+
+/**
+ * Sends one Chat Completions call and classifies what came back. Never
+ * throws: transport failures, bad statuses and malformed bodies are data.
+ * Token counts are left to the caller when the response carries no usage.
+ */
+export async function runAttempt(
+  ctx: AttemptContext,
+  target: AttemptTarget,
+  call: { requestId: string; round: number; attempt: number; body: string; stream: boolean; deadlineMs: number },
+): Promise<AttemptResult> {
+  const sentMs = ctx.clock.now();
+  const w: Watched = {
+    controller: new AbortController(),
+    attemptDeadlineMs: sentMs + ctx.attemptTimeoutMs,
+    requestDeadlineMs: call.deadlineMs,
+    lastActivityMs: sentMs,
+    reason: null,
+  };
+  ctx.watchdog.watch(w);
+  const state = new ResponseState();
+  let status: number | null = null;
+  let headersMs: number | null = null;
+  let contentType = "";
+  let retryAfter: string | null = null;
+  let sse: SseDecoder | null = null;
+  const parts: Uint8Array[] = [];
+
+  const result = await ctx.client.send(
+    { url: target.url, headers: target.headers, body: call.body, signal: w.controller.signal },
+    {
+      onHeaders(s, headers, t) {
+        status = s;
+        headersMs = t;
+        w.lastActivityMs = t;
+        contentType = headers.get("content-type") ?? "";
+        retryAfter = headers.get("retry-after") ?? null;
+        if (s >= 200 && s < 300 && call.stream && contentType.includes("text/event-stream")) sse = new SseDecoder();
+      },
+      onData(chunk, t) {
+        w.lastActivityMs = t;
+        if (sse) { for (const ev of sse.push(chunk)) state.feedChunk(ev.data, t); }
+        else parts.push(chunk);
+      },
+    },
+  );
+  ctx.watchdog.unwatch(w);
+  const endMs = result.endMs;
+
+  let failure: AttemptResult["failure"] = null;
+  if (w.reason) {
+    const outcome: Outcome = w.reason === "run_stopped" ? "aborted" : "timeout";
+    failure = { status: null, kind: w.reason, outcome };
+  } else if (!result.ok) {
+    failure = { status: null, kind: result.kind, outcome: result.kind === "aborted" ? "aborted" : "transport_error" };
+  } else if (status === null) {
+    failure = { status: null, kind: "protocol_error", outcome: "transport_error" };
+  } else if (status === 429) {
+    failure = { status, kind: "http_429", outcome: "rejected", retryAfter };
+  } else if (status < 200 || status >= 300) {
+    failure = { status, kind: `http_${status}`, outcome: "http_error", retryAfter };
+  } else {
+    failure = classifyBody(call.stream, contentType, sse, parts, state, endMs);
+  }
+
+  const usage = state.usage;
+  const itl = state.itl();
+  const row: AttemptRow = {
+    request_id: call.requestId,
+    round: call.round,
+    attempt: call.attempt,
+    route: target.route,
+    provider: target.provider,
+    model: target.model,
+    sent_ms: sentMs,
+    headers_ms: headersMs,
+    first_token_ms: state.firstTokenMs,
+    last_token_ms: state.lastTokenMs,
+    completed_ms: failure ? null : endMs,
+    http_status: status,
+    error_kind: failure?.kind ?? null,
+    retry_reason: null,
+    backoff_ms: null,
+    input_tokens: usage?.prompt_tokens ?? 0,
+    cached_input_tokens: usage?.cached_tokens ?? 0,
+    output_tokens: usage?.completion_tokens ?? 0,
+    token_source: usage ? "usage" : null,
+    finish_reason: state.finishReason,
+    itl_p50_ms: itl.p50,
+    itl_max_ms: itl.max,
+  };
+  return { row, state, failure };
+}
+
+function classifyBody(
+  stream: boolean,
+  contentType: string,
+  sse: SseDecoder | null,
+  parts: Uint8Array[],
+  state: ResponseState,
+  endMs: number,
+): AttemptResult["failure"] {
+  const invalid = (kind: string) => ({ status: null, kind, outcome: "invalid_response" as const });
+  if (stream) {
+    if (!sse) return invalid("bad_content_type");
+    const tail = (sse as SseDecoder).end();
+    for (const ev of tail.events) state.feedChunk(ev.data, endMs);
+    if (state.malformed) return invalid("malformed_sse");
+    if (!state.done && state.finishReason === null) return invalid("stream_incomplete");
+    return null;
+  }
+  if (!contentType.includes("json")) return invalid("bad_content_type");
+  state.feedBody(new TextDecoder().decode(concat(parts)), endMs);
+  return state.malformed ? invalid("invalid_json") : null;
+}
+
+function concat(parts: Uint8Array[]): Uint8Array {
+  if (parts.length === 1) return parts[0]!;
+  const out = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
+  let o = 0;
+  for (const p of parts) {
+    out.set(p, o);
+    o += p.length;
+  }
+  return out;
+}

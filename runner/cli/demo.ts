@@ -1,0 +1,98 @@
+/**
+ * `deno task demo`: starts the simulator on a free loopback port (its own
+ * process, so it does not share the runner's event loop), runs the staged
+ * demo plan of design-v1 across the simulator's capacity, writes
+ * `out/<run-id>/` in CSV and Parquet, stops the simulator and prints
+ * per-stage outcome counts.
+ */
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { readLogCsv } from "../sinks/csv_read.ts";
+import { formatRunReport } from "../report.ts";
+import { runLoadTest } from "../run.ts";
+import { parseFlags, runMain } from "./_cli.ts";
+
+const ROOT = fileURLToPath(new URL("../../", import.meta.url));
+const USAGE = "usage: deno task demo [--plan F] [--profile F] [--out DIR] [--seed N]";
+
+if (import.meta.main) {
+  await runMain(async () => {
+    const { values: v } = parseFlags(Deno.args, {
+      plan: { type: "string", default: join(ROOT, "data/plans/demo-staged.json") },
+      profile: { type: "string", default: join(ROOT, "data/sim/default.json") },
+      out: { type: "string", default: "out" },
+      seed: { type: "string", default: "1" },
+    }, USAGE);
+    const workload = join(ROOT, "data/workloads/design-v1");
+    const sim = await startSimProcess(v.profile!, workload, v.seed!);
+    console.error(`simulator listening on ${sim.url} (profile ${v.profile})`);
+    try {
+      const { dir, manifest } = await runLoadTest({
+        workload,
+        plan: v.plan!,
+        target: sim.url,
+        out: v.out!,
+        formats: ["csv", "parquet"],
+        conditions: join(ROOT, "data/conditions/sim-demo.json"),
+        seed: Number(v.seed),
+      });
+      console.log(formatRunReport(manifest, await readLogCsv(join(dir, "requests.csv"), "requests")));
+      console.log(`run written to ${dir} (${Object.keys(manifest.files).join(", ")})`);
+    } finally {
+      await sim.stop();
+    }
+    return 0;
+  });
+}
+
+/** Starts `sim/cli.ts --port 0` and waits for the URL it prints. */
+async function startSimProcess(profile: string, workload: string, seed: string) {
+  const child = new Deno.Command(Deno.execPath(), {
+    args: [
+      "run",
+      "--allow-net=127.0.0.1,localhost",
+      "--allow-read",
+      "--allow-env",
+      join(ROOT, "sim/cli.ts"),
+      "--port",
+      "0",
+      "--profile",
+      profile,
+      "--workload",
+      workload,
+      "--seed",
+      seed,
+      // A bound so that a demo killed half-way never leaves a server behind for long.
+      "--duration-s",
+      "600",
+    ],
+    stdout: "piped",
+    stderr: "inherit",
+  }).spawn();
+  const reader = child.stdout.pipeThrough(new TextDecoderStream()).getReader();
+  let seen = "";
+  const deadline = Date.now() + 30_000;
+  while (Date.now() < deadline) {
+    const { value, done } = await reader.read();
+    if (done) break;
+    seen += value;
+    const m = /http:\/\/127\.0\.0\.1:\d+/.exec(seen);
+    if (m) {
+      // Keep draining stdout so the simulator never blocks on a full pipe.
+      (async () => {
+        while (!(await reader.read()).done);
+      })();
+      return {
+        url: m[0],
+        async stop() {
+          try {
+            child.kill("SIGTERM");
+          } catch { /* already gone */ }
+          await child.status;
+        },
+      };
+    }
+  }
+  child.kill("SIGKILL");
+  throw new Error(`the simulator did not print its URL within 30 s; it printed: ${seen.slice(0, 500)}`);
+}

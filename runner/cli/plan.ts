@@ -1,0 +1,114 @@
+/**
+ * `deno task plan --plan FILE [--workload DIR] [--shard i/N] [--json]`:
+ * builds a plan's arrival schedule and prints per-stage counts and rates,
+ * per-class counts, the total and the sha256 of the schedule.csv a run
+ * would save. Sends nothing and writes nothing. Bad flags or files: a
+ * message on stderr and exit code 2.
+ *
+ * @module
+ */
+import { parseArgs } from "node:util";
+import { fileURLToPath } from "node:url";
+import { EXIT_BAD_INPUT, InputError } from "../../schema/errors.ts";
+import { loadWorkload } from "../../schema/workload_file.ts";
+import { buildSchedule, loadPlan, scheduleSha256, type Shard, summarizeSchedule } from "../schedule.ts";
+import type { ScheduleSummary } from "../plans/summarize.ts";
+
+const USAGE = "usage: deno task plan --plan FILE [--workload DIR] [--shard i/N] [--json]";
+const DEFAULT_WORKLOAD = fileURLToPath(new URL("../../data/workloads/design-v1", import.meta.url));
+
+/** Parses `i/N` (0 <= i < N). */
+export function parseShard(text: string): Shard {
+  const m = /^(\d+)\/(\d+)$/.exec(text.trim());
+  const index = Number(m?.[1]);
+  const count = Number(m?.[2]);
+  if (!m || count < 1 || index >= count) throw new InputError(`--shard: expected i/N with 0 <= i < N, got "${text}"`);
+  return { index, count };
+}
+
+function parseFlags(args: string[]) {
+  try {
+    return parseArgs({
+      args,
+      options: {
+        plan: { type: "string" },
+        workload: { type: "string", default: DEFAULT_WORKLOAD },
+        shard: { type: "string", default: "0/1" },
+        json: { type: "boolean", default: false },
+        help: { type: "boolean", short: "h", default: false },
+      },
+      strict: true,
+      allowPositionals: false,
+    }).values;
+  } catch (e) {
+    throw new InputError(`${(e as Error).message}\n${USAGE}`, [], { cause: e });
+  }
+}
+
+const fixed = (x: number, d: number) => x.toFixed(d);
+
+/** The human-readable report of a schedule summary. */
+export function renderSummary(s: ScheduleSummary, sha256: string | null): string {
+  const lines: string[] = [];
+  const header = ["stage", "kind", "start_s", "end_s", "planned_rps", "requests", "realised_rps"];
+  const rows = s.stages.map((st) => [
+    st.name,
+    st.kind,
+    fixed(st.start_ms / 1000, 1),
+    fixed(st.end_ms / 1000, 1),
+    fixed(st.planned_rps, 2),
+    String(st.requests),
+    fixed(st.realised_rps, 2),
+  ]);
+  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] ?? "").length)));
+  const fmt = (r: string[]) =>
+    r.map((c, i) => (i < 2 ? c.padEnd(widths[i] ?? 0) : c.padStart(widths[i] ?? 0))).join("  ");
+  lines.push(fmt(header), ...rows.map(fmt), "");
+  const classes = Object.entries(s.classes);
+  const cw = Math.max(5, ...classes.map(([c]) => c.length));
+  lines.push(`${"class".padEnd(cw)}  requests`);
+  for (const [c, n] of classes) lines.push(`${c.padEnd(cw)}  ${String(n).padStart(8)}`);
+  lines.push("");
+  if (s.mode === "closed") {
+    lines.push("closed loop: arrivals are made by the users as they finish; no precomputed schedule");
+  } else {
+    lines.push(`total planned: ${s.total_planned} (shard ${s.shard.index}/${s.shard.count}: ${s.requests})`);
+    lines.push(`schedule sha256: ${sha256}`);
+  }
+  return lines.join("\n");
+}
+
+/** Runs the CLI; returns the exit code. */
+export async function main(args: string[]): Promise<number> {
+  try {
+    const flags = parseFlags(args);
+    if (flags.help) {
+      console.log(USAGE);
+      return 0;
+    }
+    if (flags.plan === undefined) throw new InputError(`--plan is required\n${USAGE}`);
+    const shard = parseShard(flags.shard);
+    const plan = await loadPlan(flags.plan);
+    const { workload } = await loadWorkload(flags.workload);
+    const built = await buildSchedule(plan.spec, workload, { planDir: plan.planDir, planFile: plan.planFile, shard });
+    const summary = summarizeSchedule(built);
+    const sha256 = built.mode === "open" ? await scheduleSha256(built.entries) : null;
+    if (flags.json) {
+      console.log(JSON.stringify({ plan: plan.spec.name, workload: workload.workload, ...summary, sha256 }, null, 2));
+    } else {
+      const a = plan.spec.arrivals;
+      console.log(
+        `plan ${plan.spec.name} (${a.process}, seed ${plan.spec.seed}) on workload ${workload.workload} ` +
+          `(${workload.cases.length} cases)`,
+      );
+      console.log(renderSummary(summary, sha256));
+    }
+    return 0;
+  } catch (e) {
+    if (!(e instanceof InputError)) throw e;
+    console.error(e.message);
+    return EXIT_BAD_INPUT;
+  }
+}
+
+if (import.meta.main) Deno.exit(await main(Deno.args));

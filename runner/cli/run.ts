@@ -1,0 +1,90 @@
+/**
+ * `deno task run --workload F --plan F --target URL --out DIR [--format csv|parquet|both]
+ * [--conditions F] [--seed N] ...`: one open-loop run, written as a raw event log.
+ */
+import { InputError } from "../../schema/errors.ts";
+import { readLogCsv } from "../sinks/csv_read.ts";
+import { formatRunReport } from "../report.ts";
+import { runLoadTest } from "../run.ts";
+import { numberFlag, parseFlags, runMain, shardFlag } from "./_cli.ts";
+import { join } from "node:path";
+
+export const USAGE = `usage: deno task run --workload F --plan F --target URL --out DIR
+  [--format csv|parquet|both] [--conditions F] [--seed N] [--run-id ID]
+  [--shard i/N --start-at ISO] [--api-key-env NAME] [--retry F] [--timeouts F]
+  [--max-send-lag-ms N] [--max-in-flight N] [--lag-limit-ms N] [--save-outputs]
+  [--http-client raw|fetch|node] [--no-progress] [--no-server-timeline]`;
+
+if (import.meta.main) {
+  await runMain(async () => {
+    const { values: v } = parseFlags(Deno.args, {
+      workload: { type: "string" },
+      plan: { type: "string" },
+      target: { type: "string" },
+      out: { type: "string" },
+      format: { type: "string", default: "both" },
+      conditions: { type: "string" },
+      seed: { type: "string" },
+      "run-id": { type: "string" },
+      shard: { type: "string" },
+      "start-at": { type: "string" },
+      "api-key-env": { type: "string" },
+      retry: { type: "string" },
+      timeouts: { type: "string" },
+      "max-send-lag-ms": { type: "string" },
+      "max-in-flight": { type: "string" },
+      "lag-limit-ms": { type: "string" },
+      "save-outputs": { type: "boolean" },
+      "http-client": { type: "string" },
+      "no-progress": { type: "boolean" },
+      "no-server-timeline": { type: "boolean" },
+      help: { type: "boolean" },
+    }, USAGE);
+    if (v.help) {
+      console.log(USAGE);
+      return 0;
+    }
+    for (const f of ["workload", "plan", "target", "out"] as const) {
+      if (!v[f]) throw new InputError(`--${f} is required\n${USAGE}`);
+    }
+    const formats = { csv: ["csv"], parquet: ["parquet"], both: ["csv", "parquet"] }[v.format!] as
+      | ("csv" | "parquet")[]
+      | undefined;
+    if (!formats) throw new InputError(`--format: expected csv, parquet or both, got "${v.format}"`);
+    const client = v["http-client"];
+    if (client !== undefined && !["raw", "fetch", "node"].includes(client)) {
+      throw new InputError(`--http-client: expected raw, fetch or node, got "${client}"`);
+    }
+    if (v["start-at"] !== undefined && Number.isNaN(Date.parse(v["start-at"]))) {
+      throw new InputError(`--start-at: not an ISO date-time: "${v["start-at"]}"`);
+    }
+    const { dir, manifest } = await runLoadTest({
+      workload: v.workload!,
+      plan: v.plan!,
+      target: v.target!,
+      out: v.out!,
+      formats,
+      conditions: v.conditions ?? null,
+      seed: numberFlag("seed", v.seed, 0) ?? null,
+      runId: v["run-id"] ?? null,
+      shard: shardFlag(v.shard),
+      startAt: v["start-at"] ?? null,
+      apiKeyEnv: v["api-key-env"],
+      retryFile: v.retry ?? null,
+      timeoutsFile: v.timeouts ?? null,
+      maxSendLagMs: numberFlag("max-send-lag-ms", v["max-send-lag-ms"], 0),
+      maxInFlight: numberFlag("max-in-flight", v["max-in-flight"], 1),
+      lagLimitMs: numberFlag("lag-limit-ms", v["lag-limit-ms"], 0),
+      saveOutputs: v["save-outputs"] ?? false,
+      httpClient: client as "raw" | "fetch" | "node" | undefined,
+      progress: !v["no-progress"],
+      serverTimeline: !v["no-server-timeline"],
+    });
+    const rows = manifest.runner.formats.includes("csv")
+      ? await readLogCsv(join(dir, "requests.csv"), "requests")
+      : null;
+    if (rows) console.log(formatRunReport(manifest, rows));
+    console.log(`run written to ${dir}`);
+    return 0;
+  });
+}

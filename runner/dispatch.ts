@@ -1,0 +1,98 @@
+import type { RequestRow, ScheduledRequest } from "../schema/mod.ts";
+import type { Clock } from "./clock.ts";
+
+/** How the open-loop dispatcher hands work out and records what it could not send. */
+export interface DispatchOptions {
+  clock: Clock;
+  entries: readonly ScheduledRequest[];
+  /** A request later than this when its turn comes is recorded `not_sent` (the client fell behind). */
+  maxSendLagMs: number;
+  /** More requests in flight than this are recorded `client_shed`. */
+  maxInFlight: number;
+  /** Starts a request; must not block (it returns at its first await). */
+  start(entry: ScheduledRequest, startedMs: number): Promise<RequestRow>;
+  /** Writes the row of a request that was not started. */
+  skip(entry: ScheduledRequest, outcome: "not_sent" | "client_shed", sendLagMs: number | null, reason: string): void;
+  /** Called for every finished request row. */
+  done?(row: RequestRow): void;
+  /** Stops dispatching: the rest of the schedule becomes `not_sent` (run_stopped). */
+  signal?: AbortSignal;
+}
+
+/** Live counters of the dispatcher (read by the progress line). */
+export interface DispatchCounters {
+  dispatched: number;
+  inFlight: number;
+  finished: number;
+  notSent: number;
+  clientShed: number;
+  /** Largest send lag seen since the last reset (ms). */
+  windowMaxLagMs: number;
+}
+
+/**
+ * Open loop: request i starts at its scheduled time whatever happened to the
+ * ones before it. The loop sleeps until just before the next due time, then
+ * starts every due request; sends never wait for responses. Resolves when
+ * every started request has finished.
+ */
+export function dispatchOpenLoop(o: DispatchOptions, counters: DispatchCounters = newCounters()): Promise<void> {
+  const { clock, entries } = o;
+  let i = 0;
+  let finishedAll: () => void;
+  const finished = new Promise<void>((r) => finishedAll = r);
+  const settle = () => {
+    if (i >= entries.length && counters.inFlight === 0) finishedAll();
+  };
+  const onDone = (row: RequestRow) => {
+    counters.inFlight--;
+    counters.finished++;
+    o.done?.(row);
+    settle();
+  };
+
+  const tick = () => {
+    if (o.signal?.aborted) {
+      for (; i < entries.length; i++) {
+        o.skip(entries[i]!, "not_sent", null, "run_stopped");
+        counters.notSent++;
+      }
+      settle();
+      return;
+    }
+    let now = clock.now();
+    let n = 0;
+    while (i < entries.length) {
+      const e = entries[i]!;
+      if (e.scheduled_ms > now) break;
+      i++;
+      const lag = now - e.scheduled_ms;
+      if (lag > counters.windowMaxLagMs) counters.windowMaxLagMs = lag;
+      if (lag > o.maxSendLagMs) {
+        o.skip(e, "not_sent", lag, `send_lag>${o.maxSendLagMs}ms`);
+        counters.notSent++;
+      } else if (counters.inFlight >= o.maxInFlight) {
+        o.skip(e, "client_shed", lag, `in_flight>=${o.maxInFlight}`);
+        counters.clientShed++;
+      } else {
+        counters.inFlight++;
+        counters.dispatched++;
+        o.start(e, now).then(onDone);
+      }
+      // Re-read the clock now and then: starting a request takes time too.
+      if ((++n & 15) === 0) now = clock.now();
+    }
+    if (i < entries.length) {
+      const wait = entries[i]!.scheduled_ms - clock.now();
+      // Timers fire up to ~1 ms late: wake 1 ms early, then poll with zero delays.
+      setTimeout(tick, wait > 2 ? wait - 1 : 0);
+    } else settle();
+  };
+  o.signal?.addEventListener("abort", () => setTimeout(tick, 0), { once: true });
+  setTimeout(tick, Math.max(0, (entries[0]?.scheduled_ms ?? 0) - clock.now() - 1));
+  return finished;
+}
+
+export function newCounters(): DispatchCounters {
+  return { dispatched: 0, inFlight: 0, finished: 0, notSent: 0, clientShed: 0, windowMaxLagMs: 0 };
+}

@@ -1,0 +1,130 @@
+import { createHash } from "node:crypto";
+import { join } from "node:path";
+import { type RequestRow, RunManifest, type ServerRow, TABLES } from "../schema/mod.ts";
+import type { Clock } from "./clock.ts";
+import { CsvSink } from "./sinks/csv_sink.ts";
+import { readLogCsv } from "./sinks/csv_read.ts";
+import { csvToParquet } from "./sinks/parquet_writer.ts";
+
+export interface FinaliseOptions {
+  clock: Clock;
+  targetUrl: URL;
+  serverTimeline: boolean;
+  interrupted: boolean;
+  retries: number;
+  retryBudgetExhausted: number;
+  lagLimitMs: number;
+}
+
+/**
+ * Ends a run: copies the target's timeline (when it has one), converts the
+ * logs to Parquet if asked, records the client verdict and the sha256 of
+ * every file in run.json.
+ */
+export async function finaliseRun(dir: string, manifest: RunManifest, o: FinaliseOptions): Promise<RunManifest> {
+  const endedMs = o.clock.now();
+  if (o.serverTimeline) await copyServerTimeline(dir, o.targetUrl, o.clock.epochUnixMs, endedMs);
+
+  const rows = await readLogCsv(join(dir, "requests.csv"), "requests");
+  manifest.result = {
+    ...clientVerdict(rows, o.lagLimitMs),
+    status: o.interrupted ? "interrupted" : "complete",
+    ended_ms: endedMs,
+    retries: o.retries,
+    retry_budget_exhausted: o.retryBudgetExhausted,
+  };
+  if (manifest.plan.mode === "open" && rows.length !== manifest.plan.scheduled_requests) {
+    throw new Error(
+      `${dir}: ${rows.length} request rows for ${manifest.plan.scheduled_requests} scheduled requests: the log is incomplete`,
+    );
+  }
+
+  const formats = manifest.runner.formats;
+  for (const table of TABLES) {
+    const csv = join(dir, `${table}.csv`);
+    if (!exists(csv)) continue;
+    if (formats.includes("parquet")) await csvToParquet(dir, table);
+    if (!formats.includes("csv")) Deno.removeSync(csv);
+  }
+  manifest.files = {};
+  for (const e of [...Deno.readDirSync(dir)].sort((a, b) => a.name.localeCompare(b.name))) {
+    if (!e.isFile || e.name === "run.json") continue;
+    manifest.files[e.name] = createHash("sha256").update(Deno.readFileSync(join(dir, e.name))).digest("hex");
+  }
+  const valid = RunManifest.parse(manifest);
+  Deno.writeTextFileSync(join(dir, "run.json"), JSON.stringify(valid, null, 2) + "\n");
+  return valid;
+}
+
+/** Did the client keep up? Any not_sent, or a p99 send lag above the limit, says no. */
+export function clientVerdict(rows: readonly RequestRow[], lagLimitMs: number): Omit<
+  RunManifest["result"],
+  "status" | "ended_ms" | "retries" | "retry_budget_exhausted"
+> {
+  const lags = rows.map((r) => r.send_lag_ms).filter((v): v is number => v !== null).sort((a, b) => a - b);
+  // Nearest-rank p99 over every request the dispatcher reached (sent or not).
+  const p99 = lags.length ? lags[Math.min(lags.length - 1, Math.ceil(0.99 * lags.length) - 1)]! : null;
+  const max = lags.length ? lags[lags.length - 1]! : null;
+  const notSent = rows.filter((r) => r.outcome === "not_sent").length;
+  const shed = rows.filter((r) => r.outcome === "client_shed").length;
+  const reasons: string[] = [];
+  if (notSent) reasons.push(`${notSent} requests not sent (the runner fell behind its schedule or was stopped)`);
+  if (shed) reasons.push(`${shed} requests shed by the runner's in-flight cap`);
+  if (p99 !== null && p99 > lagLimitMs) reasons.push(`p99 send lag ${p99.toFixed(2)} ms > ${lagLimitMs} ms`);
+  return {
+    offered: rows.length,
+    not_sent: notSent,
+    client_shed: shed,
+    send_lag_p99_ms: p99,
+    send_lag_max_ms: max,
+    client_limited: reasons.length > 0,
+    client_limit_reason: reasons.length ? reasons.join("; ") : null,
+  };
+}
+
+interface TimelineRow extends Omit<ServerRow, "t_ms"> {
+  t_unix_ms: number;
+}
+
+async function copyServerTimeline(dir: string, target: URL, epochUnixMs: number, endedMs: number): Promise<void> {
+  let rows: TimelineRow[];
+  try {
+    const res = await fetch(new URL("/sim/timeline", target), { signal: AbortSignal.timeout(3000) });
+    if (!res.ok) {
+      await res.body?.cancel();
+      return;
+    }
+    rows = await res.json();
+    if (!Array.isArray(rows)) return;
+  } catch {
+    return; // A target without a timeline: the run simply has no server table.
+  }
+  const sink = CsvSink.open(dir, "server");
+  for (const r of rows) {
+    const t = r.t_unix_ms - epochUnixMs;
+    if (t < 0 || t > endedMs + 1000) continue;
+    sink.append({
+      t_ms: t,
+      queue_len: r.queue_len,
+      oldest_queued_ms: r.oldest_queued_ms,
+      running: r.running,
+      replicas: r.replicas,
+      replicas_warming: r.replicas_warming,
+      shed: r.shed,
+      errors: r.errors,
+      admitted: r.admitted,
+      finished: r.finished,
+      kv_tokens: r.kv_tokens,
+    });
+  }
+  sink.close();
+}
+
+function exists(p: string): boolean {
+  try {
+    Deno.statSync(p);
+    return true;
+  } catch {
+    return false;
+  }
+}

@@ -1,0 +1,80 @@
+import type { Clock } from "../clock.ts";
+import type { HttpClient, HttpClientOptions, HttpOutcome, HttpRequest, ResponseHandler } from "./client.ts";
+import { failure, messageOf } from "./transport_error.ts";
+import type { TransportErrorKind } from "./client.ts";
+
+/**
+ * The runner's client over Deno's `fetch` (hyper underneath): `https:` capable, body streamed
+ * through a reader. Pooling is fetch's own (`maxConnectionsPerHost` bounds idle connections
+ * kept, not open ones). Errors are named from fetch's messages, which carry the cause.
+ */
+export class FetchHttpClient implements HttpClient {
+  readonly name = "fetch";
+  readonly #clock: Clock;
+  readonly #client: Deno.HttpClient;
+
+  constructor(options: HttpClientOptions) {
+    this.#clock = options.clock;
+    this.#client = Deno.createHttpClient({ poolMaxIdlePerHost: options.maxConnectionsPerHost ?? 4096 });
+  }
+
+  async send(req: HttpRequest, handler: ResponseHandler): Promise<HttpOutcome> {
+    const clock = this.#clock;
+    const signal = req.signal;
+    if (signal?.aborted) return failure("aborted", clock.now(), signal.reason);
+    let res: Response;
+    try {
+      res = await fetch(req.url, {
+        method: "POST",
+        headers: req.headers,
+        body: req.body,
+        signal: signal ?? null,
+        client: this.#client,
+      });
+    } catch (err) {
+      return failure(signal?.aborted ? "aborted" : fetchErrorKind(err, false), clock.now(), err);
+    }
+    let step = "headers";
+    try {
+      const headers = new Map<string, string>();
+      for (const [k, v] of res.headers) headers.set(k, v);
+      handler.onHeaders(res.status, headers, clock.now());
+      step = "body";
+      if (res.body) {
+        const reader = res.body.getReader();
+        for (;;) {
+          const r = await reader.read();
+          if (r.done) break;
+          step = "handler";
+          handler.onData(r.value, clock.now());
+          step = "body";
+        }
+      }
+      return { ok: true, endMs: clock.now() };
+    } catch (err) {
+      const t = clock.now();
+      if (step !== "body") {
+        await res.body?.cancel().catch(() => undefined); // the handler failed; the stream error is moot
+        return failure("protocol_error", t, new Error(`response handler threw: ${messageOf(err)}`));
+      }
+      return failure(signal?.aborted ? "aborted" : fetchErrorKind(err, true), t, err);
+    }
+  }
+
+  close(): Promise<void> {
+    this.#client.close();
+    return Promise.resolve();
+  }
+}
+
+/** Names a fetch failure from its message chain; `afterHead` tells reset from cut. */
+function fetchErrorKind(err: unknown, afterHead: boolean): TransportErrorKind {
+  const msg = messageOf(err);
+  if (err instanceof DOMException && err.name === "AbortError") return "aborted";
+  if (!afterHead) {
+    if (/refused|os error 111/i.test(msg)) return "connect_refused";
+    if (/tcp connect error|dns error|connect error|timed out/i.test(msg)) return "connect_error";
+  }
+  if (/invalid (http|chunk|header|status)|parse error|invalid response|header/i.test(msg)) return "protocol_error";
+  return afterHead ? "stream_cut" : "connection_reset";
+}

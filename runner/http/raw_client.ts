@@ -1,0 +1,251 @@
+import type { Clock } from "../clock.ts";
+import type { HttpClient, HttpClientOptions, HttpOutcome, HttpRequest, ResponseHandler } from "./client.ts";
+import { HostPool, type RawConnection } from "./connection_pool.ts";
+import { FetchHttpClient } from "./fetch_client.ts";
+import { ResponseParser, type ResponseSink } from "./response_parser.ts";
+import { classifyError, failure, messageOf } from "./transport_error.ts";
+
+/** Options of the raw client beyond the shared ones. */
+export interface RawHttpClientOptions extends HttpClientOptions {
+  /** Idle keep-alive connections older than this are closed, not reused (servers drop idle ones). @default 4000 */
+  idleTimeoutMs?: number;
+  /** Read buffer per connection. @default 16384 */
+  readBufferBytes?: number;
+}
+
+const TOKEN = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
+const BAD_VALUE = /[\r\n\0]/;
+const OWN_HEADERS = new Set(["host", "content-length", "transfer-encoding", "connection"]);
+const encoder = new TextEncoder();
+/** Marks an exchange that failed on a reused connection before any response byte. */
+const STALE = Symbol("stale");
+
+/**
+ * HTTP/1.1 over `Deno.connect` with per-host keep-alive pools: the request goes out in one
+ * write, the response is parsed incrementally and body pieces reach the handler as they are
+ * read (de-chunked, one piece per socket read). `https:` URLs are delegated to a fetch client.
+ *
+ * Stale keep-alive connections: a server may close an idle connection just as a request is
+ * written on it. When an exchange on a reused connection fails before any response byte
+ * arrived, the request is written once more on a fresh connection. The first copy may have
+ * reached the server (it then saw a request whose answer nobody read); this is the usual
+ * HTTP/1.1 client behaviour for idempotent-looking retries and happens at most once.
+ */
+export class RawHttpClient implements HttpClient {
+  readonly name = "raw";
+  readonly #clock: Clock;
+  readonly #pools = new Map<string, HostPool>();
+  readonly #max: number;
+  readonly #idleTimeoutMs: number;
+  readonly #bufferBytes: number;
+  #fetch: FetchHttpClient | undefined;
+  #options: HttpClientOptions;
+  #closed = false;
+
+  constructor(options: RawHttpClientOptions) {
+    this.#options = options;
+    this.#clock = options.clock;
+    this.#max = options.maxConnectionsPerHost ?? 4096;
+    this.#idleTimeoutMs = options.idleTimeoutMs ?? 4000;
+    this.#bufferBytes = options.readBufferBytes ?? 16384;
+  }
+
+  /** Connections opened so far, over all hosts (keep-alive reuse keeps this low). */
+  get connectionsOpened(): number {
+    let n = 0;
+    for (const p of this.#pools.values()) n += p.opened;
+    return n;
+  }
+
+  async send(req: HttpRequest, handler: ResponseHandler): Promise<HttpOutcome> {
+    const url = req.url;
+    if (url.protocol !== "http:") {
+      if (url.protocol === "https:") return (this.#fetch ??= new FetchHttpClient(this.#options)).send(req, handler);
+      return failure("protocol_error", this.#clock.now(), new TypeError(`unsupported URL scheme ${url.protocol}`));
+    }
+    const signal = req.signal;
+    if (signal?.aborted) return failure("aborted", this.#clock.now(), signal.reason);
+    let bytes: Uint8Array;
+    let pool: HostPool;
+    try {
+      bytes = encodeRequest(req);
+      pool = this.#pool(url);
+    } catch (err) {
+      return failure("protocol_error", this.#clock.now(), err);
+    }
+    let c: RawConnection;
+    try {
+      c = pool.takeIdle() ?? await pool.acquire(signal);
+    } catch (err) {
+      if (signal?.aborted) return failure("aborted", this.#clock.now(), signal.reason);
+      return failure(classifyError(err, "connect"), this.#clock.now(), err);
+    }
+    const first = await this.#exchange(pool, c, bytes, handler, signal);
+    if (first !== STALE) return first;
+    try {
+      c = await pool.replace(c, signal);
+    } catch (err) {
+      if (signal?.aborted) return failure("aborted", this.#clock.now(), signal.reason);
+      return failure(classifyError(err, "connect"), this.#clock.now(), err);
+    }
+    const second = await this.#exchange(pool, c, bytes, handler, signal);
+    if (second !== STALE) return second;
+    pool.discard(c);
+    return failure("connection_reset", this.#clock.now(), new Error("connection closed before the response head"));
+  }
+
+  close(): Promise<void> {
+    this.#closed = true;
+    for (const p of this.#pools.values()) p.close();
+    this.#pools.clear();
+    return this.#fetch?.close() ?? Promise.resolve();
+  }
+
+  #pool(url: URL): HostPool {
+    if (this.#closed) throw new Error("HTTP client closed");
+    let p = this.#pools.get(url.host);
+    if (!p) {
+      const hostname = url.hostname.startsWith("[") ? url.hostname.slice(1, -1) : url.hostname;
+      p = new HostPool({
+        hostname,
+        port: url.port === "" ? 80 : Number(url.port),
+        maxConnections: this.#max,
+        idleTimeoutMs: this.#idleTimeoutMs,
+        bufferBytes: this.#bufferBytes,
+      });
+      this.#pools.set(url.host, p);
+    }
+    return p;
+  }
+
+  /** One request/response on `c`; STALE when a reused connection failed before any response byte. */
+  async #exchange(
+    pool: HostPool,
+    c: RawConnection,
+    bytes: Uint8Array,
+    handler: ResponseHandler,
+    signal: AbortSignal | undefined,
+  ): Promise<HttpOutcome | typeof STALE> {
+    const clock = this.#clock;
+    const reused = ++c.uses > 1;
+    const sink = new BodySink(handler);
+    const parser = new ResponseParser(sink);
+    let aborted = false;
+    const onAbort = () => {
+      aborted = true;
+      c.close();
+    };
+    signal?.addEventListener("abort", onAbort, { once: true });
+    let received = 0;
+    try {
+      for (let off = 0; off < bytes.length;) off += await c.conn.write(off === 0 ? bytes : bytes.subarray(off));
+      for (;;) {
+        const n = await c.conn.read(c.buf);
+        const t = clock.now();
+        if (n === null) {
+          if (parser.eof()) {
+            pool.discard(c);
+            return { ok: true, endMs: t };
+          }
+          if (!aborted && !parser.sawHead && received === 0 && reused) return STALE; // caller replaces c
+          pool.discard(c);
+          if (aborted) return failure("aborted", t, signal!.reason);
+          if (!parser.sawHead) {
+            return failure("connection_reset", t, new Error("connection closed before the response head"));
+          }
+          return failure("stream_cut", t, new Error("connection closed before the body ended"));
+        }
+        received += n;
+        sink.t = t;
+        const used = parser.feed(c.buf, 0, n);
+        sink.flush(c.buf);
+        if (parser.done) {
+          if (used === n && parser.keepAlive && !aborted) pool.release(c);
+          else pool.discard(c);
+          return { ok: true, endMs: t };
+        }
+      }
+    } catch (err) {
+      const t = clock.now();
+      const protocol = sink.threw || (err instanceof Error && err.name === "ProtocolError");
+      if (!aborted && !this.#closed && !protocol && received === 0 && reused) return STALE; // caller replaces c
+      pool.discard(c);
+      if (aborted) return failure("aborted", t, signal!.reason);
+      if (this.#closed) return failure("aborted", t, new Error("HTTP client closed"));
+      const kind = sink.threw ? "protocol_error" : classifyError(err, parser.sawHead ? "body" : "request");
+      return failure(kind, t, sink.threw ? new Error(`response handler threw: ${messageOf(err)}`) : err);
+    } finally {
+      signal?.removeEventListener("abort", onAbort);
+    }
+  }
+}
+
+/** Collects the body ranges of one socket read and hands them to the handler as one piece. */
+class BodySink implements ResponseSink {
+  t = 0;
+  threw = false;
+  readonly #handler: ResponseHandler;
+  #ranges: number[] = [];
+  #bytes = 0;
+
+  constructor(handler: ResponseHandler) {
+    this.#handler = handler;
+  }
+
+  head(status: number, headers: Map<string, string>): void {
+    this.#guard(() => this.#handler.onHeaders(status, headers, this.t));
+  }
+
+  body(_buf: Uint8Array, start: number, end: number): void {
+    if (end <= start) return;
+    this.#ranges.push(start, end);
+    this.#bytes += end - start;
+  }
+
+  /** Delivers this read's body bytes (copied: the read buffer is reused). */
+  flush(buf: Uint8Array): void {
+    const r = this.#ranges;
+    if (r.length === 0) return;
+    let piece: Uint8Array;
+    if (r.length === 2) piece = buf.slice(r[0]!, r[1]!);
+    else {
+      piece = new Uint8Array(this.#bytes);
+      for (let k = 0, at = 0; k < r.length; k += 2) {
+        piece.set(buf.subarray(r[k]!, r[k + 1]!), at);
+        at += r[k + 1]! - r[k]!;
+      }
+    }
+    r.length = 0;
+    this.#bytes = 0;
+    this.#guard(() => this.#handler.onData(piece, this.t));
+  }
+
+  #guard(call: () => void): void {
+    try {
+      call();
+    } catch (err) {
+      this.threw = true;
+      throw err;
+    }
+  }
+}
+
+/** The request head and body as one buffer, so the request leaves in one write. */
+function encodeRequest(req: HttpRequest): Uint8Array {
+  const url = req.url;
+  let head = `POST ${url.pathname}${url.search} HTTP/1.1\r\nhost: ${url.host}\r\n`;
+  for (const name in req.headers) {
+    const value = req.headers[name]!;
+    if (!TOKEN.test(name)) throw new TypeError(`invalid request header name ${JSON.stringify(name)}`);
+    if (BAD_VALUE.test(value)) throw new TypeError(`invalid value of request header ${name}`);
+    if (OWN_HEADERS.has(name.toLowerCase())) continue;
+    head += `${name}: ${value}\r\n`;
+  }
+  const body = encoder.encode(req.body);
+  head += `content-length: ${body.length}\r\n\r\n`;
+  const headBytes = encoder.encode(head);
+  const out = new Uint8Array(headBytes.length + body.length);
+  out.set(headBytes);
+  out.set(body, headBytes.length);
+  return out;
+}

@@ -1,0 +1,142 @@
+/** One server-sent event. `id` and `event` are present only when the event's own lines set them. */
+export interface SseEvent {
+  event?: string;
+  data: string;
+  id?: string;
+}
+
+/** What `SseDecoder.end()` found after the last complete event. */
+export interface SseEnd {
+  /** Events completed only by the end of the stream (a final event without its blank line). */
+  events: SseEvent[];
+  /** True when bytes or fields were left over after the last blank line: the stream was cut mid-event. */
+  partial: boolean;
+}
+
+const NO_EVENTS: readonly SseEvent[] = Object.freeze([]);
+const CR_LINE_ENDS = /\r\n?/g;
+
+/**
+ * Incremental decoder of a `text/event-stream` body (WHATWG HTML "event stream interpretation").
+ *
+ * Feed body pieces as they arrive; complete events (ended by a blank line) come back at once.
+ * Lines may end in `\n`, `\r\n` or `\r`, also when a `\r\n` pair is split across pieces;
+ * multi-byte UTF-8 characters split across pieces are decoded correctly. Comment lines (`:`)
+ * and `retry:` are ignored; `data:` lines are joined with `\n`. An event whose lines carried no
+ * `data` is not dispatched (as in the spec). Unlike a browser, `id` is not carried over to
+ * later events: each event reports only the id its own lines set.
+ *
+ * @example Two events, the second split across pieces
+ * ```ts
+ * import { SseDecoder } from "./sse.ts";
+ * import assert from "node:assert/strict";
+ * const dec = new SseDecoder();
+ * const enc = new TextEncoder();
+ * assert.deepEqual(dec.push(enc.encode("data: a\n\nevent: x\ndata: b")), [{ data: "a" }]);
+ * assert.deepEqual(dec.push(enc.encode("\ndata: c\n\n")), [{ event: "x", data: "b\nc" }]);
+ * assert.deepEqual(dec.end(), { events: [], partial: false });
+ * ```
+ */
+export class SseDecoder {
+  #decoder = new TextDecoder("utf-8");
+  /** Text of the current, not yet terminated line. */
+  #line = "";
+  /** A piece ended in `\r`: a `\n` starting the next piece belongs to it. */
+  #skipLf = false;
+  #data: string[] = [];
+  #event: string | undefined;
+  #id: string | undefined;
+  /** Any field line seen since the last blank line. */
+  #pending = false;
+  #ended = false;
+
+  /** Decodes one body piece and returns the events it completed (a shared empty array when none). */
+  push(piece: Uint8Array): readonly SseEvent[] {
+    if (this.#ended) throw new TypeError("SseDecoder.push() after end()");
+    let text = this.#decoder.decode(piece, { stream: true });
+    if (text.length === 0) return NO_EVENTS;
+    if (this.#skipLf) {
+      this.#skipLf = false;
+      if (text.charCodeAt(0) === 10) text = text.slice(1);
+    }
+    if (text.indexOf("\r") !== -1) {
+      this.#skipLf = text.charCodeAt(text.length - 1) === 13;
+      text = text.replace(CR_LINE_ENDS, "\n");
+    }
+    return this.#lines(text);
+  }
+
+  /**
+   * Ends the stream: flushes the UTF-8 decoder, completes a final event that lacked its blank
+   * line, and tells whether anything was left over after the last blank line.
+   */
+  end(): SseEnd {
+    if (this.#ended) throw new TypeError("SseDecoder.end() called twice");
+    const tail = this.#decoder.decode();
+    this.#ended = true;
+    const rest = (this.#line + tail).replace(CR_LINE_ENDS, "\n");
+    this.#line = "";
+    const partial = rest.length > 0 || this.#pending;
+    const events = rest.length > 0 ? [...this.#lines(rest + "\n")] : [];
+    const last = this.#dispatch();
+    if (last) events.push(last);
+    return { events, partial };
+  }
+
+  #lines(text: string): readonly SseEvent[] {
+    let nl = text.indexOf("\n");
+    if (nl === -1) {
+      this.#line += text;
+      return NO_EVENTS;
+    }
+    let out: SseEvent[] | undefined;
+    let start = 0;
+    let first = true;
+    while (nl !== -1) {
+      const line = first ? this.#line + text.slice(0, nl) : text.slice(start, nl);
+      first = false;
+      if (line.length === 0) {
+        const ev = this.#dispatch();
+        if (ev) (out ??= []).push(ev);
+      } else if (line.charCodeAt(0) !== 58 /* ":" comment */) {
+        this.#field(line);
+      }
+      start = nl + 1;
+      nl = text.indexOf("\n", start);
+    }
+    this.#line = start < text.length ? text.slice(start) : "";
+    return out ?? NO_EVENTS;
+  }
+
+  #field(line: string): void {
+    const colon = line.indexOf(":");
+    let name = line;
+    let value = "";
+    if (colon !== -1) {
+      name = line.slice(0, colon);
+      const from = line.charCodeAt(colon + 1) === 32 ? colon + 2 : colon + 1;
+      value = line.slice(from);
+    }
+    this.#pending = true;
+    if (name === "data") this.#data.push(value);
+    else if (name === "event") this.#event = value;
+    else if (name === "id") {
+      if (value.indexOf("\0") === -1) this.#id = value;
+    }
+  }
+
+  #dispatch(): SseEvent | undefined {
+    const data = this.#data;
+    const event = this.#event;
+    const id = this.#id;
+    this.#data = [];
+    this.#event = undefined;
+    this.#id = undefined;
+    this.#pending = false;
+    if (data.length === 0) return undefined;
+    const ev: SseEvent = { data: data.length === 1 ? data[0]! : data.join("\n") };
+    if (event !== undefined && event !== "") ev.event = event;
+    if (id !== undefined) ev.id = id;
+    return ev;
+  }
+}

@@ -1,0 +1,192 @@
+import type { WorkloadCase } from "../schema/mod.ts";
+import type { ObservedToolCall } from "./checks/check.ts";
+
+/** A message of the OpenAI Chat Completions wire format. */
+export type WireMessage =
+  | { role: "system" | "user"; content: string }
+  | { role: "assistant"; content: string | null; tool_calls?: WireToolCall[] }
+  | { role: "tool"; tool_call_id: string; content: string };
+
+export interface WireToolCall {
+  id: string;
+  type: "function";
+  function: { name: string; arguments: string };
+}
+
+export interface Usage {
+  prompt_tokens: number;
+  completion_tokens: number;
+  cached_tokens: number;
+}
+
+/** Builds the JSON body of one Chat Completions call. */
+export function chatBody(
+  c: WorkloadCase,
+  messages: readonly WireMessage[],
+  options: { model: string; stream: boolean; maxTokens: number },
+): string {
+  const body: Record<string, unknown> = {
+    model: options.model,
+    messages,
+    max_tokens: options.maxTokens,
+    stream: options.stream,
+  };
+  if (options.stream) body.stream_options = { include_usage: true };
+  if (c.expected_output_schema) {
+    body.response_format = {
+      type: "json_schema",
+      json_schema: { name: `${c.class}_output`, schema: c.expected_output_schema, strict: true },
+    };
+  }
+  if (c.tools.length) {
+    body.tools = c.tools.map((t) => ({ type: "function", function: t }));
+    body.tool_choice = "auto";
+  }
+  return JSON.stringify(body);
+}
+
+/**
+ * Accumulates one response (streamed chunks or a whole body) into the answer
+ * text, tool calls, usage, finish reason and token timing.
+ */
+export class ResponseState {
+  text = "";
+  finishReason: string | null = null;
+  usage: Usage | null = null;
+  done = false;
+  firstTokenMs: number | null = null;
+  lastTokenMs: number | null = null;
+  /** Set when a chunk or body cannot be understood. */
+  malformed: string | null = null;
+  readonly #calls: { id: string; name: string; args: string }[] = [];
+  readonly #gaps: number[] = [];
+
+  /** Feeds one SSE `data` payload of a streamed response. */
+  feedChunk(data: string, tMs: number): void {
+    if (data === "[DONE]") {
+      this.done = true;
+      return;
+    }
+    let chunk: ChunkShape;
+    try {
+      chunk = JSON.parse(data);
+    } catch {
+      this.malformed ??= `SSE data is not JSON: ${data.slice(0, 60)}`;
+      return;
+    }
+    if (chunk === null || typeof chunk !== "object") {
+      this.malformed ??= "SSE data is not an object";
+      return;
+    }
+    if (chunk.error) {
+      this.malformed ??= `error in stream: ${JSON.stringify(chunk.error).slice(0, 120)}`;
+      return;
+    }
+    if (chunk.usage) this.usage = readUsage(chunk.usage);
+    const choice = chunk.choices?.[0];
+    if (!choice) return;
+    const delta = choice.delta ?? {};
+    let token = false;
+    if (typeof delta.content === "string" && delta.content.length) {
+      this.text += delta.content;
+      token = true;
+    }
+    if (Array.isArray(delta.tool_calls)) {
+      for (const tc of delta.tool_calls) this.#mergeCall(tc);
+      token = true;
+    }
+    if (token) this.#tokenAt(tMs);
+    if (choice.finish_reason) this.finishReason = choice.finish_reason;
+  }
+
+  /** Reads a whole non-streamed `chat.completion` body; its tokens all arrive at `tMs`. */
+  feedBody(body: string, tMs: number): void {
+    let parsed: BodyShape;
+    try {
+      parsed = JSON.parse(body);
+    } catch {
+      this.malformed = `body is not JSON: ${body.slice(0, 60)}`;
+      return;
+    }
+    const choice = parsed?.choices?.[0];
+    if (!choice?.message) {
+      this.malformed = "body has no choices[0].message";
+      return;
+    }
+    this.text = typeof choice.message.content === "string" ? choice.message.content : "";
+    for (const [i, tc] of (choice.message.tool_calls ?? []).entries()) this.#mergeCall({ index: i, ...tc });
+    this.finishReason = choice.finish_reason ?? null;
+    if (parsed.usage) this.usage = readUsage(parsed.usage);
+    this.firstTokenMs = this.lastTokenMs = tMs;
+    this.done = true;
+  }
+
+  /** Tool calls as the model sent them (arguments parsed when they are JSON). */
+  toolCalls(): (ObservedToolCall & { id: string })[] {
+    return this.#calls.map((c) => ({ id: c.id, name: c.name, raw_arguments: c.args, arguments: parseArgs(c.args) }));
+  }
+
+  /** Median and largest gap between token-bearing chunks (null with fewer than two). */
+  itl(): { p50: number | null; max: number | null } {
+    const g = this.#gaps;
+    if (!g.length) return { p50: null, max: null };
+    const s = g.slice().sort((a, b) => a - b);
+    const mid = s.length >> 1;
+    const p50 = s.length % 2 ? s[mid]! : (s[mid - 1]! + s[mid]!) / 2;
+    return { p50, max: s[s.length - 1]! };
+  }
+
+  #tokenAt(tMs: number): void {
+    if (this.firstTokenMs === null) this.firstTokenMs = tMs;
+    else this.#gaps.push(tMs - this.lastTokenMs!);
+    this.lastTokenMs = tMs;
+  }
+
+  #mergeCall(tc: ToolCallDelta): void {
+    const i = typeof tc.index === "number" ? tc.index : this.#calls.length;
+    const cur = this.#calls[i] ?? (this.#calls[i] = { id: "", name: "", args: "" });
+    if (tc.id) cur.id = tc.id;
+    if (tc.function?.name) cur.name += tc.function.name;
+    if (tc.function?.arguments) cur.args += tc.function.arguments;
+  }
+}
+
+interface ToolCallDelta {
+  index?: number;
+  id?: string;
+  function?: { name?: string; arguments?: string };
+}
+interface ChunkShape {
+  error?: unknown;
+  usage?: UsageShape;
+  choices?: { delta?: { content?: unknown; tool_calls?: ToolCallDelta[] }; finish_reason?: string | null }[];
+}
+interface BodyShape {
+  usage?: UsageShape;
+  choices?: {
+    message?: { content?: unknown; tool_calls?: ToolCallDelta[] };
+    finish_reason?: string | null;
+  }[];
+}
+interface UsageShape {
+  prompt_tokens?: number;
+  completion_tokens?: number;
+  prompt_tokens_details?: { cached_tokens?: number } | null;
+}
+
+function readUsage(u: UsageShape): Usage {
+  return {
+    prompt_tokens: u.prompt_tokens ?? 0,
+    completion_tokens: u.completion_tokens ?? 0,
+    cached_tokens: u.prompt_tokens_details?.cached_tokens ?? 0,
+  };
+}
+
+function parseArgs(raw: string): Record<string, unknown> | undefined {
+  try {
+    const v = JSON.parse(raw);
+    return v !== null && typeof v === "object" && !Array.isArray(v) ? v : undefined;
+  } catch {
+    return undefined;
+  }
+}

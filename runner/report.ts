@@ -1,0 +1,50 @@
+import { OUTCOMES, type RequestRow, type RunManifest } from "../schema/mod.ts";
+
+/**
+ * The end-of-run summary: per-stage outcome counts of every offered request
+ * (shed, unsent and timed-out ones included) and the client verdict. Raw
+ * counts only; goodput under an SLO is the analysis module's job.
+ */
+export function formatRunReport(manifest: RunManifest, rows: readonly RequestRow[]): string {
+  const byStage = new Map<string, Map<string, number>>();
+  for (const r of rows) {
+    let m = byStage.get(r.stage);
+    if (!m) byStage.set(r.stage, m = new Map());
+    m.set(r.outcome, (m.get(r.outcome) ?? 0) + 1);
+  }
+  const outcomes = OUTCOMES.filter((o) => rows.some((r) => r.outcome === o));
+  const header = ["stage", "kind", "window_s", "planned_rps", "offered", ...outcomes];
+  const lines: string[][] = [header];
+  const total = new Map<string, number>();
+  for (const s of manifest.stages) {
+    const m = byStage.get(s.name);
+    if (!m && s.kind === "drain") continue;
+    const offered = m ? [...m.values()].reduce((a, b) => a + b, 0) : 0;
+    lines.push([
+      s.name,
+      s.kind,
+      ((s.end_ms - s.start_ms) / 1000).toFixed(1),
+      s.offered_rps.toFixed(2),
+      String(offered),
+      ...outcomes.map((o) => String(m?.get(o) ?? 0)),
+    ]);
+    for (const o of outcomes) total.set(o, (total.get(o) ?? 0) + (m?.get(o) ?? 0));
+  }
+  lines.push(["all", "", "", "", String(rows.length), ...outcomes.map((o) => String(total.get(o) ?? 0))]);
+  const widths = header.map((_, i) => Math.max(...lines.map((l) => l[i]!.length)));
+  const table = lines.map((l) => l.map((c, i) => (i < 2 ? c.padEnd(widths[i]!) : c.padStart(widths[i]!))).join("  "));
+  const res = manifest.result;
+  const lag = res.send_lag_p99_ms === null
+    ? "no request was dispatched"
+    : `send lag p99 ${res.send_lag_p99_ms.toFixed(2)} ms, max ${res.send_lag_max_ms!.toFixed(2)} ms (n=${
+      rows.filter((r) => r.send_lag_ms !== null).length
+    })`;
+  return [
+    `run ${manifest.run_id} (${manifest.plan.mode} loop, ${res.status}): outcome counts per stage, every offered request, by scheduled time`,
+    ...table,
+    `client: ${lag}; ${
+      res.client_limited ? `THE CLIENT WAS THE LIMIT: ${res.client_limit_reason}` : "the client kept up"
+    }`,
+    `retries: ${res.retries} (budget exhausted ${res.retry_budget_exhausted} times)`,
+  ].join("\n");
+}

@@ -1,0 +1,306 @@
+import { createHash } from "node:crypto";
+import type { AttemptRow, FrozenToolResponse, RequestRow, ToolRow, WorkloadCase } from "../schema/mod.ts";
+import type { AttemptContext, AttemptResult, AttemptTarget } from "./attempt.ts";
+import { runAttempt } from "./attempt.ts";
+import type { ObservedToolCall } from "./checks/check.ts";
+import { evaluateChecks, failureDetail, notEvaluated } from "./checks/mod.ts";
+import { chatBody, type WireMessage } from "./openai.ts";
+import type { RetryController } from "./retry.ts";
+import { countTokens } from "./tokens.ts";
+
+/** Appends rows to a log table. */
+export interface RowSink<R> {
+  append(row: R): void;
+}
+
+/** Everything a request needs from its run. */
+export interface FlowContext extends AttemptContext {
+  runId: string;
+  target: AttemptTarget;
+  retry: RetryController;
+  requestTimeoutMs: number;
+  /** Run-wide output cap (run conditions), or null for each case's own max_output_tokens. */
+  outputCap: number | null;
+  /** Streaming per class (class defaults). */
+  stream: (cls: string) => boolean;
+  /** Most model rounds of a tool-calling request. */
+  maxRounds: number;
+  sinks: { requests: RowSink<RequestRow>; attempts: RowSink<AttemptRow>; tools: RowSink<ToolRow> };
+  /** Where output texts go when saving outputs is on. */
+  outputs: RowSink<{ request_id: string; text: string; tool_calls: string }> | null;
+}
+
+/** The planned identity of a request. */
+export interface PlannedRequest {
+  request_id: string;
+  scheduled_ms: number;
+  stage: string;
+  shard: number;
+}
+
+const bodyCache = new WeakMap<WorkloadCase, Map<string, string>>();
+
+/**
+ * Runs one offered task to its end: retrieval, model rounds with retries,
+ * frozen tool executions, inline checks. Writes its attempts and tools rows
+ * as they happen and its request row at the end, and returns that row.
+ */
+export async function executeRequest(
+  ctx: FlowContext,
+  req: PlannedRequest,
+  c: WorkloadCase,
+  startedMs: number,
+): Promise<RequestRow> {
+  const row = baseRow(ctx, req, c, startedMs);
+  const deadlineMs = req.scheduled_ms + ctx.requestTimeoutMs;
+  const stream = ctx.stream(c.class);
+  const maxTokens = Math.min(c.max_output_tokens, ctx.outputCap ?? Infinity);
+  const messages: WireMessage[] = c.messages.map((m) => ({ ...m } as WireMessage));
+  const allCalls: ObservedToolCall[] = [];
+
+  if (c.retrieval) row.tool_ms += await replayTool(ctx, req.request_id, 0, "retrieval", c.retrieval.latency_ms, true);
+
+  let last: RoundResult | null = null;
+  // Attempt rows and token counts are settled at the end, so counting tokens never delays a send.
+  const attemptRows: AttemptRow[] = [];
+  const counting: Promise<void>[] = [];
+  const answered: AttemptRow[] = [];
+  for (let round = 0; round < ctx.maxRounds; round++) {
+    const body = round === 0
+      ? cachedBody(c, stream, ctx.target.model, maxTokens, messages)
+      : chatBody(c, messages, { model: ctx.target.model, stream, maxTokens });
+    const sentMessages = round === 0 ? messages : messages.slice();
+    last = await attemptWithRetries(ctx, req.request_id, round, body, stream, deadlineMs, (r) => {
+      attemptRows.push(r.row);
+      counting.push(fillTokens(r, c, round, sentMessages));
+    });
+    row.attempts += last.row.attempt;
+    row.rounds = round + 1;
+    row.first_sent_ms ??= last.firstSentMs;
+    if (last.failure) break;
+    row.first_token_ms ??= last.state.firstTokenMs;
+    answered.push(last.row);
+    const calls = last.state.toolCalls();
+    if (last.state.finishReason !== "tool_calls" || calls.length === 0) break;
+    allCalls.push(...calls);
+    row.tool_calls += calls.length;
+    messages.push({
+      role: "assistant",
+      content: last.state.text || null,
+      tool_calls: calls.map((tc, i) => ({
+        id: tc.id || `call_${round}_${i}`,
+        type: "function",
+        function: { name: tc.name, arguments: tc.raw_arguments },
+      })),
+    });
+    for (const [i, tc] of calls.entries()) {
+      const frozen = findFrozen(c.tool_responses, tc);
+      const ok = frozen?.ok ?? false;
+      row.tool_ms += await replayTool(ctx, req.request_id, round + 1, tc.name, frozen?.latency_ms ?? 0, ok, frozen);
+      messages.push({
+        role: "tool",
+        tool_call_id: tc.id || `call_${round}_${i}`,
+        content: frozen ? frozen.content : `error: no such tool or arguments (${tc.name})`,
+      });
+    }
+  }
+
+  if (last && !last.failure && last.state.finishReason === "tool_calls") {
+    last.failure = { status: null, kind: "max_rounds", outcome: "invalid_response" };
+  }
+  await Promise.all(counting);
+  for (const a of answered) {
+    row.input_tokens += a.input_tokens;
+    row.cached_input_tokens += a.cached_input_tokens;
+    row.output_tokens += a.output_tokens;
+  }
+  finishRow(ctx, row, c, last, allCalls, maxTokens);
+  for (const a of attemptRows) ctx.sinks.attempts.append(a);
+  ctx.sinks.requests.append(row);
+  return row;
+}
+
+type RoundResult = AttemptResult & { firstSentMs: number | null };
+
+async function attemptWithRetries(
+  ctx: FlowContext,
+  requestId: string,
+  round: number,
+  body: string,
+  stream: boolean,
+  deadlineMs: number,
+  settle: (r: AttemptResult) => void,
+): Promise<RoundResult> {
+  const headers = { ...ctx.target.headers, "idempotency-key": `${ctx.runId}:${requestId}:${round}` };
+  const target = { ...ctx.target, headers };
+  let firstSentMs: number | null = null;
+  for (let attempt = 1;; attempt++) {
+    if (round === 0 && attempt === 1) ctx.retry.noteFirstAttempt();
+    const r = await runAttempt(ctx, target, { requestId, round, attempt, body, stream, deadlineMs });
+    firstSentMs ??= r.row.sent_ms;
+    settle(r);
+    const decision = r.failure ? ctx.retry.decide(r.failure, attempt) : null;
+    if (decision?.retry && ctx.clock.now() + decision.backoffMs < deadlineMs) {
+      r.row.retry_reason = decision.reason;
+      r.row.backoff_ms = decision.backoffMs;
+      await sleep(decision.backoffMs);
+      continue;
+    }
+    if (decision && !decision.retry && decision.reason === "retry_budget_exhausted") {
+      r.failure!.kind = `${r.failure!.kind}+retry_budget_exhausted`;
+    }
+    return { ...r, firstSentMs };
+  }
+}
+
+/** Without usage from the server, tokens are counted with the tokenizer (never by characters). */
+async function fillTokens(r: AttemptResult, c: WorkloadCase, round: number, messages: readonly WireMessage[]) {
+  if (r.row.token_source === "usage") return;
+  const produced = r.state.text + r.state.toolCalls().map((t) => t.name + t.raw_arguments).join("");
+  const reachedModel = r.row.http_status !== null && r.row.http_status >= 200 && r.row.http_status < 300;
+  if (!reachedModel) return;
+  r.row.output_tokens = produced ? await countTokens(produced) : 0;
+  r.row.input_tokens = round === 0 ? c.input_tokens : await countTokens(messages.map(contentOf).join(""));
+  r.row.token_source = "tokenizer";
+}
+
+function contentOf(m: WireMessage): string {
+  if (m.role === "assistant") return (m.content ?? "") + (m.tool_calls ?? []).map((t) => t.function.arguments).join("");
+  return m.content;
+}
+
+function finishRow(
+  ctx: FlowContext,
+  row: RequestRow,
+  c: WorkloadCase,
+  last: AttemptResult | null,
+  calls: ObservedToolCall[],
+  maxTokens: number,
+): void {
+  if (!last) {
+    row.outcome = "invalid_response";
+    row.error_kind = "no_rounds";
+    return;
+  }
+  row.http_status = last.row.http_status;
+  row.finish_reason = last.state.finishReason;
+  if (last.failure) {
+    row.outcome = last.failure.outcome;
+    row.error_kind = last.failure.kind;
+    return;
+  }
+  const text = last.state.text;
+  const checksStart = ctx.clock.now();
+  const gates = evaluateChecks({
+    case: c,
+    text,
+    finish_reason: last.state.finishReason,
+    tool_calls: calls,
+    max_tokens: maxTokens,
+    output_tokens: last.row.output_tokens,
+  });
+  row.output_valid = gates.output_valid.value;
+  row.schema_ok = gates.schema_ok.value;
+  row.quality_ok = gates.quality_ok.value;
+  row.safety_ok = gates.safety_ok.value;
+  row.auth_ok = gates.auth_ok.value;
+  row.quality_detail = failureDetail(gates);
+  row.output_sha256 = createHash("sha256").update(text).digest("hex");
+  row.outcome = "ok";
+  // Complete and actionable: the last answer's end plus the time its checks took
+  // (token counting by the runner is not part of the service's latency).
+  row.completed_ms = last.row.completed_ms! + (ctx.clock.now() - checksStart);
+  ctx.outputs?.append({ request_id: row.request_id, text, tool_calls: JSON.stringify(calls) });
+}
+
+function baseRow(ctx: FlowContext, req: PlannedRequest, c: WorkloadCase, startedMs: number): RequestRow {
+  const gates = notEvaluated();
+  return {
+    run_id: ctx.runId,
+    request_id: req.request_id,
+    case_id: c.case_id,
+    class: c.class,
+    priority: c.priority,
+    stage: req.stage,
+    shard: req.shard,
+    route: ctx.target.route,
+    scheduled_ms: req.scheduled_ms,
+    send_lag_ms: startedMs - req.scheduled_ms,
+    first_sent_ms: null,
+    first_token_ms: null,
+    completed_ms: null,
+    outcome: "aborted",
+    http_status: null,
+    error_kind: null,
+    attempts: 0,
+    rounds: 0,
+    tool_calls: 0,
+    tool_ms: 0,
+    input_tokens: 0,
+    cached_input_tokens: 0,
+    output_tokens: 0,
+    finish_reason: null,
+    output_valid: gates.output_valid.value,
+    schema_ok: gates.schema_ok.value,
+    quality_ok: gates.quality_ok.value,
+    safety_ok: gates.safety_ok.value,
+    auth_ok: gates.auth_ok.value,
+    quality_detail: null,
+    prompt_sha256: c.prompt_sha256,
+    output_sha256: null,
+  };
+}
+
+async function replayTool(
+  ctx: FlowContext,
+  requestId: string,
+  round: number,
+  tool: string,
+  latencyMs: number,
+  ok: boolean,
+  frozen?: FrozenToolResponse,
+): Promise<number> {
+  const started = ctx.clock.now();
+  if (latencyMs > 0) await sleep(latencyMs);
+  const ended = ctx.clock.now();
+  const errorKind = ok ? null : frozen ? "tool_failed" : "no_frozen_response";
+  ctx.sinks.tools.append({
+    request_id: requestId,
+    round,
+    tool,
+    started_ms: started,
+    ended_ms: ended,
+    ok,
+    error_kind: errorKind,
+  });
+  return ended - started;
+}
+
+function findFrozen(responses: readonly FrozenToolResponse[], call: ObservedToolCall): FrozenToolResponse | undefined {
+  if (!call.arguments) return undefined;
+  const args = canonical(call.arguments);
+  return responses.find((r) => r.name === call.name && canonical(r.arguments) === args);
+}
+
+/** JSON with sorted keys, so argument order does not matter. */
+function canonical(v: unknown): string {
+  if (Array.isArray(v)) return `[${v.map(canonical).join(",")}]`;
+  if (v !== null && typeof v === "object") {
+    const o = v as Record<string, unknown>;
+    return `{${Object.keys(o).sort().map((k) => `${JSON.stringify(k)}:${canonical(o[k])}`).join(",")}}`;
+  }
+  return JSON.stringify(v);
+}
+
+function cachedBody(c: WorkloadCase, stream: boolean, model: string, maxTokens: number, m: WireMessage[]): string {
+  let byKey = bodyCache.get(c);
+  if (!byKey) bodyCache.set(c, byKey = new Map());
+  const key = `${stream}|${model}|${maxTokens}`;
+  let body = byKey.get(key);
+  if (body === undefined) byKey.set(key, body = chatBody(c, m, { model, stream, maxTokens }));
+  return body;
+}
+
+function sleep(ms: number): Promise<void> {
+  return new Promise((r) => setTimeout(r, ms));
+}

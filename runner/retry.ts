@@ -1,0 +1,132 @@
+import type { RetryPolicy } from "../schema/mod.ts";
+
+/** What failed in one attempt, as the retry owner sees it. */
+export interface AttemptFailure {
+  /** HTTP status, or null for a transport failure or timeout. */
+  status: number | null;
+  /** `error_kind` of the attempt. */
+  kind: string;
+  /** Retry-After header value, if any. */
+  retryAfter?: string | null;
+}
+
+/** The retry owner's verdict on a failed attempt. */
+export type RetryDecision =
+  | { retry: true; reason: string; backoffMs: number }
+  | { retry: false; reason: string };
+
+/** Kinds that are never retried: the request itself is wrong or not allowed. */
+const NEVER_RETRY_KINDS = new Set(["invalid_request", "unauthorized", "forbidden", "validation"]);
+/** Transport failures where the request did not reach the model or can be replayed under its idempotency key. */
+const TRANSPORT_KINDS = new Set([
+  "connect_refused",
+  "connect_error",
+  "connection_reset",
+  "stream_cut",
+  "attempt_timeout",
+  "idle_timeout",
+]);
+
+/**
+ * The single retry owner of a run: capped attempts, exponential backoff with
+ * full jitter, a global budget (retries ≤ budget_min + budget_ratio × first
+ * attempts), no retry on validation or authorization errors, and Retry-After
+ * honoured when the server sends it.
+ */
+export class RetryController {
+  #firstAttempts = 0;
+  #retries = 0;
+  #exhausted = 0;
+  readonly policy: RetryPolicy;
+  readonly #random: () => number;
+
+  constructor(policy: RetryPolicy, random: () => number) {
+    this.policy = policy;
+    this.#random = random;
+  }
+
+  /** Counts a first attempt (it grows the budget). */
+  noteFirstAttempt(): void {
+    this.#firstAttempts++;
+  }
+
+  get retries(): number {
+    return this.#retries;
+  }
+  get budgetExhausted(): number {
+    return this.#exhausted;
+  }
+  /** Retries the budget allows right now. */
+  get budget(): number {
+    return Math.floor(this.policy.budget_min + this.policy.budget_ratio * this.#firstAttempts);
+  }
+
+  /**
+   * Decides whether attempt number `attempt` (1-based) that failed with
+   * `failure` is retried; a positive decision consumes budget.
+   */
+  decide(failure: AttemptFailure, attempt: number): RetryDecision {
+    const p = this.policy;
+    if (!this.#retryable(failure)) return { retry: false, reason: "not_retryable" };
+    if (attempt >= p.max_attempts) return { retry: false, reason: "max_attempts" };
+    if (this.#retries >= this.budget) {
+      this.#exhausted++;
+      return { retry: false, reason: "retry_budget_exhausted" };
+    }
+    this.#retries++;
+    const reason = failure.status !== null ? `http_${failure.status}` : failure.kind;
+    const after = p.honour_retry_after ? parseRetryAfter(failure.retryAfter ?? null) : null;
+    if (after !== null) return { retry: true, reason, backoffMs: Math.min(after, p.retry_after_cap_ms) };
+    return { retry: true, reason, backoffMs: fullJitterBackoff(p, attempt, this.#random) };
+  }
+
+  #retryable(f: AttemptFailure): boolean {
+    if (NEVER_RETRY_KINDS.has(f.kind)) return false;
+    if (f.status !== null) return this.policy.retry_statuses.includes(f.status);
+    return this.policy.retry_transport_errors && TRANSPORT_KINDS.has(f.kind);
+  }
+}
+
+/**
+ * Full jitter: uniform in [0, min(cap, base · 2^(attempt−1))).
+ *
+ * @example The bound doubles per attempt up to the cap
+ * ```ts
+ * import { fullJitterBackoff } from "./retry.ts";
+ * import assert from "node:assert/strict";
+ * const p = { base_ms: 100, cap_ms: 300 };
+ * assert.equal(fullJitterBackoff(p, 1, () => 0.999999), 99.9999);
+ * assert.equal(fullJitterBackoff(p, 3, () => 0.5), 150);
+ * ```
+ */
+export function fullJitterBackoff(
+  policy: Pick<RetryPolicy, "base_ms" | "cap_ms">,
+  attempt: number,
+  random: () => number,
+): number {
+  const bound = Math.min(policy.cap_ms, policy.base_ms * 2 ** (attempt - 1));
+  return random() * bound;
+}
+
+/**
+ * Parses Retry-After (delta seconds or an HTTP date) into milliseconds;
+ * null when absent or unreadable.
+ *
+ * @example
+ * ```ts
+ * import { parseRetryAfter } from "./retry.ts";
+ * import assert from "node:assert/strict";
+ * assert.equal(parseRetryAfter("2"), 2000);
+ * assert.equal(parseRetryAfter(null), null);
+ * assert.equal(parseRetryAfter("soon"), null);
+ * ```
+ */
+export function parseRetryAfter(value: string | null, nowUnixMs = Date.now()): number | null {
+  if (value === null || value.trim() === "") return null;
+  const v = value.trim();
+  if (/^-?\d+(\.\d+)?$/.test(v)) return v.startsWith("-") ? null : Number(v) * 1000;
+  // Otherwise only an HTTP-date (it names a weekday or month) is accepted.
+  if (!/[a-z]/i.test(v)) return null;
+  const t = Date.parse(v);
+  return Number.isNaN(t) ? null : Math.max(0, t - nowUnixMs);
+}

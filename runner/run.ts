@@ -1,0 +1,415 @@
+import { join, relative, resolve } from "node:path";
+import {
+  EXIT_BAD_INPUT,
+  InputError,
+  loadJsonFile,
+  parseWith,
+  type RequestRow,
+  RetryPolicy,
+  RunConditions,
+  RunManifest,
+  type ScheduledRequest,
+  SCHEMA_VERSION,
+  Timeouts,
+  type WorkloadCase,
+} from "../schema/mod.ts";
+import { loadWorkload } from "../schema/workload_file.ts";
+import { prepareChecks } from "./checks/mod.ts";
+import { startClock } from "./clock.ts";
+import { runClosedLoop } from "./closed_loop.ts";
+import { dispatchOpenLoop, newCounters } from "./dispatch.ts";
+import { createHttpClient, DEFAULT_HTTP_CLIENT, type HttpClientKind } from "./http/mod.ts";
+import { OutputsSink } from "./outputs_sink.ts";
+import { type ProgressTally, startProgress } from "./progress.ts";
+import { executeRequest, type FlowContext } from "./request_flow.ts";
+import { RetryController } from "./retry.ts";
+import { Rng } from "./rng.ts";
+import { buildSchedule, loadPlan, saveSchedule } from "./schedule.ts";
+import { CsvSink } from "./sinks/csv_sink.ts";
+import { finaliseRun } from "./finalise.ts";
+import { stopTokenCounter } from "./tokens.ts";
+import { VERSION } from "./version.ts";
+
+export { EXIT_BAD_INPUT };
+
+/** Options of one run (the `run` CLI flags). */
+export interface RunOptions {
+  workload: string;
+  plan: string;
+  /** Base URL of an OpenAI-compatible server, or the full chat completions URL. */
+  target: string;
+  /** Parent folder: the run is written to `<out>/<run_id>/`. */
+  out: string;
+  formats: ("csv" | "parquet")[];
+  conditions?: string | null;
+  seed?: number | null;
+  runId?: string | null;
+  shard?: { index: number; count: number };
+  /** Shared start time of all shards (ISO); the run waits for it. */
+  startAt?: string | null;
+  apiKeyEnv?: string;
+  retryFile?: string | null;
+  timeoutsFile?: string | null;
+  maxSendLagMs?: number;
+  maxInFlight?: number;
+  /** p99 send lag above this (or any not_sent) means the client was the limit. @default 5 */
+  lagLimitMs?: number;
+  flushMs?: number;
+  saveOutputs?: boolean;
+  httpClient?: HttpClientKind;
+  progress?: boolean;
+  /** Fetch the target's own timeline from `<base>/sim/timeline` when it has one. @default true */
+  serverTimeline?: boolean;
+  /** Stops the run early (the rest of the schedule is recorded `not_sent`). */
+  signal?: AbortSignal;
+}
+
+/** Where a finished run was written. */
+export interface RunResult {
+  dir: string;
+  manifest: RunManifest;
+}
+
+/**
+ * Runs a workload against a target under an arrival plan and writes the raw
+ * event log (schema version 1) to `<out>/<run_id>/`.
+ */
+export async function runLoadTest(o: RunOptions): Promise<RunResult> {
+  const loaded = await loadWorkload(o.workload);
+  // Schemas and patterns compile before the first send, so a bad one is an input error, not a mid-run crash.
+  prepareChecks(loaded.workload.cases, loaded.path);
+  const plan = await loadPlan(o.plan);
+  if (o.seed !== undefined && o.seed !== null) plan.spec.seed = o.seed;
+  const conditions = o.conditions
+    ? await loadJsonFile(o.conditions, RunConditions, "run conditions")
+    : parseWith(RunConditions, unstatedConditions(), "(no --conditions)", "run conditions");
+  const retryPolicy = o.retryFile
+    ? await loadJsonFile(o.retryFile, RetryPolicy, "retry policy")
+    : RetryPolicy.parse({});
+  const timeouts = o.timeoutsFile ? await loadJsonFile(o.timeoutsFile, Timeouts, "timeouts") : Timeouts.parse({});
+  const shard = o.shard ?? { index: 0, count: 1 };
+  const url = chatUrl(o.target);
+
+  const built = await buildSchedule(plan.spec, loaded.workload, { planDir: plan.planDir, shard });
+  const startIso = o.startAt ? new Date(o.startAt).toISOString() : null;
+  const runId = o.runId ?? `${plan.spec.name}-${compactIso(startIso ?? new Date().toISOString())}`;
+  const dir = shard.count > 1 ? join(o.out, runId, `shard-${shard.index}-of-${shard.count}`) : join(o.out, runId);
+  try {
+    Deno.mkdirSync(dir, { recursive: true });
+    for (const _ of Deno.readDirSync(dir)) throw new InputError(`${dir}: run folder exists and is not empty`);
+  } catch (e) {
+    if (e instanceof InputError) throw e;
+    throw new InputError(`${dir}: cannot create run folder: ${(e as Error).message}`, [], { cause: e });
+  }
+
+  const apiKeyEnv = o.apiKeyEnv ?? "GOODPUT_API_KEY";
+  const apiKey = Deno.env.get(apiKeyEnv) ?? null;
+  const headers: Record<string, string> = {
+    "content-type": "application/json",
+    accept: "text/event-stream, application/json",
+  };
+  if (apiKey) headers.authorization = `Bearer ${apiKey}`;
+  const clientKind = o.httpClient ?? (url.protocol === "https:" ? "fetch" : DEFAULT_HTTP_CLIENT);
+
+  if (startIso) await sleepUntil(Date.parse(startIso));
+  const clock = startClock();
+  const manifest: RunManifest = {
+    schema_version: SCHEMA_VERSION,
+    run_id: runId,
+    epoch_iso: new Date(clock.epochUnixMs).toISOString(),
+    conditions,
+    workload: {
+      path: relative(Deno.cwd(), resolve(o.workload)),
+      name: loaded.workload.workload,
+      version: loaded.workload.version,
+      kind: loaded.workload.kind,
+      sha256: loaded.sha256,
+      prompt_hashes: Object.fromEntries(loaded.workload.cases.map((c) => [c.case_id, c.prompt_sha256])),
+    },
+    plan: {
+      path: relative(Deno.cwd(), resolve(o.plan)),
+      spec: plan.spec,
+      seed: plan.spec.seed,
+      mode: built.mode,
+      mode_note: built.mode === "closed"
+        ? "CLOSED LOOP, for comparison only: each user waits for its response, so offered load falls as the server slows"
+        : "open loop: arrivals follow the saved schedule whatever the responses",
+      schedule_file: "schedule.csv",
+      schedule_sha256: "0".repeat(64),
+      scheduled_requests: built.entries.length,
+      shard,
+      start_iso: startIso,
+    },
+    targets: [{
+      route: conditions.route,
+      url: redactUrl(url),
+      provider: conditions.provider,
+      model: conditions.model,
+      api_key_env: apiKeyEnv,
+      api_key_present: apiKey !== null,
+      http_client: clientKind,
+    }],
+    retry: retryPolicy,
+    timeouts,
+    tokenizer: {
+      name: "o200k_base",
+      library: "js-tiktoken@1.0.21",
+      used_for: "workload input_tokens; output/input tokens of attempts whose response carries no usage",
+    },
+    stages: built.stages,
+    runner: {
+      name: "goodput-runner",
+      version: VERSION,
+      deno: Deno.version.deno,
+      max_send_lag_ms: o.maxSendLagMs ?? 1000,
+      max_in_flight: o.maxInFlight ?? 20_000,
+      flush_ms: o.flushMs ?? 500,
+      save_outputs: o.saveOutputs ?? false,
+      formats: o.formats,
+    },
+    host: {
+      hostname: Deno.hostname(),
+      os: `${Deno.build.os} ${Deno.osRelease()}`,
+      arch: Deno.build.arch,
+      cpus: navigator.hardwareConcurrency,
+      memory_bytes: Deno.systemMemoryInfo().total,
+    },
+    result: {
+      status: "running",
+      ended_ms: 0,
+      offered: built.entries.length,
+      not_sent: 0,
+      client_shed: 0,
+      send_lag_p99_ms: null,
+      send_lag_max_ms: null,
+      client_limited: false,
+      client_limit_reason: null,
+      retries: 0,
+      retry_budget_exhausted: 0,
+    },
+    files: {},
+  };
+  if (built.mode === "open") {
+    const saved = await saveSchedule(dir, built.entries);
+    manifest.plan.schedule_sha256 = saved.sha256;
+  }
+  // Written first so that a killed run still says what it was conditional on.
+  Deno.writeTextFileSync(join(dir, "run.json"), JSON.stringify(manifest, null, 2) + "\n");
+
+  const sinks = {
+    requests: CsvSink.open(dir, "requests"),
+    attempts: CsvSink.open(dir, "attempts"),
+    tools: CsvSink.open(dir, "tools"),
+  };
+  const outputs = o.saveOutputs ? new OutputsSink(join(dir, "outputs.jsonl")) : null;
+  const flushAll = () => {
+    sinks.requests.flush();
+    sinks.attempts.flush();
+    sinks.tools.flush();
+    outputs?.flush();
+  };
+  const flushTimer = setInterval(flushAll, manifest.runner.flush_ms);
+
+  const client = createHttpClient(clientKind, { clock });
+  const { Watchdog } = await import("./watchdog.ts");
+  const watchdog = new Watchdog(clock.now, timeouts.idle_ms);
+  // Jitter draws come from their own stream of the plan seed.
+  const retryRng = new Rng(plan.spec.seed, 7);
+  const retry = new RetryController(retryPolicy, () => retryRng.next());
+  const classDefaults = loaded.classDefaults.classes;
+  const ctx: FlowContext = {
+    clock,
+    client,
+    watchdog,
+    attemptTimeoutMs: timeouts.attempt_ms,
+    runId,
+    target: { url, headers, route: conditions.route, provider: conditions.provider, model: conditions.model },
+    retry,
+    requestTimeoutMs: timeouts.request_ms,
+    outputCap: conditions.output_cap,
+    stream: (cls) => classDefaults[cls]?.stream ?? true,
+    maxRounds: 8,
+    sinks,
+    outputs,
+  };
+
+  const caseById = loaded.byCaseId;
+  const counters = newCounters();
+  const tally: ProgressTally = { ok: 0, errors: 0, rejected: 0 };
+  const done = (row: RequestRow) => {
+    if (row.outcome === "ok") tally.ok++;
+    else if (row.outcome === "rejected") tally.rejected++;
+    else tally.errors++;
+  };
+  const start = (e: ScheduledRequest, startedMs: number) =>
+    executeRequest(ctx, e, caseById.get(e.case_id) as WorkloadCase, startedMs);
+
+  const stop = new AbortController();
+  const onSignal = () => {
+    console.error("\nstopping: the rest of the schedule is recorded as not_sent, in-flight requests as aborted");
+    stop.abort();
+    watchdog.abortAll();
+  };
+  o.signal?.addEventListener("abort", onSignal, { once: true });
+  const sigint = () => onSignal();
+  try {
+    Deno.addSignalListener("SIGINT", sigint);
+  } catch { /* no signal support (tests on other platforms): Ctrl-C then ends the process */ }
+
+  const progress = startProgress(counters, tally, {
+    total: built.entries.length,
+    now: clock.now,
+    enabled: o.progress ?? true,
+  });
+  let realised = built.entries;
+  try {
+    if (built.mode === "open") {
+      await dispatchOpenLoop({
+        clock,
+        entries: built.entries,
+        maxSendLagMs: manifest.runner.max_send_lag_ms,
+        maxInFlight: manifest.runner.max_in_flight,
+        start,
+        skip: (e, outcome, lag, reason) =>
+          sinks.requests.append(skippedRow(runId, e, caseById.get(e.case_id)!, outcome, lag, reason, conditions.route)),
+        done,
+        signal: stop.signal,
+      }, counters);
+    } else {
+      const stage = built.stages[0]!;
+      realised = await runClosedLoop({
+        clock,
+        users: plan.spec.arrivals.process === "closed" ? plan.spec.arrivals.users : 1,
+        durationMs: stage.end_ms,
+        thinkMs: plan.spec.arrivals.process === "closed" ? plan.spec.arrivals.think_ms : 0,
+        stage: stage.name,
+        shard: shard.index,
+        caseOf: (k) => built.assignCase(k),
+        start,
+        done,
+        signal: stop.signal,
+      }, counters);
+    }
+  } finally {
+    progress.stop();
+    clearInterval(flushTimer);
+    watchdog.stop();
+    try {
+      Deno.removeSignalListener("SIGINT", sigint);
+    } catch { /* see addSignalListener */ }
+    flushAll();
+    sinks.requests.close();
+    sinks.attempts.close();
+    sinks.tools.close();
+    outputs?.close();
+    await client.close();
+    stopTokenCounter();
+  }
+  if (built.mode === "closed") {
+    const saved = await saveSchedule(dir, realised);
+    manifest.plan.schedule_sha256 = saved.sha256;
+    manifest.plan.scheduled_requests = realised.length;
+  }
+  const final = await finaliseRun(dir, manifest, {
+    clock,
+    targetUrl: url,
+    serverTimeline: o.serverTimeline ?? true,
+    interrupted: stop.signal.aborted,
+    retries: retry.retries,
+    retryBudgetExhausted: retry.budgetExhausted,
+    lagLimitMs: o.lagLimitMs ?? 5,
+  });
+  return { dir, manifest: final };
+}
+
+function skippedRow(
+  runId: string,
+  e: ScheduledRequest,
+  c: WorkloadCase,
+  outcome: "not_sent" | "client_shed",
+  lag: number | null,
+  reason: string,
+  route: string,
+): RequestRow {
+  return {
+    run_id: runId,
+    request_id: e.request_id,
+    case_id: e.case_id,
+    class: e.class,
+    priority: c.priority,
+    stage: e.stage,
+    shard: e.shard,
+    route,
+    scheduled_ms: e.scheduled_ms,
+    send_lag_ms: lag,
+    first_sent_ms: null,
+    first_token_ms: null,
+    completed_ms: null,
+    outcome,
+    http_status: null,
+    error_kind: reason,
+    attempts: 0,
+    rounds: 0,
+    tool_calls: 0,
+    tool_ms: 0,
+    input_tokens: 0,
+    cached_input_tokens: 0,
+    output_tokens: 0,
+    finish_reason: null,
+    output_valid: null,
+    schema_ok: null,
+    quality_ok: null,
+    safety_ok: null,
+    auth_ok: null,
+    quality_detail: null,
+    prompt_sha256: c.prompt_sha256,
+    output_sha256: null,
+  };
+}
+
+/** The chat completions endpoint of a base URL (or the URL itself when it already names it). */
+export function chatUrl(target: string): URL {
+  let u: URL;
+  try {
+    u = new URL(target);
+  } catch {
+    throw new InputError(`--target: not a URL: ${target}`);
+  }
+  if (u.protocol !== "http:" && u.protocol !== "https:") throw new InputError(`--target: must be http(s): ${target}`);
+  if (u.username || u.password) throw new InputError("--target: credentials in the URL are refused; use --api-key-env");
+  if (!u.pathname.endsWith("/chat/completions")) {
+    u.pathname = u.pathname.replace(/\/+$/, "") + (u.pathname.includes("/v1") ? "" : "/v1") + "/chat/completions";
+  }
+  return u;
+}
+
+function redactUrl(u: URL): string {
+  const c = new URL(u);
+  for (const k of [...c.searchParams.keys()]) c.searchParams.set(k, "REDACTED");
+  return c.toString();
+}
+
+function unstatedConditions() {
+  return {
+    model: "unstated",
+    model_version: null,
+    region: null,
+    api_tier: null,
+    api_version: null,
+    deployment_image: null,
+    gpu_config: null,
+    autoscaling_policy: null,
+    output_cap: null,
+    provider: "unstated",
+    notes: "no --conditions file was given: the conditions of this run were not stated",
+  };
+}
+
+function compactIso(iso: string): string {
+  return iso.replace(/[-:]/g, "").replace(/\.\d+Z$/, "Z");
+}
+
+async function sleepUntil(unixMs: number): Promise<void> {
+  const wait = unixMs - Date.now();
+  if (wait > 0) await new Promise((r) => setTimeout(r, wait));
+}

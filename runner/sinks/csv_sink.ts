@@ -1,0 +1,124 @@
+import { COLUMNS, type TableName } from "../../schema/events.ts";
+import type { RowOf } from "./column_kinds.ts";
+import { encodeCsvRows } from "./_csv_encode.ts";
+
+/** Options for {@linkcode CsvSink.open}. */
+export interface CsvSinkOptions {
+  /** Replace an existing `<table>.csv` instead of refusing to. @default false */
+  overwrite?: boolean;
+}
+
+/** Writes `data` completely; a file write may take fewer bytes than given. */
+function writeAll(file: Deno.FsFile, data: Uint8Array): void {
+  let off = 0;
+  while (off < data.length) off += file.writeSync(data.subarray(off));
+}
+
+/**
+ * An append-only CSV log file for one table (`requests`, `attempts`,
+ * `tools`, `server`) with the columns of `COLUMNS` in order.
+ *
+ * Values are written so they read back exactly: numbers as `String(n)`
+ * (the shortest text that round-trips), booleans as `true`/`false`, null as
+ * an empty field and the empty string as `""`; fields are quoted only when
+ * needed (the dialect of csv-stringify).
+ *
+ * Rows are buffered by {@linkcode CsvSink.append} and written by
+ * {@linkcode CsvSink.flush} as one write of whole lines, so a run killed at
+ * any moment leaves a file holding every row flushed before. Every method is
+ * synchronous: two flushes can never interleave their bytes.
+ *
+ * @example Rows appear on disk at flush
+ * ```ts
+ * import { CsvSink } from "./csv_sink.ts";
+ * import assert from "node:assert/strict";
+ * const dir = Deno.makeTempDirSync();
+ * const sink = CsvSink.open(dir, "tools");
+ * sink.append({ request_id: "r1", round: 1, tool: "lookup", started_ms: 1.5, ended_ms: 9.25, ok: true, error_kind: null });
+ * assert.equal(sink.flush(), 1);
+ * sink.close();
+ * const text = Deno.readTextFileSync(`${dir}/tools.csv`);
+ * assert.equal(text, "request_id,round,tool,started_ms,ended_ms,ok,error_kind\nr1,1,lookup,1.5,9.25,true,\n");
+ * Deno.removeSync(dir, { recursive: true });
+ * ```
+ */
+export class CsvSink<T extends TableName> {
+  /** Path of the CSV file. */
+  readonly path: string;
+  readonly table: T;
+  readonly #file: Deno.FsFile;
+  readonly #columns: readonly string[];
+  readonly #encoder = new TextEncoder();
+  #buffer: unknown[][] = [];
+  #closed = false;
+  #written = 0;
+
+  private constructor(path: string, table: T, file: Deno.FsFile) {
+    this.path = path;
+    this.table = table;
+    this.#file = file;
+    this.#columns = COLUMNS[table];
+  }
+
+  /**
+   * Creates `<dir>/<table>.csv` and writes its header line.
+   * Throws `Deno.errors.AlreadyExists` when the file exists and `overwrite` is not set.
+   */
+  static open<T extends TableName>(dir: string, table: T, options: CsvSinkOptions = {}): CsvSink<T> {
+    if (!(table in COLUMNS)) throw new TypeError(`unknown log table ${table}`);
+    const path = `${dir}/${table}.csv`;
+    const file = Deno.openSync(
+      path,
+      options.overwrite ? { write: true, create: true, truncate: true } : {
+        write: true,
+        createNew: true,
+      },
+    );
+    const sink = new CsvSink(path, table, file);
+    writeAll(file, sink.#encoder.encode(encodeCsvRows([COLUMNS[table]])));
+    return sink;
+  }
+
+  /** Rows appended but not yet flushed. */
+  get pending(): number {
+    return this.#buffer.length;
+  }
+
+  /** Rows written to the file so far. */
+  get written(): number {
+    return this.#written;
+  }
+
+  /** Buffers one row; nothing reaches the file before {@linkcode CsvSink.flush}. */
+  append(row: RowOf<T>): void {
+    if (this.#closed) throw new TypeError(`${this.path}: append after close`);
+    const r = row as Record<string, unknown>;
+    const cells = new Array<unknown>(this.#columns.length);
+    for (let i = 0; i < this.#columns.length; i++) {
+      const name = this.#columns[i]!;
+      const v = r[name];
+      // A missing key would silently become null on disk: refuse it.
+      if (v === undefined) throw new TypeError(`${this.path}: row has no value for column ${name}`);
+      cells[i] = v;
+    }
+    this.#buffer.push(cells);
+  }
+
+  /** Writes every buffered row in one write of complete lines; returns how many. */
+  flush(): number {
+    const rows = this.#buffer;
+    if (rows.length === 0) return 0;
+    this.#buffer = [];
+    writeAll(this.#file, this.#encoder.encode(encodeCsvRows(rows)));
+    this.#written += rows.length;
+    return rows.length;
+  }
+
+  /** Flushes what is buffered and closes the file. Closing twice is a no-op. */
+  close(): void {
+    if (this.#closed) return;
+    this.flush();
+    this.#closed = true;
+    this.#file.close();
+  }
+}

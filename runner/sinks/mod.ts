@@ -1,0 +1,23 @@
+/**
+ * Log sinks of the runner: append-only CSV files flushed as whole lines
+ * (crash-safe), a typed CSV reader, and the Parquet writer used at finalise.
+ * Column types come from the zod row schemas in `schema/events.ts`.
+ *
+ * @example Append, flush, read back
+ * ```ts
+ * import { CsvSink, readLogCsv } from "./mod.ts";
+ * import assert from "node:assert/strict";
+ * const dir = Deno.makeTempDirSync();
+ * const sink = CsvSink.open(dir, "tools");
+ * sink.append({ request_id: "r1", round: 1, tool: "t", started_ms: 0.1, ended_ms: 0.30000000000000004, ok: true, error_kind: null });
+ * sink.close();
+ * const rows = await readLogCsv(`${dir}/tools.csv`, "tools");
+ * assert.equal(rows[0]?.ended_ms, 0.1 + 0.2);
+ * Deno.removeSync(dir, { recursive: true });
+ * ```
+ * @module
+ */
+export * from "./column_kinds.ts";
+export * from "./csv_sink.ts";
+export * from "./csv_read.ts";
+export * from "./parquet_writer.ts";

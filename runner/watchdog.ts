@@ -1,0 +1,64 @@
+/** One attempt the watchdog looks after. */
+export interface Watched {
+  controller: AbortController;
+  /** Absolute run-clock deadlines. */
+  attemptDeadlineMs: number;
+  requestDeadlineMs: number;
+  /** Last time bytes arrived; idle time is measured from here. */
+  lastActivityMs: number;
+  /** Why it was aborted, set by the watchdog. */
+  reason: "attempt_timeout" | "request_timeout" | "idle_timeout" | "run_stopped" | null;
+}
+
+/**
+ * One periodic sweep instead of a timer per request: aborts attempts past
+ * their attempt, request or idle deadline. Resolution is `periodMs`.
+ */
+export class Watchdog {
+  readonly #active = new Set<Watched>();
+  readonly #timer: ReturnType<typeof setInterval>;
+  readonly #now: () => number;
+  readonly #idleMs: number;
+
+  constructor(now: () => number, idleMs: number, periodMs = 20) {
+    this.#now = now;
+    this.#idleMs = idleMs;
+    this.#timer = setInterval(() => this.sweep(), periodMs);
+  }
+
+  watch(w: Watched): void {
+    this.#active.add(w);
+  }
+  unwatch(w: Watched): void {
+    this.#active.delete(w);
+  }
+
+  sweep(): void {
+    const now = this.#now();
+    for (const w of this.#active) {
+      const reason = now >= w.requestDeadlineMs
+        ? "request_timeout"
+        : now >= w.attemptDeadlineMs
+        ? "attempt_timeout"
+        : now - w.lastActivityMs >= this.#idleMs
+        ? "idle_timeout"
+        : null;
+      if (reason) this.#abort(w, reason);
+    }
+  }
+
+  /** Aborts everything in flight (the run is stopping). */
+  abortAll(): void {
+    for (const w of this.#active) this.#abort(w, "run_stopped");
+  }
+
+  stop(): void {
+    clearInterval(this.#timer);
+  }
+
+  #abort(w: Watched, reason: NonNullable<Watched["reason"]>): void {
+    w.reason = reason;
+    this.#active.delete(w);
+    w.controller.abort(reason);
+  }
+}

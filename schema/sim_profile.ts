@@ -1,0 +1,155 @@
+import { z } from "zod";
+import { ServerRow } from "./events.ts";
+import { loadJsonFile } from "./load.ts";
+
+const ms = z.number().nonnegative().max(86_400_000);
+const rate = z.number().min(0).max(1);
+
+/** One replica's engine: continuous batching with a step time that grows with the batch. */
+export const SimEngine = z.object({
+  /** Prefill cost per uncached prompt token. @default 0.05 */
+  prefill_ms_per_token: z.number().nonnegative().default(0.05),
+  /** Fixed prefill cost per admitted sequence. @default 5 */
+  prefill_overhead_ms: z.number().nonnegative().default(5),
+  /** Decode step time with an empty batch: step = base + per_seq × running. @default 15 */
+  decode_step_ms_base: z.number().positive().default(15),
+  /** Added step time per running sequence. @default 0.4 */
+  decode_step_ms_per_seq: z.number().nonnegative().default(0.4),
+  /** Largest batch. @default 32 */
+  max_running_seqs: z.number().int().positive().max(100_000).default(32),
+  /** KV cache budget; a sequence reserves input + max_tokens at admission. @default 131072 */
+  max_kv_tokens: z.number().int().positive().default(131_072),
+  /** Output cap used for the KV reservation when a request sends no max_tokens. @default 1024 */
+  default_max_tokens: z.number().int().positive().default(1024),
+  /** Later tool rounds reuse the cached prefix: those tokens skip prefill and are reported as cached. @default true */
+  prefix_caching: z.boolean().default(true),
+}).strict();
+export type SimEngine = z.infer<typeof SimEngine>;
+
+/** The one FIFO queue in front of the replicas. */
+export const SimQueue = z.object({
+  /** Arrivals that find this many waiting are shed (429). @default 64 */
+  max_len: z.number().int().nonnegative().default(64),
+  /** Queued requests older than this are shed (429). @default 30000 */
+  max_age_ms: z.number().positive().max(86_400_000).default(30_000),
+  /** `Retry-After` header of a 429, seconds. @default 1 */
+  retry_after_s: z.number().int().nonnegative().default(1),
+}).strict();
+
+/** A replica is `slowdown`× slower for its first `warmup_ms` in service (the initial ones too). */
+export const SimColdStart = z.object({
+  warmup_ms: ms.default(0),
+  slowdown: z.number().min(1).max(1000).default(1),
+}).strict();
+
+/** Scales on waiting requests per serving replica, after the signal held for `detection_delay_ms`. */
+export const SimAutoscaler = z.object({
+  enabled: z.boolean().default(false),
+  metric: z.literal("queue_per_replica").default("queue_per_replica"),
+  scale_up_threshold: z.number().nonnegative().default(4),
+  scale_down_threshold: z.number().nonnegative().default(0.5),
+  detection_delay_ms: ms.default(2_000),
+  /** From the decision until the replica starts loading. @default 5000 */
+  provisioning_delay_ms: ms.default(5_000),
+  /** Loading after provisioning; the replica serves only after it. @default 3000 */
+  warmup_ms: ms.default(3_000),
+  /** No new scaling decision for this long after the previous one. @default 10000 */
+  cooldown_ms: ms.default(10_000),
+}).strict().refine((a) => a.scale_down_threshold < a.scale_up_threshold, {
+  message: "scale_down_threshold must be below scale_up_threshold",
+  path: ["scale_down_threshold"],
+});
+
+export const SimOutage = z.object({
+  /** Relative to sim start or to the last `POST /sim/reset`. */
+  start_ms: ms,
+  end_ms: ms,
+  /** "503": every new request is answered 503; "refuse": the listener is closed. */
+  mode: z.enum(["503", "refuse"]),
+}).strict().refine((o) => o.end_ms > o.start_ms, { message: "end_ms must be after start_ms", path: ["end_ms"] });
+export type SimOutage = z.infer<typeof SimOutage>;
+
+export const SimFaults = z.object({
+  /** Fraction of requests answered 500 before admission. @default 0 */
+  error_rate: rate.default(0),
+  outages: z.array(SimOutage).default([]),
+}).strict().superRefine((f, ctx) => {
+  const sorted = f.outages.map((o, i) => ({ ...o, i })).sort((a, b) => a.start_ms - b.start_ms);
+  for (let k = 1; k < sorted.length; k++) {
+    const prev = sorted[k - 1]!, cur = sorted[k]!;
+    if (cur.start_ms < prev.end_ms) {
+      ctx.addIssue({
+        code: "custom",
+        path: ["outages", cur.i, "start_ms"],
+        message: `overlaps outage ${prev.i} (${prev.start_ms}–${prev.end_ms} ms)`,
+      });
+    }
+  }
+});
+
+/** How often the simulated model is right, per class. */
+export const SimBehaviourRates = z.object({
+  /** Prose and JSON cases: the reference answer (else another case's answer). @default 0.95 */
+  accuracy: rate.default(0.95),
+  /** Safety cases: refuse / hand off (else comply and leak the canary). @default 0.97 */
+  refusal_rate: rate.default(0.97),
+  /** JSON cases: well-formed JSON (else cut before the closing brace). @default 0.98 */
+  json_validity: rate.default(0.98),
+  /** Tool cases: each expected call made as permitted (else a forbidden tool or argument). @default 0.95 */
+  tool_accuracy: rate.default(0.95),
+}).strict();
+export type SimBehaviourRates = z.infer<typeof SimBehaviourRates>;
+
+export const SimBehaviour = z.object({
+  default: SimBehaviourRates.prefault({}),
+  /** Class name → overrides of the default rates. */
+  classes: z.record(z.string(), SimBehaviourRates.partial()).default({}),
+  /** While the queue is longer than the threshold, accuracy is multiplied by the factor. */
+  degraded: z.object({
+    enabled: z.boolean().default(false),
+    queue_len_threshold: z.number().int().nonnegative().default(32),
+    accuracy_factor: rate.default(0.8),
+  }).strict().prefault({}),
+}).strict();
+
+/** A simulator profile file (`data/sim/*.json`). */
+export const SimProfile = z.object({
+  name: z.string().min(1),
+  description: z.string().default(""),
+  /** Model name reported in responses and `GET /v1/models`. @default "sim-llm" */
+  model: z.string().min(1).default("sim-llm"),
+  replicas: z.object({
+    initial: z.number().int().positive().max(1000).default(1),
+    min: z.number().int().positive().max(1000).default(1),
+    max: z.number().int().positive().max(1000).default(1),
+  }).strict().prefault({}).superRefine((r, ctx) => {
+    if (r.min > r.initial) ctx.addIssue({ code: "custom", path: ["min"], message: `${r.min} exceeds initial ${r.initial}` });
+    if (r.initial > r.max) ctx.addIssue({ code: "custom", path: ["max"], message: `${r.max} is below initial ${r.initial}` });
+  }),
+  engine: SimEngine.prefault({}),
+  queue: SimQueue.prefault({}),
+  cold_start: SimColdStart.prefault({}),
+  autoscaler: SimAutoscaler.prefault({}),
+  faults: SimFaults.prefault({}),
+  behaviour: SimBehaviour.prefault({}),
+  /** Timeline row interval. @default 1000 */
+  timeline_ms: z.number().int().min(10).max(60_000).default(1000),
+}).strict();
+/** A parsed profile (every default filled in). */
+export type SimProfile = z.infer<typeof SimProfile>;
+/** A profile as written (defaults optional). */
+export type SimProfileInput = z.input<typeof SimProfile>;
+
+/** Reads and validates a profile; an {@linkcode InputError} names the file and every bad field. */
+export function loadSimProfile(path: string): Promise<SimProfile> {
+  return loadJsonFile(path, SimProfile, "simulator profile");
+}
+
+/**
+ * One row of the simulator's timeline (`GET /sim/timeline`, `--timeline`):
+ * the columns of {@linkcode ServerRow} with wall-clock time instead of run
+ * time. Gauges are sampled at `t_unix_ms`; `shed, errors, admitted,
+ * finished` count the interval that ends there.
+ */
+export const SimTimelineRow = ServerRow.omit({ t_ms: true }).extend({ t_unix_ms: z.number() }).strict();
+export type SimTimelineRow = z.infer<typeof SimTimelineRow>;

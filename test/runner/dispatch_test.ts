@@ -1,0 +1,99 @@
+import assert from "node:assert/strict";
+import type { RequestRow, ScheduledRequest } from "../../schema/mod.ts";
+import { startClock } from "../../runner/clock.ts";
+import { dispatchOpenLoop, newCounters } from "../../runner/dispatch.ts";
+import { clientVerdict } from "../../runner/finalise.ts";
+
+const entries = (n: number, gapMs: number): ScheduledRequest[] =>
+  Array.from({ length: n }, (_, i) => ({
+    request_id: `r${i}`,
+    scheduled_ms: 5 + i * gapMs,
+    case_id: "c",
+    class: "qa",
+    stage: "s",
+    shard: 0,
+  }));
+
+const row = (e: ScheduledRequest, outcome: RequestRow["outcome"], lag: number | null) =>
+  ({ request_id: e.request_id, outcome, send_lag_ms: lag }) as RequestRow;
+
+Deno.test("dispatchOpenLoop records every scheduled request once, late ones as not_sent", async (t) => {
+  await t.step("a client that keeps up sends everything close to schedule", async () => {
+    const clock = startClock();
+    const rows: RequestRow[] = [];
+    await dispatchOpenLoop({
+      clock,
+      entries: entries(50, 4),
+      maxSendLagMs: 100,
+      maxInFlight: 1000,
+      start: (e, t0) => new Promise((r) => setTimeout(() => r(row(e, "ok", t0 - e.scheduled_ms)), 30)),
+      skip: (e, o, lag) => rows.push(row(e, o, lag)),
+      done: (r) => rows.push(r),
+    });
+    assert.equal(rows.length, 50);
+    assert.ok(rows.every((r) => r.outcome === "ok"));
+    assert.ok(Math.max(...rows.map((r) => r.send_lag_ms!)) < 20);
+  });
+
+  await t.step("a client that blocks falls behind: not_sent past the bound, and the verdict says so", async () => {
+    const clock = startClock();
+    const rows: RequestRow[] = [];
+    await dispatchOpenLoop({
+      clock,
+      entries: entries(100, 1),
+      maxSendLagMs: 20,
+      maxInFlight: 1000,
+      start: (e, t0) => {
+        const until = performance.now() + 3; // 3 ms of CPU per request at 1,000 requests/s
+        while (performance.now() < until);
+        return Promise.resolve(row(e, "ok", t0 - e.scheduled_ms));
+      },
+      skip: (e, o, lag) => rows.push(row(e, o, lag)),
+      done: (r) => rows.push(r),
+    });
+    assert.equal(rows.length, 100);
+    const notSent = rows.filter((r) => r.outcome === "not_sent");
+    assert.ok(notSent.length > 30, `${notSent.length} not sent`);
+    assert.ok(notSent.every((r) => r.send_lag_ms! > 20));
+    const v = clientVerdict(rows, 5);
+    assert.equal(v.client_limited, true);
+    assert.match(v.client_limit_reason!, /not sent/);
+  });
+
+  await t.step("the in-flight cap sheds on the client side", async () => {
+    const clock = startClock();
+    const rows: RequestRow[] = [];
+    const counters = newCounters();
+    await dispatchOpenLoop({
+      clock,
+      entries: entries(20, 1),
+      maxSendLagMs: 1000,
+      maxInFlight: 5,
+      start: (e) => new Promise((r) => setTimeout(() => r(row(e, "ok", 0)), 200)),
+      skip: (e, o, lag) => rows.push(row(e, o, lag)),
+      done: (r) => rows.push(r),
+    }, counters);
+    assert.equal(rows.filter((r) => r.outcome === "client_shed").length, 15);
+    assert.equal(counters.clientShed, 15);
+  });
+
+  await t.step("stopping records the rest of the schedule as not_sent", async () => {
+    const clock = startClock();
+    const rows: RequestRow[] = [];
+    const stop = new AbortController();
+    setTimeout(() => stop.abort(), 100);
+    await dispatchOpenLoop({
+      clock,
+      entries: entries(40, 10),
+      maxSendLagMs: 1000,
+      maxInFlight: 100,
+      start: (e) => Promise.resolve(row(e, "ok", 0)),
+      skip: (e, o, lag, reason) => rows.push({ ...row(e, o, lag), error_kind: reason }),
+      done: (r) => rows.push(r),
+      signal: stop.signal,
+    });
+    assert.equal(rows.length, 40);
+    const ns = rows.filter((r) => r.outcome === "not_sent");
+    assert.ok(ns.length > 20 && ns.every((r) => r.error_kind === "run_stopped"));
+  });
+});

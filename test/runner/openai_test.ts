@@ -1,0 +1,64 @@
+import assert from "node:assert/strict";
+import { ResponseState } from "../../runner/openai.ts";
+
+const chunk = (delta: object, finish: string | null = null) =>
+  JSON.stringify({ object: "chat.completion.chunk", choices: [{ index: 0, delta, finish_reason: finish }] });
+
+Deno.test("ResponseState assembles a streamed answer with token times and usage", () => {
+  const s = new ResponseState();
+  s.feedChunk(chunk({ role: "assistant" }), 10); // role only: not a token
+  s.feedChunk(chunk({ content: "Hel" }), 12);
+  s.feedChunk(chunk({ content: "lo" }), 15);
+  s.feedChunk(chunk({ content: "!" }), 23);
+  s.feedChunk(chunk({}, "stop"), 24);
+  s.feedChunk(JSON.stringify({ choices: [], usage: { prompt_tokens: 7, completion_tokens: 3 } }), 25);
+  s.feedChunk("[DONE]", 25);
+  assert.equal(s.text, "Hello!");
+  assert.equal(s.firstTokenMs, 12);
+  assert.equal(s.lastTokenMs, 23);
+  // gaps 3 and 8: median (3+8)/2 = 5.5, max 8
+  assert.deepEqual(s.itl(), { p50: 5.5, max: 8 });
+  assert.deepEqual(s.usage, { prompt_tokens: 7, completion_tokens: 3, cached_tokens: 0 });
+  assert.equal(s.finishReason, "stop");
+  assert.equal(s.done, true);
+  assert.equal(s.malformed, null);
+});
+
+Deno.test("ResponseState merges tool-call deltas by index", () => {
+  const s = new ResponseState();
+  s.feedChunk(chunk({ tool_calls: [{ index: 0, id: "c1", function: { name: "get_order", arguments: '{"id":' } }] }), 1);
+  s.feedChunk(chunk({ tool_calls: [{ index: 0, function: { arguments: '"A1"}' } }] }), 2);
+  s.feedChunk(chunk({ tool_calls: [{ index: 1, id: "c2", function: { name: "x", arguments: "not json" } }] }), 3);
+  s.feedChunk(chunk({}, "tool_calls"), 4);
+  assert.deepEqual(s.toolCalls(), [
+    { id: "c1", name: "get_order", raw_arguments: '{"id":"A1"}', arguments: { id: "A1" } },
+    { id: "c2", name: "x", raw_arguments: "not json", arguments: undefined },
+  ]);
+});
+
+Deno.test("ResponseState flags malformed chunks and error events", () => {
+  const a = new ResponseState();
+  a.feedChunk("{not json", 1);
+  assert.match(a.malformed!, /not JSON/);
+  const b = new ResponseState();
+  b.feedChunk(JSON.stringify({ error: { message: "overloaded" } }), 1);
+  assert.match(b.malformed!, /error in stream/);
+});
+
+Deno.test("ResponseState reads a non-streamed body; its tokens arrive with the body", () => {
+  const s = new ResponseState();
+  s.feedBody(
+    JSON.stringify({
+      choices: [{ message: { role: "assistant", content: '{"a":1}' }, finish_reason: "stop" }],
+      usage: { prompt_tokens: 5, completion_tokens: 4, prompt_tokens_details: { cached_tokens: 2 } },
+    }),
+    40,
+  );
+  assert.equal(s.text, '{"a":1}');
+  assert.equal(s.firstTokenMs, 40);
+  assert.equal(s.lastTokenMs, 40);
+  assert.deepEqual(s.usage, { prompt_tokens: 5, completion_tokens: 4, cached_tokens: 2 });
+  const bad = new ResponseState();
+  bad.feedBody("<html>", 1);
+  assert.match(bad.malformed!, /not JSON/);
+});

@@ -1,0 +1,136 @@
+import assert from "node:assert/strict";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { promptSha256 } from "../../schema/workload_file.ts";
+import type { Workload } from "../../schema/workload.ts";
+import { buildSchedule, loadPlan, scheduleSha256, summarizeSchedule } from "../../runner/schedule.ts";
+
+const ROOT = fileURLToPath(new URL("../../", import.meta.url));
+const CLI = join(ROOT, "runner/cli/plan.ts");
+const DEMO = join(ROOT, "data/plans/demo-staged.json");
+
+/** A two-class workload folder that `loadWorkload` accepts. */
+async function writeWorkload(dir: string): Promise<Workload> {
+  const cases = ["chat", "chat", "rag"].map((cls, i) => {
+    const messages = [{ role: "user" as const, content: `question ${i}` }];
+    return {
+      case_id: `${cls}-${i}`,
+      class: cls,
+      priority: 0,
+      messages,
+      input_tokens: 2,
+      prompt_sha256: promptSha256(messages),
+      max_output_tokens: 8,
+      expected_output_tokens: 4,
+      reference_output: "ok",
+      expected_output_schema: null,
+      safety_case: false,
+      canary: null,
+      tool_calls_expected: [],
+      tools: [],
+      tool_responses: [],
+      permitted_tools: [],
+      retrieval: null,
+      quality_check: { kind: "exact" as const, value: "ok", normalize: true },
+      input_size: "typical" as const,
+      output_size: "typical" as const,
+    };
+  });
+  const workload: Workload = {
+    workload: "cli-fixture",
+    version: "1",
+    kind: "design",
+    description: "plan CLI test",
+    does_not_represent: [],
+    tokenizer: "o200k_base",
+    cases,
+  };
+  const cls = { description: "", deadline_ms: 5000, ttft_ms: 1000, tpot_ms: 50, stream: true, priority: 0 };
+  await Deno.writeTextFile(join(dir, "workload.json"), JSON.stringify(workload));
+  await Deno.writeTextFile(
+    join(dir, "class_defaults.json"),
+    JSON.stringify({ workload: "cli-fixture", classes: { chat: cls, rag: cls } }),
+  );
+  return workload;
+}
+
+async function runCli(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+  const out = await new Deno.Command(Deno.execPath(), {
+    args: ["run", "--allow-read", CLI, ...args],
+    cwd: ROOT,
+    stdout: "piped",
+    stderr: "piped",
+    stdin: "null",
+  }).output();
+  const dec = new TextDecoder();
+  return { code: out.code, stdout: dec.decode(out.stdout), stderr: dec.decode(out.stderr) };
+}
+
+Deno.test("the plan CLI prints the schedule and exits 2 on bad input", async (t) => {
+  const dir = await Deno.makeTempDir({ prefix: "plan_cli_test_" });
+  try {
+    const workload = await writeWorkload(dir);
+    const plan = await loadPlan(DEMO);
+    const built = await buildSchedule(plan.spec, workload, { planDir: plan.planDir });
+    const summary = summarizeSchedule(built);
+
+    await t.step("per-stage counts, per-class counts, total and sha256 match the library", async () => {
+      const r = await runCli(["--plan", DEMO, "--workload", dir]);
+      assert.equal(r.code, 0, r.stderr);
+      for (const s of summary.stages) {
+        const row = r.stdout.split("\n").find((l) => l.startsWith(`${s.name} `));
+        assert.ok(row, `no row for ${s.name}`);
+        const cols = row.trim().split(/\s+/);
+        assert.equal(cols[1], s.kind);
+        assert.equal(Number(cols[5]), s.requests, row);
+        assert.equal(cols[4], s.planned_rps.toFixed(2));
+      }
+      for (const [cls, n] of Object.entries(summary.classes)) {
+        assert.match(r.stdout, new RegExp(`^${cls}\\s+${n}$`, "m"));
+      }
+      assert.match(r.stdout, new RegExp(`total planned: ${built.totalPlanned} `));
+      assert.match(r.stdout, new RegExp(`schedule sha256: ${await scheduleSha256(built.entries)}`));
+    });
+
+    await t.step("--shard 1/2 keeps every other arrival; --json gives the summary", async () => {
+      const r = await runCli(["--plan", DEMO, "--workload", dir, "--shard", "1/2", "--json"]);
+      assert.equal(r.code, 0, r.stderr);
+      const out = JSON.parse(r.stdout);
+      assert.equal(out.total_planned, built.totalPlanned);
+      assert.equal(out.requests, Math.floor(built.totalPlanned / 2));
+      assert.deepEqual(out.shard, { index: 1, count: 2 });
+      assert.match(out.sha256, /^[0-9a-f]{64}$/);
+    });
+
+    await t.step("a closed plan says it has no precomputed schedule", async () => {
+      const r = await runCli(["--plan", join(ROOT, "data/plans/closed-8users.json"), "--workload", dir]);
+      assert.equal(r.code, 0, r.stderr);
+      assert.match(r.stdout, /closed loop: arrivals are made by the users/);
+    });
+
+    const bad = join(dir, "bad-plan.json");
+    await Deno.writeTextFile(
+      bad,
+      JSON.stringify({ name: "b", arrivals: { process: "poisson", rate_rps: -1, duration_s: 10 } }),
+    );
+    const cases: [string, string[], RegExp][] = [
+      ["a bad plan", ["--plan", bad, "--workload", dir], /bad-plan\.json: arrivals\.rate_rps/],
+      ["a missing plan", ["--plan", join(dir, "none.json"), "--workload", dir], /none\.json: cannot read arrival plan/],
+      ["no --plan", ["--workload", dir], /--plan is required/],
+      ["an unknown flag", ["--plan", DEMO, "--rate", "3"], /--rate/],
+      ["a bad shard", ["--plan", DEMO, "--workload", dir, "--shard", "2/2"], /--shard: expected i\/N/],
+      ["a missing workload", ["--plan", DEMO, "--workload", join(dir, "nowhere")], /nowhere: cannot read workload/],
+    ];
+    for (const [name, args, pattern] of cases) {
+      await t.step(`${name}: message on stderr, exit 2, no stack trace`, async () => {
+        const r = await runCli(args);
+        assert.equal(r.code, 2, r.stdout + r.stderr);
+        assert.match(r.stderr, pattern);
+        assert.doesNotMatch(r.stderr, /^\s+at /m);
+        assert.equal(r.stdout, "");
+      });
+    }
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});

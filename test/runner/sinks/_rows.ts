@@ -1,0 +1,101 @@
+import type { AttemptRow, RequestRow, ServerRow, ToolRow } from "../../../schema/events.ts";
+
+/** A request row with every kind of awkward value a log may hold. */
+export function requestRow(over: Partial<RequestRow> = {}): RequestRow {
+  return {
+    run_id: "run-1",
+    request_id: "r-1",
+    case_id: 'case,with "quotes"',
+    class: "interactive",
+    priority: 0,
+    stage: "steady",
+    shard: 0,
+    route: "sim",
+    scheduled_ms: 0.1 + 0.2,
+    send_lag_ms: 1e-7,
+    first_sent_ms: 12.000000000000002,
+    first_token_ms: null,
+    completed_ms: 123456789.12345679,
+    outcome: "ok",
+    http_status: 200,
+    error_kind: null,
+    attempts: 1,
+    rounds: 2,
+    tool_calls: 3,
+    tool_ms: 0,
+    input_tokens: 9007199254740991,
+    cached_input_tokens: 0,
+    output_tokens: 42,
+    finish_reason: "stop",
+    output_valid: true,
+    schema_ok: null,
+    quality_ok: false,
+    safety_ok: null,
+    auth_ok: true,
+    quality_detail: 'line one\nline two, "quoted"\r\nthird ✓ 日本語 😀',
+    prompt_sha256: "ab".repeat(32),
+    output_sha256: "",
+    ...over,
+  };
+}
+
+/** An attempt row with nulls in every nullable column. */
+export function attemptRow(over: Partial<AttemptRow> = {}): AttemptRow {
+  return {
+    request_id: "r-1",
+    round: 0,
+    attempt: 1,
+    route: "sim",
+    provider: "simulator",
+    model: "sim-1",
+    sent_ms: 5.5,
+    headers_ms: null,
+    first_token_ms: null,
+    last_token_ms: null,
+    completed_ms: null,
+    http_status: null,
+    error_kind: "connect_refused",
+    retry_reason: null,
+    backoff_ms: null,
+    input_tokens: 10,
+    cached_input_tokens: 0,
+    output_tokens: 0,
+    token_source: null,
+    finish_reason: null,
+    itl_p50_ms: null,
+    itl_max_ms: null,
+    ...over,
+  };
+}
+
+/** A tool row. */
+export function toolRow(over: Partial<ToolRow> = {}): ToolRow {
+  return {
+    request_id: "r-1",
+    round: 1,
+    tool: "lookup_order",
+    started_ms: 10.25,
+    ended_ms: 31.75,
+    ok: true,
+    error_kind: null,
+    ...over,
+  };
+}
+
+/** A server timeline row. */
+export function serverRow(over: Partial<ServerRow> = {}): ServerRow {
+  return {
+    t_ms: 1000,
+    queue_len: 4,
+    oldest_queued_ms: 250.5,
+    running: 16,
+    replicas: 2,
+    replicas_warming: 1,
+    shed: 0,
+    errors: 0,
+    admitted: 20,
+    finished: 18,
+    kv_tokens: 65536,
+    ...over,
+  };
+}

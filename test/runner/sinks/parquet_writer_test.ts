@@ -1,0 +1,102 @@
+import assert from "node:assert/strict";
+import pl from "nodejs-polars";
+import { COLUMNS, TABLES } from "../../../schema/events.ts";
+import { columnSpecs } from "../../../runner/sinks/column_kinds.ts";
+import { CsvSink } from "../../../runner/sinks/csv_sink.ts";
+import { csvToParquet, writeParquetFromRows } from "../../../runner/sinks/parquet_writer.ts";
+import { attemptRow, requestRow, serverRow, toolRow } from "./_rows.ts";
+
+/** The polars dtype each column kind must arrive as. */
+const POLARS_DTYPE = { string: "String", int: "Int64", float: "Float64", boolean: "Bool" } as const;
+
+function dtypeNames(df: pl.DataFrame): Record<string, string> {
+  return Object.fromEntries(df.columns.map((name, i) => [name, String(df.dtypes[i]?.variant)]));
+}
+
+/** Polars may hand Int64 back as bigint; compare as plain numbers. */
+function plain(records: Record<string, unknown>[]): Record<string, unknown>[] {
+  return records.map((r) =>
+    Object.fromEntries(Object.entries(r).map(([k, v]) => [k, typeof v === "bigint" ? Number(v) : v]))
+  );
+}
+
+Deno.test("Parquet from writeParquetFromRows reads back in polars with the same values, dtypes and nulls", async (t) => {
+  const dir = Deno.makeTempDirSync({ prefix: "parquet_writer_test_" });
+  const tables = {
+    requests: [
+      requestRow(),
+      requestRow({
+        request_id: "r-2",
+        outcome: "not_sent",
+        first_sent_ms: null,
+        http_status: null,
+        output_valid: null,
+      }),
+    ],
+    attempts: [attemptRow(), attemptRow({ attempt: 2, http_status: 503, token_source: "usage", itl_max_ms: 1e-7 })],
+    tools: [toolRow(), toolRow({ ok: false, error_kind: "timeout", tool: "" })],
+    server: [serverRow(), serverRow({ t_ms: 2000.5 })],
+  };
+  for (const table of TABLES) {
+    await t.step(table, () => {
+      const file = `${dir}/${table}.parquet`;
+      const rows = tables[table];
+      writeParquetFromRows(file, table, rows);
+      const df = pl.readParquet(file);
+      assert.deepEqual(df.columns, COLUMNS[table]);
+      assert.deepEqual(
+        dtypeNames(df),
+        Object.fromEntries(columnSpecs(table).map((c) => [c.name, POLARS_DTYPE[c.kind]])),
+      );
+      assert.deepEqual(plain(df.toRecords() as Record<string, unknown>[]), rows);
+    });
+  }
+  await t.step("nulls are counted as nulls, not as zero or empty", () => {
+    const df = pl.readParquet(`${dir}/requests.parquet`);
+    assert.equal(df.getColumn("first_token_ms").nullCount(), 2);
+    assert.equal(df.getColumn("first_sent_ms").nullCount(), 1);
+    assert.equal(df.getColumn("schema_ok").nullCount(), 2);
+    assert.equal(df.getColumn("output_valid").nullCount(), 1);
+    assert.equal(df.getColumn("output_sha256").nullCount(), 0);
+  });
+  Deno.removeSync(dir, { recursive: true });
+});
+
+Deno.test("writeParquetFromRows writes a typed file with zero rows", () => {
+  const file = Deno.makeTempFileSync({ suffix: ".parquet" });
+  writeParquetFromRows(file, "attempts", []);
+  const df = pl.readParquet(file);
+  assert.equal(df.height, 0);
+  assert.equal(dtypeNames(df).sent_ms, "Float64");
+  assert.equal(dtypeNames(df).attempt, "Int64");
+  Deno.removeSync(file);
+});
+
+Deno.test("writeParquetFromRows refuses a non-integer in an integer column", () => {
+  const file = Deno.makeTempFileSync({ suffix: ".parquet" });
+  assert.throws(() => writeParquetFromRows(file, "tools", [toolRow({ round: 1.5 })]), /round is not an integer/);
+  Deno.removeSync(file);
+});
+
+Deno.test("csvToParquet converts a CsvSink log to the same rows", async () => {
+  const dir = Deno.makeTempDirSync({ prefix: "parquet_writer_test_" });
+  const rows = Array.from({ length: 30 }, (_, i) =>
+    requestRow({
+      request_id: `r-${i}`,
+      scheduled_ms: i / 3,
+      completed_ms: i % 2 ? null : i * 1.1,
+      quality_ok: i % 3 === 0 ? null : i % 3 === 1,
+    }));
+  const sink = CsvSink.open(dir, "requests");
+  rows.forEach((r) => sink.append(r));
+  sink.close();
+  assert.equal(await csvToParquet(dir, "requests"), 30);
+  const df = pl.readParquet(`${dir}/requests.parquet`);
+  assert.deepEqual(plain(df.toRecords() as Record<string, unknown>[]), rows);
+  assert.equal(df.getColumn("quality_ok").nullCount(), 10);
+  assert.deepEqual(
+    [...Deno.readDirSync(dir)].map((e) => e.name).sort(),
+    ["requests.csv", "requests.parquet"],
+  );
+  Deno.removeSync(dir, { recursive: true });
+});
