@@ -123,8 +123,12 @@ export const SimProfile = z.object({
     min: z.number().int().positive().max(1000).default(1),
     max: z.number().int().positive().max(1000).default(1),
   }).strict().prefault({}).superRefine((r, ctx) => {
-    if (r.min > r.initial) ctx.addIssue({ code: "custom", path: ["min"], message: `${r.min} exceeds initial ${r.initial}` });
-    if (r.initial > r.max) ctx.addIssue({ code: "custom", path: ["max"], message: `${r.max} is below initial ${r.initial}` });
+    if (r.min > r.initial) {
+      ctx.addIssue({ code: "custom", path: ["min"], message: `${r.min} exceeds initial ${r.initial}` });
+    }
+    if (r.initial > r.max) {
+      ctx.addIssue({ code: "custom", path: ["max"], message: `${r.max} is below initial ${r.initial}` });
+    }
   }),
   engine: SimEngine.prefault({}),
   queue: SimQueue.prefault({}),

@@ -1,0 +1,241 @@
+import type { SimProfile } from "../schema/mod.ts";
+import { parseChatRequest } from "./chat_request.ts";
+import type { Engine } from "./engine.ts";
+import { ChunkFormat, errorResponse, usage } from "./openai_format.ts";
+import type { Answer, Responder } from "./responder.ts";
+import type { SimSequence } from "./sequence.ts";
+
+/** What the chat endpoint needs from the running sim. */
+export interface ChatContext {
+  profile: SimProfile;
+  engine: Engine;
+  responder: Responder;
+  /** The outage mode in force, or null. */
+  outage(): "503" | "refuse" | null;
+  /** The next uniform draw of the sim's seeded PRNG. */
+  draw(): number;
+  /** A fresh request number. */
+  nextId(): number;
+  /** Ends every request in flight (sim stop): streams are cut, waiting ones get 503. */
+  readonly live: Set<() => void>;
+}
+
+const encoder = new TextEncoder();
+
+/** The error a stream in flight is cut with when the sim stops. */
+export const STOPPED = "simulator stopped";
+
+/**
+ * `POST /v1/chat/completions`: faults first (outage 503, then `error_rate`
+ * 500, both before admission), then the answer is decided, and the request
+ * is offered to the engine. Headers go out only when it is admitted, so a
+ * request shed from the queue still gets a clean 429.
+ */
+export async function handleChat(req: Request, ctx: ChatContext): Promise<Response> {
+  if (ctx.outage() === "503") {
+    ctx.engine.countError();
+    return errorResponse(503, "The server is temporarily unavailable (simulated outage).", {
+      type: "server_error",
+      code: "service_unavailable",
+    });
+  }
+  let body: unknown;
+  try {
+    body = await req.json();
+  } catch (e) {
+    return errorResponse(400, `Request body is not valid JSON: ${(e as Error).message}`, {
+      type: "invalid_request_error",
+      code: "invalid_json",
+    });
+  }
+  const parsed = parseChatRequest(body);
+  if (!parsed.ok) {
+    return errorResponse(400, parsed.message, {
+      type: "invalid_request_error",
+      code: "invalid_value",
+      param: parsed.param,
+    });
+  }
+  const chat = parsed.value;
+  // Always four draws per accepted request, so the sequence depends only on the seed and arrival order.
+  const uError = ctx.draw(), accuracy = ctx.draw(), validity = ctx.draw(), variant = ctx.draw();
+  const { profile, engine } = ctx;
+  if (uError < profile.faults.error_rate) {
+    engine.countError();
+    return errorResponse(500, "The server had an error while processing your request (simulated).", {
+      type: "server_error",
+      code: "internal_error",
+    });
+  }
+  const cap = chat.maxTokens ?? profile.engine.default_max_tokens;
+  const answer = ctx.responder.respond(chat.messages, { accuracy, validity, variant }, {
+    maxTokens: cap,
+    degraded: engine.queue.length > profile.behaviour.degraded.queue_len_threshold,
+    prefixCaching: profile.engine.prefix_caching,
+  });
+  const kvTokens = answer.promptTokens + cap;
+  if (!engine.fits(kvTokens)) {
+    return errorResponse(
+      400,
+      `This request needs ${kvTokens} tokens (prompt ${answer.promptTokens} + max_tokens ${cap}); a replica holds ${profile.engine.max_kv_tokens}.`,
+      { type: "invalid_request_error", code: "context_length_exceeded", param: "messages" },
+    );
+  }
+  return await serve(req, ctx, answer, cap, chat.stream, chat.includeUsage, chat.model);
+}
+
+function serve(
+  req: Request,
+  ctx: ChatContext,
+  answer: Answer,
+  cap: number,
+  stream: boolean,
+  includeUsage: boolean,
+  model: string,
+): Promise<Response> {
+  const n = ctx.nextId();
+  const id = `chatcmpl-sim-${n}`;
+  const callId = `call_sim_${n}`;
+  const created = Math.floor(Date.now() / 1000);
+  const out = answer.output;
+  const outputTokens = Math.min(out.pieces.length, cap);
+  const finish = out.pieces.length > cap ? "length" : answer.finishReason;
+  const u = usage(answer.promptTokens, outputTokens, answer.cachedTokens);
+  const headers = {
+    "x-request-id": id,
+    "x-sim-case-id": answer.caseId ?? "",
+    "x-sim-verdict": answer.verdict + (answer.brokenJson ? "+broken_json" : ""),
+  };
+  const fmt = new ChunkFormat(id, model, created);
+  const tail = fmt.finish(finish) + (includeUsage ? fmt.usage(u) : "") + ChunkFormat.DONE;
+  const nameTokens = out.kind === "tool_call" ? out.nameTokens : 0;
+  const tokenLine = (i: number): string => {
+    if (out.kind === "text") return fmt.content(out.pieces[i]!);
+    if (i === 0) return fmt.toolCallStart(callId, out.name);
+    return i < nameTokens ? "" : fmt.toolCallArguments(out.pieces[i]!);
+  };
+
+  const { promise, resolve: settle } = Promise.withResolvers<Response>();
+  const end = () => ctx.live.delete(terminate);
+  let listening = false;
+  const onAbort = () => {
+    ctx.engine.cancel(seq);
+    resolve(errorResponse(499, "Client closed the request.", { type: "invalid_request_error", code: "client_closed" }));
+  };
+  const resolve = (r: Response) => {
+    if (listening) req.signal.removeEventListener("abort", onAbort);
+    if (!stream || r.status !== 200) end();
+    settle(r);
+  };
+  let controller: ReadableStreamDefaultController<Uint8Array> | undefined;
+  let open = true;
+  const write = (text: string, close: boolean) => {
+    if (!open || !controller) return;
+    if (text) controller.enqueue(encoder.encode(text));
+    if (close) {
+      open = false;
+      end();
+      controller.close();
+    }
+  };
+  const terminate = () => {
+    ctx.engine.cancel(seq);
+    if (open && controller) {
+      open = false;
+      controller.error(new Error(STOPPED));
+    }
+    settle(errorResponse(503, "The simulator is stopping.", { type: "server_error", code: "service_unavailable" }));
+  };
+  ctx.live.add(terminate);
+  const seq: SimSequence = {
+    id: n,
+    prefillTokens: answer.promptTokens - answer.cachedTokens,
+    kvTokens: answer.promptTokens + cap,
+    outputTokens,
+    cancelled: false,
+    onAdmit() {
+      if (!stream) return;
+      const body = new ReadableStream<Uint8Array>({
+        start(c) {
+          controller = c;
+        },
+        cancel() {
+          open = false;
+          end();
+          ctx.engine.cancel(seq);
+        },
+      });
+      resolve(
+        new Response(body, {
+          headers: { ...headers, "content-type": "text/event-stream", "cache-control": "no-cache" },
+        }),
+      );
+      write(fmt.role(), false);
+    },
+    onToken(i) {
+      // The last token, the finish chunk, usage and [DONE] leave in one write.
+      if (stream) write(tokenLine(i) + (i === outputTokens - 1 ? tail : ""), i === outputTokens - 1);
+    },
+    onFinish() {
+      if (stream) {
+        if (outputTokens === 0) write(tail, true);
+        return;
+      }
+      resolve(Response.json(completion(id, created, model, answer, outputTokens, finish, callId, u), { headers }));
+    },
+    onShed(reason) {
+      resolve(shedResponse(ctx.profile, reason === "queue_full" ? "queue is full" : "waited too long in the queue"));
+    },
+  };
+  const where = ctx.engine.submit(seq);
+  if (where === "shed") resolve(shedResponse(ctx.profile, "queue is full"));
+  // A queued client that goes away is dropped from the queue. Only queued requests listen: Deno's legacy
+  // request.signal also fires after a successful response and warns once when it was used.
+  if (where === "queued") {
+    listening = true;
+    req.signal.addEventListener("abort", onAbort, { once: true });
+  }
+  return promise;
+}
+
+function shedResponse(profile: SimProfile, why: string): Response {
+  return errorResponse(429, `The server is overloaded (${why}); retry later.`, {
+    type: "rate_limit_error",
+    code: "overloaded",
+    headers: { "retry-after": String(profile.queue.retry_after_s) },
+  });
+}
+
+function completion(
+  id: string,
+  created: number,
+  model: string,
+  answer: Answer,
+  outputTokens: number,
+  finish: string,
+  callId: string,
+  u: ReturnType<typeof usage>,
+): unknown {
+  const out = answer.output;
+  const message = out.kind === "text"
+    ? { role: "assistant", content: out.pieces.slice(0, outputTokens).join(""), refusal: null }
+    : {
+      role: "assistant",
+      content: null,
+      refusal: null,
+      tool_calls: [{
+        id: callId,
+        type: "function",
+        function: { name: out.name, arguments: out.pieces.slice(out.nameTokens, outputTokens).join("") },
+      }],
+    };
+  return {
+    id,
+    object: "chat.completion",
+    created,
+    model,
+    system_fingerprint: "sim",
+    choices: [{ index: 0, message, logprobs: null, finish_reason: finish }],
+    usage: u,
+  };
+}

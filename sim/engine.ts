@@ -1,0 +1,192 @@
+import type { SimProfile } from "../schema/mod.ts";
+import { Autoscaler } from "./autoscaler.ts";
+import { RequestQueue } from "./queue.ts";
+import { Replica, type ReplicaHost } from "./replica.ts";
+import type { ShedReason, SimSequence } from "./sequence.ts";
+
+/** How often the autoscaler looks at the queue (ms). */
+const SCALE_TICK_MS = 100;
+
+/** The engine's gauges now and its counters since start. */
+export interface EngineSnapshot {
+  queue_len: number;
+  oldest_queued_ms: number;
+  running: number;
+  replicas: number;
+  replicas_warming: number;
+  kv_tokens: number;
+  /** Cumulative counts. */
+  admitted: number;
+  finished: number;
+  shed: number;
+  errors: number;
+  late_steps: number;
+}
+
+/**
+ * The capacity model: one FIFO queue, a router and the replicas behind it,
+ * with an optional autoscaler. Arrivals go to the least-loaded serving
+ * replica with room (a slot and enough KV); when none has room, or others
+ * already wait, they queue; a full queue sheds at once. Replicas pull from
+ * the queue head at each step boundary.
+ */
+export class Engine {
+  readonly queue: RequestQueue;
+  readonly #profile: SimProfile;
+  readonly #replicas: Replica[] = [];
+  readonly #autoscaler: Autoscaler | null;
+  readonly #host: ReplicaHost;
+  readonly #timers = new Set<ReturnType<typeof setTimeout>>();
+  #nextId = 0;
+  #tick: ReturnType<typeof setInterval> | undefined;
+  #counts = { admitted: 0, finished: 0, shed: 0, errors: 0 };
+
+  constructor(profile: SimProfile, now: () => number = () => performance.now()) {
+    this.#profile = profile;
+    this.queue = new RequestQueue(
+      { maxLen: profile.queue.max_len, maxAgeMs: profile.queue.max_age_ms, now },
+      (seq, reason) => this.#shed(seq, reason),
+    );
+    this.#host = {
+      now,
+      fill: (r) => this.#fill(r),
+      admitted: () => this.#counts.admitted++,
+      finished: () => this.#counts.finished++,
+      drained: (r) => {
+        const i = this.#replicas.indexOf(r);
+        if (i >= 0) this.#replicas.splice(i, 1);
+      },
+    };
+    const a = profile.autoscaler;
+    this.#autoscaler = a.enabled ? new Autoscaler(a, profile.replicas) : null;
+    for (let i = 0; i < profile.replicas.initial; i++) this.#addReplica().startServing(profile.cold_start.warmup_ms);
+    if (this.#autoscaler) this.#tick = setInterval(() => this.#scale(), SCALE_TICK_MS);
+  }
+
+  /**
+   * Offers `seq`: "assigned" to a replica, "queued", or "shed" (queue full;
+   * `onShed` is not called, the caller answers 429).
+   */
+  submit(seq: SimSequence): "assigned" | "queued" | "shed" {
+    if (this.queue.length === 0) {
+      const r = this.#route(seq);
+      if (r) {
+        r.assign(seq);
+        return "assigned";
+      }
+    }
+    if (this.queue.push(seq)) return "queued";
+    this.#counts.shed++;
+    return "shed";
+  }
+
+  /** The client of `seq` went away: forget it if queued, else the replica drops it at its next step. */
+  cancel(seq: SimSequence): void {
+    seq.cancelled = true;
+    this.queue.remove(seq);
+  }
+
+  /** Counts a request answered with a server error before admission (500, 503). */
+  countError(): void {
+    this.#counts.errors++;
+  }
+
+  /** Whether `seq` could ever fit in one replica's KV cache. */
+  fits(kvTokens: number): boolean {
+    return kvTokens <= this.#profile.engine.max_kv_tokens;
+  }
+
+  snapshot(): EngineSnapshot {
+    let running = 0, serving = 0, warming = 0, kv = 0, late = 0;
+    for (const r of this.#replicas) {
+      running += r.running;
+      kv += r.kvReserved;
+      late += r.lateSteps;
+      if (r.state === "serving") serving++;
+      else if (r.state === "provisioning" || r.state === "loading") warming++;
+    }
+    return {
+      queue_len: this.queue.length,
+      oldest_queued_ms: this.queue.oldestAgeMs(),
+      running,
+      replicas: serving,
+      replicas_warming: warming,
+      kv_tokens: kv,
+      ...this.#counts,
+      late_steps: late,
+    };
+  }
+
+  /** Stops every timer; in-flight sequences get no more callbacks. */
+  stop(): void {
+    clearInterval(this.#tick);
+    for (const t of this.#timers) clearTimeout(t);
+    this.#timers.clear();
+    this.queue.clear();
+    for (const r of this.#replicas) r.stop();
+  }
+
+  #route(seq: SimSequence): Replica | undefined {
+    let best: Replica | undefined;
+    const now = this.#host.now();
+    for (const r of this.#replicas) {
+      if (!r.hasRoom(seq)) continue;
+      // Least loaded first; on a tie prefer a replica past its cold start.
+      if (!best || r.load < best.load || (r.load === best.load && best.coldUntil > now && r.coldUntil <= now)) best = r;
+    }
+    return best;
+  }
+
+  #fill(r: Replica): void {
+    for (let head = this.queue.peek(); head && r.hasRoom(head); head = this.queue.peek()) r.assign(this.queue.shift()!);
+  }
+
+  #shed(seq: SimSequence, reason: ShedReason): void {
+    this.#counts.shed++;
+    seq.onShed(reason);
+  }
+
+  #addReplica(): Replica {
+    const r = new Replica(
+      this.#nextId++,
+      "provisioning",
+      this.#profile.engine,
+      this.#profile.cold_start.slowdown,
+      this.#host,
+    );
+    this.#replicas.push(r);
+    return r;
+  }
+
+  #after(ms: number, fn: () => void): void {
+    const t = setTimeout(() => {
+      this.#timers.delete(t);
+      fn();
+    }, ms);
+    this.#timers.add(t);
+  }
+
+  #scale(): void {
+    const s = this.snapshot();
+    const d = this.#autoscaler!.decide({
+      nowMs: this.#host.now(),
+      queueLen: s.queue_len,
+      serving: s.replicas,
+      warming: s.replicas_warming,
+      running: s.running,
+      maxRunningSeqs: this.#profile.engine.max_running_seqs,
+    });
+    const a = this.#profile.autoscaler;
+    if (d === "up") {
+      const r = this.#addReplica();
+      this.#after(a.provisioning_delay_ms, () => {
+        r.state = "loading";
+        this.#after(a.warmup_ms, () => r.startServing(this.#profile.cold_start.warmup_ms));
+      });
+    } else if (d === "down") {
+      // Drain the least-loaded serving replica; it leaves once its batch is empty.
+      const victim = this.#replicas.filter((r) => r.state === "serving").sort((x, y) => x.load - y.load)[0];
+      victim?.drain();
+    }
+  }
+}

@@ -1,0 +1,191 @@
+import type { SimProfile, SimTimelineRow, Workload } from "../schema/mod.ts";
+import { InputError } from "../schema/mod.ts";
+import { type ChatContext, handleChat, STOPPED } from "./chat_handler.ts";
+import { Engine } from "./engine.ts";
+import { OutageSchedule } from "./faults.ts";
+import { errorResponse } from "./openai_format.ts";
+import { createPrng } from "./prng.ts";
+import { Responder } from "./responder.ts";
+import { Timeline } from "./timeline.ts";
+import { simTokenizer } from "./tokenizer.ts";
+
+/** Options of {@linkcode startSim}. */
+export interface SimOptions {
+  /** Port to listen on; 0 picks a free one. @default 0 */
+  port?: number;
+  /** Loopback only: 127.0.0.1 (or another 127.x address), ::1 or localhost. @default "127.0.0.1" */
+  hostname?: string;
+  profile: SimProfile;
+  /** Cases to answer from (a loaded workload, or anything with a `workload` field holding one). */
+  workload?: Workload | { workload: Workload };
+  /** Seed of every random draw. @default 1 */
+  seed?: number;
+  /** No log lines on stderr. @default false */
+  quiet?: boolean;
+  /** Also append timeline rows to this JSONL file. */
+  timelineFile?: string;
+}
+
+/** A running simulator. */
+export interface SimHandle {
+  /** `http://127.0.0.1:PORT` */
+  url: string;
+  port: number;
+  /** Timeline rows so far. */
+  timeline(): SimTimelineRow[];
+  /** Same as `POST /sim/reset`: outage windows count from now, the PRNG restarts from `seed`. */
+  reset(seed?: number): void;
+  /** Stops timers, cuts requests in flight and closes the listener. */
+  stop(): Promise<void>;
+}
+
+/** Whether `host` is a loopback name or address. */
+export function isLoopback(host: string): boolean {
+  return host === "localhost" || host === "::1" || /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(host);
+}
+
+/**
+ * Starts the simulator in this process: an OpenAI-compatible Chat
+ * Completions server on loopback with the profile's capacity model, faults
+ * and timeline.
+ *
+ * @example Start on a free port, ask for the models, stop
+ * ```ts
+ * import { startSim } from "./server.ts";
+ * import { SimProfile } from "../schema/mod.ts";
+ * import assert from "node:assert/strict";
+ * const sim = await startSim({ profile: SimProfile.parse({ name: "doc" }), quiet: true });
+ * const models = await (await fetch(`${sim.url}/v1/models`)).json();
+ * assert.equal(models.data[0].id, "sim-llm");
+ * await sim.stop();
+ * ```
+ */
+export function startSim(options: SimOptions): Promise<SimHandle> {
+  // A promise so that bad options reject like any later start-up failure would.
+  return new Promise((resolve) => resolve(start(options)));
+}
+
+function start(options: SimOptions): SimHandle {
+  const hostname = options.hostname ?? "127.0.0.1";
+  if (!isLoopback(hostname)) {
+    throw new InputError(`hostname ${hostname}: the simulator listens on loopback only (127.0.0.1, ::1, localhost)`);
+  }
+  const { profile } = options;
+  const log = options.quiet ? () => {} : (msg: string) => console.error(`sim: ${msg}`);
+  const workload = options.workload === undefined
+    ? undefined
+    : "cases" in options.workload
+    ? options.workload
+    : options.workload.workload;
+  const responder = new Responder(workload, profile.behaviour, simTokenizer());
+  const engine = new Engine(profile);
+  let seed = options.seed ?? 1;
+  let prng = createPrng(seed);
+  let n = 0;
+  const live = new Set<() => void>();
+  let outageMode: () => "503" | "refuse" | null = () => null;
+  const ctx: ChatContext = {
+    profile,
+    engine,
+    responder,
+    outage: () => outageMode(),
+    draw: () => prng(),
+    nextId: () => ++n,
+    live,
+  };
+  const started = Date.now();
+  const handler = (req: Request): Response | Promise<Response> => route(req);
+  // A stream cut on stop() is expected; anything else is a sim bug worth a log line and a 500.
+  const onError = (e: unknown): Response => {
+    if (!(e instanceof Error && e.message === STOPPED)) log(`internal error: ${(e as Error)?.stack ?? String(e)}`);
+    return errorResponse(500, "Internal simulator error.", { type: "server_error", code: "internal_error" });
+  };
+  const servers: Deno.HttpServer<Deno.NetAddr>[] = [];
+  const listen = (port: number) => {
+    const s = Deno.serve({ hostname, port, onListen: () => {}, onError }, handler);
+    servers.push(s);
+    return s;
+  };
+  let current: Deno.HttpServer<Deno.NetAddr> | null = listen(options.port ?? 0);
+  const port = current.addr.port;
+  const outages = new OutageSchedule(profile.faults.outages, () => performance.now(), {
+    refuseStart: () => {
+      log("outage: refusing connections");
+      void current?.shutdown();
+      current = null;
+    },
+    refuseEnd: () => {
+      current = listen(port);
+      log("outage over: listening again");
+    },
+  });
+  outageMode = () => outages.current();
+  const timeline = new Timeline(profile.timeline_ms, () => engine.snapshot(), options.timelineFile);
+  const host = hostname.includes(":") ? `[${hostname}]` : hostname;
+  const url = `http://${host}:${port}`;
+  log(`${profile.name} (${responder.size} cases) listening on ${url}`);
+
+  const reset = (s?: number) => {
+    if (s !== undefined) seed = s;
+    prng = createPrng(seed);
+    outages.reset();
+  };
+
+  async function route(req: Request): Promise<Response> {
+    const path = new URL(req.url).pathname;
+    const key = `${req.method} ${path}`;
+    switch (key) {
+      case "POST /v1/chat/completions":
+        return await handleChat(req, ctx);
+      case "GET /v1/models":
+        return Response.json({
+          object: "list",
+          data: [{ id: profile.model, object: "model", created: Math.floor(started / 1000), owned_by: "sim" }],
+        });
+      case "GET /health": {
+        const down = outages.current() === "503";
+        const s = engine.snapshot();
+        return Response.json({ status: down ? "unavailable" : "ok", profile: profile.name, ...s }, {
+          status: down ? 503 : 200,
+        });
+      }
+      case "GET /sim/timeline":
+        return Response.json(timeline.rows());
+      case "GET /sim/profile":
+        return Response.json(profile);
+      case "POST /sim/reset": {
+        const body = await req.json().catch(() => ({})) as { seed?: unknown };
+        const s = typeof body?.seed === "number" && Number.isInteger(body.seed) ? body.seed : undefined;
+        reset(s);
+        return Response.json({ ok: true, seed, origin_unix_ms: Math.round(outages.originUnixMs()) });
+      }
+    }
+    const known = ["/v1/chat/completions", "/v1/models", "/health", "/sim/timeline", "/sim/profile", "/sim/reset"];
+    if (known.includes(path)) {
+      return errorResponse(405, `${req.method} is not allowed on ${path}`, {
+        type: "invalid_request_error",
+        code: null,
+      });
+    }
+    return errorResponse(404, `Unknown path ${path}`, { type: "invalid_request_error", code: "not_found" });
+  }
+
+  let stopped: Promise<void> | undefined;
+  return {
+    url,
+    port,
+    timeline: () => timeline.rows(),
+    reset,
+    stop() {
+      stopped ??= (async () => {
+        outages.stop();
+        timeline.stop();
+        engine.stop();
+        for (const end of [...live]) end();
+        await Promise.all(servers.map((s) => s.shutdown()));
+        log("stopped");
+      })();
+      return stopped;
+    },
+  };
+}

@@ -1,0 +1,63 @@
+import assert from "node:assert/strict";
+
+async function runCli(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+  const out = await new Deno.Command(Deno.execPath(), {
+    args: ["run", "--allow-net=127.0.0.1", "--allow-read", "--allow-write", "--allow-env", "sim/cli.ts", ...args],
+    stdout: "piped",
+    stderr: "piped",
+  }).output();
+  const dec = new TextDecoder();
+  return { code: out.code, stdout: dec.decode(out.stdout), stderr: dec.decode(out.stderr) };
+}
+
+Deno.test("sim CLI: bad input exits 2 with a message, never a stack trace", async (t) => {
+  await t.step("an unknown flag", async () => {
+    const r = await runCli(["--bogus", "1"]);
+    assert.equal(r.code, 2);
+    assert.match(r.stderr, /--bogus/);
+    assert.doesNotMatch(r.stderr, /\n\s+at /);
+  });
+  await t.step("a bad number", async () => {
+    const r = await runCli(["--port", "http"]);
+    assert.equal(r.code, 2);
+    assert.match(r.stderr, /--port: expected an integer 0\.\.65535, got "http"/);
+  });
+  await t.step("a profile with a bad field names the file and the field", async () => {
+    const file = await Deno.makeTempFile({ suffix: ".json" });
+    await Deno.writeTextFile(file, JSON.stringify({ name: "x", queue: { max_len: "many" } }));
+    const r = await runCli(["--profile", file, "--port", "0"]);
+    await Deno.remove(file);
+    assert.equal(r.code, 2);
+    assert.match(r.stderr, new RegExp(`${file}: queue\\.max_len: `));
+    assert.doesNotMatch(r.stderr, /\n\s+at /);
+  });
+  await t.step("a missing workload names the path", async () => {
+    const r = await runCli(["--workload", "no/such/workload", "--port", "0"]);
+    assert.equal(r.code, 2);
+    assert.match(r.stderr, /no\/such\/workload: cannot read workload/);
+  });
+});
+
+Deno.test("sim CLI: serves the design workload, prints its URL, writes the timeline, stops after --duration-s", async () => {
+  const file = await Deno.makeTempFile({ suffix: ".jsonl" });
+  try {
+    const r = await runCli([
+      "--port",
+      "0",
+      "--profile",
+      "data/sim/fast.json",
+      "--duration-s",
+      "1.2",
+      "--timeline",
+      file,
+    ]);
+    assert.equal(r.code, 0, r.stderr);
+    assert.match(r.stdout.trim(), /^http:\/\/127\.0\.0\.1:\d+$/);
+    assert.match(r.stderr, /fast \(72 cases\) listening/);
+    const rows = (await Deno.readTextFile(file)).trim().split("\n");
+    assert.equal(rows.length, 1);
+    assert.equal(JSON.parse(rows[0]!).replicas, 1);
+  } finally {
+    await Deno.remove(file);
+  }
+});
