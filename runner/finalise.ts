@@ -1,5 +1,6 @@
 import { createHash } from "node:crypto";
 import { join } from "node:path";
+import process from "node:process";
 import { type RequestRow, RunManifest, type ServerRow, TABLES } from "../schema/mod.ts";
 import type { Clock } from "./clock.ts";
 import { CsvSink } from "./sinks/csv_sink.ts";
@@ -21,7 +22,11 @@ export interface FinaliseOptions {
  * logs to Parquet if asked, records the client verdict and the sha256 of
  * every file in run.json.
  */
-export async function finaliseRun(dir: string, manifest: RunManifest, o: FinaliseOptions): Promise<RunManifest> {
+export async function finaliseRun(
+  dir: string,
+  manifest: RunManifest,
+  o: FinaliseOptions,
+): Promise<{ manifest: RunManifest; requests: RequestRow[] }> {
   const endedMs = o.clock.now();
   if (o.serverTimeline) await copyServerTimeline(dir, o.targetUrl, o.clock.epochUnixMs, endedMs);
 
@@ -32,6 +37,7 @@ export async function finaliseRun(dir: string, manifest: RunManifest, o: Finalis
     ended_ms: endedMs,
     retries: o.retries,
     retry_budget_exhausted: o.retryBudgetExhausted,
+    ...ownUsage(),
   };
   if (manifest.plan.mode === "open" && rows.length !== manifest.plan.scheduled_requests) {
     throw new Error(
@@ -53,13 +59,13 @@ export async function finaliseRun(dir: string, manifest: RunManifest, o: Finalis
   }
   const valid = RunManifest.parse(manifest);
   Deno.writeTextFileSync(join(dir, "run.json"), JSON.stringify(valid, null, 2) + "\n");
-  return valid;
+  return { manifest: valid, requests: rows };
 }
 
 /** Did the client keep up? Any not_sent, or a p99 send lag above the limit, says no. */
 export function clientVerdict(rows: readonly RequestRow[], lagLimitMs: number): Omit<
   RunManifest["result"],
-  "status" | "ended_ms" | "retries" | "retry_budget_exhausted"
+  "status" | "ended_ms" | "retries" | "retry_budget_exhausted" | "runner_cpu_ms" | "runner_peak_rss_bytes"
 > {
   const lags = rows.map((r) => r.send_lag_ms).filter((v): v is number => v !== null).sort((a, b) => a - b);
   // Nearest-rank p99 over every request the dispatcher reached (sent or not).
@@ -118,6 +124,17 @@ async function copyServerTimeline(dir: string, target: URL, epochUnixMs: number,
     });
   }
   sink.close();
+}
+
+/** CPU time of this process so far and its peak RSS (Linux /proc; null elsewhere). */
+function ownUsage(): { runner_cpu_ms: number; runner_peak_rss_bytes: number | null } {
+  const cpu = process.cpuUsage();
+  let peak: number | null = null;
+  try {
+    const m = /VmHWM:\s+(\d+) kB/.exec(Deno.readTextFileSync("/proc/self/status"));
+    if (m) peak = Number(m[1]) * 1024;
+  } catch { /* not Linux: unknown, not zero */ }
+  return { runner_cpu_ms: (cpu.user + cpu.system) / 1000, runner_peak_rss_bytes: peak };
 }
 
 function exists(p: string): boolean {

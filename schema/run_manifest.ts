@@ -116,6 +116,9 @@ export const RunManifest = z.object({
     client_limit_reason: z.string().nullable(),
     retries: z.number().int(),
     retry_budget_exhausted: z.number().int(),
+    /** The runner's own CPU time (user + system) and peak resident memory over the run (null where unknown). */
+    runner_cpu_ms: z.number().nonnegative().nullable(),
+    runner_peak_rss_bytes: z.number().int().nonnegative().nullable(),
   }).strict(),
   /** File name → sha256 when the run was finalised (tamper evidence). */
   files: z.record(z.string(), sha),

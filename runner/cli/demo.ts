@@ -7,7 +7,6 @@
  */
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { readLogCsv } from "../sinks/csv_read.ts";
 import { formatRunReport } from "../report.ts";
 import { runLoadTest } from "../run.ts";
 import { parseFlags, runMain } from "./_cli.ts";
@@ -27,7 +26,7 @@ if (import.meta.main) {
     const sim = await startSimProcess(v.profile!, workload, v.seed!);
     console.error(`simulator listening on ${sim.url} (profile ${v.profile})`);
     try {
-      const { dir, manifest } = await runLoadTest({
+      const { dir, manifest, requests } = await runLoadTest({
         workload,
         plan: v.plan!,
         target: sim.url,
@@ -36,7 +35,7 @@ if (import.meta.main) {
         conditions: join(ROOT, "data/conditions/sim-demo.json"),
         seed: Number(v.seed),
       });
-      console.log(formatRunReport(manifest, await readLogCsv(join(dir, "requests.csv"), "requests")));
+      console.log(formatRunReport(manifest, requests));
       console.log(`run written to ${dir} (${Object.keys(manifest.files).join(", ")})`);
     } finally {
       await sim.stop();
@@ -53,6 +52,8 @@ async function startSimProcess(profile: string, workload: string, seed: string) 
       "--allow-net=127.0.0.1,localhost",
       "--allow-read",
       "--allow-env",
+      // The simulator watches request.signal only for queued requests (a client that leaves, leaves the queue).
+      "--unstable-no-legacy-abort",
       join(ROOT, "sim/cli.ts"),
       "--port",
       "0",

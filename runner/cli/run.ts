@@ -3,17 +3,16 @@
  * [--conditions F] [--seed N] ...`: one open-loop run, written as a raw event log.
  */
 import { InputError } from "../../schema/errors.ts";
-import { readLogCsv } from "../sinks/csv_read.ts";
+import { HTTP_CLIENT_KINDS, type HttpClientKind } from "../http/mod.ts";
 import { formatRunReport } from "../report.ts";
 import { runLoadTest } from "../run.ts";
 import { numberFlag, parseFlags, runMain, shardFlag } from "./_cli.ts";
-import { join } from "node:path";
 
 export const USAGE = `usage: deno task run --workload F --plan F --target URL --out DIR
   [--format csv|parquet|both] [--conditions F] [--seed N] [--run-id ID]
   [--shard i/N --start-at ISO] [--api-key-env NAME] [--retry F] [--timeouts F]
   [--max-send-lag-ms N] [--max-in-flight N] [--lag-limit-ms N] [--save-outputs]
-  [--http-client raw|fetch|node] [--no-progress] [--no-server-timeline]`;
+  [--http-client raw|fetch] [--no-progress] [--no-server-timeline]`;
 
 if (import.meta.main) {
   await runMain(async () => {
@@ -52,13 +51,13 @@ if (import.meta.main) {
       | undefined;
     if (!formats) throw new InputError(`--format: expected csv, parquet or both, got "${v.format}"`);
     const client = v["http-client"];
-    if (client !== undefined && !["raw", "fetch", "node"].includes(client)) {
-      throw new InputError(`--http-client: expected raw, fetch or node, got "${client}"`);
+    if (client !== undefined && !(HTTP_CLIENT_KINDS as readonly string[]).includes(client)) {
+      throw new InputError(`--http-client: expected one of ${HTTP_CLIENT_KINDS.join(", ")}, got "${client}"`);
     }
     if (v["start-at"] !== undefined && Number.isNaN(Date.parse(v["start-at"]))) {
       throw new InputError(`--start-at: not an ISO date-time: "${v["start-at"]}"`);
     }
-    const { dir, manifest } = await runLoadTest({
+    const { dir, manifest, requests } = await runLoadTest({
       workload: v.workload!,
       plan: v.plan!,
       target: v.target!,
@@ -76,14 +75,11 @@ if (import.meta.main) {
       maxInFlight: numberFlag("max-in-flight", v["max-in-flight"], 1),
       lagLimitMs: numberFlag("lag-limit-ms", v["lag-limit-ms"], 0),
       saveOutputs: v["save-outputs"] ?? false,
-      httpClient: client as "raw" | "fetch" | "node" | undefined,
+      httpClient: client as HttpClientKind | undefined,
       progress: !v["no-progress"],
       serverTimeline: !v["no-server-timeline"],
     });
-    const rows = manifest.runner.formats.includes("csv")
-      ? await readLogCsv(join(dir, "requests.csv"), "requests")
-      : null;
-    if (rows) console.log(formatRunReport(manifest, rows));
+    console.log(formatRunReport(manifest, requests));
     console.log(`run written to ${dir}`);
     return 0;
   });

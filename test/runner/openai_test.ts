@@ -62,3 +62,45 @@ Deno.test("ResponseState reads a non-streamed body; its tokens arrive with the b
   bad.feedBody("<html>", 1);
   assert.match(bad.malformed!, /not JSON/);
 });
+
+Deno.test("the fast chunk path agrees with JSON.parse on every chunk shape", async (t) => {
+  const cases: Record<string, string[]> = {
+    plain: [chunk({ role: "assistant", content: "" }), chunk({ content: "hello" }), chunk({}, "stop")],
+    quotes: [chunk({ content: 'say "hi" \\ back\\' }), chunk({ content: '\\"' }, "length")],
+    unicode: [chunk({ content: "héllo – 漢字 \u{1F600}\n\t" }), chunk({ content: "\u0000\u001f" })],
+    patterns_in_text: [chunk({ content: '"content":"x" "finish_reason":"stop" "usage"' })],
+    null_content: [JSON.stringify({ choices: [{ index: 0, delta: { content: null }, finish_reason: null }] })],
+    logprobs: [
+      JSON.stringify({ choices: [{ index: 0, delta: { content: "a" }, logprobs: null, finish_reason: null }] }),
+    ],
+    two_choices: [JSON.stringify({ choices: [{ delta: { content: "a" } }, { delta: { content: "b" } }] })],
+  };
+  for (const [name, chunks] of Object.entries(cases)) {
+    await t.step(name, () => {
+      const fast = new ResponseState();
+      for (const c of chunks) fast.feedChunk(c, 1);
+      const slow = new ResponseState();
+      for (const c of chunks) {
+        const parsed = JSON.parse(c);
+        const choice = parsed.choices?.[0];
+        if (typeof choice?.delta?.content === "string") slow.text += choice.delta.content;
+        if (choice?.finish_reason) slow.finishReason = choice.finish_reason;
+      }
+      assert.equal(fast.text, slow.text);
+      assert.equal(fast.finishReason, slow.finishReason);
+      assert.equal(fast.malformed, null);
+    });
+  }
+  await t.step("truncated or malformed chunks are still refused", () => {
+    for (
+      const bad of [
+        '{"choices":[{"delta":{"content":"abc',
+        '{"choices":[{"delta":{"content":"a"},"finish_reason":nul}]}x',
+      ]
+    ) {
+      const s = new ResponseState();
+      s.feedChunk(bad, 1);
+      assert.notEqual(s.malformed, null, bad);
+    }
+  });
+});
