@@ -1,3 +1,4 @@
+import { setImmediate } from "node:timers";
 import type { RequestRow, ScheduledRequest } from "../schema/mod.ts";
 import type { Clock } from "./clock.ts";
 
@@ -18,6 +19,9 @@ export interface DispatchOptions {
   /** Stops dispatching: the rest of the schedule becomes `not_sent` (run_stopped). */
   signal?: AbortSignal;
 }
+
+/** How early the dispatcher's timer wakes before a due time (timers here are 1–2.5 ms late). */
+const TIMER_SLACK_MS = 3;
 
 /** Live counters of the dispatcher (read by the progress line). */
 export interface DispatchCounters {
@@ -84,12 +88,15 @@ export function dispatchOpenLoop(o: DispatchOptions, counters: DispatchCounters 
     }
     if (i < entries.length) {
       const wait = entries[i]!.scheduled_ms - clock.now();
-      // Timers fire up to ~1 ms late: wake 1 ms early, then poll with zero delays.
-      setTimeout(tick, wait > 2 ? wait - 1 : 0);
+      // Deno's timers fire 1–2.5 ms late (setTimeout(0) takes ~2 ms): sleep until
+      // TIMER_SLACK_MS before the due time, then poll with setImmediate, which
+      // yields to I/O and comes back within microseconds.
+      if (wait > TIMER_SLACK_MS) setTimeout(tick, wait - TIMER_SLACK_MS);
+      else setImmediate(tick);
     } else settle();
   };
-  o.signal?.addEventListener("abort", () => setTimeout(tick, 0), { once: true });
-  setTimeout(tick, Math.max(0, (entries[0]?.scheduled_ms ?? 0) - clock.now() - 1));
+  o.signal?.addEventListener("abort", () => setImmediate(tick), { once: true });
+  tick();
   return finished;
 }
 

@@ -32,7 +32,11 @@ Deno.test("dispatchOpenLoop records every scheduled request once, late ones as n
     });
     assert.equal(rows.length, 50);
     assert.ok(rows.every((r) => r.outcome === "ok"));
-    assert.ok(Math.max(...rows.map((r) => r.send_lag_ms!)) < 20);
+    // A dispatcher that waited for answers (30 ms each) would be ~1.4 s late by the last request;
+    // the bounds leave room for a busy CI machine.
+    const lags = rows.map((r) => r.send_lag_ms!).sort((a, b) => a - b);
+    assert.ok(lags[25]! < 5, `median send lag ${lags[25]} ms`);
+    assert.ok(lags[49]! < 150, `max send lag ${lags[49]} ms`);
   });
 
   await t.step("a client that blocks falls behind: not_sent past the bound, and the verdict says so", async () => {

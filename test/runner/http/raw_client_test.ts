@@ -1,0 +1,148 @@
+import assert from "node:assert/strict";
+import { startClock } from "../../../runner/clock.ts";
+import type { HttpOutcome, ResponseHandler } from "../../../runner/http/client.ts";
+import { RawHttpClient } from "../../../runner/http/raw_client.ts";
+import { type FaultMode, startFaultServer } from "../../support/fault_server.ts";
+
+const clock = startClock();
+const ignore: ResponseHandler = { onHeaders() {}, onData() {} };
+
+function post(client: RawHttpClient, url: string, body = "{}", signal?: AbortSignal): Promise<HttpOutcome> {
+  return client.send({ url: new URL(url), headers: { "content-type": "application/json" }, body, signal }, ignore);
+}
+
+Deno.test("raw client reuses keep-alive connections for sequential requests", async () => {
+  const srv = await startFaultServer({ tokens: 2 });
+  const client = new RawHttpClient({ clock });
+  try {
+    for (let i = 0; i < 40; i++) {
+      const mode = (["ok-sse", "ok-json", "500", "429", "malformed-sse"] as const)[i % 5];
+      assert.equal((await post(client, `${srv.url}/${mode}/x`)).ok, true);
+    }
+    assert.equal(client.connectionsOpened, 1);
+    assert.equal(srv.connections, 1);
+    assert.equal(srv.requests.length, 40);
+  } finally {
+    await client.close();
+    await srv.close();
+  }
+});
+
+Deno.test("raw client caps connections per host and queues the rest in FIFO order", async () => {
+  const srv = await startFaultServer({ tokens: 2, slowDelayMs: 30 });
+  const client = new RawHttpClient({ clock, maxConnectionsPerHost: 2 });
+  try {
+    const outs = await Promise.all(
+      Array.from({ length: 6 }, (_, i) => post(client, `${srv.url}/slow/x`, `{"n":${i}}`)),
+    );
+    assert.ok(outs.every((o) => o.ok));
+    assert.equal(srv.connections, 2);
+    // Requests 0 and 1 go first on the two connections; the queue hands out 2..5 in order.
+    const order = srv.requests.map((r) => JSON.parse(r.body).n);
+    assert.deepEqual(order.slice(2), [2, 3, 4, 5]);
+    assert.deepEqual(new Set(order.slice(0, 2)), new Set([0, 1]));
+  } finally {
+    await client.close();
+    await srv.close();
+  }
+});
+
+Deno.test("raw client ends a queued request as aborted without sending it", async () => {
+  const srv = await startFaultServer({ tokens: 2, slowDelayMs: 40 });
+  const client = new RawHttpClient({ clock, maxConnectionsPerHost: 1 });
+  try {
+    const busy = post(client, `${srv.url}/slow/x`);
+    const queued = post(client, `${srv.url}/ok-json/x`, "{}", AbortSignal.timeout(20));
+    const out = await queued;
+    assert.equal(out.ok, false);
+    if (!out.ok) assert.equal(out.kind, "aborted");
+    assert.equal((await busy).ok, true);
+    assert.equal(srv.counts["ok-json"], 0);
+    assert.equal((await post(client, `${srv.url}/ok-json/x`)).ok, true, "the slot is free again");
+  } finally {
+    await client.close();
+    await srv.close();
+  }
+});
+
+Deno.test("raw client retries once on a fresh connection when a reused one dies before answering", async (t) => {
+  await t.step("stale keep-alive connection: the retry succeeds", async () => {
+    // Request 1 meets a closed reused connection (the server closes without a byte); the retry is answered.
+    const script: FaultMode[] = ["ok-json", "reset", "ok-json"];
+    const srv = await startFaultServer({ pick: (r) => script[r.index] });
+    const client = new RawHttpClient({ clock });
+    try {
+      assert.equal((await post(client, `${srv.url}/x`)).ok, true);
+      assert.equal((await post(client, `${srv.url}/x`)).ok, true);
+      assert.equal(srv.counts.reset, 1);
+      assert.equal(srv.counts["ok-json"], 2);
+      assert.equal(srv.connections, 2);
+    } finally {
+      await client.close();
+      await srv.close();
+    }
+  });
+
+  await t.step("a fresh connection that dies is not retried", async () => {
+    const srv = await startFaultServer({ pick: () => "reset" });
+    const client = new RawHttpClient({ clock });
+    try {
+      const out = await post(client, `${srv.url}/x`);
+      assert.equal(out.ok, false);
+      if (!out.ok) assert.equal(out.kind, "connection_reset");
+      assert.equal(srv.counts.reset, 1);
+    } finally {
+      await client.close();
+      await srv.close();
+    }
+  });
+
+  await t.step("the retry happens at most once", async () => {
+    const srv = await startFaultServer({ pick: (r) => (r.index === 0 ? "ok-json" : "reset") });
+    const client = new RawHttpClient({ clock });
+    try {
+      assert.equal((await post(client, `${srv.url}/x`)).ok, true);
+      const out = await post(client, `${srv.url}/x`);
+      assert.equal(out.ok, false);
+      if (!out.ok) assert.equal(out.kind, "connection_reset");
+      assert.equal(srv.counts.reset, 2, "the reused attempt and one retry");
+    } finally {
+      await client.close();
+      await srv.close();
+    }
+  });
+});
+
+Deno.test("raw client does not reuse connections idle longer than idleTimeoutMs", async () => {
+  const srv = await startFaultServer();
+  const client = new RawHttpClient({ clock, idleTimeoutMs: 20 });
+  try {
+    assert.equal((await post(client, `${srv.url}/ok-json/x`)).ok, true);
+    assert.equal((await post(client, `${srv.url}/ok-json/x`)).ok, true);
+    assert.equal(client.connectionsOpened, 1);
+    await new Promise((r) => setTimeout(r, 40));
+    assert.equal((await post(client, `${srv.url}/ok-json/x`)).ok, true);
+    assert.equal(client.connectionsOpened, 2);
+  } finally {
+    await client.close();
+    await srv.close();
+  }
+});
+
+Deno.test("raw client rejects bad input as outcomes, not exceptions", async (t) => {
+  const client = new RawHttpClient({ clock });
+  await t.step("an unsupported scheme", async () => {
+    const out = await post(client, "ftp://127.0.0.1/x");
+    assert.equal(out.ok, false);
+    if (!out.ok) assert.match(out.message, /unsupported URL scheme ftp:/);
+  });
+  await t.step("a header value with CR LF (request smuggling)", async () => {
+    const out = await client.send(
+      { url: new URL("http://127.0.0.1:9/x"), headers: { "x-a": "1\r\nx-b: 2" }, body: "" },
+      ignore,
+    );
+    assert.equal(out.ok, false);
+    if (!out.ok) assert.equal(out.kind, "protocol_error");
+  });
+  await client.close();
+});

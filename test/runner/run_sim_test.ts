@@ -1,0 +1,95 @@
+import assert from "node:assert/strict";
+import { createHash } from "node:crypto";
+import { join } from "node:path";
+import pl from "nodejs-polars";
+import { OUTCOMES, RunManifest } from "../../schema/mod.ts";
+import { loadSimProfile } from "../../schema/sim_profile.ts";
+import { loadWorkload } from "../../schema/workload_file.ts";
+import { runLoadTest } from "../../runner/run.ts";
+import { readSchedule } from "../../runner/schedule.ts";
+import { readLogCsv } from "../../runner/sinks/csv_read.ts";
+import { startSim } from "../../sim/mod.ts";
+import { writeJson } from "../support/tiny_workload.ts";
+
+const ROOT = new URL("../../", import.meta.url).pathname;
+
+Deno.test("a staged run of design-v1 against the simulator writes a complete, self-consistent run folder", async () => {
+  const dir = Deno.makeTempDirSync();
+  const workload = await loadWorkload(join(ROOT, "data/workloads/design-v1"));
+  const profile = await loadSimProfile(join(ROOT, "data/sim/fast.json"));
+  const sim = await startSim({ port: 0, profile, workload, seed: 3, quiet: true });
+  try {
+    const plan = writeJson(dir, "staged.json", {
+      name: "staged-test",
+      seed: 11,
+      arrivals: {
+        process: "staged",
+        drain_s: 0.3,
+        stages: [
+          { name: "cold", kind: "warmup", process: "poisson", rate_rps: 20, duration_s: 0.6 },
+          { name: "peak", kind: "steady", process: "constant", rate_rps: 40, duration_s: 0.6 },
+          { name: "spike", kind: "burst", process: "gamma", rate_rps: 60, duration_s: 0.4, burstiness: 0.5 },
+        ],
+      },
+    });
+    const { dir: runDir, manifest, requests } = await runLoadTest({
+      workload: join(ROOT, "data/workloads/design-v1"),
+      plan,
+      target: sim.url,
+      out: join(dir, "out"),
+      formats: ["csv", "parquet"],
+      conditions: join(ROOT, "data/conditions/sim-demo.json"),
+      progress: false,
+    });
+
+    // Every scheduled request appears exactly once, with a valid outcome.
+    const schedule = await readSchedule(join(runDir, "schedule.csv"));
+    assert.ok(schedule.length > 20);
+    assert.deepEqual(requests.map((r) => r.request_id).sort(), schedule.map((e) => e.request_id).sort());
+    for (const r of requests) assert.ok(OUTCOMES.includes(r.outcome));
+    assert.ok(requests.filter((r) => r.outcome === "ok").length > 0.9 * requests.length);
+    // Stages come from the plan; the first is the cold start.
+    assert.deepEqual(manifest.stages.map((s) => s.kind), ["warmup", "drain", "steady", "drain", "burst", "drain"]);
+    for (const r of requests) {
+      const e = schedule.find((s) => s.request_id === r.request_id)!;
+      assert.equal(r.stage, e.stage);
+      assert.equal(r.scheduled_ms, e.scheduled_ms);
+      assert.equal(r.case_id, e.case_id);
+    }
+    // Tool cases ran their frozen tools; retrieval cases their retrieval step.
+    const tools = await readLogCsv(join(runDir, "tools.csv"), "tools");
+    for (const r of requests.filter((r) => r.outcome === "ok" && r.class === "tool_agent")) {
+      assert.ok((r.tool_calls >= 1 && r.rounds === r.tool_calls + 1) || r.auth_ok === false, r.request_id);
+    }
+    for (const r of requests.filter((r) => r.class === "rag_answer" && r.outcome === "ok")) {
+      assert.ok(tools.some((t) => t.request_id === r.request_id && t.tool === "retrieval" && t.round === 0));
+    }
+    // The simulator's timeline was copied onto the run clock.
+    const server = await readLogCsv(join(runDir, "server.csv"), "server");
+    assert.ok(server.length >= 1);
+    for (const s of server) assert.ok(s.t_ms >= 0 && s.t_ms <= manifest.result.ended_ms + 1000);
+    // run.json validates, and every file's sha256 matches.
+    RunManifest.parse(JSON.parse(Deno.readTextFileSync(join(runDir, "run.json"))));
+    assert.equal(manifest.result.status, "complete");
+    for (const [name, sha] of Object.entries(manifest.files)) {
+      assert.equal(createHash("sha256").update(Deno.readFileSync(join(runDir, name))).digest("hex"), sha, name);
+    }
+    assert.ok(
+      ["requests.parquet", "attempts.parquet", "tools.parquet", "server.parquet"].every((f) => f in manifest.files),
+    );
+    // Parquet holds the same rows as CSV.
+    const pq = pl.readParquet(join(runDir, "requests.parquet"));
+    assert.equal(pq.height, requests.length);
+    const byId = new Map(requests.map((r) => [r.request_id, r]));
+    for (const rec of pq.toRecords()) {
+      const r = byId.get(rec.request_id as string)!;
+      assert.equal(rec.outcome, r.outcome);
+      assert.equal(rec.completed_ms, r.completed_ms);
+      assert.equal(rec.quality_ok, r.quality_ok);
+      assert.equal(Number(rec.output_tokens), r.output_tokens);
+    }
+  } finally {
+    await sim.stop();
+    Deno.removeSync(dir, { recursive: true });
+  }
+});
