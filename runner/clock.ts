@@ -7,9 +7,25 @@ export interface Clock {
   readonly epochUnixMs: number;
 }
 
+/** A clock whose ms 0 is the moment it was created or last restarted. */
+export class RunClock implements Clock {
+  #perf0 = 0;
+  epochUnixMs = 0;
+
+  constructor() {
+    this.restart();
+  }
+
+  /** Moves ms 0 to now (after warm-up, before the first arrival). */
+  restart(): void {
+    this.#perf0 = performance.now();
+    this.epochUnixMs = performance.timeOrigin + this.#perf0;
+  }
+
+  readonly now = (): number => performance.now() - this.#perf0;
+}
+
 /** A clock whose ms 0 is the moment it was created. */
-export function startClock(): Clock {
-  const perf0 = performance.now();
-  const epochUnixMs = performance.timeOrigin + perf0;
-  return { now: () => performance.now() - perf0, epochUnixMs };
+export function startClock(): RunClock {
+  return new RunClock();
 }

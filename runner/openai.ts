@@ -138,64 +138,29 @@ export class ResponseState {
   }
 
   /**
-   * Fast path for the common chunk, one choice with a plain `content` delta
-   * and no tool calls, usage or error: reads the content and finish reason
-   * with string searches instead of JSON.parse (about 6× cheaper per chunk,
-   * and a response has hundreds). Anything else, or anything that does not
-   * look exactly like that shape, returns false and takes the JSON path.
-   * Patterns match only outside strings: inside a JSON string a quote is
-   * always escaped, so `"content":"` cannot occur there.
+   * Fast path for the common chunk — scalar top-level fields, one choice whose
+   * delta is exactly a content string, no tool calls, usage or error — read
+   * with one anchored regular expression instead of JSON.parse: about 5×
+   * cheaper and allocation-free, and a response has hundreds of chunks. Any
+   * other shape (or anything malformed) does not match and takes the JSON path.
    */
   #feedPlainDelta(data: string, tMs: number): boolean {
-    const n = data.length;
-    if (n < 20 || data.charCodeAt(0) !== 123 || data.charCodeAt(n - 1) !== 125) return false;
-    if (data.includes('"tool_calls"') || data.includes('"usage"') || data.includes('"error"')) return false;
-    const choices = data.indexOf('"choices":[{');
-    if (choices < 0 || data.indexOf('"choices":', choices + 10) >= 0) return false;
-    const at = data.indexOf('"content":', choices);
-    let text = "";
-    let after = choices;
-    if (at >= 0) {
-      const open = at + 10;
-      if (data.startsWith("null", open)) after = open + 4;
-      else {
-        if (data.charCodeAt(open) !== 34) return false;
-        let close = data.indexOf('"', open + 1);
-        let escaped = false;
-        while (close > 0 && data.charCodeAt(close - 1) === 92) {
-          // Count the backslashes: an odd run escapes this quote.
-          let k = close - 1;
-          while (data.charCodeAt(k) === 92) k--;
-          if ((close - 1 - k) % 2 === 0) break;
-          escaped = true;
-          close = data.indexOf('"', close + 1);
-        }
-        if (close < 0) return false;
-        const raw = data.slice(open + 1, close);
-        if (escaped || raw.includes("\\")) {
-          try {
-            text = JSON.parse(data.slice(open, close + 1));
-          } catch {
-            return false;
-          }
-        } else text = raw;
-        after = close + 1;
+    const m = PLAIN_DELTA.exec(data);
+    if (!m) return false;
+    const raw = m[1]!;
+    let text = raw;
+    if (raw.includes("\\")) {
+      try {
+        text = JSON.parse(`"${raw}"`);
+      } catch {
+        return false;
       }
     }
-    const fr = data.indexOf('"finish_reason":', after);
-    if (fr < 0) return false;
-    const v = fr + 16;
-    let finish: string | null = null;
-    if (data.charCodeAt(v) === 34) {
-      const end = data.indexOf('"', v + 1);
-      if (end < 0) return false;
-      finish = data.slice(v + 1, end);
-    } else if (!data.startsWith("null", v)) return false;
     if (text.length) {
       this.text += text;
       this.#tokenAt(tMs);
     }
-    if (finish) this.finishReason = finish;
+    if (m[2]) this.finishReason = m[2];
     return true;
   }
 
@@ -213,6 +178,10 @@ export class ResponseState {
     if (tc.function?.arguments) cur.args += tc.function.arguments;
   }
 }
+
+/** A chunk with scalar top-level fields and one plain content delta (see `#feedPlainDelta`). */
+const PLAIN_DELTA =
+  /^\{(?:"[a-z_]+":(?:"[^"\\\x00-\x1f]*"|-?\d+|null),)*"choices":\[\{"index":0,"delta":\{(?:"role":"assistant",)?"content":"((?:[^"\\\x00-\x1f]|\\.)*)"\}(?:,"logprobs":null)?,"finish_reason":(?:null|"([a-z_]+)")\}\](?:,"usage":null)?\}$/;
 
 interface ToolCallDelta {
   index?: number;

@@ -28,7 +28,9 @@ import { buildSchedule, loadPlan, saveSchedule } from "./schedule.ts";
 import { CsvSink } from "./sinks/csv_sink.ts";
 import { finaliseRun } from "./finalise.ts";
 import { stopTokenCounter } from "./tokens.ts";
+import { Watchdog } from "./watchdog.ts";
 import { VERSION } from "./version.ts";
+import { warmUp } from "./warm_up.ts";
 
 export { EXIT_BAD_INPUT };
 
@@ -58,6 +60,8 @@ export interface RunOptions {
   saveOutputs?: boolean;
   httpClient?: HttpClientKind;
   progress?: boolean;
+  /** Keep-alive connections opened before ms 0 (raw client). @default 8 */
+  preconnect?: number;
   /** Fetch the target's own timeline from `<base>/sim/timeline` when it has one. @default true */
   serverTimeline?: boolean;
   /** Stops the run early (the rest of the schedule is recorded `not_sent`). */
@@ -113,8 +117,14 @@ export async function runLoadTest(o: RunOptions): Promise<RunResult> {
   if (apiKey) headers.authorization = `Bearer ${apiKey}`;
   const clientKind = o.httpClient ?? (url.protocol === "https:" ? "fetch" : DEFAULT_HTTP_CLIENT);
 
-  if (startIso) await sleepUntil(Date.parse(startIso));
   const clock = startClock();
+  const client = createHttpClient(clientKind, { clock });
+  warmUp(loaded.workload.cases);
+  if (client.preconnect) {
+    await client.preconnect(url, o.preconnect ?? 8).catch((e) =>
+      console.error(`warning: could not open connections to ${redactUrl(url)} before the run: ${(e as Error).message}`)
+    );
+  }
   const manifest: RunManifest = {
     schema_version: SCHEMA_VERSION,
     run_id: runId,
@@ -197,8 +207,6 @@ export async function runLoadTest(o: RunOptions): Promise<RunResult> {
     const saved = await saveSchedule(dir, built.entries);
     manifest.plan.schedule_sha256 = saved.sha256;
   }
-  // Written first so that a killed run still says what it was conditional on.
-  Deno.writeTextFileSync(join(dir, "run.json"), JSON.stringify(manifest, null, 2) + "\n");
 
   const sinks = {
     requests: CsvSink.open(dir, "requests"),
@@ -214,8 +222,6 @@ export async function runLoadTest(o: RunOptions): Promise<RunResult> {
   };
   const flushTimer = setInterval(flushAll, manifest.runner.flush_ms);
 
-  const client = createHttpClient(clientKind, { clock });
-  const { Watchdog } = await import("./watchdog.ts");
   const watchdog = new Watchdog(clock.now, timeouts.idle_ms);
   // Jitter draws come from their own stream of the plan seed.
   const retryRng = new Rng(plan.spec.seed, 7);
@@ -260,6 +266,12 @@ export async function runLoadTest(o: RunOptions): Promise<RunResult> {
     Deno.addSignalListener("SIGINT", sigint);
   } catch { /* no signal support (tests on other platforms): Ctrl-C then ends the process */ }
 
+  if (startIso) await sleepUntil(Date.parse(startIso));
+  // Ms 0 of the run: warm-up and connection set-up happen before it.
+  clock.restart();
+  manifest.epoch_iso = new Date(clock.epochUnixMs).toISOString();
+  // Written before the first arrival so that a killed run still says what it was conditional on.
+  Deno.writeTextFileSync(join(dir, "run.json"), JSON.stringify(manifest, null, 2) + "\n");
   const progress = startProgress(counters, tally, {
     total: built.entries.length,
     now: clock.now,

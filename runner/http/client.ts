@@ -35,6 +35,8 @@ export type HttpOutcome =
 export interface HttpClient {
   readonly name: string;
   send(req: HttpRequest, handler: ResponseHandler): Promise<HttpOutcome>;
+  /** Opens up to `n` keep-alive connections to `url`'s host before the run, where the transport pools them. */
+  preconnect?(url: URL, n: number): Promise<void>;
   close(): Promise<void>;
 }
 

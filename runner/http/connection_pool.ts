@@ -1,3 +1,5 @@
+import { watchAbort } from "./abort_watch.ts";
+
 /** One pooled TCP connection with its own read buffer. */
 export class RawConnection {
   readonly conn: Deno.TcpConn;
@@ -41,7 +43,7 @@ interface Waiter {
   resolve(c: RawConnection): void;
   reject(err: unknown): void;
   signal: AbortSignal | undefined;
-  onAbort: (() => void) | undefined;
+  unwatch: (() => void) | undefined;
   done: boolean;
 }
 
@@ -87,14 +89,13 @@ export class HostPool {
       return this.#connect(signal);
     }
     return new Promise((resolve, reject) => {
-      const w: Waiter = { resolve, reject, signal, onAbort: undefined, done: false };
+      const w: Waiter = { resolve, reject, signal, unwatch: undefined, done: false };
       if (signal) {
-        w.onAbort = () => {
+        w.unwatch = watchAbort(signal, () => {
           if (w.done) return;
           w.done = true;
           reject(signal.reason);
-        };
-        signal.addEventListener("abort", w.onAbort, { once: true });
+        });
       }
       this.#waiters.push(w);
     });
@@ -184,7 +185,7 @@ export class HostPool {
       }
       if (w.done) continue;
       w.done = true;
-      if (w.onAbort) w.signal!.removeEventListener("abort", w.onAbort);
+      w.unwatch?.();
       return w;
     }
     return undefined;

@@ -72,9 +72,11 @@ function fetchErrorKind(err: unknown, afterHead: boolean): TransportErrorKind {
   const msg = messageOf(err);
   if (err instanceof DOMException && err.name === "AbortError") return "aborted";
   if (!afterHead) {
-    if (/refused|os error 111/i.test(msg)) return "connect_refused";
+    if (/connection refused|os error 111|ConnectionRefused/i.test(msg)) return "connect_refused";
     if (/tcp connect error|dns error|connect error|timed out/i.test(msg)) return "connect_error";
   }
-  if (/invalid (http|chunk|header|status)|parse error|invalid response|header/i.test(msg)) return "protocol_error";
+  if (/invalid (HTTP|chunk|header|status)|parse error|invalid response|header (name|value)/i.test(msg)) {
+    return "protocol_error";
+  }
   return afterHead ? "stream_cut" : "connection_reset";
 }

@@ -1,5 +1,6 @@
 import type { Clock } from "../clock.ts";
 import type { HttpClient, HttpClientOptions, HttpOutcome, HttpRequest, ResponseHandler } from "./client.ts";
+import { watchAbort } from "./abort_watch.ts";
 import { HostPool, type RawConnection } from "./connection_pool.ts";
 import { FetchHttpClient } from "./fetch_client.ts";
 import { ResponseParser, type ResponseSink } from "./response_parser.ts";
@@ -65,6 +66,7 @@ export class RawHttpClient implements HttpClient {
     }
     const signal = req.signal;
     if (signal?.aborted) return failure("aborted", this.#clock.now(), signal.reason);
+    if (this.#closed) return failure("aborted", this.#clock.now(), new Error("HTTP client closed"));
     let bytes: Uint8Array;
     let pool: HostPool;
     try {
@@ -80,18 +82,25 @@ export class RawHttpClient implements HttpClient {
       if (signal?.aborted) return failure("aborted", this.#clock.now(), signal.reason);
       return failure(classifyError(err, "connect"), this.#clock.now(), err);
     }
-    const first = await this.#exchange(pool, c, bytes, handler, signal);
-    if (first !== STALE) return first;
-    try {
-      c = await pool.replace(c, signal);
-    } catch (err) {
-      if (signal?.aborted) return failure("aborted", this.#clock.now(), signal.reason);
-      return failure(classifyError(err, "connect"), this.#clock.now(), err);
+    // At most two rounds: a stale reused connection earns one retry on a fresh one.
+    for (let round = 0;; round++) {
+      const out = await this.#exchange(pool, c, bytes, handler, signal, round === 0);
+      if (out !== STALE) return out;
+      try {
+        c = await pool.replace(c, signal);
+      } catch (err) {
+        if (signal?.aborted) return failure("aborted", this.#clock.now(), signal.reason);
+        return failure(classifyError(err, "connect"), this.#clock.now(), err);
+      }
     }
-    const second = await this.#exchange(pool, c, bytes, handler, signal);
-    if (second !== STALE) return second;
-    pool.discard(c);
-    return failure("connection_reset", this.#clock.now(), new Error("connection closed before the response head"));
+  }
+
+  /** Opens `n` connections to `url`'s host and leaves them idle in its pool (fails like a connect). */
+  async preconnect(url: URL, n: number): Promise<void> {
+    if (url.protocol !== "http:") return;
+    const pool = this.#pool(url);
+    const conns = await Promise.all(Array.from({ length: n }, () => pool.acquire(undefined)));
+    for (const c of conns) pool.release(c);
   }
 
   close(): Promise<void> {
@@ -102,7 +111,6 @@ export class RawHttpClient implements HttpClient {
   }
 
   #pool(url: URL): HostPool {
-    if (this.#closed) throw new Error("HTTP client closed");
     let p = this.#pools.get(url.host);
     if (!p) {
       const hostname = url.hostname.startsWith("[") ? url.hostname.slice(1, -1) : url.hostname;
@@ -118,24 +126,24 @@ export class RawHttpClient implements HttpClient {
     return p;
   }
 
-  /** One request/response on `c`; STALE when a reused connection failed before any response byte. */
+  /** One request/response on `c`; STALE when `mayRetry` and a reused connection failed before any response byte. */
   async #exchange(
     pool: HostPool,
     c: RawConnection,
     bytes: Uint8Array,
     handler: ResponseHandler,
     signal: AbortSignal | undefined,
+    mayRetry: boolean,
   ): Promise<HttpOutcome | typeof STALE> {
     const clock = this.#clock;
-    const reused = ++c.uses > 1;
+    const retryIfStale = ++c.uses > 1 && mayRetry;
     const sink = new BodySink(handler);
     const parser = new ResponseParser(sink);
     let aborted = false;
-    const onAbort = () => {
+    const unwatch = signal && watchAbort(signal, () => {
       aborted = true;
       c.close();
-    };
-    signal?.addEventListener("abort", onAbort, { once: true });
+    });
     let received = 0;
     try {
       for (let off = 0; off < bytes.length;) off += await c.conn.write(off === 0 ? bytes : bytes.subarray(off));
@@ -147,7 +155,7 @@ export class RawHttpClient implements HttpClient {
             pool.discard(c);
             return { ok: true, endMs: t };
           }
-          if (!aborted && !parser.sawHead && received === 0 && reused) return STALE; // caller replaces c
+          if (!aborted && !parser.sawHead && received === 0 && retryIfStale) return STALE; // caller replaces c
           pool.discard(c);
           if (aborted) return failure("aborted", t, signal!.reason);
           if (!parser.sawHead) {
@@ -168,25 +176,30 @@ export class RawHttpClient implements HttpClient {
     } catch (err) {
       const t = clock.now();
       const protocol = sink.threw || (err instanceof Error && err.name === "ProtocolError");
-      if (!aborted && !this.#closed && !protocol && received === 0 && reused) return STALE; // caller replaces c
+      if (!aborted && !this.#closed && !protocol && received === 0 && retryIfStale) return STALE; // caller replaces c
       pool.discard(c);
       if (aborted) return failure("aborted", t, signal!.reason);
       if (this.#closed) return failure("aborted", t, new Error("HTTP client closed"));
       const kind = sink.threw ? "protocol_error" : classifyError(err, parser.sawHead ? "body" : "request");
       return failure(kind, t, sink.threw ? new Error(`response handler threw: ${messageOf(err)}`) : err);
     } finally {
-      signal?.removeEventListener("abort", onAbort);
+      unwatch?.();
     }
   }
 }
 
-/** Collects the body ranges of one socket read and hands them to the handler as one piece. */
+/**
+ * Gathers the body bytes of one socket read and hands them to the handler as one piece. The
+ * parser is done with bytes before the current one, so chunk bodies are moved together in
+ * place (memmove) as they are found and copied out once: no per-chunk allocation.
+ */
 class BodySink implements ResponseSink {
   t = 0;
   threw = false;
   readonly #handler: ResponseHandler;
-  #ranges: number[] = [];
-  #bytes = 0;
+  /** Start of this read's gathered body bytes in the read buffer, -1 when none. */
+  #from = -1;
+  #to = 0;
 
   constructor(handler: ResponseHandler) {
     this.#handler = handler;
@@ -196,27 +209,18 @@ class BodySink implements ResponseSink {
     this.#guard(() => this.#handler.onHeaders(status, headers, this.t));
   }
 
-  body(_buf: Uint8Array, start: number, end: number): void {
+  body(buf: Uint8Array, start: number, end: number): void {
     if (end <= start) return;
-    this.#ranges.push(start, end);
-    this.#bytes += end - start;
+    if (this.#from === -1) this.#from = this.#to = start;
+    else if (start !== this.#to) buf.copyWithin(this.#to, start, end);
+    this.#to += end - start;
   }
 
-  /** Delivers this read's body bytes (copied: the read buffer is reused). */
+  /** Delivers this read's body bytes as one copied piece (the read buffer is reused). */
   flush(buf: Uint8Array): void {
-    const r = this.#ranges;
-    if (r.length === 0) return;
-    let piece: Uint8Array;
-    if (r.length === 2) piece = buf.slice(r[0]!, r[1]!);
-    else {
-      piece = new Uint8Array(this.#bytes);
-      for (let k = 0, at = 0; k < r.length; k += 2) {
-        piece.set(buf.subarray(r[k]!, r[k + 1]!), at);
-        at += r[k + 1]! - r[k]!;
-      }
-    }
-    r.length = 0;
-    this.#bytes = 0;
+    if (this.#from === -1) return;
+    const piece = buf.slice(this.#from, this.#to);
+    this.#from = -1;
     this.#guard(() => this.#handler.onData(piece, this.t));
   }
 

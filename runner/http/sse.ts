@@ -43,7 +43,8 @@ export class SseDecoder {
   #line = "";
   /** A piece ended in `\r`: a `\n` starting the next piece belongs to it. */
   #skipLf = false;
-  #data: string[] = [];
+  /** Joined `data` lines of the current event; undefined before the first. */
+  #data: string | undefined;
   #event: string | undefined;
   #id: string | undefined;
   /** Any field line seen since the last blank line. */
@@ -118,7 +119,7 @@ export class SseDecoder {
       value = line.slice(from);
     }
     this.#pending = true;
-    if (name === "data") this.#data.push(value);
+    if (name === "data") this.#data = this.#data === undefined ? value : `${this.#data}\n${value}`;
     else if (name === "event") this.#event = value;
     else if (name === "id") {
       if (value.indexOf("\0") === -1) this.#id = value;
@@ -129,12 +130,12 @@ export class SseDecoder {
     const data = this.#data;
     const event = this.#event;
     const id = this.#id;
-    this.#data = [];
+    this.#data = undefined;
     this.#event = undefined;
     this.#id = undefined;
     this.#pending = false;
-    if (data.length === 0) return undefined;
-    const ev: SseEvent = { data: data.length === 1 ? data[0]! : data.join("\n") };
+    if (data === undefined) return undefined;
+    const ev: SseEvent = { data };
     if (event !== undefined && event !== "") ev.event = event;
     if (id !== undefined) ev.id = id;
     return ev;

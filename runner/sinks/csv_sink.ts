@@ -49,7 +49,7 @@ export class CsvSink<T extends TableName> {
   readonly #file: Deno.FsFile;
   readonly #columns: readonly string[];
   readonly #encoder = new TextEncoder();
-  #buffer: unknown[][] = [];
+  #buffer: string[] = [];
   #closed = false;
   #written = 0;
 
@@ -101,7 +101,8 @@ export class CsvSink<T extends TableName> {
       if (v === undefined) throw new TypeError(`${this.path}: row has no value for column ${name}`);
       cells[i] = v;
     }
-    this.#buffer.push(cells);
+    // Encoded now, so the cost is spread over requests instead of stalling the loop at flush.
+    this.#buffer.push(encodeCsvRows([cells]));
   }
 
   /** Writes every buffered row in one write of complete lines; returns how many. */
@@ -109,7 +110,7 @@ export class CsvSink<T extends TableName> {
     const rows = this.#buffer;
     if (rows.length === 0) return 0;
     this.#buffer = [];
-    writeAll(this.#file, this.#encoder.encode(encodeCsvRows(rows)));
+    writeAll(this.#file, this.#encoder.encode(rows.join("")));
     this.#written += rows.length;
     return rows.length;
   }

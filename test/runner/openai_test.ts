@@ -104,3 +104,9 @@ Deno.test("the fast chunk path agrees with JSON.parse on every chunk shape", asy
     }
   });
 });
+
+Deno.test("a raw control character inside a chunk's string is malformed, as JSON says", () => {
+  const s = new ResponseState();
+  s.feedChunk('{"choices":[{"index":0,"delta":{"content":"a\nb"},"finish_reason":null}]}', 1);
+  assert.notEqual(s.malformed, null);
+});

@@ -95,6 +95,54 @@ export interface FaultServer {
 const enc = new TextEncoder();
 const isMode = (s: string | undefined): s is FaultMode => FAULT_MODES.includes(s as FaultMode);
 const SSE_HEAD = "HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\ncache-control: no-cache\r\n";
+const CHUNKED_SSE_HEAD = SSE_HEAD + "transfer-encoding: chunked\r\n\r\n";
+const chunk = (s: string) => `${enc.encode(s).length.toString(16)}\r\n${s}\r\n`;
+const json = (status: string, body: string, extra = "") =>
+  `HTTP/1.1 ${status}\r\ncontent-type: application/json\r\n${extra}content-length: ${
+    enc.encode(body).length
+  }\r\n\r\n${body}`;
+
+/** The bytes of every mode but `slow`, and whether the connection then stays open, closes, or hangs. */
+function fixedAnswer(mode: FaultMode, req: FaultRequest, tokens: number): [string, boolean | "hold"] {
+  switch (mode) {
+    case "ok-sse":
+      return [CHUNKED_SSE_HEAD + sseEvents(req, tokens).map(chunk).join("") + "0\r\n\r\n", true];
+    case "ok-sse-eof":
+      return [SSE_HEAD + "connection: close\r\n\r\n" + sseEvents(req, tokens).join(""), false];
+    case "ok-json":
+      return [json("200 OK", chatCompletionJson(req, tokens)), true];
+    case "500":
+      return [
+        json("500 Internal Server Error", `{"error":{"message":"fault: internal error","type":"server_error"}}`),
+        true,
+      ];
+    case "429": {
+      const body = `{"error":{"message":"fault: rate limited","type":"rate_limit_error"}}`;
+      return [json("429 Too Many Requests", body, "retry-after: 1\r\n"), true];
+    }
+    case "malformed-sse": {
+      const events = [0, 1, 2].map(() => chunk("data: {not json\n\n")).join("") + chunk("data: [DONE]\n\n");
+      return [CHUNKED_SSE_HEAD + events + "0\r\n\r\n", true];
+    }
+    case "cut":
+      return [CHUNKED_SSE_HEAD + sseEvents(req, 2).slice(0, 3).map(chunk).join(""), false];
+    case "wrong-content-type": {
+      const body = "<html><body>fault</body></html>";
+      return [`HTTP/1.1 200 OK\r\ncontent-type: text/html\r\ncontent-length: ${body.length}\r\n\r\n${body}`, true];
+    }
+    case "garbage":
+      return ["HELLO THERE\r\n\r\n", false];
+    case "bad-chunk":
+      return [CHUNKED_SSE_HEAD + "zz\r\n", false];
+    case "hang-headers":
+      return [CHUNKED_SSE_HEAD, "hold"];
+    case "hang":
+      return ["", "hold"];
+    case "reset":
+    case "slow":
+      return ["", false];
+  }
+}
 
 /**
  * Starts a fault server on 127.0.0.1 (free port).
@@ -147,80 +195,22 @@ export function startFaultServer(options: FaultServerOptions = {}): Promise<Faul
     const mode = modeOf(req);
     counts[mode]++;
     const tokens = param(req, "tokens", options.tokens ?? 8);
-    const write = async (s: string) => void await writeAll(conn, enc.encode(s));
-    const chunk = (s: string) => `${enc.encode(s).length.toString(16)}\r\n${s}\r\n`;
-    const json = (status: string, body: string, extra = "") =>
-      `HTTP/1.1 ${status}\r\ncontent-type: application/json\r\n${extra}content-length: ${
-        enc.encode(body).length
-      }\r\n\r\n${body}`;
-    switch (mode) {
-      case "ok-sse":
-        await write(
-          SSE_HEAD + "transfer-encoding: chunked\r\n\r\n" + sseEvents(req, tokens).map(chunk).join("") + "0\r\n\r\n",
-        );
-        return true;
-      case "ok-sse-eof":
-        await write(SSE_HEAD + "connection: close\r\n\r\n" + sseEvents(req, tokens).join(""));
-        return false;
-      case "ok-json":
-        await write(json("200 OK", chatCompletionJson(req, tokens)));
-        return true;
-      case "slow": {
-        const events = sseEvents(req, tokens);
-        await write(SSE_HEAD + "transfer-encoding: chunked\r\n\r\n" + chunk(events[0]!));
-        const delay = param(req, "delay_ms", options.slowDelayMs ?? 20);
-        for (let k = 1; k <= tokens; k++) {
-          await sleep(delay);
-          if (closing) return false;
-          await write(chunk(events[k]!));
-        }
-        await write(events.slice(tokens + 1).map(chunk).join("") + "0\r\n\r\n");
-        return true;
+    const write = (s: string) => writeAll(conn, enc.encode(s));
+    if (mode === "slow") {
+      const events = sseEvents(req, tokens);
+      await write(CHUNKED_SSE_HEAD + chunk(events[0]!));
+      const delay = param(req, "delay_ms", options.slowDelayMs ?? 20);
+      for (let k = 1; k <= tokens; k++) {
+        await sleep(delay);
+        if (closing) return false;
+        await write(chunk(events[k]!));
       }
-      case "reset":
-        return false;
-      case "500":
-        await write(
-          json("500 Internal Server Error", `{"error":{"message":"fault: internal error","type":"server_error"}}`),
-        );
-        return true;
-      case "429":
-        await write(
-          json(
-            "429 Too Many Requests",
-            `{"error":{"message":"fault: rate limited","type":"rate_limit_error"}}`,
-            "retry-after: 1\r\n",
-          ),
-        );
-        return true;
-      case "malformed-sse":
-        await write(
-          SSE_HEAD + "transfer-encoding: chunked\r\n\r\n" +
-            [..."abc"].map(() => chunk("data: {not json\n\n")).join("") + chunk("data: [DONE]\n\n") + "0\r\n\r\n",
-        );
-        return true;
-      case "cut":
-        await write(
-          SSE_HEAD + "transfer-encoding: chunked\r\n\r\n" + sseEvents(req, 2).slice(0, 3).map(chunk).join(""),
-        );
-        return false;
-      case "hang-headers":
-        await write(SSE_HEAD + "transfer-encoding: chunked\r\n\r\n");
-        return await drain(conn);
-      case "hang":
-        return await drain(conn);
-      case "wrong-content-type": {
-        const body = "<html><body>fault</body></html>";
-        await write(`HTTP/1.1 200 OK\r\ncontent-type: text/html\r\ncontent-length: ${body.length}\r\n\r\n${body}`);
-        return true;
-      }
-      case "garbage":
-        await write("HELLO THERE\r\n\r\n");
-        return false;
-      case "bad-chunk":
-        await write(SSE_HEAD + "transfer-encoding: chunked\r\n\r\nzz\r\n");
-        return false;
+      await write(events.slice(tokens + 1).map(chunk).join("") + "0\r\n\r\n");
+      return true;
     }
+    const [bytes, keepOpen] = fixedAnswer(mode, req, tokens);
+    if (bytes) await write(bytes);
+    return keepOpen === "hold" ? await drain(conn) : keepOpen;
   }
 
   async function serve(conn: Deno.Conn): Promise<void> {
