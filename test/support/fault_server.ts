@@ -59,6 +59,8 @@ export type FaultMode = typeof FAULT_MODES[number];
 export interface FaultRequest {
   /** 0-based order of arrival over the server's life. */
   index: number;
+  /** Wall-clock time (unix ms) the whole request had been read. */
+  receivedUnixMs: number;
   method: string;
   /** Path with query. */
   target: string;
@@ -219,7 +221,7 @@ export function startFaultServer(options: FaultServerOptions = {}): Promise<Faul
       for (;;) {
         const parsed = await readRequest(conn, pending);
         if (parsed === null || closing) return;
-        const req: FaultRequest = { index: requests.length, ...parsed };
+        const req: FaultRequest = { index: requests.length, receivedUnixMs: Date.now(), ...parsed };
         requests.push(req);
         if (!(await answer(conn, req))) return;
       }
@@ -271,7 +273,7 @@ export function startFaultServer(options: FaultServerOptions = {}): Promise<Faul
 async function readRequest(
   conn: Deno.Conn,
   pending: { buf: Uint8Array },
-): Promise<Omit<FaultRequest, "index"> | null> {
+): Promise<Omit<FaultRequest, "index" | "receivedUnixMs"> | null> {
   const chunk = new Uint8Array(16384);
   let headEnd = -1;
   for (;;) {
