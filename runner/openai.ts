@@ -59,6 +59,9 @@ export class ResponseState {
   /** Set when a chunk or body cannot be understood. */
   malformed: string | null = null;
   readonly #calls: { id: string; name: string; args: string }[] = [];
+  /** Text of a plain content chunk before and after its content string (see `#feedTemplated`). */
+  #prefix: string | null = null;
+  #suffix = "";
   readonly #gaps: number[] = [];
 
   /** Feeds one SSE `data` payload of a streamed response. */
@@ -67,7 +70,7 @@ export class ResponseState {
       this.done = true;
       return;
     }
-    if (this.#feedPlainDelta(data, tMs)) return;
+    if (this.#feedTemplated(data, tMs)) return;
     let chunk: ChunkShape;
     try {
       chunk = JSON.parse(data);
@@ -83,6 +86,7 @@ export class ResponseState {
       this.malformed ??= `error in stream: ${JSON.stringify(chunk.error).slice(0, 120)}`;
       return;
     }
+    this.#learnTemplate(data, chunk);
     if (chunk.usage) this.usage = readUsage(chunk.usage);
     const choice = chunk.choices?.[0];
     if (!choice) return;
@@ -131,37 +135,49 @@ export class ResponseState {
   itl(): { p50: number | null; max: number | null } {
     const g = this.#gaps;
     if (!g.length) return { p50: null, max: null };
-    const s = g.slice().sort((a, b) => a - b);
+    const s = Float64Array.from(g).sort(); // numeric, native: no comparator calls
     const mid = s.length >> 1;
     const p50 = s.length % 2 ? s[mid]! : (s[mid - 1]! + s[mid]!) / 2;
     return { p50, max: s[s.length - 1]! };
   }
 
   /**
-   * Fast path for the common chunk — scalar top-level fields, one choice whose
-   * delta is exactly a content string, no tool calls, usage or error — read
-   * with one anchored regular expression instead of JSON.parse: about 5×
-   * cheaper and allocation-free, and a response has hundreds of chunks. Any
-   * other shape (or anything malformed) does not match and takes the JSON path.
+   * Fast path for a stream's repetitive chunks. The first plain content chunk
+   * (one choice, a delta with only `content`, no finish reason, usage or tool
+   * calls) is read with JSON.parse and its text around the content string is
+   * kept as a template; a later chunk with exactly the same text before and
+   * after its content string, and a content string without quotes,
+   * backslashes or control characters, is the same JSON with other content.
+   * Two string comparisons instead of a JSON.parse per token (about 5× less
+   * CPU, and no garbage). Anything else takes the JSON path.
    */
-  #feedPlainDelta(data: string, tMs: number): boolean {
-    const m = PLAIN_DELTA.exec(data);
-    if (!m) return false;
-    const raw = m[1]!;
-    let text = raw;
-    if (raw.includes("\\")) {
-      try {
-        text = JSON.parse(`"${raw}"`);
-      } catch {
-        return false;
-      }
-    }
+  #feedTemplated(data: string, tMs: number): boolean {
+    const pre = this.#prefix;
+    const end = data.length - this.#suffix.length;
+    // slice + === compares with memcmp; startsWith walks characters and costs ~20× more here.
+    if (pre === null || end < pre.length) return false;
+    if (data.slice(0, pre.length) !== pre || data.slice(end) !== this.#suffix) return false;
+    const text = data.slice(pre.length, end);
+    if (UNSAFE_IN_STRING.test(text)) return false;
     if (text.length) {
       this.text += text;
       this.#tokenAt(tMs);
     }
-    if (m[2]) this.finishReason = m[2];
     return true;
+  }
+
+  /** Keeps `data` as the template of plain content chunks when it is one. */
+  #learnTemplate(data: string, chunk: ChunkShape): void {
+    const choice = chunk.choices?.[0];
+    const delta = choice?.delta;
+    if (chunk.usage || chunk.choices?.length !== 1 || choice!.finish_reason || !delta) return;
+    const keys = Object.keys(delta);
+    if (keys.length !== 1 || typeof delta.content !== "string") return;
+    const marker = `"content":${JSON.stringify(delta.content)}`;
+    const at = data.indexOf(marker);
+    if (at < 0 || data.indexOf(marker, at + 1) >= 0) return;
+    this.#prefix = data.slice(0, at + 11);
+    this.#suffix = data.slice(at + marker.length - 1);
   }
 
   #tokenAt(tMs: number): void {
@@ -179,9 +195,8 @@ export class ResponseState {
   }
 }
 
-/** A chunk with scalar top-level fields and one plain content delta (see `#feedPlainDelta`). */
-const PLAIN_DELTA =
-  /^\{(?:"[a-z_]+":(?:"[^"\\\x00-\x1f]*"|-?\d+|null),)*"choices":\[\{"index":0,"delta":\{(?:"role":"assistant",)?"content":"((?:[^"\\\x00-\x1f]|\\.)*)"\}(?:,"logprobs":null)?,"finish_reason":(?:null|"([a-z_]+)")\}\](?:,"usage":null)?\}$/;
+/** What a JSON string may not hold unescaped, plus the escape character itself. */
+const UNSAFE_IN_STRING = /["\\\x00-\x1f]/;
 
 interface ToolCallDelta {
   index?: number;

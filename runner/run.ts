@@ -175,7 +175,7 @@ export async function runLoadTest(o: RunOptions): Promise<RunResult> {
       deno: Deno.version.deno,
       max_send_lag_ms: o.maxSendLagMs ?? 1000,
       max_in_flight: o.maxInFlight ?? 20_000,
-      flush_ms: o.flushMs ?? 500,
+      flush_ms: o.flushMs ?? 100,
       save_outputs: o.saveOutputs ?? false,
       formats: o.formats,
     },

@@ -110,3 +110,30 @@ Deno.test("a raw control character inside a chunk's string is malformed, as JSON
   s.feedChunk('{"choices":[{"index":0,"delta":{"content":"a\nb"},"finish_reason":null}]}', 1);
   assert.notEqual(s.malformed, null);
 });
+
+Deno.test("templated chunks: a stream read through its learned template equals a JSON.parse of every chunk", () => {
+  const pieces = ["Hel", "lo", ' "quoted"', " back\\slash", " tab\t", " 漢字", "", " end", " \u{1F600}"];
+  const chunks = pieces.map((p) =>
+    JSON.stringify({
+      id: "c1",
+      object: "chat.completion.chunk",
+      created: 5,
+      model: "m",
+      choices: [{ index: 0, delta: { content: p }, finish_reason: null }],
+    })
+  );
+  chunks.push(JSON.stringify({ id: "c1", choices: [{ index: 0, delta: {}, finish_reason: "length" }] }));
+  const s = new ResponseState();
+  chunks.forEach((c, i) => s.feedChunk(c, i));
+  assert.equal(s.text, pieces.join(""));
+  assert.equal(s.finishReason, "length");
+  // Token times: every non-empty piece is a token (the empty one is not).
+  assert.equal(s.firstTokenMs, 0);
+  assert.equal(s.lastTokenMs, 8);
+  // A chunk with the same prefix but another shape after the content is not mistaken for a plain one.
+  const t = new ResponseState();
+  t.feedChunk(chunks[0]!, 0);
+  t.feedChunk(chunks[1]!.replace('"finish_reason":null', '"finish_reason":"stop"'), 1);
+  assert.equal(t.finishReason, "stop");
+  assert.equal(t.text, "Hello");
+});
