@@ -60,6 +60,7 @@ const server = v.target === "sim"
   ? await startServer([
     "run",
     "-A",
+    "--unstable-no-legacy-abort",
     join(ROOT, "sim/cli.ts"),
     "--port",
     "0",
