@@ -196,6 +196,7 @@ export class ResponseState {
 }
 
 /** What a JSON string may not hold unescaped, plus the escape character itself. */
+// deno-lint-ignore no-control-regex -- control characters are exactly what must be found
 const UNSAFE_IN_STRING = /["\\\x00-\x1f]/;
 
 interface ToolCallDelta {
