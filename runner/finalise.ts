@@ -93,17 +93,24 @@ interface TimelineRow extends Omit<ServerRow, "t_ms"> {
 }
 
 async function copyServerTimeline(dir: string, target: URL, epochUnixMs: number, endedMs: number): Promise<void> {
+  const url = new URL("/sim/timeline", target);
   let rows: TimelineRow[];
   try {
-    const res = await fetch(new URL("/sim/timeline", target), { signal: AbortSignal.timeout(3000) });
+    const res = await fetch(url, { signal: AbortSignal.timeout(3000) });
     if (!res.ok) {
       await res.body?.cancel();
+      // 404: a target without a timeline; the run simply has no server table.
+      if (res.status !== 404) console.error(`warning: ${url}: HTTP ${res.status}; the run has no server table`);
       return;
     }
     rows = await res.json();
-    if (!Array.isArray(rows)) return;
-  } catch {
-    return; // A target without a timeline: the run simply has no server table.
+  } catch (e) {
+    console.error(`warning: ${url}: ${(e as Error).message}; the run has no server table`);
+    return;
+  }
+  if (!Array.isArray(rows)) {
+    console.error(`warning: ${url}: not a JSON array; the run has no server table`);
+    return;
   }
   const sink = CsvSink.open(dir, "server");
   for (const r of rows) {
