@@ -51,7 +51,7 @@ export async function executeRequest(
   c: WorkloadCase,
   startedMs: number,
 ): Promise<RequestRow> {
-  const row = baseRow(ctx, req, c, startedMs);
+  const row = offeredRow({ runId: ctx.runId, route: ctx.target.route }, req, c, startedMs - req.scheduled_ms);
   const deadlineMs = req.scheduled_ms + ctx.requestTimeoutMs;
   const stream = ctx.stream(c.class);
   const maxTokens = Math.min(c.max_output_tokens, ctx.outputCap ?? Infinity);
@@ -213,19 +213,29 @@ function finishRow(
   ctx.outputs?.append({ request_id: row.request_id, text, tool_calls: JSON.stringify(calls) });
 }
 
-function baseRow(ctx: FlowContext, req: PlannedRequest, c: WorkloadCase, startedMs: number): RequestRow {
+/**
+ * The row of an offered request before anything happened to it: outcome
+ * `aborted`, every gate null (not evaluated), no times past `scheduled_ms`.
+ * `sendLagMs` is null for a request the runner never began.
+ */
+export function offeredRow(
+  run: { runId: string; route: string },
+  req: PlannedRequest,
+  c: WorkloadCase,
+  sendLagMs: number | null,
+): RequestRow {
   const gates = notEvaluated();
   return {
-    run_id: ctx.runId,
+    run_id: run.runId,
     request_id: req.request_id,
     case_id: c.case_id,
     class: c.class,
     priority: c.priority,
     stage: req.stage,
     shard: req.shard,
-    route: ctx.target.route,
+    route: run.route,
     scheduled_ms: req.scheduled_ms,
-    send_lag_ms: startedMs - req.scheduled_ms,
+    send_lag_ms: sendLagMs,
     first_sent_ms: null,
     first_token_ms: null,
     completed_ms: null,

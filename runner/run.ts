@@ -21,7 +21,7 @@ import { dispatchOpenLoop, newCounters } from "./dispatch.ts";
 import { createHttpClient, DEFAULT_HTTP_CLIENT, type HttpClientKind } from "./http/mod.ts";
 import { OutputsSink } from "./outputs_sink.ts";
 import { type ProgressTally, startProgress } from "./progress.ts";
-import { executeRequest, type FlowContext } from "./request_flow.ts";
+import { executeRequest, type FlowContext, offeredRow } from "./request_flow.ts";
 import { RetryController } from "./retry.ts";
 import { Rng } from "./rng.ts";
 import { buildSchedule, loadPlan, saveSchedule } from "./schedule.ts";
@@ -287,7 +287,11 @@ export async function runLoadTest(o: RunOptions): Promise<RunResult> {
         maxInFlight: manifest.runner.max_in_flight,
         start,
         skip: (e, outcome, lag, reason) =>
-          sinks.requests.append(skippedRow(runId, e, caseById.get(e.case_id)!, outcome, lag, reason, conditions.route)),
+          sinks.requests.append({
+            ...offeredRow({ runId, route: conditions.route }, e, caseById.get(e.case_id)!, lag),
+            outcome,
+            error_kind: reason,
+          }),
         done,
         signal: stop.signal,
       }, counters);
@@ -336,51 +340,6 @@ export async function runLoadTest(o: RunOptions): Promise<RunResult> {
     lagLimitMs: o.lagLimitMs ?? 5,
   });
   return { dir, ...final };
-}
-
-function skippedRow(
-  runId: string,
-  e: ScheduledRequest,
-  c: WorkloadCase,
-  outcome: "not_sent" | "client_shed",
-  lag: number | null,
-  reason: string,
-  route: string,
-): RequestRow {
-  return {
-    run_id: runId,
-    request_id: e.request_id,
-    case_id: e.case_id,
-    class: e.class,
-    priority: c.priority,
-    stage: e.stage,
-    shard: e.shard,
-    route,
-    scheduled_ms: e.scheduled_ms,
-    send_lag_ms: lag,
-    first_sent_ms: null,
-    first_token_ms: null,
-    completed_ms: null,
-    outcome,
-    http_status: null,
-    error_kind: reason,
-    attempts: 0,
-    rounds: 0,
-    tool_calls: 0,
-    tool_ms: 0,
-    input_tokens: 0,
-    cached_input_tokens: 0,
-    output_tokens: 0,
-    finish_reason: null,
-    output_valid: null,
-    schema_ok: null,
-    quality_ok: null,
-    safety_ok: null,
-    auth_ok: null,
-    quality_detail: null,
-    prompt_sha256: c.prompt_sha256,
-    output_sha256: null,
-  };
 }
 
 /** The chat completions endpoint of a base URL (or the URL itself when it already names it). */
