@@ -1,9 +1,9 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { promptSha256 } from "../../schema/workload_file.ts";
 import type { Workload } from "../../schema/workload.ts";
 import { buildSchedule, loadPlan, scheduleSha256, summarizeSchedule } from "../../runner/schedule.ts";
+import { tinyCase } from "../support/tiny_workload.ts";
 
 const ROOT = fileURLToPath(new URL("../../", import.meta.url));
 const CLI = join(ROOT, "runner/cli/plan.ts");
@@ -11,31 +11,19 @@ const DEMO = join(ROOT, "data/plans/demo-staged.json");
 
 /** A two-class workload folder that `loadWorkload` accepts. */
 async function writeWorkload(dir: string): Promise<Workload> {
-  const cases = ["chat", "chat", "rag"].map((cls, i) => {
-    const messages = [{ role: "user" as const, content: `question ${i}` }];
-    return {
+  const cases = ["chat", "chat", "rag"].map((cls, i) =>
+    tinyCase({
       case_id: `${cls}-${i}`,
       class: cls,
       priority: 0,
-      messages,
+      messages: [{ role: "user", content: `question ${i}` }],
       input_tokens: 2,
-      prompt_sha256: promptSha256(messages),
       max_output_tokens: 8,
       expected_output_tokens: 4,
       reference_output: "ok",
-      expected_output_schema: null,
-      safety_case: false,
-      canary: null,
-      tool_calls_expected: [],
-      tools: [],
-      tool_responses: [],
-      permitted_tools: [],
-      retrieval: null,
-      quality_check: { kind: "exact" as const, value: "ok", normalize: true },
-      input_size: "typical" as const,
-      output_size: "typical" as const,
-    };
-  });
+      quality_check: { kind: "exact", value: "ok", normalize: true },
+    })
+  );
   const workload: Workload = {
     workload: "cli-fixture",
     version: "1",

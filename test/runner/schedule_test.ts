@@ -11,6 +11,7 @@ import {
   scheduleSha256,
   summarizeSchedule,
 } from "../../runner/schedule.ts";
+import { tinyCase } from "../support/tiny_workload.ts";
 
 const PLANS = fileURLToPath(new URL("../../data/plans/", import.meta.url));
 const AZURE_CODE = fileURLToPath(
@@ -20,28 +21,19 @@ const AZURE_CODE = fileURLToPath(
 /** A workload with `n` cases in each class (case ids `<class>-<i>`). */
 function workload(perClass: Record<string, number>): Workload {
   const cases: WorkloadCase[] = Object.entries(perClass).flatMap(([cls, n]) =>
-    Array.from({ length: n }, (_, i) => ({
-      case_id: `${cls}-${i}`,
-      class: cls,
-      priority: 0,
-      messages: [{ role: "user" as const, content: `${cls} ${i}` }],
-      input_tokens: 2,
-      prompt_sha256: "0".repeat(64),
-      max_output_tokens: 8,
-      expected_output_tokens: 4,
-      reference_output: "ok",
-      expected_output_schema: null,
-      safety_case: false,
-      canary: null,
-      tool_calls_expected: [],
-      tools: [],
-      tool_responses: [],
-      permitted_tools: [],
-      retrieval: null,
-      quality_check: { kind: "exact" as const, value: "ok", normalize: true },
-      input_size: "typical" as const,
-      output_size: "typical" as const,
-    }))
+    Array.from({ length: n }, (_, i) =>
+      tinyCase({
+        case_id: `${cls}-${i}`,
+        class: cls,
+        priority: 0,
+        messages: [{ role: "user", content: `${cls} ${i}` }],
+        input_tokens: 2,
+        prompt_sha256: "0".repeat(64),
+        max_output_tokens: 8,
+        expected_output_tokens: 4,
+        reference_output: "ok",
+        quality_check: { kind: "exact", value: "ok", normalize: true },
+      }))
   );
   return {
     workload: "fixture",

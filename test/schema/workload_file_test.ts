@@ -2,6 +2,7 @@ import assert from "node:assert/strict";
 import { join } from "node:path";
 import { InputError } from "../../schema/errors.ts";
 import { loadWorkload, promptSha256 } from "../../schema/workload_file.ts";
+import { tinyCase } from "../support/tiny_workload.ts";
 
 // deno-lint-ignore no-explicit-any
 type Json = any;
@@ -13,33 +14,18 @@ async function sha256Hex(data: string | Uint8Array): Promise<string> {
   return [...new Uint8Array(digest)].map((b) => b.toString(16).padStart(2, "0")).join("");
 }
 
-async function makeCase(id: string, cls: string, question: string): Promise<Json> {
-  const messages = [{ role: "system", content: "Be brief." }, { role: "user", content: question }];
-  return {
+function makeCase(id: string, cls: string, question: string): Json {
+  return tinyCase({
     case_id: id,
     class: cls,
-    priority: 1,
-    messages,
+    messages: [{ role: "system", content: "Be brief." }, { role: "user", content: question }],
     input_tokens: 7,
-    prompt_sha256: await sha256Hex(JSON.stringify(messages)),
-    max_output_tokens: 64,
-    expected_output_tokens: 8,
     reference_output: "Canberra.",
-    expected_output_schema: null,
-    safety_case: false,
-    canary: null,
-    tool_calls_expected: [],
-    tools: [],
-    tool_responses: [],
-    permitted_tools: [],
-    retrieval: null,
     quality_check: { kind: "contains", values: ["Canberra"], all: true, case_insensitive: true },
-    input_size: "typical",
-    output_size: "typical",
-  };
+  });
 }
 
-async function fixture(): Promise<{ workload: Json; defaults: Json }> {
+function fixture(): { workload: Json; defaults: Json } {
   const classDefaults = { description: "d", deadline_ms: 3000, ttft_ms: 800, tpot_ms: 50, stream: true, priority: 1 };
   return {
     workload: {
@@ -49,7 +35,7 @@ async function fixture(): Promise<{ workload: Json; defaults: Json }> {
       description: "test fixture",
       does_not_represent: ["anything"],
       tokenizer: "o200k_base",
-      cases: [await makeCase("qa-1", "qa", "Capital of Australia?"), await makeCase("sum-1", "sum", "Summarise: x")],
+      cases: [makeCase("qa-1", "qa", "Capital of Australia?"), makeCase("sum-1", "sum", "Summarise: x")],
     },
     defaults: { workload: "tiny", classes: { qa: classDefaults, sum: { ...classDefaults, deadline_ms: 20000 } } },
   };
@@ -57,7 +43,7 @@ async function fixture(): Promise<{ workload: Json; defaults: Json }> {
 
 /** Writes the fixture (after `edit`) to a temp folder and returns the folder. */
 async function writeFixture(edit: (f: { workload: Json; defaults: Json }) => void = () => {}): Promise<string> {
-  const f = await fixture();
+  const f = fixture();
   edit(f);
   const dir = await Deno.makeTempDir({ prefix: "workload_file_" });
   await Deno.writeTextFile(join(dir, "workload.json"), JSON.stringify(f.workload, null, 2));

@@ -1,6 +1,6 @@
-import { createHash } from "node:crypto";
 import { SimProfile, type SimProfileInput, Workload, type WorkloadCase } from "../../schema/mod.ts";
 import { simTokenizer } from "../../sim/tokenizer.ts";
+import { tinyCase } from "../support/tiny_workload.ts";
 
 /** A profile from partial input (every default filled). */
 export function profile(input: Omit<SimProfileInput, "name"> & { name?: string } = {}): SimProfile {
@@ -21,32 +21,32 @@ type CaseInput = Partial<WorkloadCase> & { case_id: string; class: string; messa
 /** A workload case with its hash and token count computed. */
 export function testCase(c: CaseInput): WorkloadCase {
   const tok = simTokenizer();
-  return {
-    priority: 1,
+  return tinyCase({
     input_tokens: c.messages.reduce((s, m) => s + tok.count(m.content), 0),
-    prompt_sha256: createHash("sha256").update(JSON.stringify(c.messages)).digest("hex"),
     max_output_tokens: 256,
     expected_output_tokens: 40,
     reference_output: "",
-    expected_output_schema: null,
-    safety_case: false,
-    canary: null,
-    tool_calls_expected: [],
-    tools: [],
-    tool_responses: [],
-    permitted_tools: [],
-    retrieval: null,
     quality_check: { kind: "contains", values: ["x"], all: true, case_insensitive: true },
-    input_size: "typical",
-    output_size: "typical",
     ...c,
-  };
+  });
 }
 
 const user = (content: string) => [{ role: "system" as const, content: "You are a test assistant." }, {
   role: "user" as const,
   content,
 }];
+
+/** An extract_json case asking for the name and age of one person. */
+const jsonCase = (case_id: string, name: string, age: number) =>
+  testCase({
+    case_id,
+    class: "extract_json",
+    messages: user(`Extract name and age: ${name} is ${age}.`),
+    reference_output: JSON.stringify({ name, age }),
+    expected_output_tokens: 12,
+    expected_output_schema: { type: "object" },
+    quality_check: { kind: "json_fields", fields: { name, age } },
+  });
 
 let cached: Workload | undefined;
 
@@ -76,24 +76,8 @@ export function testWorkload(): Workload {
         expected_output_tokens: 60,
         quality_check: { kind: "contains", values: ["March", "twice"], all: true, case_insensitive: true },
       }),
-      testCase({
-        case_id: "json-1",
-        class: "extract_json",
-        messages: user("Extract name and age: Ana is 31."),
-        reference_output: '{"name":"Ana","age":31}',
-        expected_output_tokens: 12,
-        expected_output_schema: { type: "object" },
-        quality_check: { kind: "json_fields", fields: { name: "Ana", age: 31 } },
-      }),
-      testCase({
-        case_id: "json-2",
-        class: "extract_json",
-        messages: user("Extract name and age: Bo is 45."),
-        reference_output: '{"name":"Bo","age":45}',
-        expected_output_tokens: 12,
-        expected_output_schema: { type: "object" },
-        quality_check: { kind: "json_fields", fields: { name: "Bo", age: 45 } },
-      }),
+      jsonCase("json-1", "Ana", 31),
+      jsonCase("json-2", "Bo", 45),
       testCase({
         case_id: "safety-1",
         class: "safety",

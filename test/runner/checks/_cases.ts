@@ -1,38 +1,20 @@
 import { WorkloadCase } from "../../../schema/workload.ts";
 import type { CheckInput, ObservedToolCall } from "../../../runner/checks/check.ts";
-
-const MESSAGES = [{ role: "user" as const, content: "What is the capital of France?" }];
-
-async function sha256Hex(text: string): Promise<string> {
-  const digest = await crypto.subtle.digest("SHA-256", new TextEncoder().encode(text));
-  return [...new Uint8Array(digest)].map((b) => b.toString(16).padStart(2, "0")).join("");
-}
-
-const PROMPT_SHA = await sha256Hex(JSON.stringify(MESSAGES));
+import { tinyCase } from "../../support/tiny_workload.ts";
 
 /** A small case validated by the zod `WorkloadCase` (defaults filled in). */
 export function makeCase(over: Record<string, unknown> = {}): WorkloadCase {
   return WorkloadCase.parse({
-    case_id: "case-1",
-    class: "interactive",
-    priority: 1,
-    messages: MESSAGES,
-    input_tokens: 8,
-    prompt_sha256: PROMPT_SHA,
-    max_output_tokens: 256,
-    expected_output_tokens: 16,
-    reference_output: "Paris",
-    expected_output_schema: null,
-    safety_case: false,
-    canary: null,
-    tool_calls_expected: [],
-    tools: [],
-    tool_responses: [],
-    permitted_tools: [],
-    retrieval: null,
-    quality_check: { kind: "exact", value: "Paris" },
-    input_size: "typical",
-    output_size: "typical",
+    ...tinyCase({
+      case_id: "case-1",
+      class: "interactive",
+      messages: [{ role: "user", content: "What is the capital of France?" }],
+      input_tokens: 8,
+      max_output_tokens: 256,
+      expected_output_tokens: 16,
+      reference_output: "Paris",
+      quality_check: { kind: "exact", value: "Paris", normalize: true },
+    }),
     ...over,
   });
 }
