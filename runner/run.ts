@@ -1,15 +1,13 @@
-import { join, relative, resolve } from "node:path";
+import { join } from "node:path";
 import {
-  EXIT_BAD_INPUT,
   InputError,
   loadJsonFile,
   parseWith,
   type RequestRow,
   RetryPolicy,
   RunConditions,
-  RunManifest,
+  type RunManifest,
   type ScheduledRequest,
-  SCHEMA_VERSION,
   Timeouts,
   type WorkloadCase,
 } from "../schema/mod.ts";
@@ -21,6 +19,8 @@ import { dispatchOpenLoop, newCounters } from "./dispatch.ts";
 import { createHttpClient, DEFAULT_HTTP_CLIENT, type HttpClientKind } from "./http/mod.ts";
 import { OutputsSink } from "./outputs_sink.ts";
 import { type ProgressTally, startProgress } from "./progress.ts";
+import { initialManifest } from "./manifest.ts";
+import { chatUrl, redactUrl } from "./target_url.ts";
 import { executeRequest, type FlowContext, offeredRow } from "./request_flow.ts";
 import { RetryController } from "./retry.ts";
 import { Rng } from "./rng.ts";
@@ -29,10 +29,7 @@ import { CsvSink } from "./sinks/csv_sink.ts";
 import { finaliseRun } from "./finalise.ts";
 import { stopTokenCounter } from "./tokens.ts";
 import { Watchdog } from "./watchdog.ts";
-import { VERSION } from "./version.ts";
 import { warmUp } from "./warm_up.ts";
-
-export { EXIT_BAD_INPUT };
 
 /** Options of one run (the `run` CLI flags). */
 export interface RunOptions {
@@ -125,84 +122,30 @@ export async function runLoadTest(o: RunOptions): Promise<RunResult> {
       console.error(`warning: could not open connections to ${redactUrl(url)} before the run: ${(e as Error).message}`)
     );
   }
-  const manifest: RunManifest = {
-    schema_version: SCHEMA_VERSION,
-    run_id: runId,
-    epoch_iso: new Date(clock.epochUnixMs).toISOString(),
+  const manifest = initialManifest({
+    runId,
     conditions,
-    workload: {
-      path: relative(Deno.cwd(), resolve(o.workload)),
-      name: loaded.workload.workload,
-      version: loaded.workload.version,
-      kind: loaded.workload.kind,
-      sha256: loaded.sha256,
-      prompt_hashes: Object.fromEntries(loaded.workload.cases.map((c) => [c.case_id, c.prompt_sha256])),
-    },
-    plan: {
-      path: relative(Deno.cwd(), resolve(o.plan)),
-      spec: plan.spec,
-      seed: plan.spec.seed,
-      mode: built.mode,
-      mode_note: built.mode === "closed"
-        ? "CLOSED LOOP, for comparison only: each user waits for its response, so offered load falls as the server slows"
-        : "open loop: arrivals follow the saved schedule whatever the responses",
-      schedule_file: "schedule.csv",
-      schedule_sha256: "0".repeat(64),
-      scheduled_requests: built.entries.length,
-      shard,
-      start_iso: startIso,
-    },
-    targets: [{
-      route: conditions.route,
-      url: redactUrl(url),
-      provider: conditions.provider,
-      model: conditions.model,
-      api_key_env: apiKeyEnv,
-      api_key_present: apiKey !== null,
-      http_client: clientKind,
-    }],
-    retry: retryPolicy,
+    workloadPath: o.workload,
+    loaded,
+    planPath: o.plan,
+    plan,
+    built,
+    shard,
+    startIso,
+    url,
+    apiKeyEnv,
+    apiKeyPresent: apiKey !== null,
+    clientKind,
+    retryPolicy,
     timeouts,
-    tokenizer: {
-      name: "o200k_base",
-      library: "js-tiktoken@1.0.21",
-      used_for: "workload input_tokens; output/input tokens of attempts whose response carries no usage",
-    },
-    stages: built.stages,
     runner: {
-      name: "goodput-runner",
-      version: VERSION,
-      deno: Deno.version.deno,
       max_send_lag_ms: o.maxSendLagMs ?? 1000,
       max_in_flight: o.maxInFlight ?? 20_000,
       flush_ms: o.flushMs ?? 100,
       save_outputs: o.saveOutputs ?? false,
       formats: o.formats,
     },
-    host: {
-      hostname: Deno.hostname(),
-      os: `${Deno.build.os} ${Deno.osRelease()}`,
-      arch: Deno.build.arch,
-      cpus: navigator.hardwareConcurrency,
-      memory_bytes: Deno.systemMemoryInfo().total,
-    },
-    result: {
-      status: "running",
-      ended_ms: 0,
-      offered: built.entries.length,
-      not_sent: 0,
-      client_shed: 0,
-      send_lag_p99_ms: null,
-      send_lag_max_ms: null,
-      client_limited: false,
-      client_limit_reason: null,
-      retries: 0,
-      retry_budget_exhausted: 0,
-      runner_cpu_ms: null,
-      runner_peak_rss_bytes: null,
-    },
-    files: {},
-  };
+  });
   if (built.mode === "open") {
     const saved = await saveSchedule(dir, built.entries);
     manifest.plan.schedule_sha256 = saved.sha256;
@@ -340,28 +283,6 @@ export async function runLoadTest(o: RunOptions): Promise<RunResult> {
     lagLimitMs: o.lagLimitMs ?? 5,
   });
   return { dir, ...final };
-}
-
-/** The chat completions endpoint of a base URL (or the URL itself when it already names it). */
-export function chatUrl(target: string): URL {
-  let u: URL;
-  try {
-    u = new URL(target);
-  } catch {
-    throw new InputError(`--target: not a URL: ${target}`);
-  }
-  if (u.protocol !== "http:" && u.protocol !== "https:") throw new InputError(`--target: must be http(s): ${target}`);
-  if (u.username || u.password) throw new InputError("--target: credentials in the URL are refused; use --api-key-env");
-  if (!u.pathname.endsWith("/chat/completions")) {
-    u.pathname = u.pathname.replace(/\/+$/, "") + (u.pathname.includes("/v1") ? "" : "/v1") + "/chat/completions";
-  }
-  return u;
-}
-
-function redactUrl(u: URL): string {
-  const c = new URL(u);
-  for (const k of [...c.searchParams.keys()]) c.searchParams.set(k, "REDACTED");
-  return c.toString();
 }
 
 function unstatedConditions() {
