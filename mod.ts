@@ -14,3 +14,4 @@
  * @module
  */
 export * from "./schema/mod.ts";
+export * from "./analysis/mod.ts";

@@ -1,0 +1,243 @@
+/**
+ * The latency table: percentiles of every latency metric per class, per
+ * stage, per class × stage and overall, each with n, a distribution-free
+ * confidence interval, the support flag, the window and the inclusion rule.
+ *
+ * @module
+ */
+import pl from "nodejs-polars";
+import type { LoadedRun } from "./loaded_run.ts";
+import { percentileWithCI } from "./percentile.ts";
+
+/** The metrics of the table, in output order. */
+export const LATENCY_METRICS = [
+  "ttft_ms",
+  "tpot_ms",
+  "e2e_ms",
+  "send_lag_ms",
+  "server_wait_ms",
+  "tool_ms",
+  "rounds",
+] as const;
+export type LatencyMetric = typeof LATENCY_METRICS[number];
+
+/** Which requests each metric is computed over, and how: printed in every row. */
+export const LATENCY_INCLUSION: Record<LatencyMetric, string> = {
+  ttft_ms: "completed requests (outcome ok): first_token_ms − scheduled_ms (from the intended start, not the send)",
+  tpot_ms:
+    "completed requests: (last_token_ms − first_token_ms) / (output_tokens − 1) of the last attempt with both token times in the last round; requests with < 2 output tokens excluded",
+  e2e_ms: "completed requests (outcome ok): completed_ms − scheduled_ms",
+  send_lag_ms: "requests the runner began (send_lag_ms not null), whatever their outcome",
+  server_wait_ms: "requests with a first attempt that got headers: headers_ms − sent_ms of the first attempt",
+  tool_ms: "requests with at least one tool call: the request's total tool_ms",
+  rounds: "completed requests (outcome ok): model rounds",
+};
+
+/** A measurement window on `scheduled_ms`, half-open `[start_ms, end_ms)`. */
+export interface MsWindow {
+  start_ms: number;
+  end_ms: number;
+}
+
+/** Options of {@linkcode latencyTable}. */
+export interface LatencyOptions {
+  /** Only requests with scheduled_ms in `[start_ms, end_ms)`; null = the whole run. @default {null} */
+  window?: MsWindow | null;
+  /** Percentiles as fractions in (0, 1]. @default {[0.5, 0.95, 0.99]} */
+  percentiles?: number[];
+  /** Two-sided confidence level of each interval. @default {0.95} */
+  confidence?: number;
+}
+
+/** One percentile of one metric for one group. */
+export interface LatencyRow {
+  /** The class, or null for all classes. */
+  class: string | null;
+  /** The stage, or null for all stages. */
+  stage: string | null;
+  metric: LatencyMetric;
+  /** Percentile as a fraction (0.99 = p99). */
+  p: number;
+  /** Nearest-rank value; null when n = 0. */
+  value: number | null;
+  n: number;
+  confidence: number;
+  lower: number | null;
+  upper: number | null;
+  supported: boolean;
+  note: string | null;
+  /** The window the rows were computed over (null = whole run). */
+  window: MsWindow | null;
+  inclusion: string;
+}
+
+const F64 = pl.Float64;
+
+/** Per-request metric columns (null where a request is not included), keyed by request_id. */
+function perRequest(run: LoadedRun, window: MsWindow | null): pl.DataFrame {
+  let req = run.requests;
+  if (window) {
+    req = req.filter(pl.col("scheduled_ms").gtEq(window.start_ms).and(pl.col("scheduled_ms").lt(window.end_ms)));
+  }
+  // Order of attempts within a request: (round, attempt) as one sortable key. Window
+  // expressions (`over`) pick rows; per-group filters inside an aggregation are far slower.
+  const att = run.attempts.withColumns(
+    pl.col("round").cast(F64).mul(1e6).add(pl.col("attempt").cast(F64)).alias("_order"),
+  );
+  // First attempt: the server's wait before headers.
+  const first = att.filter(pl.col("_order").eq(pl.col("_order").min().over("request_id"))).select(
+    pl.col("request_id"),
+    pl.col("headers_ms").cast(F64).sub(pl.col("sent_ms").cast(F64)).alias("server_wait_ms"),
+  );
+  // Last answered attempt (both token times) of the last round: it produced the answer's tokens.
+  const answered = att.filter(
+    pl.col("first_token_ms").isNotNull().and(pl.col("last_token_ms").isNotNull())
+      .and(pl.col("round").eq(pl.col("round").max().over("request_id"))),
+  );
+  const final = answered.filter(pl.col("_order").eq(pl.col("_order").max().over("request_id"))).select(
+    pl.col("request_id"),
+    pl.col("last_token_ms").cast(F64).sub(pl.col("first_token_ms").cast(F64)).alias("_decode_ms"),
+    pl.col("output_tokens").cast(F64).alias("_out_tokens"),
+  );
+  const ok = pl.col("outcome").eq(pl.lit("ok"));
+  const onlyOk = (e: pl.Expr) => pl.when(ok).then(e).otherwise(pl.lit(null));
+  return req
+    .join(first, { on: "request_id", how: "left" })
+    .join(final, { on: "request_id", how: "left" })
+    .select(
+      pl.col("class").cast(pl.Utf8),
+      pl.col("stage").cast(pl.Utf8),
+      onlyOk(pl.col("first_token_ms").cast(F64).sub(pl.col("scheduled_ms").cast(F64))).alias("ttft_ms"),
+      onlyOk(
+        pl.when(pl.col("_out_tokens").gtEq(2))
+          .then(pl.col("_decode_ms").div(pl.col("_out_tokens").sub(1)))
+          .otherwise(pl.lit(null)),
+      ).alias("tpot_ms"),
+      onlyOk(pl.col("completed_ms").cast(F64).sub(pl.col("scheduled_ms").cast(F64))).alias("e2e_ms"),
+      pl.col("send_lag_ms").cast(F64),
+      pl.col("server_wait_ms").cast(F64),
+      pl.when(pl.col("tool_calls").gt(0)).then(pl.col("tool_ms").cast(F64)).otherwise(pl.lit(null)).alias("tool_ms"),
+      onlyOk(pl.col("rounds").cast(F64)).alias("rounds"),
+    );
+}
+
+/** A group of the table: its labels and, per metric, its ascending values. */
+interface Group {
+  class: string | null;
+  stage: string | null;
+  values: Map<LatencyMetric, Float64Array>;
+}
+
+/** The four groupings: overall, by class, by stage, by class × stage. */
+const GROUPINGS = [[false, false], [true, false], [false, true], [true, true]] as const;
+
+/**
+ * Every group's sorted values of every metric. Each metric is sorted once in
+ * polars; a stable counting pass per grouping then splits it by dense
+ * class/stage codes, so each group's slice stays sorted (no per-group sort,
+ * no list columns crossing into JS).
+ */
+function groups(frame: pl.DataFrame): Group[] {
+  const coded = frame.withColumns(
+    pl.col("class").rank("dense").cast(pl.Int32).sub(1).alias("_c"),
+    pl.col("stage").rank("dense").cast(pl.Int32).sub(1).alias("_s"),
+  );
+  const labels = coded.select("class", "stage", "_c", "_s").unique().toRecords();
+  const classes: string[] = [];
+  const stages: string[] = [];
+  const combos = new Set<number>();
+  let nStages = 0;
+  for (const l of labels) nStages = Math.max(nStages, Number(l._s) + 1);
+  for (const l of labels) {
+    classes[Number(l._c)] = String(l.class);
+    stages[Number(l._s)] = String(l.stage);
+    combos.add(Number(l._c) * nStages + Number(l._s));
+  }
+  const out: Group[] = [];
+  const index = new Map<string, Group>();
+  const group = (cls: string | null, stage: string | null): Group => {
+    const key = JSON.stringify([cls, stage]);
+    let g = index.get(key);
+    if (!g) {
+      g = { class: cls, stage, values: new Map() };
+      index.set(key, g);
+      out.push(g);
+    }
+    return g;
+  };
+  // Fix the output order: overall, classes, stages, class × stage present in the data.
+  group(null, null);
+  classes.forEach((c) => group(c, null));
+  stages.forEach((st) => group(null, st));
+  [...combos].sort((x, y) => x - y).forEach((k) => group(classes[Math.floor(k / nStages)]!, stages[k % nStages]!));
+  for (const metric of LATENCY_METRICS) {
+    const col = pl.col(metric);
+    const sorted = coded.select("_c", "_s", metric).filter(col.isNotNull().and(col.isNotNan())).sort(metric);
+    const values = Float64Array.from(sorted.getColumn(metric).toTypedArray() as ArrayLike<number>);
+    const c = Int32Array.from(sorted.getColumn("_c").toTypedArray() as ArrayLike<number>);
+    const st = Int32Array.from(sorted.getColumn("_s").toTypedArray() as ArrayLike<number>);
+    for (const [byClass, byStage] of GROUPINGS) {
+      const size = (byClass ? classes.length : 1) * (byStage ? nStages : 1);
+      const code = (i: number) => (byClass ? c[i]! : 0) * (byStage ? nStages : 1) + (byStage ? st[i]! : 0);
+      const counts = new Int32Array(size + 1);
+      for (let i = 0; i < values.length; i++) counts[code(i) + 1]!++;
+      for (let k = 0; k < size; k++) counts[k + 1]! += counts[k]!;
+      const starts = counts.slice(0, size);
+      const split = new Float64Array(values.length);
+      for (let i = 0; i < values.length; i++) split[starts[code(i)]!++] = values[i]!;
+      for (let k = 0; k < size; k++) {
+        const cls = byClass ? classes[Math.floor(k / (byStage ? nStages : 1))]! : null;
+        const stage = byStage ? stages[k % nStages]! : null;
+        if (byClass && byStage && !combos.has(k)) continue;
+        group(cls, stage).values.set(metric, split.subarray(counts[k]!, counts[k + 1]!));
+      }
+    }
+  }
+  return out;
+}
+
+/**
+ * Latency percentiles per class, per stage, per class × stage and overall
+ * (class/stage null = all), for every metric in {@linkcode LATENCY_METRICS}.
+ * Each row carries n, the confidence interval, `supported` (false with a
+ * note when n cannot bound the percentile), the window and the inclusion rule.
+ *
+ * @example
+ * ```ts ignore
+ * const rows = latencyTable(run, { window: { start_ms: 10_000, end_ms: 70_000 } });
+ * ```
+ */
+export function latencyTable(run: LoadedRun, options: LatencyOptions = {}): LatencyRow[] {
+  const window = options.window ?? null;
+  if (window && !(window.end_ms > window.start_ms)) {
+    throw new RangeError(`latencyTable: window end_ms ${window.end_ms} must exceed start_ms ${window.start_ms}`);
+  }
+  const ps = options.percentiles ?? [0.5, 0.95, 0.99];
+  const confidence = options.confidence ?? 0.95;
+  const frame = perRequest(run, window);
+  const rows: LatencyRow[] = [];
+  for (const g of groups(frame)) {
+    for (const metric of LATENCY_METRICS) {
+      const sorted = g.values.get(metric) ?? new Float64Array(0);
+      for (const p of ps) {
+        const ci = percentileWithCI(sorted, p, { confidence, sorted: true });
+        rows.push({
+          class: g.class,
+          stage: g.stage,
+          metric,
+          p,
+          value: ci.value,
+          n: ci.n,
+          confidence,
+          lower: ci.lower,
+          upper: ci.upper,
+          supported: ci.supported,
+          note: ci.note,
+          window,
+          inclusion: LATENCY_INCLUSION[metric],
+        });
+      }
+    }
+  }
+  return rows;
+}

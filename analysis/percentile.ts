@@ -1,0 +1,225 @@
+/**
+ * Percentiles with their sample count and a distribution-free confidence
+ * interval, and the flag for a percentile that n cannot support.
+ *
+ * Definitions (nearest rank): for n sorted values x₍₁₎ ≤ … ≤ x₍ₙ₎ and
+ * 0 < p ≤ 1, the p-percentile is x₍ₖ₎ with k = ⌈p·n⌉.
+ *
+ * Interval: the number B of samples at or below the true p-quantile is
+ * binomial(n, p), whatever the latency distribution. So
+ * P(x₍ₗ₎ ≤ q ≤ x₍ᵤ₎) = P(l ≤ B ≤ u − 1) = F(u − 1) − F(l − 1) with F the
+ * binomial CDF. We take the equal-tailed interval: l is the largest rank with
+ * F(l − 1) ≤ α/2, u the smallest with F(u − 1) ≥ 1 − α/2 (α = 1 − confidence).
+ * When u > n no order statistic bounds the quantile from above: the claim is
+ * not supported (the idea behind MLPerf LoadGen's early-stopping rule).
+ *
+ * @module
+ */
+
+/** A percentile with its sample count, confidence interval and support flag. */
+export interface PercentileCI {
+  /** The percentile asked for, as a fraction (0.99 = p99). */
+  p: number;
+  /** Nearest-rank value; null when there are no samples. */
+  value: number | null;
+  /** Sample count. */
+  n: number;
+  /** Confidence level of the interval. */
+  confidence: number;
+  /** Lower bound x₍lower_rank₎; null when no order statistic bounds it (lower_rank 0). */
+  lower: number | null;
+  /** Upper bound x₍upper_rank₎; null when no order statistic bounds it (upper_rank n + 1). */
+  upper: number | null;
+  /** 1-based rank of the lower bound; 0 = unbounded below. */
+  lower_rank: number;
+  /** 1-based rank of the upper bound; n + 1 = unbounded above. */
+  upper_rank: number;
+  /** False when n cannot bound the percentile from above at this confidence. */
+  supported: boolean;
+  /** Why the percentile is not supported; null when it is. */
+  note: string | null;
+}
+
+/** Options of {@linkcode percentileWithCI}. */
+export interface PercentileOptions {
+  /** Two-sided confidence level of the interval, in (0, 1). @default {0.95} */
+  confidence?: number;
+  /** Set when `values` is already sorted ascending, to skip the copy and sort. @default {false} */
+  sorted?: boolean;
+}
+
+function checkP(p: number): void {
+  if (!(p > 0 && p <= 1)) throw new RangeError(`percentile p must be in (0, 1], got ${p}`);
+}
+
+function checkConfidence(c: number): void {
+  if (!(c > 0 && c < 1)) throw new RangeError(`confidence must be in (0, 1), got ${c}`);
+}
+
+/**
+ * Nearest-rank percentile of ascending values: x₍⌈p·n⌉₎ (NaN when empty).
+ *
+ * @example Median of four values
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { percentile } from "./percentile.ts";
+ * // ⌈0.5 · 4⌉ = 2 → the 2nd smallest
+ * assert.equal(percentile(new Float64Array([1, 2, 3, 4]), 0.5), 2);
+ * ```
+ */
+export function percentile(sorted: Float64Array, p: number): number {
+  checkP(p);
+  const n = sorted.length;
+  if (n === 0) return NaN;
+  return sorted[nearestRank(n, p) - 1]!;
+}
+
+/** ⌈p·n⌉, guarded against float noise (0.29·100 must give 29, not 30). */
+function nearestRank(n: number, p: number): number {
+  const exact = p * n;
+  const rounded = Math.round(exact);
+  const k = Math.abs(exact - rounded) < 1e-9 * Math.max(1, exact) ? rounded : Math.ceil(exact);
+  return Math.min(n, Math.max(1, k));
+}
+
+/**
+ * Equal-tailed order-statistic ranks [l, u] for the p-quantile of n samples.
+ * Binomial probabilities are built by the ratio recurrence outwards from the
+ * mode and normalised by their sum, so nothing under- or overflows for n in
+ * the millions and the work is O(√n) (terms below 1e-18 of the mode are dropped).
+ */
+function ranks(n: number, p: number, alpha: number): { lower: number; upper: number } {
+  if (p === 1) return { lower: n, upper: n + 1 }; // B = n surely: F(k) = 0 for k < n
+  const mode = Math.min(n, Math.floor((n + 1) * p));
+  const ratio = p / (1 - p);
+  const up: number[] = [1]; // weights for mode, mode+1, ...
+  for (let k = mode; k < n; k++) {
+    const w = up[up.length - 1]! * ((n - k) / (k + 1)) * ratio;
+    if (w < 1e-18) break;
+    up.push(w);
+  }
+  const down: number[] = []; // weights for mode-1, mode-2, ...
+  let w = 1;
+  for (let k = mode; k > 0; k--) {
+    w = w * (k / (n - k + 1)) / ratio;
+    if (w < 1e-18) break;
+    down.push(w);
+  }
+  const first = mode - down.length;
+  const pmf = new Float64Array(down.length + up.length);
+  for (let i = 0; i < down.length; i++) pmf[down.length - 1 - i] = down[i]!;
+  for (let i = 0; i < up.length; i++) pmf[down.length + i] = up[i]!;
+  let total = 0;
+  for (const v of pmf) total += v;
+  // F(k) for k below `first` is < 1e-18 relative: treated as 0.
+  let lower = first; // F(first − 1) ≈ 0 ≤ α/2, so rank `first` qualifies at least
+  let upper = n + 1;
+  let cdf = 0;
+  for (let i = 0; i < pmf.length; i++) {
+    cdf += pmf[i]! / total; // cdf = F(first + i)
+    const k = first + i;
+    if (cdf <= alpha / 2) lower = k + 1; // F((k+1) − 1) ≤ α/2
+    if (cdf >= 1 - alpha / 2) {
+      upper = k + 1; // F((k+1) − 1) ≥ 1 − α/2
+      break;
+    }
+  }
+  if (upper === n + 1 && first + pmf.length - 1 < n) upper = first + pmf.length; // mass beyond is < 1e-18
+  return { lower: Math.max(lower, 0), upper: Math.min(upper, n + 1) };
+}
+
+/**
+ * The smallest n at which the p-percentile has an upper confidence bound
+ * (u ≤ n). With the equal-tailed interval that needs F(n − 1) = 1 − pⁿ ≥ 1 − α/2,
+ * i.e. n ≥ ln(α/2) / ln p. Infinity for p = 1 (no sample bounds the maximum).
+ *
+ * @example p99 at 95 % confidence
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { minSamplesFor } from "./percentile.ts";
+ * // ln(0.025) / ln(0.99) = 367.04 → 368
+ * assert.equal(minSamplesFor(0.99, 0.95), 368);
+ * ```
+ */
+export function minSamplesFor(p: number, confidence = 0.95): number {
+  checkP(p);
+  checkConfidence(confidence);
+  if (p === 1) return Infinity;
+  const target = Math.log((1 - confidence) / 2);
+  let n = Math.max(1, Math.ceil(target / Math.log(p)));
+  // Settle float noise at the boundary: the exact condition is n·ln p ≤ ln(α/2).
+  while (n > 1 && (n - 1) * Math.log(p) <= target) n--;
+  while (n * Math.log(p) > target) n++;
+  return n;
+}
+
+function percentLabel(p: number): string {
+  return `p${Number((p * 100).toPrecision(6))}`;
+}
+
+/**
+ * Nearest-rank percentile with n, a distribution-free confidence interval
+ * and the `supported` flag (see the module doc for the definitions).
+ * NaN values are rejected: filter ineligible requests before.
+ *
+ * @example p50 of 20 samples
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { percentileWithCI } from "./percentile.ts";
+ * const r = percentileWithCI(Array.from({ length: 20 }, (_, i) => i + 1), 0.5);
+ * assert.deepEqual([r.value, r.lower_rank, r.upper_rank, r.supported], [10, 6, 15, true]);
+ * ```
+ */
+export function percentileWithCI(
+  values: ArrayLike<number>,
+  p: number,
+  options: PercentileOptions = {},
+): PercentileCI {
+  checkP(p);
+  const confidence = options.confidence ?? 0.95;
+  checkConfidence(confidence);
+  const sorted = options.sorted && values instanceof Float64Array ? values : Float64Array.from(values);
+  if (!options.sorted) sorted.sort();
+  // An ascending sort puts NaN last, so one look finds any.
+  if (sorted.length > 0 && Number.isNaN(sorted[sorted.length - 1]!)) {
+    throw new RangeError("percentileWithCI: values contain NaN");
+  }
+  const n = sorted.length;
+  const label = percentLabel(p);
+  if (n === 0) {
+    return {
+      p,
+      value: null,
+      n,
+      confidence,
+      lower: null,
+      upper: null,
+      lower_rank: 0,
+      upper_rank: 1,
+      supported: false,
+      note: `${label} from 0 samples: no data`,
+    };
+  }
+  const k = nearestRank(n, p);
+  const { lower, upper } = ranks(n, p, 1 - confidence);
+  const supported = upper <= n;
+  const what = k === n ? "is the sample maximum" : `is rank ${k} of ${n}`;
+  const need = minSamplesFor(p, confidence);
+  const note = supported
+    ? null
+    : `${label} from ${n} samples ${what}; no order statistic bounds it at ${
+      percentLabel(confidence).slice(1)
+    } % confidence: at least ${need === Infinity ? "infinitely many" : need} samples are needed`;
+  return {
+    p,
+    value: sorted[k - 1]!,
+    n,
+    confidence,
+    lower: lower >= 1 ? sorted[lower - 1]! : null,
+    upper: supported ? sorted[upper - 1]! : null,
+    lower_rank: lower,
+    upper_rank: upper,
+    supported,
+    note,
+  };
+}

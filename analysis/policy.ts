@@ -1,0 +1,122 @@
+import { InputError } from "../schema/errors.ts";
+import type { RunManifest } from "../schema/run_manifest.ts";
+import { type ClassSlo, SloPolicy } from "../schema/slo.ts";
+
+/**
+ * Reads and validates an SLO policy file (JSON, zod `SloPolicy`). Errors are
+ * {@linkcode InputError}s naming the file and every bad field at once.
+ *
+ * @example A missing file is an input error naming it
+ * ```ts
+ * import { loadSloPolicy } from "./policy.ts";
+ * import assert from "node:assert/strict";
+ * await assert.rejects(() => loadSloPolicy("/nonexistent/slo.json"), /\/nonexistent\/slo.json/);
+ * ```
+ */
+export async function loadSloPolicy(file: string): Promise<SloPolicy> {
+  let raw: unknown;
+  try {
+    raw = JSON.parse(await Deno.readTextFile(file));
+  } catch (e) {
+    throw new InputError(`${file}: cannot read SLO policy: ${(e as Error).message}`, [], { cause: e });
+  }
+  const res = SloPolicy.safeParse(raw);
+  if (!res.success) {
+    const problems = res.error.issues.map((i) => `${file}: ${i.path.map(String).join(".") || "(root)"}: ${i.message}`);
+    throw new InputError(`${file}: invalid SLO policy`, problems);
+  }
+  return res.data;
+}
+
+/** The SLO of one class: its own entry, else the policy's `default`. */
+export function classSlo(policy: SloPolicy, cls: string): ClassSlo {
+  return policy.classes[cls] ?? policy.default;
+}
+
+/** A measurement window resolved against a run's stages. */
+export interface ResolvedWindow {
+  /** `stages`: the union of the included stages; `range`: one explicit ms range. */
+  kind: "stages" | "range";
+  /** Half-open `[start_ms, end_ms)` intervals; a request is in the window when its `scheduled_ms` is in one. */
+  intervals: [number, number][];
+  /** Names of the included stages (`stages`), or of the stages overlapping the range (`range`). */
+  stages: string[];
+  /** The window's length: the sum of the included stages' durations, or end − start, in seconds. */
+  measurement_seconds: number;
+  /** Seconds of each run stage inside the window: the denominator of per-stage goodput. */
+  stage_seconds: Record<string, number>;
+  /** The rule in words, for the disclosure. */
+  description: string;
+}
+
+/**
+ * Resolves a policy window against run.json `stages`.
+ *
+ * Stage windows include every stage named in `include_stages` (all stages
+ * when absent) minus those whose kind is in `exclude_stage_kinds`. Drain
+ * stages have no arrivals; they add to `measurement_seconds` only when
+ * included, so exclude `drain` to measure arrival time only. A range window
+ * `[start_ms, end_ms)` has length end − start, whatever stages it covers.
+ *
+ * @example Warm-up and drain excluded: only the steady stage's 10 s count
+ * ```ts
+ * import { resolveWindow } from "./policy.ts";
+ * import assert from "node:assert/strict";
+ * const stages = [
+ *   { name: "warm", kind: "warmup" as const, start_ms: 0, end_ms: 5000, offered_rps: 1 },
+ *   { name: "peak", kind: "steady" as const, start_ms: 5000, end_ms: 15000, offered_rps: 4 },
+ *   { name: "drain", kind: "drain" as const, start_ms: 15000, end_ms: 20000, offered_rps: 0 },
+ * ];
+ * const w = resolveWindow(stages, { exclude_stage_kinds: ["warmup", "drain"] });
+ * assert.equal(w.measurement_seconds, 10);
+ * assert.deepEqual(w.intervals, [[5000, 15000]]);
+ * ```
+ */
+export function resolveWindow(stages: RunManifest["stages"], window: SloPolicy["window"]): ResolvedWindow {
+  if ("start_ms" in window) {
+    const { start_ms: a, end_ms: b } = window;
+    if (b <= a) throw new InputError(`SLO policy: window.end_ms (${b}) must be after window.start_ms (${a})`);
+    const stage_seconds: Record<string, number> = {};
+    for (const s of stages) {
+      const overlap = Math.max(0, Math.min(b, s.end_ms) - Math.max(a, s.start_ms));
+      if (overlap > 0) stage_seconds[s.name] = (stage_seconds[s.name] ?? 0) + overlap / 1000;
+    }
+    return {
+      kind: "range",
+      intervals: [[a, b]],
+      stages: Object.keys(stage_seconds),
+      measurement_seconds: (b - a) / 1000,
+      stage_seconds,
+      description: `scheduled_ms in [${a}, ${b}) ms`,
+    };
+  }
+  const names = new Set(stages.map((s) => s.name));
+  const unknown = (window.include_stages ?? []).filter((n) => !names.has(n));
+  if (unknown.length) {
+    throw new InputError(
+      `SLO policy: window.include_stages names stages the run does not have: ${unknown.join(", ")} (run stages: ${
+        [...names].join(", ")
+      })`,
+    );
+  }
+  const included = stages.filter((s) =>
+    (window.include_stages === undefined || window.include_stages.includes(s.name)) &&
+    !window.exclude_stage_kinds.includes(s.kind)
+  );
+  if (!included.length) throw new InputError("SLO policy: the window includes no stage of this run");
+  const stage_seconds: Record<string, number> = {};
+  for (const s of included) stage_seconds[s.name] = (stage_seconds[s.name] ?? 0) + (s.end_ms - s.start_ms) / 1000;
+  const measurement_seconds = included.reduce((sum, s) => sum + (s.end_ms - s.start_ms), 0) / 1000;
+  const rule = [
+    window.include_stages ? `stages ${window.include_stages.join(", ")}` : "all stages",
+    window.exclude_stage_kinds.length ? `minus kinds ${window.exclude_stage_kinds.join(", ")}` : "",
+  ].filter(Boolean).join(" ");
+  return {
+    kind: "stages",
+    intervals: included.map((s) => [s.start_ms, s.end_ms]),
+    stages: included.map((s) => s.name),
+    measurement_seconds,
+    stage_seconds,
+    description: `${rule}: ${included.map((s) => `${s.name} (${s.kind}, ${s.start_ms}–${s.end_ms} ms)`).join(", ")}`,
+  };
+}

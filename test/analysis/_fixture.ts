@@ -1,0 +1,202 @@
+import { createHash } from "node:crypto";
+import { join } from "node:path";
+import { encodeCsvRows } from "../../runner/sinks/_csv_encode.ts";
+import { type AttemptRow, COLUMNS, type RequestRow, type TableName, type ToolRow } from "../../schema/events.ts";
+import type { RunManifest } from "../../schema/run_manifest.ts";
+import type { Stage } from "../../schema/plan.ts";
+
+const SHA0 = "0".repeat(64);
+
+/** A valid run.json for hand-built logs; `files` is filled by {@linkcode writeRun}. */
+export function makeManifest(stages: Stage[], over: Partial<RunManifest> = {}): RunManifest {
+  return {
+    schema_version: 1,
+    run_id: "fixture-run",
+    epoch_iso: "2026-01-01T00:00:00.000Z",
+    conditions: {
+      model: "sim",
+      model_version: null,
+      region: null,
+      api_tier: null,
+      api_version: null,
+      deployment_image: null,
+      gpu_config: null,
+      autoscaling_policy: null,
+      output_cap: null,
+      route: "default",
+      provider: "sim",
+      notes: "",
+    },
+    workload: { path: "fixture", name: "fixture", version: "1", kind: "fixture", sha256: SHA0, prompt_hashes: {} },
+    plan: {
+      path: null,
+      spec: {
+        name: "fixture",
+        seed: 1,
+        arrivals: { process: "constant", rate_rps: 1, duration_s: 1 },
+        mix: { class_weights: {} },
+      },
+      seed: 1,
+      mode: "open",
+      mode_note: "",
+      schedule_file: "schedule.csv",
+      schedule_sha256: SHA0,
+      scheduled_requests: 0,
+      shard: { index: 0, count: 1 },
+      start_iso: null,
+    },
+    targets: [{
+      route: "default",
+      url: "http://127.0.0.1:1",
+      provider: "sim",
+      model: "sim",
+      api_key_env: null,
+      api_key_present: false,
+      http_client: "fetch",
+    }],
+    retry: {
+      max_attempts: 3,
+      base_ms: 100,
+      cap_ms: 5000,
+      budget_ratio: 0.2,
+      budget_min: 10,
+      retry_statuses: [429, 500, 502, 503, 504],
+      retry_transport_errors: true,
+      honour_retry_after: true,
+      retry_after_cap_ms: 10000,
+    },
+    timeouts: { attempt_ms: 60000, request_ms: 120000, idle_ms: 30000 },
+    tokenizer: { name: "o200k_base", library: "js-tiktoken", used_for: "fixture" },
+    stages,
+    runner: {
+      name: "fixture",
+      version: "0",
+      deno: "2",
+      max_send_lag_ms: 100,
+      max_in_flight: 10,
+      flush_ms: 1000,
+      save_outputs: false,
+      formats: ["csv"],
+    },
+    host: { hostname: "h", os: "linux", arch: "x86_64", cpus: 2, memory_bytes: 1 },
+    result: {
+      status: "complete",
+      ended_ms: 0,
+      offered: 0,
+      not_sent: 0,
+      client_shed: 0,
+      send_lag_p99_ms: null,
+      send_lag_max_ms: null,
+      client_limited: false,
+      client_limit_reason: null,
+      retries: 0,
+      retry_budget_exhausted: 0,
+      runner_cpu_ms: null,
+      runner_peak_rss_bytes: null,
+    },
+    files: {},
+    ...over,
+  };
+}
+
+/** A request row with every field defaulted to an accepted-looking `ok`; `over` sets the rest. */
+export function req(
+  over: Partial<RequestRow> & Pick<RequestRow, "request_id" | "class" | "stage" | "scheduled_ms">,
+): RequestRow {
+  return {
+    run_id: "fixture-run",
+    case_id: "c",
+    priority: 0,
+    shard: 0,
+    route: "default",
+    send_lag_ms: 0,
+    first_sent_ms: over.scheduled_ms,
+    first_token_ms: null,
+    completed_ms: null,
+    outcome: "ok",
+    http_status: 200,
+    error_kind: null,
+    attempts: 1,
+    rounds: 1,
+    tool_calls: 0,
+    tool_ms: 0,
+    input_tokens: 10,
+    cached_input_tokens: 0,
+    output_tokens: 10,
+    finish_reason: "stop",
+    output_valid: true,
+    schema_ok: null,
+    quality_ok: true,
+    safety_ok: true,
+    auth_ok: true,
+    quality_detail: "",
+    prompt_sha256: SHA0,
+    output_sha256: null,
+    ...over,
+  };
+}
+
+/** An attempt row; `over` sets the times and tokens. */
+export function att(over: Partial<AttemptRow> & Pick<AttemptRow, "request_id" | "sent_ms">): AttemptRow {
+  return {
+    round: 0,
+    attempt: 0,
+    route: "default",
+    provider: "sim",
+    model: "sim",
+    headers_ms: null,
+    first_token_ms: null,
+    last_token_ms: null,
+    completed_ms: null,
+    http_status: 200,
+    error_kind: null,
+    retry_reason: null,
+    backoff_ms: null,
+    input_tokens: 10,
+    cached_input_tokens: 0,
+    output_tokens: 0,
+    token_source: "usage",
+    finish_reason: null,
+    itl_p50_ms: null,
+    itl_max_ms: null,
+    ...over,
+  };
+}
+
+/** The log tables of a hand-built run. */
+export interface RunTables {
+  requests: RequestRow[];
+  attempts: AttemptRow[];
+  tools?: ToolRow[];
+}
+
+/** Writes a run folder as CSV (the runner's dialect) with run.json `files` holding each file's sha256. */
+export function writeRun(dir: string, manifest: RunManifest, tables: RunTables): string {
+  Deno.mkdirSync(dir, { recursive: true });
+  const files: Record<string, string> = {};
+  const data: Record<Exclude<TableName, "server">, readonly object[]> = {
+    requests: tables.requests,
+    attempts: tables.attempts,
+    tools: tables.tools ?? [],
+  };
+  for (const [table, rows] of Object.entries(data) as [Exclude<TableName, "server">, object[]][]) {
+    const cols = COLUMNS[table] as readonly string[];
+    const text = cols.join(",") + "\n" +
+      encodeCsvRows(rows.map((r) => cols.map((c) => (r as Record<string, unknown>)[c])));
+    const name = `${table}.csv`;
+    Deno.writeTextFileSync(join(dir, name), text);
+    files[name] = sha256(join(dir, name));
+  }
+  writeManifest(dir, { ...manifest, files: { ...manifest.files, ...files } });
+  return dir;
+}
+
+/** Writes run.json. */
+export function writeManifest(dir: string, manifest: unknown): void {
+  Deno.writeTextFileSync(join(dir, "run.json"), JSON.stringify(manifest, null, 2));
+}
+
+/** sha256 of a file, hex. */
+export function sha256(file: string): string {
+  return createHash("sha256").update(Deno.readFileSync(file)).digest("hex");
+}
