@@ -1,7 +1,9 @@
 /**
  * Analysis of a run's raw event log: load it (CSV or Parquet, shards
  * concatenated, sha256 verified), resolve an SLO policy and window, and
- * compute accepted goodput with its disclosure.
+ * compute accepted goodput with its disclosure, its latency percentiles with n
+ * and confidence intervals, the same number under alternative rules, and an
+ * audit of a published claim against the raw log.
  *
  * @example Accepted goodput of a run under the design-v1 SLO policy
  * ```ts ignore
@@ -22,3 +24,6 @@ export * from "./format_goodput.ts";
 export * from "./percentile.ts";
 export * from "./sweep.ts";
 export * from "./latency.ts";
+export * from "./alternatives.ts";
+export * from "./claim.ts";
+export * from "./audit.ts";

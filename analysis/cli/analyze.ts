@@ -1,12 +1,16 @@
 import { parseArgs } from "node:util";
 import { EXIT_BAD_INPUT, InputError } from "../../schema/errors.ts";
+import type { SloPolicy } from "../../schema/slo.ts";
+import { alternatives, formatAlternatives } from "../alternatives.ts";
+import { latencyInWindow } from "../audit.ts";
 import { formatGoodput } from "../format_goodput.ts";
 import { goodput } from "../goodput.ts";
+import type { LatencyRow } from "../latency.ts";
 import { loadRun } from "../load_run.ts";
-import { loadSloPolicy } from "../policy.ts";
+import { loadSloPolicy, resolveWindow } from "../policy.ts";
 
 const USAGE =
-  "usage: deno task analyze RUN [--slo FILE] [--denominator offered|sent|completed] [--json] [--verify warn]";
+  "usage: deno task analyze RUN [--slo FILE] [--denominator offered|sent|completed] [--alternatives] [--json] [--verify warn]";
 
 /** Workloads whose SLO policy ships in data/slo/. */
 const DEFAULT_POLICIES: Record<string, URL> = {
@@ -24,6 +28,7 @@ async function main(args: string[]): Promise<void> {
         slo: { type: "string" },
         denominator: { type: "string" },
         json: { type: "boolean", default: false },
+        alternatives: { type: "boolean", default: false },
         verify: { type: "string" },
       },
     });
@@ -51,16 +56,65 @@ async function main(args: string[]): Promise<void> {
     sloFile = known.pathname;
   }
   const policy = await loadSloPolicy(sloFile);
-  const result = goodput(run, den ? { ...policy, denominator: den } : policy);
+  const effective: SloPolicy = den ? { ...policy, denominator: den } : policy;
+  const result = goodput(run, effective);
+  const window = resolveWindow(run.manifest.stages, effective.window);
+  const latency = latencyInWindow(run, window);
+  const alt = v.alternatives ? alternatives(run, effective) : null;
   if (v.json) {
     const { disclosure, overall, by_class, by_stage } = result;
+    // Each alternative row's full disclosure would repeat the policy 36 times: its rules are in the row.
+    const altRows = alt?.rows.map(({ disclosure: _d, ...r }) => r);
     console.log(
-      JSON.stringify({ disclosure: { ...disclosure, slo_file: sloFile }, overall, by_class, by_stage }, null, 2),
+      JSON.stringify(
+        {
+          disclosure: { ...disclosure, slo_file: sloFile },
+          overall,
+          by_class,
+          by_stage,
+          latency: { window: window.description, rows: latency },
+          ...(alt ? { alternatives: { class: alt.class, lenient_factor: alt.lenient_factor, rows: altRows } } : {}),
+        },
+        null,
+        2,
+      ),
     );
   } else {
     console.log(`SLO policy: ${sloFile}${den ? ` (denominator overridden by --denominator ${den})` : ""}`);
     console.log(formatGoodput(result));
+    console.log(`\n${formatLatency(latency, window.description)}`);
+    if (alt) console.log(`\n${formatAlternatives(alt)}`);
   }
+}
+
+const SLO_METRICS = new Set(["ttft_ms", "tpot_ms", "e2e_ms"]);
+const num = (v: number | null): string => (v === null ? "-" : String(+v.toPrecision(5)));
+
+/** Overall and per-class percentiles (every metric overall, the SLO metrics per class), each with n and its CI. */
+function formatLatency(rows: LatencyRow[], window: string): string {
+  const lines = new Map<string, { label: string; metric: string; n: number; cells: string[] }>();
+  for (const r of rows) {
+    if (r.stage !== null || (r.class !== null && !SLO_METRICS.has(r.metric))) continue;
+    const key = `${r.class}/${r.metric}`;
+    const line = lines.get(key) ?? { label: r.class ?? "all", metric: r.metric, n: r.n, cells: [] };
+    const ci = `[${num(r.lower)}, ${r.supported ? num(r.upper) : "∞"}]`;
+    line.cells.push(
+      r.value === null ? "-" : `${num(r.value)} ${ci}${r.supported ? "" : " UNSUPPORTED"}`,
+    );
+    lines.set(key, line);
+  }
+  const ps = [...new Set(rows.map((r) => r.p))];
+  const conf = rows[0]?.confidence ?? 0.95;
+  const head = ["class", "metric", "n", ...ps.map((p) => `p${+(p * 100).toPrecision(6)} [${conf * 100} % CI]`)];
+  const body = [...lines.values()].map((l) => [l.label, l.metric, String(l.n), ...l.cells]);
+  const widths = head.map((h, i) => Math.max(h.length, ...body.map((b) => (b[i] ?? "").length)));
+  const fmt = (cells: string[]) => cells.map((c, i) => c.padEnd(widths[i]!)).join("  ").trimEnd();
+  return [
+    `latency (window: ${window}; nearest-rank percentiles, distribution-free CI; UNSUPPORTED = n too small to bound ` +
+    "the percentile from above; TTFT/e2e from scheduled_ms; per-metric inclusion rules in --json)",
+    fmt(head),
+    ...body.map(fmt),
+  ].join("\n");
 }
 
 if (import.meta.main) {

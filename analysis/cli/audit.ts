@@ -1,0 +1,118 @@
+import { parseArgs } from "node:util";
+import { EXIT_BAD_INPUT, InputError } from "../../schema/errors.ts";
+import { audit, type AuditResult, type RuleChoice } from "../audit.ts";
+import { loadClaim } from "../claim.ts";
+import { loadRun } from "../load_run.ts";
+import { loadSloPolicy } from "../policy.ts";
+
+const USAGE = "usage: deno task audit RUN --claim FILE [--slo FILE] [--json] [--verify warn]";
+
+/** Workloads whose SLO policy ships in data/slo/ (the default when neither the claim nor --slo gives one). */
+const DEFAULT_POLICIES: Record<string, URL> = {
+  "design-v1": new URL("../../data/slo/design-v1.json", import.meta.url),
+};
+
+const fmt = (v: number | null | undefined): string => (v === null || v === undefined ? "-" : String(+v.toPrecision(6)));
+
+function choice(c: RuleChoice): string {
+  if (c.slo === null) {
+    return `window ${c.window} -> ${fmt(c.value)} (n = ${c.n}${c.supported ? "" : ", NOT supported"})`;
+  }
+  const den = c.denominator === null ? "" : `denominator ${c.denominator}, `;
+  return `${den}window ${c.window}, SLO ${c.slo}, gates ${c.gates} -> ${fmt(c.value)}`;
+}
+
+/** The audit in plain text: the claim, the recomputation with its disclosure, the verdict, the reproducing choices. */
+function formatAudit(r: AuditResult): string {
+  const c = r.claim;
+  const what = c.metric === "latency_percentile" ? `p${+(c.p! * 100).toPrecision(6)} ${c.latency_metric}` : c.metric;
+  const d = r.stated.disclosure;
+  const lat = r.stated.latency;
+  const out = [
+    `claim: ${what} = ${c.value} (class ${c.class ?? "all"}, stage ${c.stage ?? "all"}; source: ${c.source})`,
+    `run ${d.run_id} (${d.files.dir}; ${d.files.format})`,
+    "recomputed under the stated rules:",
+    `  ${choice(r.stated.rules)}`,
+    `  window: ${d.window.description}; measurement_seconds = ${d.window.measurement_seconds}`,
+    ...(lat
+      ? [
+        `  n = ${lat.n}, ${lat.confidence * 100} % CI [${fmt(lat.lower)}, ${
+          fmt(lat.upper)
+        }], supported: ${lat.supported}`,
+        `  inclusion: ${lat.inclusion}`,
+      ]
+      : [
+        `  SLO per class: ${
+          Object.entries(d.slo.classes).map(([k, s]) =>
+            `${k} e2e ≤ ${s.e2e_ms ?? "-"}, TTFT ≤ ${s.ttft_ms ?? "-"}, TPOT ≤ ${s.tpot_ms ?? "-"}, gates ${
+              s.gates.join("+") || "none"
+            }`
+          ).join("; ")
+        }`,
+        `  TPOT: ${d.tpot_definition}`,
+      ]),
+    "assumed (not stated by the claim):",
+    ...(r.assumed.length ? r.assumed.map((a) => `  - ${a}`) : ["  (nothing)"]),
+    ...r.notes.map((n) => `NOTE: ${n}`),
+    `${r.stated.match ? "MATCH" : "MISMATCH"}: recomputed ${fmt(r.stated.value)} vs claimed ${c.value} (difference ${
+      fmt(r.stated.difference)
+    }; tolerance ±${
+      fmt(r.tolerance.allowed)
+    } = max(absolute ${r.tolerance.absolute}, relative ${r.tolerance.relative} × |claim|)${
+      r.tolerance.stated ? "" : ", default"
+    })`,
+    `combinations that reproduce the claim (${r.reproducing.length} of ${r.searched} searched):`,
+    ...(r.reproducing.length ? r.reproducing.map((x) => `  ${choice(x)}`) : ["  none"]),
+  ];
+  return out.join("\n");
+}
+
+async function main(args: string[]): Promise<void> {
+  let parsed;
+  try {
+    parsed = parseArgs({
+      args,
+      allowPositionals: true,
+      strict: true,
+      options: {
+        claim: { type: "string" },
+        slo: { type: "string" },
+        json: { type: "boolean", default: false },
+        verify: { type: "string" },
+      },
+    });
+  } catch (e) {
+    throw new InputError(`${(e as Error).message}\n${USAGE}`);
+  }
+  const { values: v, positionals } = parsed;
+  if (positionals.length !== 1) throw new InputError(`expected one RUN folder, got ${positionals.length}\n${USAGE}`);
+  if (v.claim === undefined) throw new InputError(`--claim FILE is required\n${USAGE}`);
+  if (v.verify !== undefined && v.verify !== "warn" && v.verify !== "strict") {
+    throw new InputError(`--verify: expected warn or strict, got "${v.verify}"`);
+  }
+  const claim = await loadClaim(v.claim);
+  const run = await loadRun(positionals[0]!, { verify: v.verify as "warn" | "strict" | undefined });
+  let sloFile = v.slo;
+  if (sloFile === undefined) {
+    const known = DEFAULT_POLICIES[run.manifest.workload.name];
+    if (!known && !claim.slo) {
+      throw new InputError(
+        `an SLO policy is required: the claim states none and workload "${run.manifest.workload.name}" has no default policy in data/slo/; pass --slo FILE`,
+      );
+    }
+    sloFile = known?.pathname;
+  }
+  const policy = sloFile ? await loadSloPolicy(sloFile) : claim.slo!;
+  const result = audit(run, claim, { policy, policy_source: sloFile ?? claim.slo_source ?? "the claim's" });
+  if (v.json) console.log(JSON.stringify(result, null, 2));
+  else console.log(formatAudit(result));
+}
+
+if (import.meta.main) {
+  try {
+    await main(Deno.args);
+  } catch (e) {
+    console.error(`error: ${e instanceof Error ? e.message : String(e)}`);
+    Deno.exit(e instanceof InputError ? EXIT_BAD_INPUT : 1);
+  }
+}

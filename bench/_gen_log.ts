@@ -1,0 +1,270 @@
+/**
+ * A seeded generator of a large, realistic run folder for the analysis
+ * benchmark: run.json (valid `RunManifest`, file hashes filled) plus
+ * requests/attempts/tools as Parquet with the contract's columns and dtypes,
+ * written with nodejs-polars. Classes, stages and gates follow the design-v1
+ * demo; outcomes, latencies and gates are drawn so every failure reason occurs.
+ *
+ * @module
+ */
+import pl from "nodejs-polars";
+import { createHash } from "node:crypto";
+import { join } from "node:path";
+import { tableDtypes } from "../analysis/_dtypes.ts";
+import { COLUMNS, type Outcome, type TableName } from "../schema/events.ts";
+import { RunManifest } from "../schema/run_manifest.ts";
+import type { Stage } from "../schema/plan.ts";
+import { makeManifest } from "../test/analysis/_fixture.ts";
+
+/** Seeded uniform [0, 1) (mulberry32). */
+function rng(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+/** Class, weight and its design-v1 e2e limit (latencies are drawn around it so some miss). */
+const CLASSES: [string, number, number][] = [
+  ["short_qa", 0.3, 3000],
+  ["long_summary", 0.1, 20000],
+  ["extract_json", 0.19, 5000],
+  ["rag_answer", 0.2, 8000],
+  ["tool_agent", 0.1, 15000],
+  ["safety", 0.1, 4000],
+  ["misc", 0.01, 3000], // not in design-v1: takes the policy's default
+];
+
+const OUTCOME_WEIGHTS: [Outcome, number][] = [
+  ["ok", 0.88],
+  ["http_error", 0.02],
+  ["rejected", 0.03],
+  ["client_shed", 0.01],
+  ["not_sent", 0.005],
+  ["timeout", 0.02],
+  ["transport_error", 0.01],
+  ["invalid_response", 0.015],
+  ["aborted", 0.01],
+];
+
+function pick<T>(items: [T, number, ...unknown[]][], u: number): T {
+  let acc = 0;
+  for (const it of items) {
+    acc += it[1];
+    if (u < acc) return it[0];
+  }
+  return items[items.length - 1]![0];
+}
+
+/** A gate drawn true with probability p, else false, or null (not evaluated) with probability pNull. */
+function gate(r: () => number, p: number, pNull: number): boolean | null {
+  const u = r();
+  return u < pNull ? null : u < pNull + p * (1 - pNull) ? true : false;
+}
+
+/** The stages of the generated run: warm-up, low, medium, peak, a burst and a drain, scaled to `n` arrivals. */
+export function benchStages(n: number): Stage[] {
+  const shape: [string, Stage["kind"], number, number][] = [
+    ["warmup", "warmup", 60, 0.5],
+    ["low", "steady", 300, 0.5],
+    ["medium", "steady", 300, 1],
+    ["peak", "steady", 300, 1.5],
+    ["burst", "burst", 60, 2.5],
+  ];
+  const weight = shape.reduce((s, [, , d, r]) => s + d * r, 0);
+  const k = n / weight; // requests per (second × relative rate)
+  const out: Stage[] = [];
+  let t = 0;
+  for (const [name, kind, d, r] of shape) {
+    out.push({ name, kind, start_ms: t, end_ms: t + d * 1000, offered_rps: r * k });
+    t += d * 1000;
+  }
+  out.push({ name: "drain", kind: "drain", start_ms: t, end_ms: t + 30_000, offered_rps: 0 });
+  return out;
+}
+
+type Col = (number | null)[] | (boolean | null)[] | (string | null)[];
+
+function frame(table: Exclude<TableName, "server">, cols: Record<string, Col>): pl.DataFrame {
+  const dtypes = tableDtypes(table);
+  return pl.DataFrame(COLUMNS[table].map((c) => {
+    const v = cols[c];
+    if (!v) throw new Error(`_gen_log: column ${table}.${c} not generated`);
+    return pl.Series(c, v, dtypes[c]);
+  }));
+}
+
+function sha256File(file: string): string {
+  return createHash("sha256").update(Deno.readFileSync(file)).digest("hex");
+}
+
+/**
+ * Writes a run folder of `n` offered requests into `dir` (created) and
+ * returns `dir`. Same `n` and `seed` give the same files.
+ */
+export function generateRunLog(dir: string, n: number, seed = 1): string {
+  const r = rng(seed);
+  const stages = benchStages(n);
+  const arrival = stages.filter((s) => s.kind !== "drain");
+  const R: Record<string, Col> = {};
+  const reqCols = COLUMNS.requests as readonly string[];
+  for (const c of reqCols) R[c] = new Array(n);
+  const A: Record<string, Col> = {};
+  for (const c of COLUMNS.attempts) A[c] = [];
+  const T: Record<string, Col> = {};
+  for (const c of COLUMNS.tools) T[c] = [];
+  const push = (t: Record<string, Col>, row: Record<string, number | boolean | string | null>) => {
+    for (const k in row) (t[k] as unknown[]).push(row[k]);
+  };
+  const set = (c: string, i: number, v: number | boolean | string | null) => ((R[c] as unknown[])[i] = v);
+
+  let si = 0;
+  let inStage = 0;
+  for (let i = 0; i < n; i++) {
+    // Arrivals evenly spread within each stage at its rate, with a little jitter.
+    let st = arrival[si]!;
+    const perStage = Math.round(((st.end_ms - st.start_ms) / 1000) * st.offered_rps);
+    if (inStage >= perStage && si < arrival.length - 1) {
+      si++;
+      inStage = 0;
+      st = arrival[si]!;
+    }
+    const gap = 1000 / st.offered_rps;
+    const scheduled = Math.min(st.end_ms - 0.001, st.start_ms + (inStage + r()) * gap);
+    inStage++;
+    const [cls, , limit] = pick(CLASSES.map((c) => [c, c[1]] as [typeof c, number]), r());
+    const outcome = pick(OUTCOME_WEIGHTS, r());
+    const id = `r${i.toString().padStart(7, "0")}`;
+    const sent = outcome !== "not_sent" && outcome !== "client_shed";
+    const ok = outcome === "ok";
+    const rounds = cls === "tool_agent" ? 1 + Math.floor(r() * 3) : 1;
+    // e2e around 0.4 × limit, log-normal-ish; load stretches it (peak and burst miss more).
+    const load = st.offered_rps / arrival[1]!.offered_rps;
+    const e2e = limit * 0.4 * Math.exp((r() + r() + r() - 1.5) * 0.9) * (0.8 + 0.25 * load);
+    const ttft = e2e * (0.05 + 0.2 * r());
+    const outTok = cls === "long_summary" ? 300 + Math.floor(r() * 700) : 20 + Math.floor(r() * 300);
+    const lag = sent ? r() * 0.2 : null;
+    const noFirstToken = ok && r() < 0.002;
+    set("run_id", i, "bench-run");
+    set("request_id", i, id);
+    set("case_id", i, `${cls}-${Math.floor(r() * 50)}`);
+    set("class", i, cls);
+    set("priority", i, cls === "safety" ? 1 : 0);
+    set("stage", i, st.name);
+    set("shard", i, 0);
+    set("route", i, "default");
+    set("scheduled_ms", i, scheduled);
+    set("send_lag_ms", i, lag);
+    set("first_sent_ms", i, lag === null ? null : scheduled + lag);
+    set("first_token_ms", i, ok && !noFirstToken ? scheduled + ttft : null);
+    set("completed_ms", i, ok ? scheduled + e2e : null);
+    set("outcome", i, outcome);
+    set("http_status", i, ok ? 200 : outcome === "http_error" ? 500 : outcome === "rejected" ? 429 : null);
+    set("error_kind", i, ok ? null : outcome);
+    set("attempts", i, sent ? rounds : 0);
+    set("rounds", i, sent ? rounds : 0);
+    set("tool_calls", i, cls === "tool_agent" && sent ? rounds - 1 : 0);
+    set("tool_ms", i, cls === "tool_agent" && sent ? (rounds - 1) * 120 : 0);
+    set("input_tokens", i, 200 + Math.floor(r() * 2000));
+    set("cached_input_tokens", i, 0);
+    set("output_tokens", i, ok ? outTok : 0);
+    set("finish_reason", i, ok ? "stop" : null);
+    set("output_valid", i, ok ? gate(r, 0.97, 0.005) : null);
+    set("schema_ok", i, ok && cls === "extract_json" ? gate(r, 0.95, 0.01) : null);
+    set("quality_ok", i, ok ? gate(r, 0.93, 0.005) : null);
+    set("safety_ok", i, ok ? gate(r, 0.99, cls === "safety" ? 0 : 0.01) : null);
+    set("auth_ok", i, ok ? gate(r, cls === "tool_agent" ? 0.97 : 0.995, 0) : null);
+    set("quality_detail", i, ok ? "" : null);
+    set("prompt_sha256", i, "0".repeat(64));
+    set("output_sha256", i, null);
+    if (!sent) continue;
+    // One attempt per round (5 % get a failed first try and a retry); the last attempt carries the tokens.
+    for (let round = 0; round < rounds; round++) {
+      const last = round === rounds - 1;
+      const retry = r() < 0.05;
+      const t0 = scheduled + (lag ?? 0) + (e2e * round) / rounds;
+      for (let a = 0; a <= (retry ? 1 : 0); a++) {
+        const answered = ok && (!retry || a === 1) && !(last && noFirstToken);
+        const ft = last ? scheduled + ttft : t0 + 5;
+        const lt = last ? scheduled + e2e - 1 : t0 + 50;
+        push(A, {
+          request_id: id,
+          round,
+          attempt: a,
+          route: "default",
+          provider: "sim",
+          model: "sim",
+          sent_ms: t0 + a * 10,
+          headers_ms: answered ? t0 + a * 10 + 2 : null,
+          first_token_ms: answered ? ft : null,
+          last_token_ms: answered ? lt : null,
+          completed_ms: answered ? lt + 0.5 : null,
+          http_status: answered ? 200 : 503,
+          error_kind: answered ? null : "http_error",
+          retry_reason: retry && a === 0 ? "status_503" : null,
+          backoff_ms: retry && a === 0 ? 8 : null,
+          input_tokens: 200,
+          cached_input_tokens: 0,
+          output_tokens: answered ? (last ? outTok : 20) : 0,
+          token_source: answered ? "usage" : null,
+          finish_reason: answered ? (last ? "stop" : "tool_calls") : null,
+          itl_p50_ms: answered ? 20 : null,
+          itl_max_ms: answered ? 80 : null,
+        });
+      }
+      if (cls === "tool_agent" && !last || cls === "rag_answer" && round === 0) {
+        const tool = cls === "rag_answer" ? "retrieval" : "search";
+        push(T, {
+          request_id: id,
+          round,
+          tool,
+          started_ms: t0,
+          ended_ms: t0 + 120,
+          ok: r() < 0.98,
+          error_kind: null,
+        });
+      }
+    }
+  }
+
+  Deno.mkdirSync(dir, { recursive: true });
+  const files: Record<string, string> = {};
+  for (const [table, cols] of [["requests", R], ["attempts", A], ["tools", T]] as const) {
+    const file = join(dir, `${table}.parquet`);
+    frame(table, cols).writeParquet(file);
+    files[`${table}.parquet`] = sha256File(file);
+  }
+  const outcomes = R.outcome as string[];
+  const count = (o: string) => outcomes.reduce((s, x) => s + (x === o ? 1 : 0), 0);
+  const base = makeManifest(stages);
+  const manifest = RunManifest.parse({
+    ...base,
+    run_id: "bench-run",
+    runner: { ...base.runner, name: "bench/_gen_log.ts", formats: ["parquet"] },
+    plan: { ...base.plan, seed, scheduled_requests: n },
+    result: {
+      ...base.result,
+      ended_ms: stages[stages.length - 1]!.end_ms,
+      offered: n,
+      not_sent: count("not_sent"),
+      client_shed: count("client_shed"),
+    },
+    files,
+  });
+  Deno.writeTextFileSync(join(dir, "run.json"), JSON.stringify(manifest, null, 2));
+  return dir;
+}
+
+if (import.meta.main) {
+  // CLI: deno run -A bench/_gen_log.ts DIR N [SEED] — run apart so the generator's memory is not the bench's.
+  const [dir, n, seed] = Deno.args;
+  if (!dir || !(Number(n) > 0)) {
+    console.error("usage: _gen_log.ts DIR N [SEED]");
+    Deno.exit(2);
+  }
+  generateRunLog(dir, Number(n), seed === undefined ? 1 : Number(seed));
+}
