@@ -41,24 +41,18 @@ export const ERROR_OUTCOMES = ["http_error", "transport_error", "invalid_respons
  * attempt has ≤ 1 output token or the last round has no answered attempt.
  */
 export function tpotFrame(attempts: pl.DataFrame): pl.DataFrame {
-  const lastRound = attempts.groupBy("request_id").agg(pl.col("round").max().alias("_last_round"));
+  // Window expressions instead of a join and a sort inside each group: ~8× faster on 1M requests (bench/README.md).
   return attempts
-    .join(lastRound, { on: "request_id", how: "inner" })
-    .filter(
-      pl.col("round").eq(pl.col("_last_round"))
-        .and(pl.col("first_token_ms").isNotNull())
-        .and(pl.col("last_token_ms").isNotNull()),
-    )
-    .groupBy("request_id")
-    .agg(
-      pl.col("first_token_ms").sortBy("attempt").last().alias("_ft"),
-      pl.col("last_token_ms").sortBy("attempt").last().alias("_lt"),
-      pl.col("output_tokens").sortBy("attempt").last().alias("_out"),
-    )
+    .filter(pl.col("round").eq(pl.col("round").max().over("request_id")))
+    .filter(pl.col("first_token_ms").isNotNull().and(pl.col("last_token_ms").isNotNull()))
+    .filter(pl.col("attempt").eq(pl.col("attempt").max().over("request_id")))
     .select(
       pl.col("request_id"),
-      pl.when(pl.col("_out").gt(1))
-        .then(pl.col("_lt").minus(pl.col("_ft")).div(pl.col("_out").minus(1).cast(pl.Float64)))
+      pl.when(pl.col("output_tokens").gt(1))
+        .then(
+          pl.col("last_token_ms").minus(pl.col("first_token_ms"))
+            .div(pl.col("output_tokens").minus(1).cast(pl.Float64)),
+        )
         .otherwise(pl.lit(null).cast(pl.Float64))
         .alias("tpot_ms"),
     );
