@@ -1,4 +1,5 @@
 import pl from "nodejs-polars";
+import { endOfWholeRows } from "../schema/log_csv.ts";
 import { createHash } from "node:crypto";
 import { join } from "node:path";
 import { InputError } from "../schema/errors.ts";
@@ -69,18 +70,6 @@ async function readManifest(dir: string): Promise<RunManifest> {
     throw new InputError(`${file}: invalid run manifest`, problems);
   }
   return res.data;
-}
-
-/** Index just past the last line end outside quotes: everything before it is whole rows. */
-function endOfWholeRows(text: string): number {
-  let inQuotes = false;
-  let end = 0;
-  for (let i = 0; i < text.length; i++) {
-    const c = text.charCodeAt(i);
-    if (c === 34) inQuotes = !inQuotes;
-    else if (c === 10 && !inQuotes) end = i + 1;
-  }
-  return end;
 }
 
 /** True when a non-empty file does not end with a line end (a row cut off mid-write). */

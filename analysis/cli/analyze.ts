@@ -1,5 +1,5 @@
-import { parseArgs } from "node:util";
-import { EXIT_BAD_INPUT, InputError } from "../../schema/errors.ts";
+import { InputError } from "../../schema/errors.ts";
+import { parseFlags, runMain } from "../../schema/cli.ts";
 import type { SloPolicy } from "../../schema/slo.ts";
 import { alternatives, formatAlternatives } from "../alternatives.ts";
 import { latencyInWindow } from "../audit.ts";
@@ -18,23 +18,18 @@ const DEFAULT_POLICIES: Record<string, URL> = {
 };
 
 async function main(args: string[]): Promise<void> {
-  let parsed;
-  try {
-    parsed = parseArgs({
-      args,
-      allowPositionals: true,
-      strict: true,
-      options: {
-        slo: { type: "string" },
-        denominator: { type: "string" },
-        json: { type: "boolean", default: false },
-        alternatives: { type: "boolean", default: false },
-        verify: { type: "string" },
-      },
-    });
-  } catch (e) {
-    throw new InputError(`${(e as Error).message}\n${USAGE}`);
-  }
+  const parsed = parseFlags(
+    args,
+    {
+      slo: { type: "string" },
+      denominator: { type: "string" },
+      json: { type: "boolean", default: false },
+      alternatives: { type: "boolean", default: false },
+      verify: { type: "string" },
+    },
+    USAGE,
+    { positionals: true },
+  );
   const { values: v, positionals } = parsed;
   if (positionals.length !== 1) throw new InputError(`expected one RUN folder, got ${positionals.length}\n${USAGE}`);
   if (v.verify !== undefined && v.verify !== "warn" && v.verify !== "strict") {
@@ -117,11 +112,4 @@ function formatLatency(rows: LatencyRow[], window: string): string {
   ].join("\n");
 }
 
-if (import.meta.main) {
-  try {
-    await main(Deno.args);
-  } catch (e) {
-    console.error(`error: ${e instanceof Error ? e.message : String(e)}`);
-    Deno.exit(e instanceof InputError ? EXIT_BAD_INPUT : 1);
-  }
-}
+if (import.meta.main) await runMain(() => main(Deno.args));

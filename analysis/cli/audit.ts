@@ -1,5 +1,5 @@
-import { parseArgs } from "node:util";
-import { EXIT_BAD_INPUT, InputError } from "../../schema/errors.ts";
+import { InputError } from "../../schema/errors.ts";
+import { parseFlags, runMain } from "../../schema/cli.ts";
 import { audit, type AuditResult, type RuleChoice } from "../audit.ts";
 import { loadClaim } from "../claim.ts";
 import { loadRun } from "../load_run.ts";
@@ -68,22 +68,17 @@ function formatAudit(r: AuditResult): string {
 }
 
 async function main(args: string[]): Promise<void> {
-  let parsed;
-  try {
-    parsed = parseArgs({
-      args,
-      allowPositionals: true,
-      strict: true,
-      options: {
-        claim: { type: "string" },
-        slo: { type: "string" },
-        json: { type: "boolean", default: false },
-        verify: { type: "string" },
-      },
-    });
-  } catch (e) {
-    throw new InputError(`${(e as Error).message}\n${USAGE}`);
-  }
+  const parsed = parseFlags(
+    args,
+    {
+      claim: { type: "string" },
+      slo: { type: "string" },
+      json: { type: "boolean", default: false },
+      verify: { type: "string" },
+    },
+    USAGE,
+    { positionals: true },
+  );
   const { values: v, positionals } = parsed;
   if (positionals.length !== 1) throw new InputError(`expected one RUN folder, got ${positionals.length}\n${USAGE}`);
   if (v.claim === undefined) throw new InputError(`--claim FILE is required\n${USAGE}`);
@@ -108,11 +103,4 @@ async function main(args: string[]): Promise<void> {
   else console.log(formatAudit(result));
 }
 
-if (import.meta.main) {
-  try {
-    await main(Deno.args);
-  } catch (e) {
-    console.error(`error: ${e instanceof Error ? e.message : String(e)}`);
-    Deno.exit(e instanceof InputError ? EXIT_BAD_INPUT : 1);
-  }
-}
+if (import.meta.main) await runMain(() => main(Deno.args));

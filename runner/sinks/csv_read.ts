@@ -1,4 +1,5 @@
 import { CsvError, parse } from "csv-parse/sync";
+import { endOfWholeRows } from "../../schema/log_csv.ts";
 import type { InfoField } from "csv-parse";
 import { InputError } from "../../schema/errors.ts";
 import { COLUMNS, type TableName } from "../../schema/events.ts";
@@ -15,21 +16,6 @@ export interface ReadLogCsvOptions {
   onWarning?: (message: string) => void;
   /** Most problems listed in an error before the rest are counted. @default 50 */
   maxProblems?: number;
-}
-
-/**
- * Index just past the last line end that is outside quotes: everything
- * before it is whole rows. Quotes toggle state; `""` inside quotes toggles twice.
- */
-function endOfWholeRows(text: string): number {
-  let inQuotes = false;
-  let end = 0;
-  for (let i = 0; i < text.length; i++) {
-    const c = text.charCodeAt(i);
-    if (c === 34) inQuotes = !inQuotes;
-    else if (c === 10 && !inQuotes) end = i + 1;
-  }
-  return end;
 }
 
 function countLines(text: string, end: number): number {
