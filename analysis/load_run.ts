@@ -190,36 +190,39 @@ export async function loadRun(path: string, options: LoadRunOptions = {}): Promi
     const m = manifests[k]!;
     const running = m.result.status === "running";
     if (running) warning(`${join(dir, "run.json")}: result.status is "running": the run was killed before finalising`);
+    // Each table is hashed and read at the same time (polars collects on its own threads), and the
+    // tables of a folder are read concurrently: on 1M requests this hides most of the hashing.
+    const tables: TableName[] = [];
     for (const table of [...REQUIRED, "server" as const]) {
+      const file = join(dir, `${table}.${format}`);
+      if (await exists(file)) tables.push(table);
+      else if (table !== "server") throw new InputError(`${file}: missing ${table} log`);
+    }
+    const read = await Promise.all(tables.map(async (table) => {
       const name = `${table}.${format}`;
       const file = join(dir, name);
-      if (!(await exists(file))) {
-        if (table === "server") continue;
-        throw new InputError(`${file}: missing ${table} log`);
-      }
       const want = m.files[name];
       if (want === undefined) {
         const msg = `${file}: not listed in run.json files, so its sha256 cannot be verified`;
         if (running || verify === "warn") warning(msg);
         else throw new InputError(msg);
-      } else {
-        const got = await sha256File(file);
-        if (got !== want) {
-          const msg = `${file}: sha256 ${got} does not match run.json files["${name}"] ${want}: the log was changed`;
-          if (verify === "warn") warning(`UNVERIFIED LOG: ${msg}`);
-          else throw new InputError(msg);
-        }
       }
       const lf = await scanTable(file, table, format, running, warning);
-      let df: pl.DataFrame;
-      try {
-        df = lf.collectSync();
-      } catch (e) {
-        throw new InputError(`${file}: cannot read ${table} log: ${(e as Error).message}`, [], { cause: e });
+      const [got, df] = await Promise.all([
+        want === undefined ? Promise.resolve(null) : sha256File(file),
+        lf.collect().catch((e: Error) => {
+          throw new InputError(`${file}: cannot read ${table} log: ${e.message}`, [], { cause: e });
+        }),
+      ]);
+      if (got !== null && got !== want) {
+        const msg = `${file}: sha256 ${got} does not match run.json files["${name}"] ${want}: the log was changed`;
+        if (verify === "warn") warning(`UNVERIFIED LOG: ${msg}`);
+        else throw new InputError(msg);
       }
       checkFrame(df, file, table);
-      frames[table].push(df);
-    }
+      return [table, df] as const;
+    }));
+    for (const [table, df] of read) frames[table].push(df);
   }
 
   const concat = (t: TableName): pl.DataFrame => {
