@@ -65,6 +65,21 @@ function aggregate(
   }));
 }
 
+type Group = ReturnType<typeof aggregate>[number];
+
+/** Sums groups that share `keyOf` (counts and failures are additive). */
+function rollUp(groups: Group[], keyOf: (g: Group) => string): Map<string, Pick<Group, "counts" | "failures">> {
+  const out = new Map<string, Pick<Group, "counts" | "failures">>();
+  for (const g of groups) {
+    const k = keyOf(g);
+    const acc = out.get(k) ?? { counts: { offered: 0, sent: 0, completed: 0, accepted: 0 }, failures: zeroFailures() };
+    for (const [c, n] of Object.entries(g.counts)) acc.counts[c] = (acc.counts[c] ?? 0) + n;
+    for (const f of FAILURE_ORDER) acc.failures[f] += g.failures[f];
+    out.set(k, acc);
+  }
+  return out;
+}
+
 function zeroFailures(): Record<FailureReason, number> {
   return Object.fromEntries(FAILURE_ORDER.map((f) => [f, 0])) as Record<FailureReason, number>;
 }
@@ -109,24 +124,23 @@ export function goodput(run: LoadedRun, policy: SloPolicy): GoodputResult {
   const den = policy.denominator;
   const secs = (stage: string) => window.stage_seconds[stage] ?? null;
 
-  const all = aggregate(rows, [])[0];
+  // One pass over the requests (class × stage); the coarser tables are sums of its small result.
+  const fine = aggregate(rows, ["class", "stage"]);
+  const all = rollUp(fine, () => "all").get("all");
   const overall = makeRow(all?.counts ?? {}, all?.failures ?? zeroFailures(), window.measurement_seconds, den);
-  const by_class = aggregate(rows, ["class"]).map((g) => ({
-    class: g.key.class!,
-    ...makeRow(g.counts, g.failures, window.measurement_seconds, den),
-  }));
-  const stageGroups = aggregate(rows, ["stage"]);
-  const seen = new Set(stageGroups.map((g) => g.key.stage!));
+  const by_class = [...rollUp(fine, (g) => g.key.class!)].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
+    .map(([cls, g]) => ({ class: cls, ...makeRow(g.counts, g.failures, window.measurement_seconds, den) }));
+  const stageGroups = rollUp(fine, (g) => g.key.stage!);
   const by_stage = [
-    ...stageGroups.map((g) => ({ stage: g.key.stage!, ...makeRow(g.counts, g.failures, secs(g.key.stage!), den) })),
-    ...window.stages.filter((s) => !seen.has(s)).map((s) => ({
+    ...[...stageGroups].map(([stage, g]) => ({ stage, ...makeRow(g.counts, g.failures, secs(stage), den) })),
+    ...window.stages.filter((s) => !stageGroups.has(s)).map((s) => ({
       stage: s,
       ...makeRow({}, zeroFailures(), secs(s), den),
     })),
   ];
   const order = new Map(run.manifest.stages.map((s, i) => [s.name, i]));
   by_stage.sort((a, b) => (order.get(a.stage) ?? Infinity) - (order.get(b.stage) ?? Infinity));
-  const by_class_stage = aggregate(rows, ["class", "stage"]).map((g) => ({
+  const by_class_stage = fine.map((g) => ({
     class: g.key.class!,
     stage: g.key.stage!,
     ...makeRow(g.counts, g.failures, secs(g.key.stage!), den),
