@@ -15,18 +15,7 @@ import { COLUMNS, type Outcome, type TableName } from "../schema/events.ts";
 import { RunManifest } from "../schema/run_manifest.ts";
 import type { Stage } from "../schema/plan.ts";
 import { makeManifest } from "../test/analysis/_fixture.ts";
-
-/** Seeded uniform [0, 1) (mulberry32). */
-function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+import { seededUniform } from "../test/support/seeded.ts";
 
 /** Class, weight and its design-v1 e2e limit (latencies are drawn around it so some miss). */
 const CLASSES: [string, number, number][] = [
@@ -107,7 +96,7 @@ function sha256File(file: string): string {
  * returns `dir`. Same `n` and `seed` give the same files.
  */
 export function generateRunLog(dir: string, n: number, seed = 1): string {
-  const r = rng(seed);
+  const r = seededUniform(seed);
   const stages = benchStages(n);
   const arrival = stages.filter((s) => s.kind !== "drain");
   const R: Record<string, Col> = {};

@@ -2,18 +2,11 @@ import assert from "node:assert/strict";
 import { join } from "node:path";
 import { fixtureManifest, fixtureTables, POLICY } from "./hand_fixture.ts";
 import { writeRun } from "./_fixture.ts";
+import { runCli } from "../support/run_cli.ts";
 
 const CLI = new URL("../../analysis/cli/analyze.ts", import.meta.url).pathname;
 
-async function analyze(...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  const out = await new Deno.Command(Deno.execPath(), {
-    args: ["run", "--allow-read", "--allow-ffi", "--allow-env", "--allow-sys", CLI, ...args],
-    stdout: "piped",
-    stderr: "piped",
-  }).output();
-  const dec = new TextDecoder();
-  return { code: out.code, stdout: dec.decode(out.stdout), stderr: dec.decode(out.stderr) };
-}
+const analyze = (...args: string[]) => runCli(CLI, args, ["--allow-read", "--allow-ffi", "--allow-env", "--allow-sys"]);
 
 Deno.test("the analyze CLI", async (t) => {
   const tmp = Deno.makeTempDirSync();

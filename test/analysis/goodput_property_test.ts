@@ -7,18 +7,7 @@ import { type AttemptRow, OUTCOMES, type RequestRow } from "../../schema/events.
 import type { Stage } from "../../schema/plan.ts";
 import type { SloPolicy } from "../../schema/slo.ts";
 import { att, makeManifest, req, writeRun } from "./_fixture.ts";
-
-/** mulberry32: a small seeded PRNG, so every seed's log is reproducible. */
-function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+import { seededUniform } from "../support/seeded.ts";
 
 const STAGES: Stage[] = [
   { name: "w", kind: "warmup", start_ms: 0, end_ms: 2000, offered_rps: 1 },
@@ -28,7 +17,7 @@ const STAGES: Stage[] = [
 ];
 
 function randomLog(seed: number, n: number): { requests: RequestRow[]; attempts: AttemptRow[] } {
-  const r = rng(seed);
+  const r = seededUniform(seed);
   const pick = <T>(xs: readonly T[]): T => xs[Math.floor(r() * xs.length)]!;
   const gate = () => pick([true, true, true, false, null]);
   const requests: RequestRow[] = [];

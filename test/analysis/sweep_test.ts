@@ -1,17 +1,6 @@
 import assert from "node:assert/strict";
 import { sloSweep, sweepLimits } from "../../analysis/sweep.ts";
-
-/** Small seeded PRNG (mulberry32) so the property cases are reproducible. */
-function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+import { seededUniform } from "../support/seeded.ts";
 
 Deno.test("sloSweep() counts latencies at or below each limit", async (t) => {
   await t.step("hand-computed case", () => {
@@ -44,7 +33,7 @@ Deno.test("sloSweep() counts latencies at or below each limit", async (t) => {
 
 Deno.test("sloSweep() agrees with a naive filter per limit on random data", () => {
   for (const seed of [1, 2, 3, 42, 2026]) {
-    const r = rng(seed);
+    const r = seededUniform(seed);
     const n = 500 + Math.floor(r() * 1500);
     // Log-normal-ish latencies, rounded to whole ms so ties and limits equal to a value occur; ~10 % ineligible.
     const lat = Array.from({ length: n }, () => r() < 0.1 ? null : Math.round(Math.exp(5 + 1.5 * r() * r() * 3)));
@@ -61,7 +50,7 @@ Deno.test("sloSweep() agrees with a naive filter per limit on random data", () =
 });
 
 Deno.test("sloSweep() curves are non-decreasing in the limit and end at the eligible count", () => {
-  const r = rng(7);
+  const r = seededUniform(7);
   const lat = Array.from({ length: 2000 }, () => r() * 1000);
   const limits = sweepLimits(1, 2000, { points: 1000, scale: "log" });
   const c = sloSweep(lat, limits, { denominator: 2500, measurement_seconds: 10 });

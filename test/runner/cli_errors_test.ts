@@ -1,17 +1,11 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { constantPlan, tinyCase, writeJson, writeWorkload } from "../support/tiny_workload.ts";
+import { runCli } from "../support/run_cli.ts";
 
 const ROOT = new URL("../../", import.meta.url).pathname;
 
-async function cli(script: string, args: string[]) {
-  const out = await new Deno.Command(Deno.execPath(), {
-    args: ["run", "-A", join(ROOT, script), ...args],
-    stdout: "piped",
-    stderr: "piped",
-  }).output();
-  return { code: out.code, stderr: new TextDecoder().decode(out.stderr) };
-}
+const cli = (script: string, args: string[]) => runCli(join(ROOT, script), args);
 
 function assertNamed(r: { code: number; stderr: string }, ...parts: (string | RegExp)[]) {
   assert.equal(r.code, 2, `exit code 2, stderr: ${r.stderr}`);

@@ -4,6 +4,7 @@ import { fileURLToPath } from "node:url";
 import type { Workload } from "../../schema/workload.ts";
 import { buildSchedule, loadPlan, scheduleSha256, summarizeSchedule } from "../../runner/schedule.ts";
 import { tinyCase } from "../support/tiny_workload.ts";
+import { runCli as runCliAt } from "../support/run_cli.ts";
 
 const ROOT = fileURLToPath(new URL("../../", import.meta.url));
 const CLI = join(ROOT, "runner/cli/plan.ts");
@@ -42,17 +43,7 @@ async function writeWorkload(dir: string): Promise<Workload> {
   return workload;
 }
 
-async function runCli(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  const out = await new Deno.Command(Deno.execPath(), {
-    args: ["run", "--allow-read", CLI, ...args],
-    cwd: ROOT,
-    stdout: "piped",
-    stderr: "piped",
-    stdin: "null",
-  }).output();
-  const dec = new TextDecoder();
-  return { code: out.code, stdout: dec.decode(out.stdout), stderr: dec.decode(out.stderr) };
-}
+const runCli = (args: string[]) => runCliAt(CLI, args, ["--allow-read"], { cwd: ROOT });
 
 Deno.test("the plan CLI prints the schedule and exits 2 on bad input", async (t) => {
   const dir = await Deno.makeTempDir({ prefix: "plan_cli_test_" });

@@ -1,14 +1,9 @@
 import assert from "node:assert/strict";
+import { runCli as runCliAt } from "../support/run_cli.ts";
 
-async function runCli(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  const out = await new Deno.Command(Deno.execPath(), {
-    args: ["run", "--allow-net=127.0.0.1", "--allow-read", "--allow-write", "--allow-env", "sim/cli.ts", ...args],
-    stdout: "piped",
-    stderr: "piped",
-  }).output();
-  const dec = new TextDecoder();
-  return { code: out.code, stdout: dec.decode(out.stdout), stderr: dec.decode(out.stderr) };
-}
+const SIM_CLI = new URL("../../sim/cli.ts", import.meta.url).pathname;
+const runCli = (args: string[]) =>
+  runCliAt(SIM_CLI, args, ["--allow-net=127.0.0.1", "--allow-read", "--allow-write", "--allow-env"]);
 
 Deno.test("sim CLI: bad input exits 2 with a message, never a stack trace", async (t) => {
   await t.step("an unknown flag", async () => {

@@ -1,0 +1,24 @@
+/** What a CLI run as a subprocess printed and how it exited. */
+export interface CliResult {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
+
+/** Runs `deno run <permissions> <script> <args>` (no stdin) and collects its output. */
+export async function runCli(
+  script: string,
+  args: string[],
+  permissions: string[] = ["-A"],
+  options: { cwd?: string } = {},
+): Promise<CliResult> {
+  const out = await new Deno.Command(Deno.execPath(), {
+    args: ["run", ...permissions, script, ...args],
+    ...options,
+    stdin: "null",
+    stdout: "piped",
+    stderr: "piped",
+  }).output();
+  const dec = new TextDecoder();
+  return { code: out.code, stdout: dec.decode(out.stdout), stderr: dec.decode(out.stderr) };
+}
