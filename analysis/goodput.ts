@@ -30,23 +30,21 @@ export interface GoodputResult {
 
 const ratio = (a: number, b: number | null): number | null => (b ? a / b : null);
 
-/** Aggregates classified requests by `keys` (none = one overall row) into counts and failure counts. */
+/** Aggregates classified requests by `keys` (at least one) into counts and failure counts. */
 function aggregate(
   rows: pl.DataFrame,
   keys: string[],
 ): { key: Record<string, string>; counts: Record<string, number>; failures: Record<FailureReason, number> }[] {
-  const k = keys.length ? keys : ["_all"];
-  const df = keys.length ? rows : rows.withColumns(pl.lit("all").alias("_all"));
-  const counts = df.groupBy(k).agg(
+  const counts = rows.groupBy(keys).agg(
     pl.col("request_id").count().cast(pl.Int64).alias("offered"),
     pl.col("sent").cast(pl.Int64).sum().alias("sent"),
     pl.col("completed").cast(pl.Int64).sum().alias("completed"),
     pl.col("accepted").cast(pl.Int64).sum().alias("accepted"),
-  ).sort(k);
-  const fails = df.filter(pl.col("reason").isNotNull())
-    .groupBy([...k, "reason"]).agg(pl.col("request_id").count().cast(pl.Int64).alias("n"));
+  ).sort(keys);
+  const fails = rows.filter(pl.col("reason").isNotNull())
+    .groupBy([...keys, "reason"]).agg(pl.col("request_id").count().cast(pl.Int64).alias("n"));
   const failMap = new Map<string, Record<FailureReason, number>>();
-  const keyOf = (r: Record<string, unknown>) => JSON.stringify(k.map((c) => r[c]));
+  const keyOf = (r: Record<string, unknown>) => JSON.stringify(keys.map((c) => r[c]));
   for (const r of fails.toRecords()) {
     const key = keyOf(r);
     const f = failMap.get(key) ?? zeroFailures();
