@@ -249,11 +249,47 @@ export function generateRunLog(dir: string, n: number, seed = 1): string {
 }
 
 if (import.meta.main) {
-  // CLI: deno run -A bench/_gen_log.ts DIR N [SEED] — run apart so the generator's memory is not the bench's.
-  const [dir, n, seed] = Deno.args;
-  if (!dir || !(Number(n) > 0)) {
-    console.error("usage: _gen_log.ts DIR N [SEED]");
-    Deno.exit(2);
+  // CLI, run apart so the generator's memory is not the bench's:
+  //   deno run -A bench/_gen_log.ts DIR N [SEED]
+  //   deno run -A bench/_gen_log.ts --replicate SRC ROOT K
+  if (Deno.args[0] === "--replicate") {
+    const [, src, root, k] = Deno.args;
+    if (!src || !root || !(Number(k) > 0)) {
+      console.error("usage: _gen_log.ts --replicate SRC ROOT K");
+      Deno.exit(2);
+    }
+    replicateShards(src, root, Number(k));
+  } else {
+    const [dir, n, seed] = Deno.args;
+    if (!dir || !(Number(n) > 0)) {
+      console.error("usage: _gen_log.ts DIR N [SEED]");
+      Deno.exit(2);
+    }
+    generateRunLog(dir, Number(n), seed === undefined ? 1 : Number(seed));
   }
-  generateRunLog(dir, Number(n), seed === undefined ? 1 : Number(seed));
+}
+
+/**
+ * Writes `count` shard folders `root/shard-k-of-count/` of one logical run,
+ * each a copy of the run in `src` with its request ids prefixed `s<k>-` (so
+ * ids stay unique across shards) and `shard` = k: a log `count` times as
+ * large in seconds, rewritten by polars scans, for the scale part of the bench.
+ */
+export function replicateShards(src: string, root: string, count: number): string {
+  const base = RunManifest.parse(JSON.parse(Deno.readTextFileSync(join(src, "run.json"))));
+  for (let k = 0; k < count; k++) {
+    const dir = join(root, `shard-${k}-of-${count}`);
+    Deno.mkdirSync(dir, { recursive: true });
+    const files: Record<string, string> = {};
+    for (const table of ["requests", "attempts", "tools"] as const) {
+      const id = pl.concatString([pl.lit(`s${k}-`), pl.col("request_id")], "").alias("request_id");
+      const extra = table === "requests" ? [pl.lit(k).cast(pl.Int64).alias("shard")] : [];
+      const file = join(dir, `${table}.parquet`);
+      pl.readParquet(join(src, `${table}.parquet`)).withColumns(id, ...extra).writeParquet(file);
+      files[`${table}.parquet`] = sha256File(file);
+    }
+    const manifest = { ...base, plan: { ...base.plan, shard: { index: k, count } }, files };
+    Deno.writeTextFileSync(join(dir, "run.json"), JSON.stringify(RunManifest.parse(manifest), null, 2));
+  }
+  return root;
 }

@@ -2,27 +2,30 @@
  * Analysis benchmark (issue 3): on a generated run log, (a) the analysis
  * path — `loadRun` of the Parquet folder, `goodput()` (overall, by class, by
  * stage, by class × stage) and a 1,000-point e2e SLO curve per class with
- * `sloSweep` — against (b) the same computation as plain-TypeScript loops and
- * (c) a danfojs implementation. The three must agree on a small log before
- * anything is timed. danfo is capped: it runs on growing logs while the next
- * size is projected to fit `--danfo-cap-s`, and larger sizes are extrapolated
- * (labelled). See bench/README.md for the command and results.
+ * `sloSweep` — and (a′) the same from `scanRun` (lazy scans, only the needed
+ * columns read), against (b) the same computation as plain-TypeScript loops
+ * and (c) a danfojs implementation. All must agree on a small log before
+ * anything is timed, and (a′) = (b) = (a) again at full size. danfo is
+ * capped: it runs on growing logs while the next size is projected to fit
+ * `--danfo-cap-s`, and larger sizes are extrapolated (labelled). `--scale K`
+ * copies the big log into K shards and runs (a) and (a′) each in a child
+ * process with a 256 MB V8 heap, reporting peak RSS. See bench/README.md.
  *
  * @module
  */
 import assert from "node:assert/strict";
-import pl from "nodejs-polars";
+import process from "node:process";
 import { parseArgs } from "node:util";
-import { GATE_ORDER } from "../analysis/classify.ts";
 import { goodput, type GoodputResult } from "../analysis/goodput.ts";
 import { loadRun } from "../analysis/load_run.ts";
 import type { LoadedRun } from "../analysis/loaded_run.ts";
-import { classSlo, loadSloPolicy, resolveWindow } from "../analysis/policy.ts";
-import { sloSweep } from "../analysis/sweep.ts";
+import { loadSloPolicy } from "../analysis/policy.ts";
+import { scanRun } from "../analysis/scan_run.ts";
 import type { SloPolicy } from "../schema/slo.ts";
 import { danfoGoodput, type DanfoResult } from "./_danfo_goodput.ts";
 import { generateRunLog } from "./_gen_log.ts";
-import { type BenchResult, columnsOf, curveLimits, plainGoodput } from "./_plain_goodput.ts";
+import { type BenchResult, columnsOf, plainGoodput } from "./_plain_goodput.ts";
+import { polarsCurves } from "./_polars_curves.ts";
 
 const { values: args } = parseArgs({
   args: Deno.args,
@@ -35,6 +38,10 @@ const { values: args } = parseArgs({
     slo: { type: "string", default: "data/slo/design-v1.json" },
     seed: { type: "string", default: "1" },
     "danfo-child": { type: "string" },
+    "skip-danfo": { type: "boolean", default: false },
+    scale: { type: "string", default: "0" },
+    "scale-child": { type: "string" },
+    dir: { type: "string" },
   },
 });
 const N = Number(args.n), REPS = Number(args.reps), CHECK_N = Number(args["check-n"]);
@@ -50,57 +57,71 @@ function peakRssMb(): number {
 }
 
 /**
- * The e2e curve of every class with `sloSweep`. `classify()` keeps only the
- * first failing reason, so a late request that also failed a gate cannot be
- * told apart from its output: the eligible latencies (outcome ok and every
- * required gate true) are selected here with polars expressions.
+ * Milliseconds that this process's threads (JS and polars) spent runnable but waiting for a CPU, so far: the time the
+ * shared machine took from the bench (field 2 of /proc/self/task/<tid>/schedstat; threads that ended are not counted).
  */
-function polarsCurves(run: LoadedRun, policy: SloPolicy, table: GoodputResult): BenchResult["curves"] {
-  const window = resolveWindow(run.manifest.stages, policy.window);
-  const inWindow = window.intervals
-    .map(([a, b]) => pl.col("scheduled_ms").gtEq(a).and(pl.col("scheduled_ms").lt(b)))
-    .reduce((x, y) => x.or(y));
-  const classes = table.by_class.map((r) => r.class);
-  const required = pl.DataFrame([
-    pl.Series("class", classes, pl.Utf8),
-    ...GATE_ORDER.map((g) =>
-      pl.Series(`_req_${g}`, classes.map((c) => classSlo(policy, c).gates.includes(g)), pl.Bool)
-    ),
-  ]);
-  let gatesOk = pl.lit(true);
-  for (const g of GATE_ORDER) gatesOk = gatesOk.and(pl.col(`_req_${g}`).not().or(pl.col(g).fillNull(false)));
-  const eligible = run.requests.filter(inWindow)
-    .join(required, { on: "class", how: "left" })
-    .filter(pl.col("outcome").eq(pl.lit("ok")).and(pl.col("completed_ms").isNotNull()).and(gatesOk))
-    .select("class", pl.col("completed_ms").minus(pl.col("scheduled_ms")).alias("e2e_ms"));
-  const parts = new Map<string, Float64Array>();
-  for (const part of eligible.partitionBy("class")) {
-    // No nulls here (completed_ms was filtered non-null): the typed copy is ~50× faster than toArray().
-    const e2e = Float64Array.from(part.getColumn("e2e_ms").toTypedArray() as Float64Array);
-    parts.set(String(part.getColumn("class").get(0)), e2e);
+function runQueueMs(): number {
+  let ns = 0;
+  for (const t of Deno.readDirSync("/proc/self/task")) {
+    try {
+      ns += Number(Deno.readTextFileSync(`/proc/self/task/${t.name}/schedstat`).split(" ")[1]);
+    } catch {
+      // The thread ended between the listing and the read: its wait is lost, not an error.
+      continue;
+    }
   }
-  const curves: BenchResult["curves"] = {};
-  for (const row of table.by_class) {
-    const limits = curveLimits(policy, row.class);
-    const c = sloSweep(parts.get(row.class) ?? [], limits, {
-      denominator: row[policy.denominator],
-      measurement_seconds: window.measurement_seconds,
-    });
-    curves[row.class] = { limit_ms: c.limit_ms, accepted: c.accepted };
-  }
-  return curves;
+  return ns / 1e6;
 }
 
-/** (a): load, goodput table, curves; phase times in ms. */
+/** Milliseconds of CPU (all threads of this process) spent since `from`. */
+const cpuSince = (from: ReturnType<typeof process.cpuUsage>) => {
+  const u = process.cpuUsage(from);
+  return (u.user + u.system) / 1000;
+};
+
+/** (a): load, goodput table, curves; phase times in ms, and the CPU time of the whole. */
 async function runPolars(dir: string, policy: SloPolicy) {
+  const cpu = process.cpuUsage(), rq = runQueueMs();
   const t0 = now();
   const run = await loadRun(dir);
   const t1 = now();
   const table = goodput(run, policy);
   const t2 = now();
-  const curves = polarsCurves(run, policy, table);
+  const curves = polarsCurves(run.requests.lazy(), run.manifest, policy, table);
   const t3 = now();
-  return { run, table, curves, load: t1 - t0, goodput: t2 - t1, curves_ms: t3 - t2, total: t3 - t0 };
+  return {
+    run,
+    table,
+    curves,
+    load: t1 - t0,
+    goodput: t2 - t1,
+    curves_ms: t3 - t2,
+    total: t3 - t0,
+    cpu: cpuSince(cpu),
+    wait: runQueueMs() - rq,
+  };
+}
+
+/** (a′): the same from lazy scans; goodput and curves on polars' streaming engine. */
+async function runLazy(dir: string, policy: SloPolicy) {
+  const cpu = process.cpuUsage(), rq = runQueueMs();
+  const t0 = now();
+  const run = await scanRun(dir);
+  const t1 = now();
+  const table = goodput(run, policy);
+  const t2 = now();
+  const curves = polarsCurves(run.requests, run.manifest, policy, table, true);
+  const t3 = now();
+  return {
+    table,
+    curves,
+    load: t1 - t0,
+    goodput: t2 - t1,
+    curves_ms: t3 - t2,
+    total: t3 - t0,
+    cpu: cpuSince(cpu),
+    wait: runQueueMs() - rq,
+  };
 }
 
 /** (b): arrays from the loaded frames, then the loops. */
@@ -132,8 +153,8 @@ const curveCounts = (c: BenchResult["curves"]) =>
   Object.fromEntries(Object.entries(c).map(([k, v]) => [k, [...v.accepted]]));
 
 /** Runs `deno run <args>` as a child process, killed after `timeoutMs`; null when killed. */
-async function child(args: string[], timeoutMs: number): Promise<string | null> {
-  const flags = ["run", "-A", "--v8-flags=--max-old-space-size=8192,--expose-gc"];
+async function child(args: string[], timeoutMs: number, heapMb = 8192): Promise<string | null> {
+  const flags = ["run", "-A", `--v8-flags=--max-old-space-size=${heapMb},--expose-gc`];
   const cmd = new Deno.Command(Deno.execPath(), { args: [...flags, ...args], stdout: "piped", stderr: "piped" });
   const proc = cmd.spawn();
   const timer = setTimeout(() => proc.kill("SIGKILL"), timeoutMs);
@@ -154,10 +175,23 @@ async function danfoChild(m: number, policy: SloPolicy, tmp: string): Promise<vo
   console.log(JSON.stringify({ n: m, c_ms: pc.total, a_ms: pa.goodput + pa.curves_ms, rss_mb: peakRssMb() }));
 }
 
+/** Child mode: (a) or (a′) on the run in `dir`; prints one JSON line with times, peak RSS and the table. */
+async function scaleChild(mode: string, dir: string, policy: SloPolicy): Promise<void> {
+  const r = mode === "lazy" ? await runLazy(dir, policy) : await runPolars(dir, policy);
+  const { load, goodput: g, curves_ms, total, cpu, wait } = r;
+  const table = strip(r.table);
+  console.log(JSON.stringify({ load, goodput: g, curves_ms, total, cpu, wait, rss_mb: peakRssMb(), table }));
+}
+
 const policy = await loadSloPolicy(args.slo);
-const tmp = await Deno.makeTempDir({ prefix: "analysis-bench-" });
+// A danfo child writes inside its parent's folder (--dir), so a child killed at the cap leaves nothing behind.
+const tmp = await Deno.makeTempDir({
+  prefix: "analysis-bench-",
+  ...(args["danfo-child"] && args.dir ? { dir: args.dir } : {}),
+});
 try {
   if (args["danfo-child"]) await danfoChild(Number(args["danfo-child"]), policy, tmp);
+  else if (args["scale-child"]) await scaleChild(args["scale-child"], args.dir!, policy);
   else await main();
 } finally {
   Deno.removeSync(tmp, { recursive: true });
@@ -166,21 +200,27 @@ try {
 async function main(): Promise<void> {
   console.log(`# analysis bench ${new Date().toISOString()} n=${N} reps=${REPS} seed=${SEED} slo=${args.slo}`);
   let t = now();
-  const dfd = (await import("danfojs")) as unknown as Danfo;
-  console.log(`danfojs import (loads TensorFlow.js; excluded from (c)): ${ms(now() - t)} ms`);
+  const dfd = args["skip-danfo"] ? null : (await import("danfojs")) as unknown as Danfo;
+  if (dfd) console.log(`danfojs import (loads TensorFlow.js; excluded from (c)): ${ms(now() - t)} ms`);
 
   // Agreement on a small log before any timing.
   const small = generateRunLog(`${tmp}/check`, CHECK_N, SEED);
   const a = await runPolars(small, policy);
+  const lazy = await runLazy(small, policy);
   const b = runPlain(a.run, policy);
-  const c = runDanfo(dfd, a.run, policy);
   assert.deepEqual(strip(b.result), strip(a.table), "plain table differs from goodput()");
   assert.deepEqual(curveCounts(b.result.curves), curveCounts(a.curves), "plain curves differ from sloSweep");
-  assert.deepEqual(c.result.by_class, withoutFailures(a.table.by_class), "danfo by-class table differs");
-  assert.deepEqual(curveCounts(c.result.curves), curveCounts(a.curves), "danfo curves differ");
+  assert.deepEqual(strip(lazy.table), strip(a.table), "scanRun table differs from loadRun table");
+  assert.deepEqual(curveCounts(lazy.curves), curveCounts(a.curves), "scanRun curves differ");
+  if (dfd) {
+    const c = runDanfo(dfd, a.run, policy);
+    assert.deepEqual(c.result.by_class, withoutFailures(a.table.by_class), "danfo by-class table differs");
+    assert.deepEqual(curveCounts(c.result.curves), curveCounts(a.curves), "danfo curves differ");
+  }
   assert.ok(a.table.overall.accepted > 0 && a.table.overall.accepted < a.table.overall.offered);
   console.log(
-    `check n=${CHECK_N}: (a) = (b) on every row and failure count, (a) = (c) on by-class counts/rates; ` +
+    `check n=${CHECK_N}: (a) = (a′) = (b) on every row and failure count` +
+      `${dfd ? ", (a) = (c) on by-class counts/rates" : ""}; ` +
       `${Object.keys(a.curves).length} curves × 1000 points equal; ` +
       `offered ${a.table.overall.offered}, accepted ${a.table.overall.accepted}; peak RSS ${ms(peakRssMb())} MB`,
   );
@@ -194,32 +234,98 @@ async function main(): Promise<void> {
   console.log(`generated n=${N} in ${ms(now() - t)} ms (child process; ${(bytes / 2 ** 20).toFixed(1)} MB on disk)`);
 
   console.log(
-    "\n| rep | (a) load | (a) goodput | (a) curves | (a) total | (b) arrays | (b) loop | (b) total | (b)/(a) | " +
-      "peak RSS MB |",
+    "\n| rep | (a) load | (a) goodput | (a) curves | **(a) total** | (a) CPU | (a) wait | (a′) scan | (a′) goodput | " +
+      "(a′) curves | **(a′) total** | (a′) CPU | (a′) wait | (b) arrays | (b) loop | (b) total | (b)/(a) | peak RSS MB |",
   );
-  console.log("| --: | --: | --: | --: | --: | --: | --: | --: | --: | --: |");
+  console.log(
+    "| --: | --: | --: | --: | --: | --: | --: | --: | --: | --: | --: | --: | --: | --: | --: | --: | --: | --: |",
+  );
   const aCompute: number[] = [];
   const gc = (globalThis as { gc?: () => void }).gc;
   if (!gc) console.log("(no --expose-gc: earlier reps' frames may still be held when a rep starts)");
   for (let rep = 1; rep <= REPS; rep++) {
     // polars frames hold native memory until their JS wrappers are collected: start each rep clean.
     gc?.();
+    const lz = await runLazy(big, policy);
+    gc?.();
     const pa = await runPolars(big, policy);
     const pb = runPlain(pa.run, policy);
     assert.deepEqual(strip(pb.result), strip(pa.table), "plain table differs from goodput() at full size");
     assert.deepEqual(curveCounts(pb.result.curves), curveCounts(pa.curves), "plain curves differ at full size");
+    assert.deepEqual(strip(lz.table), strip(pa.table), "scanRun table differs from loadRun table at full size");
+    assert.deepEqual(curveCounts(lz.curves), curveCounts(pa.curves), "scanRun curves differ at full size");
     aCompute.push(pa.goodput + pa.curves_ms);
+    const f = (x: { load: number; goodput: number; curves_ms: number; total: number; cpu: number; wait: number }) =>
+      `${ms(x.load)} | ${ms(x.goodput)} | ${ms(x.curves_ms)} | **${ms(x.total)}** | ${ms(x.cpu)} | ${ms(x.wait)}`;
     console.log(
-      `| ${rep} | ${ms(pa.load)} | ${ms(pa.goodput)} | ${ms(pa.curves_ms)} | ${ms(pa.total)} | ${ms(pb.arrays)} | ` +
-        `${ms(pb.loop)} | ${ms(pb.total)} | ${(pb.total / (pa.total - pa.load)).toFixed(2)} | ${ms(peakRssMb())} |`,
+      `| ${rep} | ${f(pa)} | ${f(lz)} | ${ms(pb.arrays)} | ${ms(pb.loop)} | ${ms(pb.total)} | ` +
+        `${(pb.total / (pa.total - pa.load)).toFixed(2)} | ${ms(peakRssMb())} |`,
     );
     if (rep === 1) {
       const r = pa.run;
       console.log(`(rows: requests ${r.requests.height}, attempts ${r.attempts.height}, tools ${r.tools.height})`);
     }
   }
-  console.log("((b)/(a) divides (b) by (a) without its load: both start from the loaded frames.)");
+  console.log(
+    "((b)/(a) divides (b) by (a) without its load: both start from the loaded frames. CPU = user + system time of " +
+      "all threads; wait = time the process's threads were runnable but had no CPU (the shared machine's share).)",
+  );
 
+  if (Number(args.scale) > 0) await scale(big, Number(args.scale));
+  if (dfd) await danfoLadder(aCompute);
+}
+
+/**
+ * Larger than memory: the big log copied into `k` shards, then (a) and (a′) each in a child process with a 256 MB
+ * V8 heap; peak RSS shows what each holds (polars memory is native, outside the V8 heap).
+ */
+async function scale(big: string, k: number): Promise<void> {
+  let t = now();
+  const root = `${tmp}/scale`;
+  await child(["bench/_gen_log.ts", "--replicate", big, root, String(k)], 600_000);
+  let bytes = 0;
+  for (const d of Deno.readDirSync(root)) {
+    for (const e of Deno.readDirSync(`${root}/${d.name}`)) bytes += Deno.statSync(`${root}/${d.name}/${e.name}`).size;
+  }
+  console.log(
+    `\nscale: ${k} shards × n=${N} written in ${ms(now() - t)} ms (${(bytes / 2 ** 20).toFixed(0)} MB of Parquet)`,
+  );
+  console.log(
+    "\n| path | shards | offered in window | load/scan ms | goodput ms | curves ms | total ms | CPU ms | wait ms | peak RSS MB |",
+  );
+  console.log("| --- | --: | --: | --: | --: | --: | --: | --: | --: | --: |");
+  type Out = {
+    load: number;
+    goodput: number;
+    curves_ms: number;
+    total: number;
+    cpu: number;
+    wait: number;
+    rss_mb: number;
+  };
+  const results: Record<string, Out & { table: unknown }> = {};
+  for (const mode of ["lazy", "eager"]) {
+    t = now();
+    const out = await child(
+      ["bench/analysis_bench.ts", "--scale-child", mode, "--dir", root, "--slo", args.slo],
+      600_000,
+      256,
+    );
+    if (out === null) throw new Error(`scale child ${mode} timed out`);
+    const r = JSON.parse(out.trim().split("\n").pop()!) as Out & { table: ReturnType<typeof strip> };
+    results[mode] = r;
+    const name = mode === "lazy" ? "(a′) scanRun, streaming" : "(a) loadRun, in memory";
+    console.log(
+      `| ${name} | ${k} | ${r.table.overall.offered} | ${ms(r.load)} | ${ms(r.goodput)} | ${ms(r.curves_ms)} | ` +
+        `${ms(r.total)} | ${ms(r.cpu)} | ${ms(r.wait)} | ${ms(r.rss_mb)} |`,
+    );
+  }
+  assert.deepEqual(results.lazy!.table, results.eager!.table, "scale: scanRun and loadRun tables differ");
+  console.log("(both children: --max-old-space-size=256; the two tables are equal)");
+}
+
+/** danfo, each size in a child process killed at the cap; then the extrapolation to n. */
+async function danfoLadder(aCompute: number[]): Promise<void> {
   // danfo, each size in a child process killed at the cap. Its time grows faster than n, so the next size
   // is skipped when the exponent fitted on the last two sizes (t ∝ n^k, k ≥ 1) projects it past the cap.
   console.log("\n| danfo n | (c) ms | µs / request | (a) goodput+curves ms, same n | (c)/(a) | child peak RSS MB |");
@@ -237,7 +343,7 @@ async function main(): Promise<void> {
     }
     // The cap bounds danfo's own time; the allowance covers the child's start, import, generation and (a).
     const out = await child(
-      ["bench/analysis_bench.ts", "--danfo-child", String(m), "--slo", args.slo],
+      ["bench/analysis_bench.ts", "--danfo-child", String(m), "--dir", tmp, "--slo", args.slo],
       CAP_MS + 20_000,
     );
     if (out === null) {

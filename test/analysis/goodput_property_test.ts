@@ -3,6 +3,7 @@ import { join } from "node:path";
 import { FAILURE_ORDER, type FailureReason, GATE_ORDER } from "../../analysis/classify.ts";
 import { goodput, type GoodputRow } from "../../analysis/goodput.ts";
 import { loadRun } from "../../analysis/load_run.ts";
+import { scanRun } from "../../analysis/scan_run.ts";
 import { type AttemptRow, OUTCOMES, type RequestRow } from "../../schema/events.ts";
 import type { Stage } from "../../schema/plan.ts";
 import type { SloPolicy } from "../../schema/slo.ts";
@@ -141,10 +142,14 @@ Deno.test("goodput agrees exactly with a plain TypeScript computation on random 
   for (const seed of [1, 2, 3, 4]) {
     await t.step(`seed ${seed}`, async () => {
       const log = randomLog(seed, 300);
-      const run = await loadRun(writeRun(join(Deno.makeTempDirSync(), "run"), makeManifest(STAGES), log));
+      const dir = writeRun(join(Deno.makeTempDirSync(), "run"), makeManifest(STAGES), log);
+      const run = await loadRun(dir);
+      const scanned = await scanRun(dir);
       const tries = Map.groupBy(log.attempts, (a) => a.request_id);
       for (const p of POLICIES) {
         const got = goodput(run, p);
+        // The lazy path (scanRun, streaming engine) must give the same result, disclosure included.
+        assert.deepEqual(goodput(scanned, p), got, `scanRun path, ${p.denominator}`);
         const w = p.window;
         const intervals: [number, number][] = "start_ms" in w
           ? [[w.start_ms, w.end_ms]]

@@ -78,3 +78,21 @@ Deno.test("sweepLimits() spaces limits evenly, both ends included", async (t) =>
     assert.throws(() => sweepLimits(0, 10, { points: 1 }), RangeError);
   });
 });
+
+Deno.test("sloSweep() equals a direct count at every limit, whatever the order of limits and latencies", () => {
+  const r = seededUniform(7);
+  for (let round = 0; round < 20; round++) {
+    // Latencies and limits on a 10 ms grid so that ties (latency = limit, equal limits) happen often.
+    const latencies = Array.from({ length: 1 + Math.floor(r() * 400) }, () => {
+      const u = r();
+      return u < 0.05 ? null : u < 0.08 ? NaN : Math.round(r() * 100) * 10;
+    });
+    const limits = Array.from({ length: 1 + Math.floor(r() * 60) }, () => Math.round(r() * 110 - 5) * 10);
+    const c = sloSweep(latencies, limits, { denominator: latencies.length, measurement_seconds: 4 });
+    const valid = latencies.filter((v): v is number => v !== null && !Number.isNaN(v));
+    assert.equal(c.eligible, valid.length);
+    assert.deepEqual([...c.limit_ms], limits);
+    assert.deepEqual([...c.accepted], limits.map((l) => valid.filter((v) => v <= l).length));
+    assert.deepEqual([...c.accepted_goodput], [...c.accepted].map((a) => a / 4));
+  }
+});

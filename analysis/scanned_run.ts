@@ -1,0 +1,39 @@
+import type pl from "nodejs-polars";
+import type { RunManifest } from "../schema/mod.ts";
+
+/** The lazy tables of one shard folder (a run that is not sharded has one). */
+export interface ScannedShard {
+  /** The shard's folder. */
+  dir: string;
+  requests: pl.LazyDataFrame;
+  attempts: pl.LazyDataFrame;
+  tools: pl.LazyDataFrame;
+  server: pl.LazyDataFrame | null;
+}
+
+/**
+ * A run opened lazily by `scanRun`: the manifest and the log tables as
+ * polars lazy scans (columns and dtypes as in schema/events.ts, shards
+ * concatenated). Nothing of a table is held in memory until a query over it
+ * is collected, so a log larger than memory can be analysed with queries
+ * that aggregate (`goodput` accepts a `ScannedRun`). `shards` keeps each
+ * shard folder's tables apart: a request's attempts are in its own shard, so
+ * per-request work can run one shard at a time.
+ */
+export interface ScannedRun {
+  /** The folder that was read. */
+  dir: string;
+  manifest: RunManifest;
+  manifests: RunManifest[];
+  /** Which files are scanned. */
+  format: "csv" | "parquet";
+  requests: pl.LazyDataFrame;
+  attempts: pl.LazyDataFrame;
+  tools: pl.LazyDataFrame;
+  /** The target's own timeline, when the run has one. */
+  server: pl.LazyDataFrame | null;
+  /** Each shard folder's tables, in shard order. */
+  shards: ScannedShard[];
+  /** Loud warnings raised while opening (a hash mismatch downgraded by option, a killed run, ...). */
+  warnings: string[];
+}
