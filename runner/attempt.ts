@@ -13,6 +13,8 @@ export interface AttemptTarget {
   route: string;
   provider: string;
   model: string;
+  /** This route's own HTTP client; the context's when absent. */
+  client?: HttpClient;
 }
 
 /** The result of one HTTP call: a filled attempt row and, on success, the response. */
@@ -58,7 +60,7 @@ export async function runAttempt(
   let sse: SseDecoder | null = null;
   const parts: Uint8Array[] = [];
 
-  const result = await ctx.client.send(
+  const result = await (target.client ?? ctx.client).send(
     { url: target.url, headers: target.headers, body: call.body, signal: w.controller.signal },
     {
       onHeaders(s, headers, t) {

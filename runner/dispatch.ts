@@ -18,6 +18,28 @@ export interface DispatchOptions {
   done?(row: RequestRow): void;
   /** Stops dispatching: the rest of the schedule becomes `not_sent` (run_stopped). */
   signal?: AbortSignal;
+  /**
+   * Moments, in time order, at which to ask whether to go on. Each is asked
+   * once, at its time (before any entry scheduled at or after it starts);
+   * `true` withholds every entry from then on: they are not offered and get
+   * no row. Entries due earlier are still dispatched.
+   */
+  checkpoints?: readonly Checkpoint[];
+}
+
+/** A moment of the run at which the dispatcher asks whether to go on (see {@linkcode DispatchOptions}). */
+export interface Checkpoint {
+  atMs: number;
+  /** True: offer nothing scheduled at or after `atMs`. */
+  stop(): boolean;
+}
+
+/** What the dispatcher offered. */
+export interface DispatchResult {
+  /** Entries offered (started, or given a not_sent/client_shed row): a prefix of the schedule. */
+  offered: number;
+  /** The checkpoint time from which the rest was withheld; null when nothing was. */
+  withheldFromMs: number | null;
 }
 
 /** How early the dispatcher's timer wakes before a due time: timers here fire 1–4 ms late (p99 ~3.7 ms under load). */
@@ -38,15 +60,36 @@ export interface DispatchCounters {
  * Open loop: request i starts at its scheduled time whatever happened to the
  * ones before it. The loop sleeps until just before the next due time, then
  * starts every due request; sends never wait for responses. Resolves when
- * every started request has finished.
+ * every started request has finished, with how much of the schedule was
+ * offered (all of it unless a checkpoint withheld the rest).
  */
-export function dispatchOpenLoop(o: DispatchOptions, counters: DispatchCounters = newCounters()): Promise<void> {
+export async function dispatchOpenLoop(
+  o: DispatchOptions,
+  counters: DispatchCounters = newCounters(),
+): Promise<DispatchResult> {
   const { clock, entries } = o;
+  const checkpoints = o.checkpoints ?? [];
   let i = 0;
+  let c = 0;
+  // Lowered when a checkpoint withholds the rest of the schedule.
+  let end = entries.length;
+  let withheldFromMs: number | null = null;
   let finishedAll: () => void;
   const finished = new Promise<void>((r) => finishedAll = r);
   const settle = () => {
-    if (i >= entries.length && counters.inFlight === 0) finishedAll();
+    if (i >= end && counters.inFlight === 0) finishedAll();
+  };
+  /** Asks every checkpoint due by `ms` (and by the clock); true when one withheld the rest. */
+  const askCheckpoints = (ms: number, now: number): boolean => {
+    while (c < checkpoints.length && checkpoints[c]!.atMs <= ms && checkpoints[c]!.atMs <= now) {
+      const cp = checkpoints[c++]!;
+      if (cp.stop()) {
+        end = i;
+        withheldFromMs = cp.atMs;
+        return true;
+      }
+    }
+    return false;
   };
   const onDone = (row: RequestRow) => {
     counters.inFlight--;
@@ -57,7 +100,7 @@ export function dispatchOpenLoop(o: DispatchOptions, counters: DispatchCounters 
 
   const tick = () => {
     if (o.signal?.aborted) {
-      for (; i < entries.length; i++) {
+      for (; i < end; i++) {
         o.skip(entries[i]!, "not_sent", null, "run_stopped");
         counters.notSent++;
       }
@@ -66,9 +109,10 @@ export function dispatchOpenLoop(o: DispatchOptions, counters: DispatchCounters 
     }
     let now = clock.now();
     let n = 0;
-    while (i < entries.length) {
+    while (i < end) {
       const e = entries[i]!;
       if (e.scheduled_ms > now) break;
+      if (askCheckpoints(e.scheduled_ms, now)) break;
       i++;
       const lag = now - e.scheduled_ms;
       if (lag > counters.windowMaxLagMs) counters.windowMaxLagMs = lag;
@@ -86,8 +130,11 @@ export function dispatchOpenLoop(o: DispatchOptions, counters: DispatchCounters 
       // Re-read the clock now and then: starting a request takes time too.
       if ((++n & 15) === 0) now = clock.now();
     }
-    if (i < entries.length) {
-      const wait = entries[i]!.scheduled_ms - clock.now();
+    // A checkpoint between entries is asked at its own time, not at the next arrival.
+    if (i < end) askCheckpoints(entries[i]!.scheduled_ms, clock.now());
+    if (i < end) {
+      const nextCheck = c < checkpoints.length ? checkpoints[c]!.atMs : Infinity;
+      const wait = Math.min(entries[i]!.scheduled_ms, nextCheck) - clock.now();
       // Deno's timers fire late (setTimeout(0) takes ~2 ms): sleep until
       // TIMER_SLACK_MS before the due time, then poll with setImmediate, which
       // yields to I/O and comes back within microseconds.
@@ -97,7 +144,8 @@ export function dispatchOpenLoop(o: DispatchOptions, counters: DispatchCounters 
   };
   o.signal?.addEventListener("abort", () => setImmediate(tick), { once: true });
   tick();
-  return finished;
+  await finished;
+  return { offered: end, withheldFromMs };
 }
 
 export function newCounters(): DispatchCounters {

@@ -9,7 +9,8 @@ import { csvToParquet } from "./sinks/parquet_writer.ts";
 
 export interface FinaliseOptions {
   clock: Clock;
-  targetUrl: URL;
+  /** Every route's chat URL; the timeline is fetched once per distinct server. */
+  targets: readonly { route: string; url: URL }[];
   serverTimeline: boolean;
   interrupted: boolean;
   retries: number;
@@ -28,7 +29,7 @@ export async function finaliseRun(
   o: FinaliseOptions,
 ): Promise<{ manifest: RunManifest; requests: RequestRow[] }> {
   const endedMs = o.clock.now();
-  if (o.serverTimeline) await copyServerTimeline(dir, o.targetUrl, o.clock.epochUnixMs, endedMs);
+  if (o.serverTimeline) await copyServerTimelines(dir, o.targets, o.clock.epochUnixMs, endedMs);
 
   const rows = await readLogCsv(join(dir, "requests.csv"), "requests");
   manifest.result = {
@@ -38,6 +39,8 @@ export async function finaliseRun(
     retries: o.retries,
     retry_budget_exhausted: o.retryBudgetExhausted,
     ...ownUsage(),
+    // Set by a sweep's stop rule during the run.
+    ...(manifest.result.stopped_by === undefined ? {} : { stopped_by: manifest.result.stopped_by }),
   };
   if (manifest.plan.mode === "open" && rows.length !== manifest.plan.scheduled_requests) {
     throw new Error(
@@ -88,49 +91,77 @@ export function clientVerdict(rows: readonly RequestRow[], lagLimitMs: number): 
   };
 }
 
-interface TimelineRow extends Omit<ServerRow, "t_ms"> {
+interface TimelineRow extends Omit<ServerRow, "t_ms" | "route"> {
   t_unix_ms: number;
 }
 
-async function copyServerTimeline(dir: string, target: URL, epochUnixMs: number, endedMs: number): Promise<void> {
-  const url = new URL("/sim/timeline", target);
-  let rows: TimelineRow[];
+/**
+ * The server table: the `/sim/timeline` of every route's target that has
+ * one, each row tagged with its route (routes sharing one server: their
+ * names joined by "+"). No server answering: no server table.
+ */
+async function copyServerTimelines(
+  dir: string,
+  targets: readonly { route: string; url: URL }[],
+  epochUnixMs: number,
+  endedMs: number,
+): Promise<void> {
+  const byServer = new Map<string, { url: URL; routes: string[] }>();
+  for (const t of targets) {
+    const url = new URL("/sim/timeline", t.url);
+    const hit = byServer.get(url.href);
+    if (hit) hit.routes.push(t.route);
+    else byServer.set(url.href, { url, routes: [t.route] });
+  }
+  const fetched = await Promise.all(
+    [...byServer.values()].map(async (s) => ({ ...s, rows: await fetchTimeline(s.url) })),
+  );
+  if (fetched.every((f) => f.rows === null)) return;
+  const sink = CsvSink.open(dir, "server");
+  for (const f of fetched) {
+    for (const r of f.rows ?? []) {
+      const t = r.t_unix_ms - epochUnixMs;
+      if (t < 0 || t > endedMs + 1000) continue;
+      sink.append(serverRow(f.routes.join("+"), t, r));
+    }
+  }
+  sink.close();
+}
+
+async function fetchTimeline(url: URL): Promise<TimelineRow[] | null> {
   try {
     const res = await fetch(url, { signal: AbortSignal.timeout(3000) });
     if (!res.ok) {
       await res.body?.cancel();
-      // 404: a target without a timeline; the run simply has no server table.
-      if (res.status !== 404) console.error(`warning: ${url}: HTTP ${res.status}; the run has no server table`);
-      return;
+      // 404: a target without a timeline; it simply has no server rows.
+      if (res.status !== 404) console.error(`warning: ${url}: HTTP ${res.status}; no server rows from it`);
+      return null;
     }
-    rows = await res.json();
+    const rows = await res.json();
+    if (Array.isArray(rows)) return rows;
+    console.error(`warning: ${url}: not a JSON array; no server rows from it`);
   } catch (e) {
-    console.error(`warning: ${url}: ${(e as Error).message}; the run has no server table`);
-    return;
+    console.error(`warning: ${url}: ${(e as Error).message}; no server rows from it`);
   }
-  if (!Array.isArray(rows)) {
-    console.error(`warning: ${url}: not a JSON array; the run has no server table`);
-    return;
-  }
-  const sink = CsvSink.open(dir, "server");
-  for (const r of rows) {
-    const t = r.t_unix_ms - epochUnixMs;
-    if (t < 0 || t > endedMs + 1000) continue;
-    sink.append({
-      t_ms: t,
-      queue_len: r.queue_len,
-      oldest_queued_ms: r.oldest_queued_ms,
-      running: r.running,
-      replicas: r.replicas,
-      replicas_warming: r.replicas_warming,
-      shed: r.shed,
-      errors: r.errors,
-      admitted: r.admitted,
-      finished: r.finished,
-      kv_tokens: r.kv_tokens,
-    });
-  }
-  sink.close();
+  return null;
+}
+
+function serverRow(route: string, t: number, r: TimelineRow): ServerRow {
+  return {
+    t_ms: t,
+    route,
+    queue_len: r.queue_len,
+    oldest_queued_ms: r.oldest_queued_ms,
+    running: r.running,
+    replicas: r.replicas,
+    replicas_warming: r.replicas_warming,
+    shed: r.shed,
+    rate_limited: r.rate_limited,
+    errors: r.errors,
+    admitted: r.admitted,
+    finished: r.finished,
+    kv_tokens: r.kv_tokens,
+  };
 }
 
 /** CPU time of this process so far and its peak RSS (Linux /proc; null elsewhere). */

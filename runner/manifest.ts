@@ -9,7 +9,6 @@ import {
 } from "../schema/mod.ts";
 import type { LoadedPlan } from "./plans/load_plan.ts";
 import type { BuiltSchedule } from "./schedule.ts";
-import { redactUrl } from "./target_url.ts";
 import { VERSION } from "./version.ts";
 
 /** What run.json is built from at the start of a run. */
@@ -23,10 +22,10 @@ export interface ManifestInputs {
   built: BuiltSchedule;
   shard: { index: number; count: number };
   startIso: string | null;
-  url: URL;
-  apiKeyEnv: string;
-  apiKeyPresent: boolean;
-  clientKind: string;
+  /** One per route (secrets redacted). */
+  targets: RunManifest["targets"];
+  /** The routing of a run started with a routes file. */
+  routing?: RunManifest["routing"];
   retryPolicy: RetryPolicy;
   timeouts: Timeouts;
   runner: Omit<RunManifest["runner"], "name" | "version" | "deno">;
@@ -66,15 +65,8 @@ export function initialManifest(a: ManifestInputs): RunManifest {
       shard: a.shard,
       start_iso: a.startIso,
     },
-    targets: [{
-      route: a.conditions.route,
-      url: redactUrl(a.url),
-      provider: a.conditions.provider,
-      model: a.conditions.model,
-      api_key_env: a.apiKeyEnv,
-      api_key_present: a.apiKeyPresent,
-      http_client: a.clientKind,
-    }],
+    targets: a.targets,
+    ...(a.routing ? { routing: a.routing } : {}),
     retry: a.retryPolicy,
     timeouts: a.timeouts,
     tokenizer: {

@@ -1,4 +1,4 @@
-import { OUTCOMES, type RequestRow, type RunManifest } from "../schema/mod.ts";
+import { OUTCOMES, type RequestRow, type RunManifest, type SweepStoppedBy } from "../schema/mod.ts";
 
 /**
  * The end-of-run summary: per-stage outcome counts of every offered request
@@ -46,5 +46,17 @@ export function formatRunReport(manifest: RunManifest, rows: readonly RequestRow
       res.client_limited ? `THE CLIENT WAS THE LIMIT: ${res.client_limit_reason}` : "the client kept up"
     }`,
     `retries: ${res.retries} (budget exhausted ${res.retry_budget_exhausted} times)`,
+    ...(res.stopped_by ? [sweepLine(res.stopped_by)] : []),
   ].join("\n");
+}
+
+/** Why a sweep ended, in one line. */
+function sweepLine(s: SweepStoppedBy): string {
+  if (s.rule === "max_rps") {
+    return `sweep: every step ran, up to ${s.step} at ${s.value} req/s (max_rps ${s.threshold})`;
+  }
+  const what = s.rule === "acceptance_below" ? "acceptance" : "rejection";
+  const cmp = s.rule === "acceptance_below" ? "<" : ">";
+  return `sweep stopped after ${s.step}: ${what} ${s.value.toFixed(3)} ${cmp} ${s.threshold} ` +
+    `(n=${s.offered}, ${s.in_flight} still in flight; the runner's provisional verdict, the analysis recomputes it)`;
 }

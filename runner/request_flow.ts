@@ -1,11 +1,20 @@
 import { createHash } from "node:crypto";
-import type { AttemptRow, FrozenToolResponse, RequestRow, ToolRow, WorkloadCase } from "../schema/mod.ts";
+import type {
+  AttemptRow,
+  FallbackTrigger,
+  FrozenToolResponse,
+  RequestRow,
+  ToolRow,
+  WorkloadCase,
+} from "../schema/mod.ts";
 import type { AttemptContext, AttemptResult, AttemptTarget } from "./attempt.ts";
 import { runAttempt } from "./attempt.ts";
 import type { ObservedToolCall } from "./checks/check.ts";
 import { evaluateChecks, failureDetail, notEvaluated } from "./checks/mod.ts";
-import { chatBody, type WireMessage } from "./openai.ts";
+import { chatBody, ResponseState, type WireMessage } from "./openai.ts";
 import type { RetryController } from "./retry.ts";
+import type { RouteLimiter } from "./route_limiter.ts";
+import type { RoutedFailure } from "./router.ts";
 import { countTokens } from "./tokens.ts";
 
 /** Appends rows to a log table. */
@@ -13,10 +22,23 @@ export interface RowSink<R> {
   append(row: R): void;
 }
 
+/** A route as a request uses it: a target and, when the route has limits, its limiter. */
+export interface FlowRoute extends AttemptTarget {
+  limiter: RouteLimiter | null;
+}
+
+/** Picks the routes of each request (runner/router.ts). */
+export interface FlowRouter {
+  /** The route a request starts on, then its fallbacks in order. */
+  chain(requestId: string, cls: string): readonly FlowRoute[];
+  /** The fallback trigger of a failure when the policy falls back on it, else null. */
+  trigger(f: RoutedFailure): FallbackTrigger | null;
+}
+
 /** Everything a request needs from its run. */
 export interface FlowContext extends AttemptContext {
   runId: string;
-  target: AttemptTarget;
+  router: FlowRouter;
   retry: RetryController;
   requestTimeoutMs: number;
   /** Run-wide output cap (run conditions), or null for each case's own max_output_tokens. */
@@ -41,9 +63,11 @@ export interface PlannedRequest {
 const bodyCache = new WeakMap<WorkloadCase, Map<string, string>>();
 
 /**
- * Runs one offered task to its end: retrieval, model rounds with retries,
- * frozen tool executions, inline checks. Writes its attempts and tools rows
- * as they happen and its request row at the end, and returns that row.
+ * Runs one offered task to its end: retrieval, model rounds with retries
+ * and fallbacks, frozen tool executions, inline checks. Writes its attempts
+ * and tools rows as they happen and its request row at the end, and returns
+ * that row. Later rounds stay on the route that answered the round before
+ * (the conversation continues with the model that asked for the tools).
  */
 export async function executeRequest(
   ctx: FlowContext,
@@ -51,7 +75,8 @@ export async function executeRequest(
   c: WorkloadCase,
   startedMs: number,
 ): Promise<RequestRow> {
-  const row = offeredRow({ runId: ctx.runId, route: ctx.target.route }, req, c, startedMs - req.scheduled_ms);
+  const chain = ctx.router.chain(req.request_id, c.class);
+  const row = offeredRow({ runId: ctx.runId, route: chain[0]!.route }, req, c, startedMs - req.scheduled_ms);
   const deadlineMs = req.scheduled_ms + ctx.requestTimeoutMs;
   const stream = ctx.stream(c.class);
   const maxTokens = Math.min(c.max_output_tokens, ctx.outputCap ?? Infinity);
@@ -65,15 +90,18 @@ export async function executeRequest(
   const attemptRows: AttemptRow[] = [];
   const counting: Promise<void>[] = [];
   const answered: AttemptRow[] = [];
+  let at = 0;
   for (let round = 0; round < ctx.maxRounds; round++) {
-    const body = round === 0
-      ? cachedBody(c, stream, ctx.target.model, maxTokens, messages)
-      : chatBody(c, messages, { model: ctx.target.model, stream, maxTokens });
     const sentMessages = round === 0 ? messages : messages.slice();
-    last = await attemptWithRetries(ctx, req.request_id, round, body, stream, deadlineMs, (r) => {
+    const bodyFor = round === 0
+      ? (model: string) => cachedBody(c, stream, model, maxTokens, messages)
+      : (model: string) => chatBody(c, sentMessages, { model, stream, maxTokens });
+    last = await attemptWithRetries(ctx, req.request_id, round, { chain, at }, bodyFor, stream, deadlineMs, (r) => {
       attemptRows.push(r.row);
       counting.push(fillTokens(r, c, round, sentMessages));
     });
+    at = last.at;
+    row.route = chain[at]!.route;
     row.attempts += last.row.attempt;
     row.rounds = round + 1;
     row.first_sent_ms ??= last.firstSentMs;
@@ -120,37 +148,93 @@ export async function executeRequest(
   return row;
 }
 
-type RoundResult = AttemptResult & { firstSentMs: number | null };
+/** A round's result, with the index in the chain of the route that ended it. */
+type RoundResult = AttemptResult & { firstSentMs: number | null; at: number };
 
 async function attemptWithRetries(
   ctx: FlowContext,
   requestId: string,
   round: number,
-  body: string,
+  route: { chain: readonly FlowRoute[]; at: number },
+  bodyFor: (model: string) => string,
   stream: boolean,
   deadlineMs: number,
   settle: (r: AttemptResult) => void,
 ): Promise<RoundResult> {
-  const headers = { ...ctx.target.headers, "idempotency-key": `${ctx.runId}:${requestId}:${round}` };
-  const target = { ...ctx.target, headers };
+  const { chain } = route;
+  let at = route.at;
+  let target = withKey(chain[at]!, `${ctx.runId}:${requestId}:${round}`);
+  let body = bodyFor(target.model);
   let firstSentMs: number | null = null;
   for (let attempt = 1;; attempt++) {
     if (round === 0 && attempt === 1) ctx.retry.noteFirstAttempt();
+    const limiter = chain[at]!.limiter;
+    if (limiter && !(await limiter.acquire(deadlineMs))) {
+      const held = heldBack(ctx, target, requestId, round, attempt);
+      settle(held);
+      return { ...held, firstSentMs, at };
+    }
     const r = await runAttempt(ctx, target, { requestId, round, attempt, body, stream, deadlineMs });
+    limiter?.release();
     firstSentMs ??= r.row.sent_ms;
     settle(r);
-    const decision = r.failure ? ctx.retry.decide(r.failure, attempt) : null;
+    const trigger = r.failure && at + 1 < chain.length ? ctx.router.trigger(r.failure) : null;
+    const decision = r.failure ? ctx.retry.decide(r.failure, attempt, trigger) : null;
     if (decision?.retry && ctx.clock.now() + decision.backoffMs < deadlineMs) {
       r.row.retry_reason = decision.reason;
       r.row.backoff_ms = decision.backoffMs;
+      if (trigger !== null) {
+        target = withKey(chain[++at]!, target.headers["idempotency-key"]!);
+        body = bodyFor(target.model);
+      }
       await sleep(decision.backoffMs);
       continue;
     }
     if (decision && !decision.retry && decision.reason === "retry_budget_exhausted") {
       r.failure!.kind = `${r.failure!.kind}+retry_budget_exhausted`;
     }
-    return { ...r, firstSentMs };
+    return { ...r, firstSentMs, at };
   }
+}
+
+/** The route with the request's idempotency key added to its headers. */
+function withKey(route: FlowRoute, key: string): AttemptTarget {
+  return { ...route, headers: { ...route.headers, "idempotency-key": key } };
+}
+
+/**
+ * An attempt the route's own limit held back until the request deadline:
+ * no HTTP call was made (no headers, no status), so the row says so with
+ * `error_kind` `route_limit_wait` and the request ends as a timeout.
+ */
+function heldBack(ctx: FlowContext, target: AttemptTarget, requestId: string, round: number, attempt: number) {
+  const state = new ResponseState();
+  const kind = "route_limit_wait";
+  const row: AttemptRow = {
+    request_id: requestId,
+    round,
+    attempt,
+    route: target.route,
+    provider: target.provider,
+    model: target.model,
+    sent_ms: ctx.clock.now(),
+    headers_ms: null,
+    first_token_ms: null,
+    last_token_ms: null,
+    completed_ms: null,
+    http_status: null,
+    error_kind: kind,
+    retry_reason: null,
+    backoff_ms: null,
+    input_tokens: 0,
+    cached_input_tokens: 0,
+    output_tokens: 0,
+    token_source: null,
+    finish_reason: null,
+    itl_p50_ms: null,
+    itl_max_ms: null,
+  };
+  return { row, state, failure: { status: null, kind, outcome: "timeout" as const } };
 }
 
 /** Without usage from the server, tokens are counted with the tokenizer (never by characters). */

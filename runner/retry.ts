@@ -64,16 +64,26 @@ export class RetryController {
   /**
    * Decides whether attempt number `attempt` (1-based) that failed with
    * `failure` is retried; a positive decision consumes budget.
+   *
+   * `fallback` names the trigger when the routing policy would send the
+   * next attempt to another route: a fallback is a retry like any other
+   * (it counts against `max_attempts` and the global budget, since it is
+   * one more call a failing service causes) but it goes at once, with
+   * reason `fallback:<trigger>`, whether or not the status is in
+   * `retry_statuses`. Validation and authorization failures never fall back.
    */
-  decide(failure: AttemptFailure, attempt: number): RetryDecision {
+  decide(failure: AttemptFailure, attempt: number, fallback: string | null = null): RetryDecision {
     const p = this.policy;
-    if (!this.#retryable(failure)) return { retry: false, reason: "not_retryable" };
+    if (NEVER_RETRY_KINDS.has(failure.kind)) return { retry: false, reason: "not_retryable" };
+    if (fallback === null && !this.#retryable(failure)) return { retry: false, reason: "not_retryable" };
     if (attempt >= p.max_attempts) return { retry: false, reason: "max_attempts" };
     if (this.#retries >= this.budget) {
       this.#exhausted++;
       return { retry: false, reason: "retry_budget_exhausted" };
     }
     this.#retries++;
+    // The next route has its own capacity: the failed one's Retry-After and backoff do not apply to it.
+    if (fallback !== null) return { retry: true, reason: `fallback:${fallback}`, backoffMs: 0 };
     const reason = failure.status !== null ? `http_${failure.status}` : failure.kind;
     const after = p.honour_retry_after ? parseRetryAfter(failure.retryAfter ?? null) : null;
     if (after !== null) return { retry: true, reason, backoffMs: Math.min(after, p.retry_after_cap_ms) };
@@ -81,7 +91,6 @@ export class RetryController {
   }
 
   #retryable(f: AttemptFailure): boolean {
-    if (NEVER_RETRY_KINDS.has(f.kind)) return false;
     if (f.status !== null) return this.policy.retry_statuses.includes(f.status);
     return this.policy.retry_transport_errors && TRANSPORT_KINDS.has(f.kind);
   }

@@ -16,11 +16,11 @@ import { prepareChecks } from "./checks/mod.ts";
 import { startClock } from "./clock.ts";
 import { runClosedLoop } from "./closed_loop.ts";
 import { dispatchOpenLoop, newCounters } from "./dispatch.ts";
-import { createHttpClient, DEFAULT_HTTP_CLIENT, type HttpClientKind } from "./http/mod.ts";
+import type { HttpClientKind } from "./http/mod.ts";
 import { OutputsSink } from "./outputs_sink.ts";
 import { type ProgressTally, startProgress } from "./progress.ts";
 import { initialManifest } from "./manifest.ts";
-import { chatUrl, redactUrl } from "./target_url.ts";
+import { resolveRoutes } from "./resolve_routes.ts";
 import { executeRequest, type FlowContext, offeredRow } from "./request_flow.ts";
 import { RetryController } from "./retry.ts";
 import { Rng } from "./rng.ts";
@@ -28,6 +28,7 @@ import { buildSchedule, loadPlan, saveSchedule } from "./schedule.ts";
 import { CsvSink } from "./sinks/csv_sink.ts";
 import { finaliseRun } from "./finalise.ts";
 import { stopTokenCounter } from "./tokens.ts";
+import { sweepStopRule, withStopRule } from "./stop_rule.ts";
 import { Watchdog } from "./watchdog.ts";
 import { warmUp } from "./warm_up.ts";
 
@@ -35,8 +36,12 @@ import { warmUp } from "./warm_up.ts";
 export interface RunOptions {
   workload: string;
   plan: string;
-  /** Base URL of an OpenAI-compatible server, or the full chat completions URL. */
-  target: string;
+  /** Base URL of an OpenAI-compatible server, or the full chat completions URL (or give `routes`). */
+  target?: string | null;
+  /** A routes file (schema/routes.ts): several targets and the policy that routes requests to them. */
+  routes?: string | null;
+  /** Route name → base URL, replacing that route's `url` in the routes file. */
+  routeUrls?: Record<string, string>;
   /** Parent folder: the run is written to `<out>/<run_id>/`. */
   out: string;
   formats: ("csv" | "parquet")[];
@@ -63,6 +68,8 @@ export interface RunOptions {
   serverTimeline?: boolean;
   /** Stops the run early (the rest of the schedule is recorded `not_sent`). */
   signal?: AbortSignal;
+  /** Awaited just before ms 0 of the run (after warm-up): e.g. to line a simulator's outage clock up with the run's. */
+  atStart?: () => Promise<void>;
 }
 
 /** Where a finished run was written. */
@@ -91,9 +98,17 @@ export async function runLoadTest(o: RunOptions): Promise<RunResult> {
     : RetryPolicy.parse({});
   const timeouts = o.timeoutsFile ? await loadJsonFile(o.timeoutsFile, Timeouts, "timeouts") : Timeouts.parse({});
   const shard = o.shard ?? { index: 0, count: 1 };
-  const url = chatUrl(o.target);
+  // Routes are checked before the run folder is made, so a bad URL or routes file leaves nothing behind.
+  const clock = startClock();
+  const routes = await resolveRoutes(
+    { target: o.target, routes: o.routes, routeUrls: o.routeUrls, apiKeyEnv: o.apiKeyEnv, httpClient: o.httpClient },
+    conditions,
+    clock,
+  );
 
   const built = await buildSchedule(plan.spec, loaded.workload, { planDir: plan.planDir, shard });
+  // A sweep's stop rule judges steps by the class deadlines of the workload's class defaults.
+  const sweep = sweepStopRule(plan.spec, built, (c) => loaded.classDefaults.classes[c]?.deadline_ms ?? null, o.plan);
   const startIso = o.startAt ? new Date(o.startAt).toISOString() : null;
   const runId = o.runId ?? `${plan.spec.name}-${compactIso(startIso ?? new Date().toISOString())}`;
   const dir = shard.count > 1 ? join(o.out, runId, `shard-${shard.index}-of-${shard.count}`) : join(o.out, runId);
@@ -105,23 +120,8 @@ export async function runLoadTest(o: RunOptions): Promise<RunResult> {
     throw new InputError(`${dir}: cannot create run folder: ${(e as Error).message}`, [], { cause: e });
   }
 
-  const apiKeyEnv = o.apiKeyEnv ?? "GOODPUT_API_KEY";
-  const apiKey = Deno.env.get(apiKeyEnv) ?? null;
-  const headers: Record<string, string> = {
-    "content-type": "application/json",
-    accept: "text/event-stream, application/json",
-  };
-  if (apiKey) headers.authorization = `Bearer ${apiKey}`;
-  const clientKind = o.httpClient ?? (url.protocol === "https:" ? "fetch" : DEFAULT_HTTP_CLIENT);
-
-  const clock = startClock();
-  const client = createHttpClient(clientKind, { clock });
   warmUp(loaded.workload.cases);
-  if (client.preconnect) {
-    await client.preconnect(url, o.preconnect ?? 8).catch((e) =>
-      console.error(`warning: could not open connections to ${redactUrl(url)} before the run: ${(e as Error).message}`)
-    );
-  }
+  await routes.preconnect(o.preconnect ?? 8);
   const manifest = initialManifest({
     runId,
     conditions,
@@ -132,10 +132,8 @@ export async function runLoadTest(o: RunOptions): Promise<RunResult> {
     built,
     shard,
     startIso,
-    url,
-    apiKeyEnv,
-    apiKeyPresent: apiKey !== null,
-    clientKind,
+    targets: routes.targets,
+    routing: routes.routing,
     retryPolicy,
     timeouts,
     runner: {
@@ -172,11 +170,12 @@ export async function runLoadTest(o: RunOptions): Promise<RunResult> {
   const classDefaults = loaded.classDefaults.classes;
   const ctx: FlowContext = {
     clock,
-    client,
+    // Each route sends with its own client; this one only serves attempts without a route client.
+    client: [...routes.routes.values()][0]!.client,
     watchdog,
     attemptTimeoutMs: timeouts.attempt_ms,
     runId,
-    target: { url, headers, route: conditions.route, provider: conditions.provider, model: conditions.model },
+    router: routes.router,
     retry,
     requestTimeoutMs: timeouts.request_ms,
     outputCap: conditions.output_cap,
@@ -202,6 +201,7 @@ export async function runLoadTest(o: RunOptions): Promise<RunResult> {
     console.error("\nstopping: the rest of the schedule is recorded as not_sent, in-flight requests as aborted");
     stop.abort();
     watchdog.abortAll();
+    routes.abortWaiting();
   };
   o.signal?.addEventListener("abort", onSignal, { once: true });
   const sigint = () => onSignal();
@@ -210,6 +210,7 @@ export async function runLoadTest(o: RunOptions): Promise<RunResult> {
   } catch { /* no signal support (tests on other platforms): Ctrl-C then ends the process */ }
 
   if (startIso) await sleepUntil(Date.parse(startIso));
+  await o.atStart?.();
   // Ms 0 of the run: warm-up and connection set-up happen before it.
   clock.restart();
   manifest.epoch_iso = new Date(clock.epochUnixMs).toISOString();
@@ -223,7 +224,7 @@ export async function runLoadTest(o: RunOptions): Promise<RunResult> {
   let realised = built.entries;
   try {
     if (built.mode === "open") {
-      await dispatchOpenLoop({
+      const options = withStopRule(sweep, {
         clock,
         entries: built.entries,
         maxSendLagMs: manifest.runner.max_send_lag_ms,
@@ -231,13 +232,20 @@ export async function runLoadTest(o: RunOptions): Promise<RunResult> {
         start,
         skip: (e, outcome, lag, reason) =>
           sinks.requests.append({
-            ...offeredRow({ runId, route: conditions.route }, e, caseById.get(e.case_id)!, lag),
+            ...offeredRow(
+              { runId, route: routes.router.chain(e.request_id, caseById.get(e.case_id)!.class)[0]!.route },
+              e,
+              caseById.get(e.case_id)!,
+              lag,
+            ),
             outcome,
             error_kind: reason,
           }),
         done,
         signal: stop.signal,
-      }, counters);
+      });
+      const dispatched = await dispatchOpenLoop(options, counters);
+      if (sweep) realised = sweep.conclude(manifest, built.entries, dispatched, stop.signal.aborted);
     } else {
       const stage = built.stages[0]!;
       realised = await runClosedLoop({
@@ -265,17 +273,18 @@ export async function runLoadTest(o: RunOptions): Promise<RunResult> {
     sinks.attempts.close();
     sinks.tools.close();
     outputs?.close();
-    await client.close();
+    await routes.close();
     stopTokenCounter();
   }
-  if (built.mode === "closed") {
+  // A closed loop's arrivals, or a sweep cut short by its stop rule: save what was offered.
+  if (realised !== built.entries) {
     const saved = await saveSchedule(dir, realised);
     manifest.plan.schedule_sha256 = saved.sha256;
     manifest.plan.scheduled_requests = realised.length;
   }
   const final = await finaliseRun(dir, manifest, {
     clock,
-    targetUrl: url,
+    targets: [...routes.routes.values()].map((r) => ({ route: r.route, url: r.url })),
     serverTimeline: o.serverTimeline ?? true,
     interrupted: stop.signal.aborted,
     retries: retry.retries,

@@ -29,6 +29,7 @@ export const RequestRow = z.object({
   priority: z.number().int(),
   stage: z.string(),
   shard: z.number().int().nonnegative(),
+  /** The route of the final outcome: the last attempt's route (never sent: the route the policy chose first). */
   route: z.string(),
   /** The user action: latency starts here. */
   scheduled_ms: z.number(),
@@ -65,6 +66,7 @@ export const AttemptRow = z.object({
   request_id: z.string(),
   round: count,
   attempt: count,
+  /** The route this attempt was sent to, and its provider and model (a fallback attempt has its own). */
   route: z.string(),
   provider: z.string(),
   model: z.string(),
@@ -104,12 +106,17 @@ export type ToolRow = z.infer<typeof ToolRow>;
 /** The target's own timeline, one row per second. */
 export const ServerRow = z.object({
   t_ms: z.number(),
+  /** The route whose target this is (routes sharing one target: their names joined by "+"). */
+  route: z.string(),
   queue_len: count,
   oldest_queued_ms: z.number().nonnegative(),
   running: count,
   replicas: count,
   replicas_warming: count,
+  /** Requests shed by the queue (429, overload). */
   shed: count,
+  /** Requests refused by the target's rate limits (429, quota), apart from shedding. */
+  rate_limited: count,
   errors: count,
   /** Sequences admitted, finished, KV tokens in use during this second (simulator extras). */
   admitted: count,

@@ -24,3 +24,4 @@ export * from "./run_manifest.ts";
 export * from "./slo.ts";
 export * from "./prices.ts";
 export * from "./sim_profile.ts";
+export * from "./routes.ts";

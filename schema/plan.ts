@@ -1,6 +1,11 @@
 import { z } from "zod";
 
-export const StageKind = z.enum(["warmup", "steady", "burst", "drain"]);
+/**
+ * `warmup`: the cold start; `steady` and `burst`: load levels (the knee's points); `recovery`: a stage after a burst or
+ * an outage, measured (goodput counts it like any stage) but never a load level, since its backlog is not the
+ * response to its own offered rate; `drain`: a pause with no arrivals.
+ */
+export const StageKind = z.enum(["warmup", "steady", "burst", "recovery", "drain"]);
 export type StageKind = z.infer<typeof StageKind>;
 
 /** Which cases the arrivals draw: class weights (seeded), uniform within a class. */
@@ -68,6 +73,69 @@ export const StagedProcess = z.object({
   final_drain: z.boolean().default(true),
 }).strict();
 
+/** How a sweep's rate rises from one step to the next. */
+export const SweepStep = z.discriminatedUnion("kind", [
+  /** rate_i = start_rps + i · step_rps */
+  z.object({ kind: z.literal("linear"), step_rps: rate }).strict(),
+  /** rate_i = start_rps · factor^i */
+  z.object({ kind: z.literal("geometric"), factor: z.number().gt(1).max(100) }).strict(),
+]);
+
+/**
+ * When the runner stops a sweep early, judged at the end of each step's
+ * drain from what it knows then (its own provisional verdicts; the analysis
+ * recomputes acceptance under an SLO policy). Omitted rules never stop it.
+ */
+export const SweepStop = z.object({
+  /** Stop when the step's share of accepted requests (of those offered in it) is below this. */
+  acceptance_below: z.number().gt(0).max(1).optional(),
+  /** Stop when the step's share of rejected requests (429 after retries) is above this. */
+  rejection_above: z.number().min(0).lt(1).optional(),
+}).strict();
+
+/**
+ * Offered load rising in steps from `start_rps` (linear or geometric) while
+ * the rate is ≤ `max_rps`, each step `step_duration_s` long with its own
+ * arrival process, optionally repeated, with a `drain_s` pause after each.
+ * Stages are `step-01`, `step-02`, … (`step-02-r2` for a repeat) and
+ * `drain-after-<step>`; the runner stops early when a `stop` rule holds.
+ */
+export const SweepProcess = z.object({
+  process: z.literal("sweep"),
+  start_rps: rate,
+  step: SweepStep,
+  /** No step offers more than this. */
+  max_rps: rate,
+  step_duration_s: duration,
+  /** Pause with no arrivals after each step, seconds. @default 0 */
+  drain_s: z.number().nonnegative().max(86_400).default(0),
+  /** Also pause after the last step. @default true */
+  final_drain: z.boolean().default(true),
+  /** Times each rate is offered (repeats follow each other). @default 1 */
+  repeats: z.number().int().min(1).max(20).default(1),
+  /** The arrival process within each step. @default "poisson" */
+  step_process: z.enum(["constant", "poisson", "gamma"]).default("poisson"),
+  /** Gamma shape k of each step (gamma steps only). */
+  burstiness: z.number().positive().max(1000).optional(),
+  /** Make step-01 (every repeat of it) a `warmup` stage: the cold start, not a point of the curve. @default false */
+  first_step_warmup: z.boolean().default(false),
+  stop: SweepStop.default({}),
+}).strict().superRefine((s, ctx) => {
+  if (s.step_process === "gamma" && s.burstiness === undefined) {
+    ctx.addIssue({ code: "custom", path: ["burstiness"], message: "a gamma sweep needs burstiness" });
+  }
+  if (s.step_process !== "gamma" && s.burstiness !== undefined) {
+    ctx.addIssue({ code: "custom", path: ["burstiness"], message: `not used by step_process ${s.step_process}` });
+  }
+  if (s.start_rps > s.max_rps) {
+    ctx.addIssue({
+      code: "custom",
+      path: ["max_rps"],
+      message: `max_rps ${s.max_rps} is below start_rps ${s.start_rps}: the sweep would have no step`,
+    });
+  }
+});
+
 /** Closed loop: N users, each sends its next request when the previous ends. For comparison only. */
 export const ClosedProcess = z.object({
   process: z.literal("closed"),
@@ -82,6 +150,7 @@ export const ArrivalProcess = z.discriminatedUnion("process", [
   GammaProcess,
   TraceProcess,
   StagedProcess,
+  SweepProcess,
   ClosedProcess,
 ]);
 export type ArrivalProcess = z.infer<typeof ArrivalProcess>;

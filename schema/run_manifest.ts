@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { RunConditions } from "./conditions.ts";
 import { PlanSpec, Stage } from "./plan.ts";
+import { RouteLimits, RoutingPolicy } from "./routes.ts";
 
 const sha = z.string().regex(/^[0-9a-f]{64}$/);
 
@@ -54,6 +55,38 @@ export const Target = z.object({
   http_client: z.string(),
 }).strict();
 
+/** How requests were spread over `targets` (a run started with a routes file). */
+export const RunRouting = z.object({
+  /** The routes file as given, and the sha256 of its bytes. */
+  path: z.string(),
+  sha256: sha,
+  name: z.string(),
+  policy: RoutingPolicy,
+  /** Route → the limits the runner held it to and its (informational) price sheet. */
+  routes: z.record(z.string(), z.object({ limits: RouteLimits, price_sheet: z.string().nullable() }).strict()),
+  /** What `requests.route` and `attempts.route` mean, stated in the log. */
+  note: z.string(),
+}).strict();
+export type RunRouting = z.infer<typeof RunRouting>;
+
+/** Why a sweep ended, judged by the runner's own provisional verdicts (`basis` says how). */
+export const SweepStoppedBy = z.object({
+  rule: z.enum(["acceptance_below", "rejection_above", "max_rps"]),
+  /** The last step offered. */
+  step: z.string(),
+  /** The measured share (acceptance or rejection), or the step's rate for `max_rps`. */
+  value: z.number(),
+  /** The rule's bound: the floor, the ceiling, or `max_rps`. */
+  threshold: z.number(),
+  /** Requests scheduled in the step. */
+  offered: z.number().int().nonnegative(),
+  /** Of those, still unfinished when the rule was judged (counted as not accepted). */
+  in_flight: z.number().int().nonnegative(),
+  /** How the runner judged acceptance and rejection. */
+  basis: z.string(),
+}).strict();
+export type SweepStoppedBy = z.infer<typeof SweepStoppedBy>;
+
 /** run.json: everything the result is conditional on. */
 export const RunManifest = z.object({
   schema_version: z.literal(1),
@@ -81,7 +114,10 @@ export const RunManifest = z.object({
     shard: z.object({ index: z.number().int().nonnegative(), count: z.number().int().positive() }).strict(),
     start_iso: z.string().datetime().nullable(),
   }).strict(),
+  /** One per route. */
   targets: z.array(Target).min(1),
+  /** Present when the run was started with `--routes`; absent for a single `--target`. */
+  routing: RunRouting.optional(),
   retry: RetryPolicy,
   timeouts: Timeouts,
   tokenizer: z.object({ name: z.string(), library: z.string(), used_for: z.string() }).strict(),
@@ -119,6 +155,12 @@ export const RunManifest = z.object({
     /** The runner's own CPU time (user + system) and peak resident memory over the run (null where unknown). */
     runner_cpu_ms: z.number().nonnegative().nullable(),
     runner_peak_rss_bytes: z.number().int().nonnegative().nullable(),
+    /**
+     * Sweep plans only: why the sweep ended. `max_rps`: every planned step ran;
+     * otherwise the stop rule that held at the end of `step`'s drain (the
+     * later steps were not offered). Null when the run was interrupted.
+     */
+    stopped_by: SweepStoppedBy.nullable().optional(),
   }).strict(),
   /** File name → sha256 when the run was finalised (tamper evidence). */
   files: z.record(z.string(), sha),

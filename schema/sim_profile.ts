@@ -87,6 +87,23 @@ export const SimFaults = z.object({
   }
 });
 
+/**
+ * Quota limits of a hosted API: token buckets of requests and of tokens
+ * (prompt + max_tokens, counted at arrival like hosted APIs do), each
+ * holding `window_s` seconds of its per-minute rate. A request that finds
+ * either bucket short is answered 429 `rate_limit_exceeded` with
+ * `Retry-After` (seconds until it would fit), before it reaches the queue.
+ */
+export const SimRateLimits = z.object({
+  /** Requests per minute; null = no request limit. @default null */
+  requests_per_minute: z.number().positive().max(1e9).nullable().default(null),
+  /** Prompt + max_tokens per minute; null = no token limit. @default null */
+  tokens_per_minute: z.number().positive().max(1e12).nullable().default(null),
+  /** Bucket size in seconds of rate: 60 lets a full minute's quota through at once, 1 only a second's. @default 60 */
+  window_s: z.number().positive().max(3600).default(60),
+}).strict();
+export type SimRateLimits = z.infer<typeof SimRateLimits>;
+
 /** How often the simulated model is right, per class. */
 export const SimBehaviourRates = z.object({
   /** Prose and JSON cases: the reference answer (else another case's answer). @default 0.95 */
@@ -135,6 +152,8 @@ export const SimProfile = z.object({
   cold_start: SimColdStart.prefault({}),
   autoscaler: SimAutoscaler.prefault({}),
   faults: SimFaults.prefault({}),
+  /** Hosted-API quotas (429 with Retry-After); absent = none. */
+  rate_limits: SimRateLimits.optional(),
   behaviour: SimBehaviour.prefault({}),
   /** Timeline row interval. @default 1000 */
   timeline_ms: z.number().int().min(10).max(60_000).default(1000),
@@ -152,8 +171,8 @@ export function loadSimProfile(path: string): Promise<SimProfile> {
 /**
  * One row of the simulator's timeline (`GET /sim/timeline`, `--timeline`):
  * the columns of {@linkcode ServerRow} with wall-clock time instead of run
- * time. Gauges are sampled at `t_unix_ms`; `shed, errors, admitted,
+ * time and without `route` (the sim does not know which route it serves). Gauges are sampled at `t_unix_ms`; `shed, errors, admitted,
  * finished` count the interval that ends there.
  */
-export const SimTimelineRow = ServerRow.omit({ t_ms: true }).extend({ t_unix_ms: z.number() }).strict();
+export const SimTimelineRow = ServerRow.omit({ t_ms: true, route: true }).extend({ t_unix_ms: z.number() }).strict();
 export type SimTimelineRow = z.infer<typeof SimTimelineRow>;

@@ -2,6 +2,7 @@ import type { SimProfile } from "../schema/mod.ts";
 import { parseChatRequest } from "./chat_request.ts";
 import type { Engine } from "./engine.ts";
 import { ChunkFormat, errorResponse, usage } from "./openai_format.ts";
+import type { RateLimiter, RateLimitRefusal } from "./rate_limiter.ts";
 import type { Answer, Responder } from "./responder.ts";
 import type { SimSequence } from "./sequence.ts";
 
@@ -10,6 +11,8 @@ export interface ChatContext {
   profile: SimProfile;
   engine: Engine;
   responder: Responder;
+  /** The profile's quota, or null when it has none. */
+  rateLimiter: RateLimiter | null;
   /** The outage mode in force, or null. */
   outage(): "503" | "refuse" | null;
   /** The next uniform draw of the sim's seeded PRNG. */
@@ -27,8 +30,9 @@ export const STOPPED = "simulator stopped";
 
 /**
  * `POST /v1/chat/completions`: faults first (outage 503, then `error_rate`
- * 500, both before admission), then the answer is decided, and the request
- * is offered to the engine. Headers go out only when it is admitted, so a
+ * 500, both before admission), then the answer is decided, the rate limits
+ * are checked (429 quota, never queued), and the request is offered to the
+ * engine. Headers go out only when it is admitted, so a
  * request shed from the queue still gets a clean 429.
  */
 export async function handleChat(req: Request, ctx: ChatContext): Promise<Response> {
@@ -80,6 +84,11 @@ export async function handleChat(req: Request, ctx: ChatContext): Promise<Respon
       `This request needs ${kvTokens} tokens (prompt ${answer.promptTokens} + max_tokens ${cap}); a replica holds ${profile.engine.max_kv_tokens}.`,
       { type: "invalid_request_error", code: "context_length_exceeded", param: "messages" },
     );
+  }
+  const refused = ctx.rateLimiter?.admit(kvTokens) ?? null;
+  if (refused) {
+    engine.countRateLimited();
+    return rateLimitResponse(refused, kvTokens);
   }
   return await serve(req, ctx, answer, cap, chat.stream, chat.includeUsage, chat.model);
 }
@@ -204,6 +213,24 @@ function shedResponse(profile: SimProfile, why: string): Response {
     code: "overloaded",
     headers: { "retry-after": String(profile.queue.retry_after_s) },
   });
+}
+
+/** A hosted API's quota error: 429 `rate_limit_exceeded`, apart from the queue's `overloaded`. */
+function rateLimitResponse(r: RateLimitRefusal, tokens: number): Response {
+  const unit = r.kind === "requests" ? "requests per min (RPM)" : "tokens per min (TPM)";
+  const headers: Record<string, string> = {
+    [`x-ratelimit-limit-${r.kind}`]: String(r.limit),
+    [`x-ratelimit-remaining-${r.kind}`]: String(r.remaining),
+  };
+  let message = `Rate limit reached for ${unit}: Limit ${r.limit}, Remaining ${r.remaining}`;
+  if (r.retryAfterMs === null) message = `Request too large for ${unit}: Limit ${r.limit}, Requested ${tokens}`;
+  else {
+    // Whole seconds, rounded up, like hosted APIs: waiting that long always fits.
+    headers["retry-after"] = String(Math.max(1, Math.ceil(r.retryAfterMs / 1000)));
+    headers["retry-after-ms"] = String(r.retryAfterMs);
+    message += `. Please try again in ${r.retryAfterMs} ms.`;
+  }
+  return errorResponse(429, message, { type: r.kind, code: "rate_limit_exceeded", headers });
 }
 
 function completion(

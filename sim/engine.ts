@@ -19,6 +19,8 @@ export interface EngineSnapshot {
   admitted: number;
   finished: number;
   shed: number;
+  /** Refused by the rate limits (429 quota), never queued. */
+  rate_limited: number;
   errors: number;
   late_steps: number;
 }
@@ -39,7 +41,7 @@ export class Engine {
   readonly #timers = new Set<ReturnType<typeof setTimeout>>();
   #nextId = 0;
   #tick: ReturnType<typeof setInterval> | undefined;
-  #counts = { admitted: 0, finished: 0, shed: 0, errors: 0 };
+  #counts = { admitted: 0, finished: 0, shed: 0, rate_limited: 0, errors: 0 };
 
   constructor(profile: SimProfile, now: () => number = () => performance.now()) {
     this.#profile = profile;
@@ -89,6 +91,11 @@ export class Engine {
   /** Counts a request answered with a server error before admission (500, 503). */
   countError(): void {
     this.#counts.errors++;
+  }
+
+  /** Counts a request refused by the rate limits (429 quota). */
+  countRateLimited(): void {
+    this.#counts.rate_limited++;
   }
 
   /** Whether `seq` could ever fit in one replica's KV cache. */

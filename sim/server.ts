@@ -5,6 +5,7 @@ import { Engine } from "./engine.ts";
 import { OutageSchedule } from "./faults.ts";
 import { errorResponse } from "./openai_format.ts";
 import { createPrng } from "./prng.ts";
+import { RateLimiter } from "./rate_limiter.ts";
 import { Responder } from "./responder.ts";
 import { Timeline } from "./timeline.ts";
 import { simTokenizer } from "./tokenizer.ts";
@@ -33,7 +34,7 @@ export interface SimHandle {
   port: number;
   /** Timeline rows so far. */
   timeline(): SimTimelineRow[];
-  /** Same as `POST /sim/reset`: outage windows count from now, the PRNG restarts from `seed`. */
+  /** Same as `POST /sim/reset`: outage windows count from now, the PRNG restarts from `seed`, rate limits refill. */
   reset(seed?: number): void;
   /** Stops timers, cuts requests in flight and closes the listener. */
   stop(): Promise<void>;
@@ -83,11 +84,13 @@ function start(options: SimOptions): SimHandle {
   let prng = createPrng(seed);
   let n = 0;
   const live = new Set<() => void>();
+  const rateLimiter = profile.rate_limits ? new RateLimiter(profile.rate_limits, () => performance.now()) : null;
   let outageMode: () => "503" | "refuse" | null = () => null;
   const ctx: ChatContext = {
     profile,
     engine,
     responder,
+    rateLimiter,
     outage: () => outageMode(),
     draw: () => prng(),
     nextId: () => ++n,
@@ -129,6 +132,7 @@ function start(options: SimOptions): SimHandle {
     if (s !== undefined) seed = s;
     prng = createPrng(seed);
     outages.reset();
+    rateLimiter?.reset();
   };
 
   async function route(req: Request): Promise<Response> {

@@ -59,6 +59,7 @@ export class Timeline {
       replicas: s.replicas,
       replicas_warming: s.replicas_warming,
       shed: s.shed - p.shed,
+      rate_limited: s.rate_limited - p.rate_limited,
       errors: s.errors - p.errors,
       admitted: s.admitted - p.admitted,
       finished: s.finished - p.finished,

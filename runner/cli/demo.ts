@@ -1,9 +1,18 @@
 /**
  * `deno task demo`: starts the simulator on a free loopback port (its own
- * process, so it does not share the runner's event loop), runs the staged
- * demo plan of design-v1 across the simulator's capacity, writes
- * `out/<run-id>/` in CSV and Parquet, stops the simulator and prints
- * per-stage outcome counts.
+ * process, so it does not share the runner's event loop) with the demo
+ * profile (default capacity, about 8 req/s, plus a 5-s 503 outage), resets
+ * its clock at ms 0 of the run, and runs `data/plans/demo-timeline.json` of
+ * design-v1: a warm-up, six constant steps from 4 to 14 req/s across the
+ * capacity (the knee), a 20 req/s gamma burst (its backlog drains during
+ * the next stage) and a 4 req/s recovery stage in which the outage falls
+ * (103–108 s). Writes `out/<run-id>/` in CSV and Parquet, stops the
+ * simulator and prints per-stage outcome counts. About 2 minutes.
+ *
+ * This is the timeline run alone, with no analysis (the runner never imports
+ * analysis/). The full demo — this run, three route runs, the analysis, the
+ * route comparison with cost per accepted task and the HTML report — is
+ * `scripts/demo.ts`.
  */
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -17,8 +26,8 @@ const USAGE = "usage: deno task demo [--plan F] [--profile F] [--out DIR] [--see
 if (import.meta.main) {
   await runMain(async () => {
     const { values: v } = parseFlags(Deno.args, {
-      plan: { type: "string", default: join(ROOT, "data/plans/demo-staged.json") },
-      profile: { type: "string", default: join(ROOT, "data/sim/default.json") },
+      plan: { type: "string", default: join(ROOT, "data/plans/demo-timeline.json") },
+      profile: { type: "string", default: join(ROOT, "data/sim/demo.json") },
       out: { type: "string", default: "out" },
       seed: { type: "string", default: "1" },
     }, USAGE);
@@ -34,6 +43,8 @@ if (import.meta.main) {
         formats: ["csv", "parquet"],
         conditions: join(ROOT, "data/conditions/sim-demo.json"),
         seed: Number(v.seed),
+        // The profile's outage windows count from the simulator's last reset: make that ms 0 of the run.
+        atStart: () => resetSim(sim.url),
       });
       console.log(formatRunReport(manifest, requests));
       console.log(`run written to ${dir} (${Object.keys(manifest.files).join(", ")})`);
@@ -42,6 +53,13 @@ if (import.meta.main) {
     }
     return 0;
   });
+}
+
+/** `POST /sim/reset`: the simulator's outage clock and PRNG restart now. */
+async function resetSim(url: string): Promise<void> {
+  const res = await fetch(`${url}/sim/reset`, { method: "POST", signal: AbortSignal.timeout(5000) });
+  await res.body?.cancel();
+  if (!res.ok) throw new Error(`${url}/sim/reset: HTTP ${res.status}`);
 }
 
 /** Starts `sim/cli.ts --port 0` and waits for the URL it prints. */

@@ -13,6 +13,7 @@ import { EXIT_BAD_INPUT, InputError } from "../../schema/errors.ts";
 import { loadWorkload } from "../../schema/workload_file.ts";
 import { buildSchedule, loadPlan, scheduleSha256, type Shard, summarizeSchedule } from "../schedule.ts";
 import type { ScheduleSummary } from "../plans/summarize.ts";
+import { describeSweep } from "../plans/sweep.ts";
 
 const USAGE = "usage: deno task plan --plan FILE [--workload DIR] [--shard i/N] [--json]";
 const DEFAULT_WORKLOAD = fileURLToPath(new URL("../../data/workloads/design-v1", import.meta.url));
@@ -101,6 +102,7 @@ export async function main(args: string[]): Promise<number> {
         `plan ${plan.spec.name} (${a.process}, seed ${plan.spec.seed}) on workload ${workload.workload} ` +
           `(${workload.cases.length} cases)`,
       );
+      if (a.process === "sweep") console.log(describeSweep(a));
       console.log(renderSummary(summary, sha256));
     }
     return 0;

@@ -1,14 +1,16 @@
 /**
- * `deno task run --workload F --plan F --target URL --out DIR [--format csv|parquet|both]
+ * `deno task run --workload F --plan F (--target URL | --routes F) --out DIR [--format csv|parquet|both]
  * [--conditions F] [--seed N] ...`: one open-loop run, written as a raw event log.
  */
 import { InputError } from "../../schema/errors.ts";
 import { HTTP_CLIENT_KINDS, type HttpClientKind } from "../http/mod.ts";
 import { formatRunReport } from "../report.ts";
+import { parseRouteUrls } from "../resolve_routes.ts";
 import { runLoadTest } from "../run.ts";
 import { numberFlag, parseFlags, runMain, shardFlag } from "./_cli.ts";
 
-export const USAGE = `usage: deno task run --workload F --plan F --target URL --out DIR
+export const USAGE = `usage: deno task run --workload F --plan F (--target URL | --routes F) --out DIR
+  [--route-url NAME=URL ...]
   [--format csv|parquet|both] [--conditions F] [--seed N] [--run-id ID]
   [--shard i/N --start-at ISO] [--api-key-env NAME] [--retry F] [--timeouts F]
   [--max-send-lag-ms N] [--max-in-flight N] [--lag-limit-ms N] [--save-outputs]
@@ -20,6 +22,8 @@ if (import.meta.main) {
       workload: { type: "string" },
       plan: { type: "string" },
       target: { type: "string" },
+      routes: { type: "string" },
+      "route-url": { type: "string", multiple: true },
       out: { type: "string" },
       format: { type: "string", default: "both" },
       conditions: { type: "string" },
@@ -43,9 +47,11 @@ if (import.meta.main) {
       console.log(USAGE);
       return 0;
     }
-    for (const f of ["workload", "plan", "target", "out"] as const) {
+    for (const f of ["workload", "plan", "out"] as const) {
       if (!v[f]) throw new InputError(`--${f} is required\n${USAGE}`);
     }
+    if (!v.target === !v.routes) throw new InputError(`give exactly one of --target and --routes\n${USAGE}`);
+    if (v["route-url"] && !v.routes) throw new InputError(`--route-url needs --routes\n${USAGE}`);
     const formats = { csv: ["csv"], parquet: ["parquet"], both: ["csv", "parquet"] }[v.format!] as
       | ("csv" | "parquet")[]
       | undefined;
@@ -60,7 +66,9 @@ if (import.meta.main) {
     const { dir, manifest, requests } = await runLoadTest({
       workload: v.workload!,
       plan: v.plan!,
-      target: v.target!,
+      target: v.target ?? null,
+      routes: v.routes ?? null,
+      routeUrls: parseRouteUrls(v["route-url"] ?? []),
       out: v.out!,
       formats,
       conditions: v.conditions ?? null,

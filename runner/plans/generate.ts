@@ -4,6 +4,7 @@ import { constantArrivals } from "./constant.ts";
 import { gammaArrivals } from "./gamma.ts";
 import { poissonArrivals } from "./poisson.ts";
 import { stagedArrivals } from "./staged.ts";
+import { sweepArrivals } from "./sweep.ts";
 import { traceArrivals } from "./trace.ts";
 
 /** Every open-loop process (closed loops have no precomputed arrivals). */
@@ -25,5 +26,7 @@ export function generateArrivals(spec: OpenArrivalProcess, ctx: ArrivalContext):
       return traceArrivals.arrivals(spec, ctx);
     case "staged":
       return stagedArrivals.arrivals(spec, ctx);
+    case "sweep":
+      return sweepArrivals.arrivals(spec, ctx);
   }
 }

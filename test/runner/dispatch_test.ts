@@ -101,3 +101,55 @@ Deno.test("dispatchOpenLoop records every scheduled request once, late ones as n
     assert.ok(ns.length > 20 && ns.every((r) => r.error_kind === "run_stopped"));
   });
 });
+
+Deno.test("dispatchOpenLoop asks checkpoints at their time and withholds the rest when one says stop", async (t) => {
+  await t.step("a stop at 100 ms offers the entries before it and writes nothing for the rest", async () => {
+    const clock = startClock();
+    const rows: RequestRow[] = [];
+    const startedAt: number[] = [];
+    let askedAt: number | null = null;
+    // Entries at 5, 15, …, 195 ms; 10 of them before 100 ms.
+    const result = await dispatchOpenLoop({
+      clock,
+      entries: entries(20, 10),
+      maxSendLagMs: 1000,
+      maxInFlight: 1000,
+      start: (e, t0) => {
+        startedAt.push(e.scheduled_ms);
+        return Promise.resolve(row(e, "ok", t0 - e.scheduled_ms));
+      },
+      skip: (e, o, lag) => rows.push(row(e, o, lag)),
+      done: (r) => rows.push(r),
+      checkpoints: [{
+        atMs: 100,
+        stop: () => {
+          askedAt = clock.now();
+          assert.ok(startedAt.every((ms) => ms < 100), "an entry at or after the checkpoint started before it");
+          return true;
+        },
+      }],
+    });
+    assert.deepEqual(result, { offered: 10, withheldFromMs: 100 });
+    assert.deepEqual(rows.map((r) => r.request_id), entries(10, 10).map((e) => e.request_id));
+    assert.ok(askedAt !== null && askedAt >= 100, `asked at ${askedAt} ms`);
+  });
+
+  await t.step("a checkpoint between two far-apart entries is asked at its own time, once", async () => {
+    const clock = startClock();
+    const asked: number[] = [];
+    const far = [entries(1, 0)[0]!, { ...entries(2, 0)[1]!, scheduled_ms: 400 }];
+    const result = await dispatchOpenLoop({
+      clock,
+      entries: far,
+      maxSendLagMs: 1000,
+      maxInFlight: 1000,
+      start: (e, t0) => Promise.resolve(row(e, "ok", t0 - e.scheduled_ms)),
+      skip: () => assert.fail("nothing is skipped"),
+      checkpoints: [{ atMs: 100, stop: () => (asked.push(clock.now()), false) }],
+    });
+    assert.deepEqual(result, { offered: 2, withheldFromMs: null });
+    assert.equal(asked.length, 1);
+    // Asked near 100 ms, not when the next entry fell due at 400 ms (300 ms of room for a busy machine).
+    assert.ok(asked[0]! >= 100 && asked[0]! < 300, `asked at ${asked[0]} ms`);
+  });
+});

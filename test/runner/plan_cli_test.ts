@@ -87,6 +87,19 @@ Deno.test("the plan CLI prints the schedule and exits 2 on bad input", async (t)
       assert.match(r.stdout, /closed loop: arrivals are made by the users/);
     });
 
+    await t.step("a sweep plan says its steps and stop rule, then lists step and drain stages", async () => {
+      const r = await runCli(["--plan", join(ROOT, "data/plans/sweep-linear.json"), "--workload", dir]);
+      assert.equal(r.code, 0, r.stderr);
+      // 2, 4, …, 16 req/s: 8 steps.
+      assert.match(
+        r.stdout,
+        /^sweep: 8 steps of 20 s \(poisson\), 2 → 16 req\/s \(\+2 req\/s\), 5 s drain after each; /m,
+      );
+      assert.match(r.stdout, /acceptance < 0\.5 or rejection > 0\.2 at the end of its drain/);
+      assert.match(r.stdout, /^step-01 +warmup +0\.0 +20\.0 +2\.00 /m);
+      assert.match(r.stdout, /^drain-after-step-08 +drain +195\.0 +200\.0 +0\.00 +0 /m);
+    });
+
     const bad = join(dir, "bad-plan.json");
     await Deno.writeTextFile(
       bad,

@@ -88,6 +88,21 @@ const SUITE: SuiteCase[] = [
     sigma: Math.sqrt(160 + 100 / 0.5),
     bias: 0.5,
   },
+  {
+    name: "sweep",
+    spec: {
+      process: "sweep",
+      start_rps: 2,
+      step: { kind: "linear", step_rps: 2 },
+      max_rps: 6,
+      step_duration_s: 20,
+      drain_s: 2,
+    },
+    random: true,
+    // Poisson steps of 2, 4 and 6 req/s for 20 s each: 40 + 80 + 120.
+    expected: 240,
+    sigma: Math.sqrt(240),
+  },
 ];
 
 Deno.test("every open arrival process passes the shared suite", async (t) => {

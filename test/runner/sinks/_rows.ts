@@ -86,12 +86,14 @@ export function toolRow(over: Partial<ToolRow> = {}): ToolRow {
 export function serverRow(over: Partial<ServerRow> = {}): ServerRow {
   return {
     t_ms: 1000,
+    route: "self-hosted",
     queue_len: 4,
     oldest_queued_ms: 250.5,
     running: 16,
     replicas: 2,
     replicas_warming: 1,
     shed: 0,
+    rate_limited: 3,
     errors: 0,
     admitted: 20,
     finished: 18,

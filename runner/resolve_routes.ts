@@ -1,0 +1,185 @@
+import { createHash } from "node:crypto";
+import {
+  InputError,
+  parseWith,
+  type RouteLimits,
+  RoutesFile,
+  type RunConditions,
+  type RunManifest,
+  type RunRouting,
+} from "../schema/mod.ts";
+import type { AttemptTarget } from "./attempt.ts";
+import type { Clock } from "./clock.ts";
+import { createHttpClient, DEFAULT_HTTP_CLIENT, type HttpClient, type HttpClientKind } from "./http/mod.ts";
+import { RouteLimiter } from "./route_limiter.ts";
+import { Router } from "./router.ts";
+import { chatUrl, redactUrl } from "./target_url.ts";
+
+/** A route ready to send to: its target, its own HTTP client and its limiter. */
+export interface RuntimeRoute extends AttemptTarget {
+  client: HttpClient;
+  limiter: RouteLimiter | null;
+}
+
+/** The routes of a run, the router over them, and what run.json says about them. */
+export interface ResolvedRoutes {
+  routes: ReadonlyMap<string, RuntimeRoute>;
+  router: Router<RuntimeRoute>;
+  /** run.json `targets`, one per route (secrets redacted). */
+  targets: RunManifest["targets"];
+  /** run.json `routing`; undefined for a single `--target`. */
+  routing: RunRouting | undefined;
+  /** Opens keep-alive connections to every route's target before the run. */
+  preconnect(n: number): Promise<void>;
+  /** Attempts waiting on a route limit give up (the run is stopping). */
+  abortWaiting(): void;
+  close(): Promise<void>;
+}
+
+/** Where the routes come from: one `--target`, or a routes file (with URL overrides). */
+export interface RouteSource {
+  target?: string | null;
+  routes?: string | null;
+  /** Route name → base URL, replacing the file's `url` (e.g. simulators on free ports). */
+  routeUrls?: Record<string, string>;
+  /** Key variable of a single `--target`. @default "GOODPUT_API_KEY" */
+  apiKeyEnv?: string;
+  httpClient?: HttpClientKind;
+}
+
+/**
+ * Builds the runtime routes of a run. With `target`, one route named after
+ * the run conditions (`route`, `provider`, `model`) under a `single` policy;
+ * with `routes`, the routes file's routes and policy. Each route gets its
+ * own HTTP client, headers (its own API key) and limiter.
+ */
+export async function resolveRoutes(
+  src: RouteSource,
+  conditions: RunConditions,
+  clock: Clock,
+): Promise<ResolvedRoutes> {
+  if (!src.target === !src.routes) throw new InputError("give exactly one of --target URL and --routes FILE");
+  const specs = new Map<
+    string,
+    { url: string; provider: string; model: string; keyEnv: string | null; limits: RouteLimits }
+  >();
+  let routing: RunRouting | undefined;
+  let file = "--target";
+  let router: Router<RuntimeRoute> | null = null;
+  let policy: RunRouting["policy"] = { kind: "single", route: conditions.route };
+  if (src.target) {
+    specs.set(conditions.route, {
+      url: src.target,
+      provider: conditions.provider,
+      model: conditions.model,
+      keyEnv: src.apiKeyEnv ?? "GOODPUT_API_KEY",
+      limits: {},
+    });
+  } else {
+    file = src.routes!;
+    let bytes: Uint8Array;
+    try {
+      bytes = await Deno.readFile(file);
+    } catch (e) {
+      throw new InputError(`${file}: cannot read routes file: ${(e as Error).message}`, [], { cause: e });
+    }
+    let json: unknown;
+    try {
+      json = JSON.parse(new TextDecoder().decode(bytes));
+    } catch (e) {
+      throw new InputError(`${file}: routes file is not valid JSON: ${(e as Error).message}`, [], { cause: e });
+    }
+    const f = parseWith(RoutesFile, json, file, "routes file");
+    for (const name of Object.keys(src.routeUrls ?? {})) {
+      if (!(name in f.routes)) throw new InputError(`--route-url ${name}: ${file} has no route "${name}"`);
+    }
+    for (const [name, r] of Object.entries(f.routes)) {
+      const url = src.routeUrls?.[name] ?? r.url;
+      specs.set(name, { url, provider: r.provider, model: r.model, keyEnv: r.api_key_env ?? null, limits: r.limits });
+    }
+    policy = f.policy;
+    routing = {
+      path: file,
+      sha256: createHash("sha256").update(bytes).digest("hex"),
+      name: f.name,
+      policy: f.policy,
+      routes: Object.fromEntries(
+        Object.entries(f.routes).map(([n, r]) => [n, { limits: r.limits, price_sheet: r.price_sheet ?? null }]),
+      ),
+      note: "attempts.route/provider/model: the route of each attempt (a fallback is an attempt with retry_reason " +
+        "fallback:<trigger> on the failed one); requests.route: the route of the last attempt, which produced the " +
+        "outcome (never sent: the first route the policy chose)",
+    };
+  }
+
+  const routes = new Map<string, RuntimeRoute>();
+  const targets: RunManifest["targets"] = [];
+  for (const [name, s] of specs) {
+    let url: URL;
+    try {
+      url = chatUrl(s.url);
+    } catch (e) {
+      const where = src.target ? "--target" : `${file}: routes.${name}.url`;
+      throw new InputError(`${where}: ${(e as Error).message.replace(/^--target: /, "")}`, [], { cause: e });
+    }
+    const key = s.keyEnv ? Deno.env.get(s.keyEnv) ?? null : null;
+    const headers: Record<string, string> = {
+      "content-type": "application/json",
+      accept: "text/event-stream, application/json",
+    };
+    if (key) headers.authorization = `Bearer ${key}`;
+    const kind = src.httpClient ?? (url.protocol === "https:" ? "fetch" : DEFAULT_HTTP_CLIENT);
+    const hasLimits = s.limits.max_in_flight !== undefined || s.limits.rps !== undefined;
+    routes.set(name, {
+      url,
+      headers,
+      route: name,
+      provider: s.provider,
+      model: s.model,
+      client: createHttpClient(kind, { clock }),
+      limiter: hasLimits ? new RouteLimiter(s.limits, clock.now) : null,
+    });
+    targets.push({
+      route: name,
+      url: redactUrl(url),
+      provider: s.provider,
+      model: s.model,
+      api_key_env: s.keyEnv,
+      api_key_present: key !== null,
+      http_client: kind,
+    });
+  }
+  router = new Router(policy, routes);
+  return {
+    routes,
+    router,
+    targets,
+    routing,
+    async preconnect(n) {
+      for (const r of routes.values()) {
+        await r.client.preconnect?.(r.url, n).catch((e) =>
+          console.error(
+            `warning: could not open connections to ${redactUrl(r.url)} before the run: ${(e as Error).message}`,
+          )
+        );
+      }
+    },
+    abortWaiting() {
+      for (const r of routes.values()) r.limiter?.abortAll();
+    },
+    async close() {
+      await Promise.all([...routes.values()].map((r) => r.client.close()));
+    },
+  };
+}
+
+/** `--route-url NAME=URL` flags as a record; a malformed one is an {@linkcode InputError}. */
+export function parseRouteUrls(flags: readonly string[]): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const f of flags) {
+    const i = f.indexOf("=");
+    if (i < 1) throw new InputError(`--route-url: expected NAME=URL, got "${f}"`);
+    out[f.slice(0, i)] = f.slice(i + 1);
+  }
+  return out;
+}

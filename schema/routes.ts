@@ -1,0 +1,126 @@
+import { z } from "zod";
+import { loadJsonFile } from "./load.ts";
+
+/** A route name: it names the route in `requests.route`, `attempts.route` and price sheets. */
+const routeName = z.string().regex(/^[A-Za-z0-9][A-Za-z0-9._-]*$/, "letters, digits, '.', '_' or '-'");
+
+/** What the runner itself holds a route to: attempts wait for a slot or a token, never skip the limit. */
+export const RouteLimits = z.object({
+  /** Most attempts in flight on this route at once. */
+  max_in_flight: z.number().int().positive().max(1_000_000).optional(),
+  /** Most attempts started per second (a token bucket holding one second of tokens). */
+  rps: z.number().positive().max(1_000_000).optional(),
+}).strict();
+export type RouteLimits = z.infer<typeof RouteLimits>;
+
+/** One route: a target, who serves it, its price sheet and its limits. */
+export const RouteSpec = z.object({
+  /** Base URL of an OpenAI-compatible server, or its full chat completions URL. */
+  url: z.string().min(1),
+  provider: z.string().min(1),
+  /** Model name sent in the request body and written to `attempts.model`. */
+  model: z.string().min(1),
+  /** Environment variable holding this route's API key (the key never reaches disk). */
+  api_key_env: z.string().min(1).optional(),
+  /** Price sheet that prices this route (informational: costs are computed at analysis time). */
+  price_sheet: z.string().min(1).optional(),
+  limits: RouteLimits.prefault({}),
+}).strict();
+export type RouteSpec = z.infer<typeof RouteSpec>;
+
+/** Failures a fallback policy moves on for: HTTP 429, a timeout, or a 5xx/transport error. */
+export const FallbackTrigger = z.enum(["error", "timeout", "429"]);
+export type FallbackTrigger = z.infer<typeof FallbackTrigger>;
+
+/** How each request picks its route. */
+export const RoutingPolicy = z.discriminatedUnion("kind", [
+  z.object({ kind: z.literal("single"), route: routeName }).strict(),
+  z.object({
+    kind: z.literal("fallback"),
+    primary: routeName,
+    /** Tried in order, each once the previous one failed with a trigger. */
+    fallbacks: z.array(routeName).min(1),
+    on: z.array(FallbackTrigger).min(1).default(["error", "timeout", "429"]),
+  }).strict(),
+  z.object({
+    kind: z.literal("split_by_class"),
+    /** Class → route; classes not listed go to `default`. */
+    classes: z.record(z.string(), routeName),
+    default: routeName,
+  }).strict(),
+  z.object({
+    kind: z.literal("split_by_percent"),
+    /** Route → relative weight; a request's route is a seeded hash of its request_id. */
+    weights: z.record(routeName, z.number().nonnegative()),
+    /** Seed of the hash. @default 0 */
+    seed: z.number().int().nonnegative().default(0),
+  }).strict(),
+]);
+export type RoutingPolicy = z.infer<typeof RoutingPolicy>;
+
+/** Every route name a policy refers to, with the field that names it. */
+export function policyRoutes(p: RoutingPolicy): [string, (string | number)[]][] {
+  switch (p.kind) {
+    case "single":
+      return [[p.route, ["route"]]];
+    case "fallback":
+      return [
+        [p.primary, ["primary"]],
+        ...p.fallbacks.map((r, i): [string, (string | number)[]] => [r, ["fallbacks", i]]),
+      ];
+    case "split_by_class":
+      return [...Object.entries(p.classes).map(([c, r]): [string, (string | number)[]] => [r, ["classes", c]]), [
+        p.default,
+        ["default"],
+      ]];
+    case "split_by_percent":
+      return Object.keys(p.weights).map((r): [string, (string | number)[]] => [r, ["weights", r]]);
+  }
+}
+
+/**
+ * A routes file (`data/routes/*.json`, `--routes`): named routes and the
+ * policy that sends each request to one of them. Every route the policy
+ * names must be defined; a fallback chain names each route once; percent
+ * weights must not all be zero.
+ */
+export const RoutesFile = z.object({
+  name: z.string().min(1),
+  description: z.string().default(""),
+  routes: z.record(routeName, RouteSpec),
+  policy: RoutingPolicy,
+}).strict().superRefine((f, ctx) => {
+  const names = Object.keys(f.routes);
+  if (names.length === 0) ctx.addIssue({ code: "custom", path: ["routes"], message: "at least one route is needed" });
+  for (const [name, path] of policyRoutes(f.policy)) {
+    if (!(name in f.routes)) {
+      ctx.addIssue({
+        code: "custom",
+        path: ["policy", ...path],
+        message: `no route "${name}" (routes: ${names.join(", ") || "none"})`,
+      });
+    }
+  }
+  const p = f.policy;
+  if (p.kind === "fallback") {
+    const chain = [p.primary, ...p.fallbacks];
+    chain.forEach((r, i) => {
+      if (chain.indexOf(r) !== i) {
+        ctx.addIssue({
+          code: "custom",
+          path: ["policy", "fallbacks", i - 1],
+          message: `"${r}" is already in the chain`,
+        });
+      }
+    });
+  }
+  if (p.kind === "split_by_percent" && !Object.values(p.weights).some((w) => w > 0)) {
+    ctx.addIssue({ code: "custom", path: ["policy", "weights"], message: "at least one weight must be above 0" });
+  }
+});
+export type RoutesFile = z.infer<typeof RoutesFile>;
+
+/** Reads and validates a routes file; an {@linkcode InputError} names the file and every bad field. */
+export function loadRoutesFile(path: string): Promise<RoutesFile> {
+  return loadJsonFile(path, RoutesFile, "routes file");
+}
