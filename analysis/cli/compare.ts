@@ -1,0 +1,126 @@
+/**
+ * `deno task compare RUN... [--slo F] [--prices F] [--overheads F] [--single RUN]... [--headroom H] [--force] [--json]`:
+ * routes side by side on the same work — accepted goodput, acceptance, tail
+ * latency per class, knee and limit, cost per accepted task.
+ */
+import { parseFlags, runMain } from "../../schema/cli.ts";
+import { InputError } from "../../schema/errors.ts";
+import type { OverheadSheet, PriceSheet } from "../../schema/prices.ts";
+import type { SloPolicy } from "../../schema/slo.ts";
+import { compareRoutes } from "../compare.ts";
+import { formatCompare } from "../format_compare.ts";
+import { kneeAnalysis } from "../knee.ts";
+import { ledger } from "../ledger.ts";
+import { productionLimit } from "../limit.ts";
+import { loadRun } from "../load_run.ts";
+import type { LoadedRun } from "../loaded_run.ts";
+import { loadSloPolicy } from "../policy.ts";
+import { loadOverheadSheet, loadPriceSheet } from "../price_sheet.ts";
+
+const USAGE = "usage: deno task compare RUN RUN... [--slo FILE] [--prices FILE] [--overheads FILE] " +
+  "[--single RUN]... [--headroom H] [--force] [--json] [--verify warn]";
+
+/** Workloads whose SLO policy ships in data/slo/. */
+const DEFAULT_POLICIES: Record<string, URL> = {
+  "design-v1": new URL("../../data/slo/design-v1.json", import.meta.url),
+};
+
+/** Knee, limit and cost per accepted task of one run, as extra comparison columns. */
+function runExtras(
+  policy: SloPolicy,
+  prices: PriceSheet | null,
+  overheads: OverheadSheet | null,
+  headroom: number | undefined,
+) {
+  return (run: LoadedRun): Record<string, number | string | null> => {
+    const knee = kneeAnalysis([run], policy);
+    const limit = productionLimit(knee.knee?.offered_rps ?? null, headroom);
+    const out: Record<string, number | string | null> = {
+      knee_rps: knee.knee?.offered_rps ?? null,
+      knee_signal: knee.first_degrading?.signals[0] ?? (knee.knee ? knee.knee.source : "none in tested range"),
+      [headroom === undefined ? "limit_rps (no headroom given)" : `limit_rps @${headroom}`]: limit.limit_rps,
+    };
+    if (prices) {
+      const l = ledger(run, policy, prices, { overheads });
+      out[`cost/accepted ${l.currency}`] = l.overall.cost_per_accepted_task;
+      out[`naive/request ${l.currency}`] = l.overall.naive.per_request;
+    }
+    return out;
+  };
+}
+
+async function main(args: string[]): Promise<void> {
+  const { values: v, positionals } = parseFlags(
+    args,
+    {
+      slo: { type: "string" },
+      prices: { type: "string" },
+      overheads: { type: "string" },
+      single: { type: "string", multiple: true },
+      headroom: { type: "string" },
+      force: { type: "boolean", default: false },
+      json: { type: "boolean", default: false },
+      verify: { type: "string" },
+    },
+    USAGE,
+    { positionals: true },
+  );
+  if (positionals.length < 2) {
+    throw new InputError(`expected at least two RUN folders, got ${positionals.length}\n${USAGE}`);
+  }
+  if (v.verify !== undefined && v.verify !== "warn" && v.verify !== "strict") {
+    throw new InputError(`--verify: expected warn or strict, got "${v.verify}"`);
+  }
+  let headroom: number | undefined;
+  if (v.headroom !== undefined) {
+    headroom = Number(v.headroom);
+    if (!(v.headroom.trim() !== "" && headroom >= 0 && headroom < 1)) {
+      throw new InputError(`--headroom: expected a number in [0, 1), got "${v.headroom}"`);
+    }
+  }
+  if (v.overheads && !v.prices) throw new InputError(`--overheads needs --prices\n${USAGE}`);
+  const verify = v.verify as "warn" | "strict" | undefined;
+  const runs: LoadedRun[] = [];
+  for (const dir of positionals) runs.push(await loadRun(dir, { verify }));
+  const singles: LoadedRun[] = [];
+  for (const dir of v.single ?? []) singles.push(await loadRun(dir, { verify }));
+  let sloFile = v.slo;
+  if (sloFile === undefined) {
+    const known = DEFAULT_POLICIES[runs[0]!.manifest.workload.name];
+    if (!known) {
+      throw new InputError(
+        `an SLO policy is required: workload "${
+          runs[0]!.manifest.workload.name
+        }" has no default policy; pass --slo FILE`,
+      );
+    }
+    sloFile = known.pathname;
+  }
+  const policy = await loadSloPolicy(sloFile);
+  const prices = v.prices ? await loadPriceSheet(v.prices) : null;
+  const overheads = v.overheads ? await loadOverheadSheet(v.overheads) : null;
+  const result = compareRoutes(runs, policy, {
+    force: v.force,
+    singleClassRuns: singles.length ? singles : undefined,
+    extras: runExtras(policy, prices, overheads, headroom),
+  });
+  const pricing = prices
+    ? {
+      price_sheet: { name: prices.name, as_of: prices.as_of, source: prices.source },
+      overheads: overheads?.name ?? null,
+    }
+    : null;
+  if (v.json) console.log(JSON.stringify({ slo_file: sloFile, pricing, ...result }, null, 2));
+  else {
+    console.log(`SLO policy: ${sloFile}`);
+    if (prices) {
+      console.log(
+        `prices: ${prices.name} (as of ${prices.as_of}); overheads: ${overheads?.name ?? "not priced"}; ` +
+          "cost per accepted task = whole ledger / accepted tasks (deno task ledger RUN for the line items)",
+      );
+    } else console.log("prices: none given (--prices FILE adds cost per accepted task)");
+    console.log(formatCompare(result));
+  }
+}
+
+if (import.meta.main) await runMain(() => main(Deno.args));

@@ -1,0 +1,188 @@
+import { z } from "zod";
+import { parseFlags, runMain } from "../../schema/cli.ts";
+import { InputError } from "../../schema/errors.ts";
+import { formatKnee } from "../format_knee.ts";
+import { formatRecovery, type RecoveryParts } from "../format_recovery.ts";
+import { coldStartReport } from "../cold_start.ts";
+import { recoveryReport } from "../recovery.ts";
+import { retryReport } from "../retries.ts";
+import type { Tolerance } from "../departure.ts";
+import { kneeAnalysis, type KneeOptions, type KneeReport } from "../knee.ts";
+import { SIGNALS } from "../levels.ts";
+import { type ProductionLimit, productionLimit } from "../limit.ts";
+import { loadRun } from "../load_run.ts";
+import type { LoadedRun } from "../loaded_run.ts";
+import { loadSloPolicy } from "../policy.ts";
+
+const USAGE = "usage: deno task knee RUN... [--slo FILE] [--headroom H] [--json] [--tolerances FILE] " +
+  "[--baseline-levels N] [--alpha A] [--acceptance-floor F] [--verify warn]";
+
+/** Workloads whose SLO policy ships in data/slo/. */
+const DEFAULT_POLICIES: Record<string, URL> = {
+  "design-v1": new URL("../../data/slo/design-v1.json", import.meta.url),
+};
+
+const TolerancesFile = z.record(
+  z.string(),
+  z.object({ rel: z.number().nonnegative().default(0), abs: z.number().nonnegative().default(0) }).strict(),
+);
+
+async function readTolerances(file: string): Promise<Record<string, Tolerance>> {
+  let raw: unknown;
+  try {
+    raw = JSON.parse(await Deno.readTextFile(file));
+  } catch (e) {
+    throw new InputError(`${file}: cannot read tolerances: ${(e as Error).message}`, [], { cause: e });
+  }
+  const res = TolerancesFile.safeParse(raw);
+  const problems = res.success ? [] : res.error.issues.map((i) => `${file}: ${i.path.join(".")}: ${i.message}`);
+  for (const k of Object.keys(res.data ?? {})) {
+    if (!(k in SIGNALS)) problems.push(`${file}: ${k}: unknown signal (known: ${Object.keys(SIGNALS).join(", ")})`);
+  }
+  if (problems.length || !res.success) throw new InputError(`${file}: invalid tolerances`, problems);
+  return res.data;
+}
+
+function fraction(flag: string, v: string | undefined, lo: number, hi: number): number | undefined {
+  if (v === undefined) return undefined;
+  const x = Number(v);
+  if (!(v.trim() !== "" && x >= lo && x < hi)) {
+    throw new InputError(`--${flag}: expected a number in [${lo}, ${hi}), got "${v}"`);
+  }
+  return x;
+}
+
+/** The JSON document: the knee's offered rate, the first degrading signal and the limit(s) first, then the evidence. */
+export function kneeJson(
+  report: KneeReport,
+  limit: ProductionLimit,
+  sloFile: string,
+  recovery: (RecoveryParts & { run_id: string })[] = [],
+): Record<string, unknown> {
+  const point = (p: KneeReport["levels"][number]["pooled"]) => ({
+    parts: p.parts,
+    planned_rps: p.planned_rps,
+    offered_rps: p.offered_rps,
+    seconds: p.seconds,
+    offered: p.offered,
+    accepted: p.accepted,
+    accepted_goodput: p.accepted_goodput,
+    signals: p.signals,
+  });
+  return {
+    knee_offered_rps: report.knee?.offered_rps ?? null,
+    knee_source: report.knee?.source ?? null,
+    first_degrading_signal: report.first_degrading?.signals[0] ?? null,
+    first_degrading: report.first_degrading,
+    limit,
+    disclosure: {
+      runs: report.runs,
+      slo_file: sloFile,
+      repeat_basis: report.repeat_basis,
+      warnings: report.warnings,
+      skipped: report.skipped,
+      levels_rule:
+        "a level is every steady or burst stage with one planned offered_rps (repeats grouped, warmup and drain excluded); " +
+        "offered_rps = requests offered in the stages / their seconds; tested values pool the repeats' requests",
+      baseline: { planned_rps: report.baseline.planned_rps, rule: "the lowest level(s), pooled" },
+      departure_rule: "degraded = beyond baseline·(1 ± rel) ± abs in the worse direction AND the guard confirms; " +
+        "beyond tolerance without confirmation, or repeats on both sides of the threshold = undecidable",
+      guards: {
+        proportion: `one-sided Fisher exact test, α = ${report.alpha}`,
+        percentile: "95 % distribution-free CIs (percentileWithCI) disjoint",
+        none: "timeline and unit-cost signals: tolerance only",
+      },
+      alpha: report.alpha,
+      tolerances: report.tolerances,
+      signal_definitions: SIGNALS,
+      knee_rule: "knee = the lower of the first departure's measured offered rate and the Kneedle knee of accepted " +
+        "goodput vs offered rate",
+    },
+    levels: report.levels.map((l) => ({ ...point(l.pooled), repeats: l.repeats.map(point) })),
+    baseline: point(report.baseline.point),
+    departures: report.signals,
+    undecidable: report.undecidable,
+    kneedle: report.kneedle,
+    kneedle_by_run: report.kneedle_by_run,
+    acceptance_floor: report.acceptance_floor,
+    /** Per run: recovery after each burst and detected outage, autoscaling, retries, cold start vs steady state. */
+    recovery,
+  };
+}
+
+async function main(args: string[]): Promise<void> {
+  const { values: v, positionals } = parseFlags(
+    args,
+    {
+      slo: { type: "string" },
+      headroom: { type: "string" },
+      json: { type: "boolean", default: false },
+      tolerances: { type: "string" },
+      "baseline-levels": { type: "string" },
+      alpha: { type: "string" },
+      "acceptance-floor": { type: "string" },
+      verify: { type: "string" },
+    },
+    USAGE,
+    { positionals: true },
+  );
+  if (!positionals.length) throw new InputError(`expected at least one RUN folder\n${USAGE}`);
+  if (v.verify !== undefined && v.verify !== "warn" && v.verify !== "strict") {
+    throw new InputError(`--verify: expected warn or strict, got "${v.verify}"`);
+  }
+  const headroom = fraction("headroom", v.headroom, 0, 1);
+  const options: KneeOptions = {};
+  const alpha = fraction("alpha", v.alpha, Number.MIN_VALUE, 0.5);
+  if (alpha !== undefined) options.alpha = alpha;
+  const floor = fraction("acceptance-floor", v["acceptance-floor"], 0, 1.0000001);
+  if (floor !== undefined) options.acceptanceFloor = floor;
+  if (v["baseline-levels"] !== undefined) {
+    const n = Number(v["baseline-levels"]);
+    if (!Number.isInteger(n) || n < 1) {
+      throw new InputError(`--baseline-levels: expected a positive integer, got "${v["baseline-levels"]}"`);
+    }
+    options.baselineLevels = n;
+  }
+  if (v.tolerances !== undefined) options.tolerances = await readTolerances(v.tolerances);
+
+  const runs: LoadedRun[] = [];
+  for (const dir of positionals) runs.push(await loadRun(dir, { verify: v.verify as "warn" | "strict" | undefined }));
+  let sloFile = v.slo;
+  if (sloFile === undefined) {
+    const known = DEFAULT_POLICIES[runs[0]!.manifest.workload.name];
+    if (!known) {
+      throw new InputError(
+        `an SLO policy is required: workload "${
+          runs[0]!.manifest.workload.name
+        }" has no default policy in data/slo/; pass --slo FILE`,
+      );
+    }
+    sloFile = known.pathname;
+  }
+  const policy = await loadSloPolicy(sloFile);
+  let report: KneeReport;
+  try {
+    report = kneeAnalysis(runs, policy, options);
+  } catch (e) {
+    if (e instanceof RangeError) throw new InputError(e.message, [], { cause: e });
+    throw e;
+  }
+  const tested = Math.max(...report.levels.map((l) => l.pooled.offered_rps));
+  const limit = productionLimit(report.knee?.offered_rps ?? null, headroom, { highestTestedRps: tested });
+  const recovery = runs.map((run) => ({
+    run_id: run.manifest.run_id,
+    recovery: recoveryReport(run, policy),
+    retries: retryReport(run),
+    cold_start: coldStartReport(run, policy),
+  }));
+  if (v.json) console.log(JSON.stringify(kneeJson(report, limit, sloFile, recovery), null, 2));
+  else {
+    console.log(`SLO policy: ${sloFile}`);
+    console.log(formatKnee(report, limit));
+    for (const r of recovery) {
+      console.log(`\nrun ${r.run_id}: recovery, autoscaling, retries, cold start\n${formatRecovery(r)}`);
+    }
+  }
+}
+
+if (import.meta.main) await runMain(() => main(Deno.args));

@@ -1,0 +1,215 @@
+/**
+ * The knee: where each signal departs from its low-load baseline as offered
+ * load rises, and a Kneedle knee of accepted goodput against offered load.
+ *
+ * The departure rule and its guards are in `departure.ts`; the knee is the
+ * lower of the first departure's offered rate and the Kneedle knee.
+ *
+ * @module
+ */
+import { InputError } from "../schema/errors.ts";
+import { DEFAULT_TOLERANCES, type Departure, departure, r4, type Tolerance } from "./departure.ts";
+import type { SloPolicy } from "../schema/slo.ts";
+import { kneedle, type KneedleResult } from "./kneedle.ts";
+import type { LoadedRun } from "./loaded_run.ts";
+import {
+  type LevelPoint,
+  pointSignals,
+  type PreparedRun,
+  prepareRun,
+  signalFamily,
+  SIGNALS,
+  type SignalSample,
+} from "./levels.ts";
+import { classSlo } from "./policy.ts";
+import { checkRepeatRuns, groupLevels, type Level, type SkippedStage, spreadOf, straddles } from "./repeats.ts";
+
+/** Options of {@linkcode kneeAnalysis}. */
+export interface KneeOptions {
+  /** Per-family overrides of {@linkcode DEFAULT_TOLERANCES}. @default {} */
+  tolerances?: Record<string, Tolerance>;
+  /** How many of the lowest levels are pooled into the baseline. @default 1 */
+  baselineLevels?: number;
+  /** Significance level of the guards (one-sided). @default 0.05 */
+  alpha?: number;
+  /** Kneedle sensitivity S. @default 1 */
+  S?: number;
+  /** An acceptance floor to judge each level against (not set: not judged). */
+  acceptanceFloor?: number;
+}
+
+/** Everything the knee analysis found, with its evidence. */
+export interface KneeReport {
+  runs: { run_id: string; dir: string }[];
+  repeat_basis: string;
+  warnings: string[];
+  skipped: SkippedStage[];
+  levels: Level[];
+  /** The baseline: the lowest levels pooled. */
+  baseline: { planned_rps: number[]; point: LevelPoint };
+  alpha: number;
+  tolerances: Record<string, Tolerance>;
+  /** Signal key → its departures at each level above the baseline. */
+  signals: Record<string, { worse: "higher" | "lower"; unit: string; definition: string; departures: Departure[] }>;
+  /** The lowest level where some signal degraded, and which did. */
+  first_degrading: { planned_rps: number; offered_rps: number; signals: string[] } | null;
+  /** Undecidable departures at or below the first degrading level (or anywhere, if none degraded). */
+  undecidable: { signal: string; planned_rps: number; why: string }[];
+  kneedle: { x: number[]; y: number[]; result: KneedleResult | null; note: string | null };
+  kneedle_by_run: { run_id: string; knee: number | null; note: string | null }[];
+  /** The knee: the lower of the first departure and the Kneedle knee; null when neither exists. */
+  knee: { offered_rps: number; source: "departure" | "kneedle"; signal: string | null } | null;
+  acceptance_floor: { floor: number; levels: { planned_rps: number; meets: boolean | null; why: string }[] } | null;
+}
+
+/** Kneedle of accepted goodput against measured offered rate (concave, increasing). */
+function goodputKnee(levels: Level[], S: number): KneeReport["kneedle"] {
+  const pts = levels.map((l) => [l.pooled.offered_rps, l.pooled.accepted_goodput] as const).sort((a, b) => a[0] - b[0]);
+  const x = pts.map((p) => p[0]), y = pts.map((p) => p[1]);
+  for (let i = 1; i < x.length; i++) {
+    if (!(x[i]! > x[i - 1]!)) {
+      return { x, y, result: null, note: `two levels were measured at the same offered rate (${x[i]} req/s)` };
+    }
+  }
+  const result = kneedle(x, y, { curve: "concave", direction: "increasing", S });
+  return { x, y, result, note: result.note };
+}
+
+/**
+ * Runs the knee analysis over one run, or several repeats of one plan
+ * (checked by {@linkcode checkRepeatRuns}): signals per level, departures
+ * from the baseline with their evidence, the first degrading signal, the
+ * Kneedle knee of accepted goodput, and the knee (the lower of the two).
+ */
+export function kneeAnalysis(runs: LoadedRun[], policy: SloPolicy, options: KneeOptions = {}): KneeReport {
+  const alpha = options.alpha ?? 0.05;
+  const S = options.S ?? 1;
+  const tolerances = { ...DEFAULT_TOLERANCES, ...options.tolerances };
+  const check = checkRepeatRuns(runs);
+  const prepared = runs.map((r) => prepareRun(r, policy));
+  const { levels, skipped } = groupLevels(prepared);
+  if (!levels.length) {
+    throw new InputError(`${runs.map((r) => r.dir).join(", ")}: no steady or burst stage offered any request`);
+  }
+  const nBase = options.baselineLevels ?? 1;
+  if (!(Number.isInteger(nBase) && nBase >= 1 && nBase < Math.max(2, levels.length))) {
+    throw new RangeError(`baselineLevels must be an integer in [1, ${levels.length - 1}], got ${nBase}`);
+  }
+  const baseLevels = levels.slice(0, nBase);
+  const basePoint = nBase === 1 ? baseLevels[0]!.pooled : pointSignalsOf(baseLevels, prepared);
+  const above = levels.slice(nBase);
+
+  const signals: KneeReport["signals"] = {};
+  const keys = new Set(levels.flatMap((l) => Object.keys(l.pooled.signals)));
+  for (const key of [...keys].sort(bySpecOrder)) {
+    const family = signalFamily(key);
+    const spec = SIGNALS[family]!;
+    const tol = tolerances[family] ?? { rel: 0, abs: 0 };
+    const base = basePoint.signals[key];
+    const departures = above.map((l) =>
+      base ? departure(key, base, l, spec.worse, tol, alpha) : departure(key, noData(), l, spec.worse, tol, alpha)
+    );
+    const cls = key.includes("@") ? key.slice(key.indexOf("@") + 1) : null;
+    const limit = cls && cls !== "all"
+      ? (family.startsWith("e2e") ? classSlo(policy, cls).e2e_ms : classSlo(policy, cls).ttft_ms)
+      : undefined;
+    if (limit !== undefined) {
+      for (const d of departures) {
+        d.slo_limit_ms = limit;
+        d.slo_undecidable = d.spread !== null && straddles(d.spread, limit);
+      }
+    }
+    signals[key] = { ...spec, departures };
+  }
+
+  let first: KneeReport["first_degrading"] = null;
+  for (const [i, l] of above.entries()) {
+    const degraded = Object.keys(signals).filter((k) => signals[k]!.departures[i]!.verdict === "degraded");
+    if (degraded.length) {
+      first = { planned_rps: l.planned_rps, offered_rps: l.pooled.offered_rps, signals: degraded };
+      break;
+    }
+  }
+  const undecidable = Object.entries(signals).flatMap(([signal, s]) =>
+    s.departures.filter((d) => d.verdict === "undecidable" && (!first || d.planned_rps <= first.planned_rps))
+      .map((d) => ({ signal, planned_rps: d.planned_rps, why: d.why }))
+  );
+
+  const kn = goodputKnee(levels, S);
+  const kneedle_by_run = runs.length < 2 ? [] : prepared.map((p) => {
+    const own = goodputKnee(groupLevels([p]).levels, S);
+    return { run_id: p.run_id, knee: own.result?.knee ?? null, note: own.note };
+  });
+  const candidates: NonNullable<KneeReport["knee"]>[] = [];
+  if (first) candidates.push({ offered_rps: first.offered_rps, source: "departure", signal: first.signals[0]! });
+  if (kn.result?.knee != null) candidates.push({ offered_rps: kn.result.knee, source: "kneedle", signal: null });
+  const knee = candidates.sort((a, b) => a.offered_rps - b.offered_rps)[0] ?? null;
+
+  const floor = options.acceptanceFloor;
+  const acceptance_floor = floor === undefined ? null : {
+    floor,
+    levels: levels.map((l) => {
+      const v = l.pooled.signals.acceptance_rate?.value ?? null;
+      const sp = spreadOf(l.repeats.map((r) => r.signals.acceptance_rate?.value ?? null));
+      if (v === null) return { planned_rps: l.planned_rps, meets: null, why: "no data" };
+      if (l.repeats.length > 1 && straddles(sp, floor)) {
+        return {
+          planned_rps: l.planned_rps,
+          meets: null,
+          why: `undecidable: repeats ${r4(sp.min)}–${r4(sp.max)} straddle ${floor}`,
+        };
+      }
+      return {
+        planned_rps: l.planned_rps,
+        meets: v >= floor,
+        why: `acceptance ${r4(v)} ${v >= floor ? "≥" : "<"} ${floor}`,
+      };
+    }),
+  };
+
+  return {
+    runs: runs.map((r) => ({ run_id: r.manifest.run_id, dir: r.dir })),
+    repeat_basis: check.basis,
+    warnings: [
+      ...check.warnings,
+      ...runs.flatMap((r) => r.warnings),
+      ...runs.filter((r) => r.manifest.result.client_limited).map((r) =>
+        `${r.dir}: the runner reports the client was the limit (${
+          r.manifest.result.client_limit_reason ?? "no reason given"
+        }): high levels may measure the load generator, not the target`
+      ),
+    ],
+    skipped,
+    levels,
+    baseline: { planned_rps: baseLevels.map((l) => l.planned_rps), point: basePoint },
+    alpha,
+    tolerances,
+    signals,
+    first_degrading: first,
+    undecidable,
+    kneedle: kn,
+    kneedle_by_run,
+    knee,
+    acceptance_floor,
+  };
+}
+
+const noData = (): SignalSample => ({ test: "none", value: null, n: 0 });
+
+const ORDER = Object.keys(SIGNALS);
+function bySpecOrder(a: string, b: string): number {
+  const d = ORDER.indexOf(signalFamily(a)) - ORDER.indexOf(signalFamily(b));
+  return d || (a < b ? -1 : a > b ? 1 : 0);
+}
+
+/** The pooled point of several baseline levels: every part of every level together. */
+function pointSignalsOf(levels: Level[], prepared: PreparedRun[]): LevelPoint {
+  const byId = new Map(prepared.map((p) => [p.run_id, p]));
+  const parts = levels.flatMap((l) =>
+    l.pooled.parts.map((pt) => {
+      const run = byId.get(pt.run_id)!;
+      return { run, stage: run.stages.find((s) => s.name === pt.stage)! };
+    })
+  );
+  return pointSignals(parts);
+}

@@ -1,0 +1,319 @@
+/**
+ * Signals per load level: what the log (and the target's own timeline, when
+ * the run has one) says about each steady or burst stage. A level is one
+ * planned offered rate; its points are the stages (of one or several runs)
+ * that offered it.
+ *
+ * @module
+ */
+import pl from "nodejs-polars";
+import { InputError } from "../schema/errors.ts";
+import type { Stage } from "../schema/plan.ts";
+import type { SloPolicy } from "../schema/slo.ts";
+import { classify, GATE_ORDER } from "./classify.ts";
+import type { LoadedRun } from "./loaded_run.ts";
+import { percentileWithCI } from "./percentile.ts";
+import { resolveWindow } from "./policy.ts";
+
+/** Whether a rising value is worse (`higher`) or a falling one (`lower`). */
+export type Worse = "higher" | "lower";
+
+/**
+ * One signal's value at one point, with what its statistical guard needs:
+ * `proportion` (num of den; `value` may be a transform of it),
+ * `percentile` (its distribution-free CI), `bootstrap` (a seeded 95 % percentile
+ * bootstrap CI of a ratio over requests), or `none` (tolerance only).
+ */
+export type SignalSample =
+  | { test: "proportion"; value: number | null; num: number; den: number }
+  | {
+    test: "percentile";
+    value: number | null;
+    n: number;
+    lower: number | null;
+    upper: number | null;
+    supported: boolean;
+  }
+  | { test: "bootstrap"; value: number | null; n: number; lower: number | null; upper: number | null }
+  | { test: "none"; value: number | null; n: number };
+
+/** What a signal measures and which way is worse. */
+export interface SignalSpec {
+  worse: Worse;
+  unit: string;
+  definition: string;
+}
+
+const GATE_SPECS = Object.fromEntries(GATE_ORDER.map((g) => [
+  `${g}_rate`,
+  {
+    worse: "lower",
+    unit: "share",
+    definition: `${g} true / ${g} evaluated (not null), over completed requests (outcome ok)`,
+  },
+])) as Record<`${typeof GATE_ORDER[number]}_rate`, SignalSpec>;
+
+/** Every signal family; percentile families get a `@class` suffix (`@all` for every class together). */
+export const SIGNALS: Record<string, SignalSpec> = {
+  acceptance_rate: { worse: "lower", unit: "share", definition: "accepted / offered (SLO policy per class)" },
+  rejection_rate: { worse: "higher", unit: "share", definition: "outcome rejected / offered" },
+  error_rate: {
+    worse: "higher",
+    unit: "share",
+    definition: "outcome http_error, transport_error, invalid_response, aborted or timeout / offered",
+  },
+  client_limit_rate: {
+    worse: "higher",
+    unit: "share",
+    definition: "outcome not_sent or client_shed / offered (the load generator's own limit)",
+  },
+  ...GATE_SPECS,
+  retry_amplification: {
+    worse: "higher",
+    unit: "calls per model call",
+    definition: "HTTP attempts / distinct (request, round) model calls; the test is on retries / attempts",
+  },
+  tokens_per_accepted: {
+    worse: "higher",
+    unit: "tokens",
+    definition:
+      "input + output tokens of every attempt (failed and retried ones included) / accepted requests; until the cost " +
+      "ledger is wired, tokens stand for cost",
+  },
+  e2e_p95_ms: { worse: "higher", unit: "ms", definition: "p95 of completed_ms − scheduled_ms, completed requests" },
+  e2e_p99_ms: { worse: "higher", unit: "ms", definition: "p99 of completed_ms − scheduled_ms, completed requests" },
+  ttft_p95_ms: { worse: "higher", unit: "ms", definition: "p95 of first_token_ms − scheduled_ms, completed requests" },
+  ttft_p99_ms: { worse: "higher", unit: "ms", definition: "p99 of first_token_ms − scheduled_ms, completed requests" },
+  server_wait_p95_ms: {
+    worse: "higher",
+    unit: "ms",
+    definition: "p95 of headers_ms − sent_ms of each request's first attempt (queue age seen by the client)",
+  },
+  server_queue_len_mean: {
+    worse: "higher",
+    unit: "requests",
+    definition: "mean of the server timeline's queue_len (summed over routes) over the stage's seconds",
+  },
+  server_oldest_queued_max_ms: {
+    worse: "higher",
+    unit: "ms",
+    definition: "max of the server timeline's oldest_queued_ms over the stage's seconds",
+  },
+};
+
+/** The family of a signal key (`e2e_p95_ms@short_qa` → `e2e_p95_ms`). */
+export function signalFamily(key: string): string {
+  const at = key.indexOf("@");
+  return at < 0 ? key : key.slice(0, at);
+}
+
+/** Signals at one point: one stage of one run, or several pooled. */
+export interface LevelPoint {
+  /** Runs and stages pooled into this point. */
+  parts: { run_id: string; stage: string; kind: Stage["kind"] }[];
+  /** The planned rate (run.json stages offered_rps). */
+  planned_rps: number;
+  /** Sum of the stages' durations, s. */
+  seconds: number;
+  offered: number;
+  /** Measured: offered / seconds. */
+  offered_rps: number;
+  accepted: number;
+  /** accepted / seconds. */
+  accepted_goodput: number;
+  signals: Record<string, SignalSample>;
+}
+
+/** A run read for the level analysis: one row per request of its steady and burst stages. */
+export interface PreparedRun {
+  run_id: string;
+  /** Its steady and burst stages. */
+  stages: Stage[];
+  requests: pl.DataFrame;
+  /** Per-second timeline summed over routes (t_ms, queue_len, oldest_queued_ms), or null. */
+  server: pl.DataFrame | null;
+}
+
+const F64 = pl.Float64;
+const ERRORS = ["http_error", "transport_error", "invalid_response", "aborted", "timeout"];
+const PERCENTILES = [["e2e", "e2e_ms"], ["ttft", "ttft_ms"]] as const;
+
+/**
+ * Classifies every request of the run's steady and burst stages under the
+ * policy's class SLOs (the policy window is not used: levels are stages) and
+ * joins what the signals need from `attempts`.
+ */
+export function prepareRun(run: LoadedRun, policy: SloPolicy): PreparedRun {
+  const stages = run.manifest.stages.filter((s) => s.kind === "steady" || s.kind === "burst");
+  if (!stages.length) {
+    throw new InputError(`${run.dir}: run.json stages has no steady or burst stage: there is no load level to analyse`);
+  }
+  const window = resolveWindow(run.manifest.stages, { exclude_stage_kinds: ["warmup", "drain"] });
+  const rows = classify(run, policy, window);
+  const att = run.attempts.withColumns(
+    pl.col("round").cast(F64).mul(1e6).add(pl.col("attempt").cast(F64)).alias("_order"),
+  );
+  const perRequest = att.groupBy("request_id").agg(
+    pl.col("request_id").count().cast(F64).alias("calls"),
+    pl.col("round").nUnique().cast(F64).alias("model_calls"),
+    pl.col("input_tokens").add(pl.col("output_tokens")).cast(F64).sum().alias("tokens"),
+  );
+  const first = att.filter(pl.col("_order").eq(pl.col("_order").min().over("request_id"))).select(
+    pl.col("request_id"),
+    pl.col("headers_ms").cast(F64).sub(pl.col("sent_ms").cast(F64)).alias("server_wait_ms"),
+  );
+  const ok = pl.col("outcome").eq(pl.lit("ok"));
+  const requests = rows
+    .join(run.requests.select("request_id", ...GATE_ORDER), { on: "request_id", how: "left" })
+    .join(perRequest, { on: "request_id", how: "left" })
+    .join(first, { on: "request_id", how: "left" })
+    .select(
+      "stage",
+      "class",
+      "outcome",
+      "accepted",
+      pl.when(ok).then(pl.col("e2e_ms")).otherwise(pl.lit(null)).cast(F64).alias("e2e_ms"),
+      pl.when(ok).then(pl.col("ttft_ms")).otherwise(pl.lit(null)).cast(F64).alias("ttft_ms"),
+      ...GATE_ORDER,
+      pl.col("calls").fillNull(0),
+      pl.col("model_calls").fillNull(0),
+      pl.col("tokens").fillNull(0),
+      "server_wait_ms",
+    );
+  let server: pl.DataFrame | null = null;
+  if (run.server && run.server.height) {
+    server = run.server.groupBy("t_ms").agg(
+      pl.col("queue_len").cast(F64).sum().alias("queue_len"),
+      pl.col("oldest_queued_ms").cast(F64).max().alias("oldest_queued_ms"),
+    );
+  }
+  return { run_id: run.manifest.run_id, stages, requests, server };
+}
+
+function proportion(num: number, den: number, value?: number | null): SignalSample {
+  return { test: "proportion", value: value !== undefined ? value : den ? num / den : null, num, den };
+}
+
+function pct(values: Float64Array, p: number): SignalSample {
+  const ci = percentileWithCI(values, p);
+  return { test: "percentile", value: ci.value, n: ci.n, lower: ci.lower, upper: ci.upper, supported: ci.supported };
+}
+
+/** mulberry32: a small seeded PRNG, so the bootstrap gives the same interval on every run. */
+function prng(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+const BOOTSTRAP_RESAMPLES = 400;
+
+/**
+ * Σ tokens / Σ accepted over requests, with a 95 % percentile bootstrap
+ * interval (requests resampled with replacement, seed 1). A resample with no
+ * accepted request has an infinite ratio; when that reaches the upper 2.5 %
+ * the interval has no upper bound (null).
+ */
+function ratioBootstrap(tokens: Float64Array, accepted: boolean[]): SignalSample {
+  const n = accepted.length;
+  let tok = 0, acc = 0;
+  for (let i = 0; i < n; i++) {
+    tok += tokens[i]!;
+    acc += accepted[i] ? 1 : 0;
+  }
+  if (!acc) return { test: "bootstrap", value: null, n: 0, lower: null, upper: null };
+  const rand = prng(1);
+  const ratios = new Float64Array(BOOTSTRAP_RESAMPLES);
+  for (let b = 0; b < BOOTSTRAP_RESAMPLES; b++) {
+    let t = 0, a = 0;
+    for (let k = 0; k < n; k++) {
+      const i = Math.floor(rand() * n);
+      t += tokens[i]!;
+      a += accepted[i] ? 1 : 0;
+    }
+    ratios[b] = a ? t / a : Infinity;
+  }
+  ratios.sort();
+  const lower = ratios[Math.floor(0.025 * BOOTSTRAP_RESAMPLES)]!;
+  const upper = ratios[Math.ceil(0.975 * BOOTSTRAP_RESAMPLES) - 1]!;
+  return {
+    test: "bootstrap",
+    value: tok / acc,
+    n: acc,
+    lower: Number.isFinite(lower) ? lower : null,
+    upper: Number.isFinite(upper) ? upper : null,
+  };
+}
+
+const sumOf = (df: pl.DataFrame, col: string): number => (df.height ? Number(df.getColumn(col).sum()) : 0);
+
+function column(df: pl.DataFrame, col: string): Float64Array {
+  const s = df.getColumn(col).dropNulls();
+  return Float64Array.from(s.toArray() as number[]).filter((v) => !Number.isNaN(v));
+}
+
+/**
+ * The signals of one point: the requests of the given (run, stage) parts
+ * pooled (counts summed, percentiles over the union of values), with the
+ * measured offered rate and accepted goodput over the parts' total seconds.
+ */
+export function pointSignals(parts: { run: PreparedRun; stage: Stage }[]): LevelPoint {
+  if (!parts.length) throw new RangeError("pointSignals: no parts");
+  const frames = parts.map((p) => p.run.requests.filter(pl.col("stage").eq(pl.lit(p.stage.name))));
+  const df = frames.length === 1 ? frames[0]! : pl.concat(frames, { how: "vertical" });
+  const seconds = parts.reduce((s, p) => s + (p.stage.end_ms - p.stage.start_ms) / 1000, 0);
+  const offered = df.height;
+  const count = (expr: pl.Expr): number => df.filter(expr).height;
+  const outcome = pl.col("outcome");
+  const accepted = count(pl.col("accepted"));
+  const signals: Record<string, SignalSample> = {
+    acceptance_rate: proportion(accepted, offered),
+    rejection_rate: proportion(count(outcome.eq(pl.lit("rejected"))), offered),
+    error_rate: proportion(count(outcome.isIn(ERRORS)), offered),
+    client_limit_rate: proportion(count(outcome.isIn(["not_sent", "client_shed"])), offered),
+  };
+  const done = df.filter(outcome.eq(pl.lit("ok")));
+  for (const g of GATE_ORDER) {
+    const evaluated = done.filter(pl.col(g).isNotNull());
+    if (evaluated.height) signals[`${g}_rate`] = proportion(evaluated.filter(pl.col(g)).height, evaluated.height);
+  }
+  const calls = sumOf(df, "calls"), modelCalls = sumOf(df, "model_calls");
+  signals.retry_amplification = proportion(calls - modelCalls, calls, modelCalls ? calls / modelCalls : null);
+  signals.tokens_per_accepted = ratioBootstrap(column(df, "tokens"), df.getColumn("accepted").toArray() as boolean[]);
+  const classes = (done.getColumn("class").unique().toArray() as string[]).sort();
+  for (const [name, col] of PERCENTILES) {
+    for (const cls of ["all", ...classes]) {
+      const values = column(cls === "all" ? done : done.filter(pl.col("class").eq(pl.lit(cls))), col);
+      signals[`${name}_p95_ms@${cls}`] = pct(values, 0.95);
+      signals[`${name}_p99_ms@${cls}`] = pct(values, 0.99);
+    }
+  }
+  signals.server_wait_p95_ms = pct(column(df, "server_wait_ms"), 0.95);
+  const timeline = parts.flatMap((p) =>
+    p.run.server
+      ? [p.run.server.filter(pl.col("t_ms").gtEq(p.stage.start_ms).and(pl.col("t_ms").lt(p.stage.end_ms)))]
+      : []
+  );
+  if (timeline.length === parts.length) {
+    const tl = timeline.length === 1 ? timeline[0]! : pl.concat(timeline, { how: "vertical" });
+    const n = tl.height;
+    signals.server_queue_len_mean = { test: "none", value: n ? sumOf(tl, "queue_len") / n : null, n };
+    const oldest = n ? Number(tl.getColumn("oldest_queued_ms").max()) : null;
+    signals.server_oldest_queued_max_ms = { test: "none", value: oldest, n };
+  }
+  return {
+    parts: parts.map((p) => ({ run_id: p.run.run_id, stage: p.stage.name, kind: p.stage.kind })),
+    planned_rps: parts[0]!.stage.offered_rps,
+    seconds,
+    offered,
+    offered_rps: seconds ? offered / seconds : 0,
+    accepted,
+    accepted_goodput: seconds ? accepted / seconds : 0,
+    signals,
+  };
+}

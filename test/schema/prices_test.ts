@@ -1,0 +1,63 @@
+import assert from "node:assert/strict";
+import { fileURLToPath } from "node:url";
+import { loadOverheadSheet, loadPriceSheet } from "../../analysis/price_sheet.ts";
+import { PriceSheet } from "../../schema/prices.ts";
+
+const DATA = fileURLToPath(new URL("../../data/prices/", import.meta.url));
+
+Deno.test("the sample sheets in data/prices validate and state their date and source", async () => {
+  for (const name of ["hosted-sim.json", "selfhosted-sim.json", "litellm-gpt-4o-mini.json"]) {
+    const s = await loadPriceSheet(DATA + name);
+    assert.match(s.as_of, /^\d{4}-\d{2}-\d{2}$/, name);
+    assert.ok(s.source.length > 20, name);
+  }
+  const self = (await loadPriceSheet(DATA + "selfhosted-sim.json")).routes["*"]!;
+  assert.ok(self.kind === "self_hosted" && self.gpu_type === "H100-80GB");
+  const o = await loadOverheadSheet(DATA + "overheads-default.json");
+  assert.match(o.source, /ILLUSTRATIVE/);
+});
+
+Deno.test("PriceSheet: defaults, required charge terms and known service tiers", async (t) => {
+  const base = {
+    price_sheet_version: 1,
+    name: "x",
+    currency: "USD",
+    as_of: "2026-01-01",
+    source: "y",
+    routes: {
+      r: {
+        kind: "hosted",
+        input_per_mtok: 1,
+        output_per_mtok: 2,
+        charge: { rejected: false, failed: false, cancelled: true },
+      },
+    },
+  };
+  await t.step("defaults fill the optional fields", () => {
+    const r = PriceSheet.parse(base).routes.r!;
+    assert.ok(r.kind === "hosted");
+    assert.deepEqual([r.cached_input_per_mtok, r.per_request, r.service_tier, r.batch_discount], [
+      null,
+      0,
+      "standard",
+      null,
+    ]);
+  });
+  await t.step("charge terms must be stated", () => {
+    const { charge: _c, ...noCharge } = base.routes.r;
+    const res = PriceSheet.safeParse({ ...base, routes: { r: noCharge } });
+    assert.ok(!res.success && res.error.issues.some((i) => i.path.join(".") === "routes.r.charge"));
+  });
+  await t.step("batch needs a batch_discount; other tiers need a multiplier", () => {
+    const tier = (extra: object) => PriceSheet.safeParse({ ...base, routes: { r: { ...base.routes.r, ...extra } } });
+    assert.ok(!tier({ service_tier: "batch" }).success);
+    assert.ok(tier({ service_tier: "batch", batch_discount: 0.5 }).success);
+    assert.ok(!tier({ service_tier: "priority" }).success);
+    assert.ok(tier({ service_tier: "priority", tier_multipliers: { priority: 1.7 } }).success);
+  });
+  await t.step("an unknown field, a bad date and an empty sheet are refused", () => {
+    assert.ok(!PriceSheet.safeParse({ ...base, extra: 1 }).success);
+    assert.ok(!PriceSheet.safeParse({ ...base, as_of: "July 2026" }).success);
+    assert.ok(!PriceSheet.safeParse({ ...base, routes: {} }).success);
+  });
+});
