@@ -140,7 +140,7 @@ function latencyRow(run: LoadedRun, claim: ResolvedClaim, window: SloPolicy["win
  *
  * @example
  * ```ts ignore
- * const result = audit(run, await loadClaim("data/claims/vendor-style.json"), { policy });
+ * const result = audit(run, await loadClaim("data/claims/explore-vendor-success-rate.json"), { policy });
  * console.log(result.stated.match, result.reproducing);
  * ```
  */

@@ -1,0 +1,74 @@
+/**
+ * The cost waterfall of a ledger: each cost component stacked to the total,
+ * and the total divided by accepted tasks.
+ *
+ * @module
+ */
+import { type Figure, fmt, makeFigure } from "./figure.ts";
+
+/** The input of {@linkcode costWaterfallFigure}: a ledger's components and its accepted tasks. */
+export interface CostWaterfallInput {
+  /** e.g. "USD". */
+  currency: string;
+  /** Cost components in display order (provider or GPU, retrieval, tools, storage, observability, retries, human review, operations ...). */
+  components: { name: string; amount: number; note?: string }[];
+  /** Accepted tasks: the only denominator of cost per accepted task. */
+  accepted_tasks: number;
+  /** One line: run, price sheet, window, n. */
+  disclosure: string;
+}
+
+/**
+ * A waterfall of the ledger: one bar per component, then the total; the
+ * title carries the cost per accepted task (total / accepted tasks; "-" when
+ * none was accepted). Failed attempts, retries and review stay in the
+ * numerator. One trace.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { costWaterfallFigure } from "./cost_waterfall.ts";
+ * const f = costWaterfallFigure({ currency: "USD", accepted_tasks: 4, disclosure: "n = 5",
+ *   components: [{ name: "provider", amount: 1.5 }, { name: "retries", amount: 0.5 }] });
+ * assert.deepEqual(f.data[0]!.measure, ["relative", "relative", "total"]);
+ * assert.match(f.title, /0\.5 USD per accepted task/); // (1.5 + 0.5) / 4
+ * ```
+ */
+export function costWaterfallFigure(input: CostWaterfallInput): Figure {
+  const bad = input.components.filter((c) => !Number.isFinite(c.amount));
+  if (bad.length) throw new RangeError(`costWaterfallFigure: non-finite amounts: ${bad.map((c) => c.name).join(", ")}`);
+  if (!(Number.isInteger(input.accepted_tasks) && input.accepted_tasks >= 0)) {
+    throw new RangeError(
+      `costWaterfallFigure: accepted_tasks must be a non-negative integer, got ${input.accepted_tasks}`,
+    );
+  }
+  const total = input.components.reduce((s, c) => s + c.amount, 0);
+  const per = input.accepted_tasks ? total / input.accepted_tasks : null;
+  const cur = input.currency;
+  return makeFigure({
+    id: "cost-waterfall",
+    title: `Cost ledger: ${fmt(total)} ${cur} total, ${fmt(per)} ${cur} per accepted task`,
+    disclosure: `${input.disclosure}; denominator accepted tasks = ${input.accepted_tasks}`,
+    notes: [
+      "cost per accepted task = every cost of the run (failed attempts, retries and review included) / accepted tasks",
+      ...input.components.filter((c) => c.note).map((c) => `${c.name}: ${c.note}`),
+    ],
+    data: [{
+      type: "waterfall",
+      name: "cost",
+      orientation: "v",
+      measure: [...input.components.map(() => "relative"), "total"],
+      x: [...input.components.map((c) => c.name), "total"],
+      y: [...input.components.map((c) => c.amount), 0],
+      text: [...input.components.map((c) => fmt(c.amount)), fmt(total)],
+      textposition: "outside",
+      connector: { line: { color: "#999999" } },
+      hovertemplate: `%{x}: %{y:.4f} ${cur}<extra></extra>`,
+    }],
+    layout: {
+      xaxis: { type: "category" },
+      yaxis: { title: { text: cur } },
+      showlegend: false,
+    },
+  });
+}

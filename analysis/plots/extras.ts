@@ -1,0 +1,61 @@
+/**
+ * Report inputs computed elsewhere (a knee analysis, a priced ledger, a route
+ * comparison, a recovery analysis), read from one JSON file and checked with
+ * zod against the figures' input interfaces.
+ *
+ * @module
+ */
+import { z } from "zod";
+import { InputError } from "../../schema/errors.ts";
+
+const rps = z.number().nonnegative();
+
+/** The extras file: every key optional. */
+export const ReportExtras = z.object({
+  /** Knee and limits to mark on this run's goodput-vs-load figure. */
+  knee: z.object({
+    knee_rps: rps.nullable(),
+    knee_signal: z.string().optional(),
+    limits: z.array(z.object({ headroom: z.number().min(0).max(1), rps }).strict()).default([]),
+  }).strict().optional(),
+  ledger: z.object({
+    currency: z.string().min(1),
+    components: z.array(z.object({ name: z.string(), amount: z.number(), note: z.string().optional() }).strict())
+      .min(1),
+    accepted_tasks: z.number().int().nonnegative(),
+    disclosure: z.string(),
+  }).strict().optional(),
+  routes: z.object({
+    currency: z.string().min(1),
+    disclosure: z.string(),
+    routes: z.array(
+      z.object({
+        route: z.string(),
+        accepted_goodput: z.number().nullable(),
+        acceptance_rate: z.number().min(0).max(1).nullable(),
+        cost_per_accepted_task: z.number().nullable(),
+        n: z.number().int().nonnegative(),
+      }).strict(),
+    ).min(1),
+  }).strict().optional(),
+  outages: z.array(
+    z.object({ start_ms: z.number().nonnegative(), end_ms: z.number().nonnegative(), label: z.string() }).strict(),
+  ).optional(),
+}).strict();
+export type ReportExtras = z.infer<typeof ReportExtras>;
+
+/** Reads and checks an extras file; every problem is reported at once, naming the file and field. */
+export async function loadReportExtras(file: string): Promise<ReportExtras> {
+  let raw: unknown;
+  try {
+    raw = JSON.parse(await Deno.readTextFile(file));
+  } catch (e) {
+    throw new InputError(`${file}: cannot read report extras: ${(e as Error).message}`, [], { cause: e });
+  }
+  const res = ReportExtras.safeParse(raw);
+  if (!res.success) {
+    const problems = res.error.issues.map((i) => `${file}: ${i.path.map(String).join(".") || "(root)"}: ${i.message}`);
+    throw new InputError(`${file}: invalid report extras`, problems);
+  }
+  return res.data;
+}

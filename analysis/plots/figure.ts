@@ -1,0 +1,92 @@
+/**
+ * The figure spec every plot function returns: plain plotly.js data and
+ * layout, with the disclosure as the subtitle. A figure displays itself in a
+ * Deno Jupyter notebook (the `Symbol.for("Jupyter.display")` method Deno's
+ * kernel calls on a cell's last value).
+ *
+ * @module
+ */
+import { jupyterBundle } from "./jupyter.ts";
+
+/** One plotly.js trace (JSON only: plain arrays, no typed arrays). */
+export type Trace = { type: string; name?: string } & Record<string, unknown>;
+
+/** What a plot function builds before {@linkcode makeFigure} adds the common layout. */
+export interface FigureSpec {
+  /** Stable id: the element id in HTML and the figure's key in a report. */
+  id: string;
+  title: string;
+  /** The disclosure in one line (denominator, window, n): the figure's subtitle. */
+  disclosure: string;
+  /** Longer notes (definitions, inclusion rules) shown under the figure in HTML. */
+  notes: string[];
+  data: Trace[];
+  /** Layout beyond title, subtitle and margins. */
+  layout: Record<string, unknown>;
+}
+
+/** A figure: its spec with the full plotly layout. Displays itself in Deno Jupyter. */
+export interface Figure extends FigureSpec {
+  /** Shapes, annotations and axes are plotly.js layout keys. */
+  layout: Record<string, unknown> & { title: { text: string; subtitle: { text: string } } & Record<string, unknown> };
+}
+
+const JUPYTER_DISPLAY = Symbol.for("Jupyter.display");
+
+/** Colours shared by every figure, so a class keeps its colour across figures. */
+export const PALETTE = [
+  "#1f77b4",
+  "#ff7f0e",
+  "#2ca02c",
+  "#d62728",
+  "#9467bd",
+  "#8c564b",
+  "#e377c2",
+  "#7f7f7f",
+  "#bcbd22",
+  "#17becf",
+] as const;
+
+/** The palette colour of item `i`, cycling. */
+export const colour = (i: number): string => PALETTE[i % PALETTE.length]!;
+
+/**
+ * Completes a spec into a {@linkcode Figure}: title with the disclosure as
+ * subtitle, margins, white template. The Jupyter display method is attached
+ * as a non-enumerable symbol, so `JSON.stringify(figure)` is the plain spec.
+ *
+ * @example The disclosure is the subtitle
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { makeFigure } from "./figure.ts";
+ * const f = makeFigure({ id: "f", title: "T", disclosure: "n = 3", notes: [], data: [], layout: {} });
+ * assert.equal(f.layout.title.subtitle.text, "n = 3");
+ * assert.equal(JSON.parse(JSON.stringify(f)).id, "f");
+ * ```
+ */
+export function makeFigure(spec: FigureSpec): Figure {
+  const fig: Figure = {
+    ...spec,
+    layout: {
+      margin: { t: 90, r: 30, b: 60, l: 70 },
+      paper_bgcolor: "#ffffff",
+      plot_bgcolor: "#ffffff",
+      font: { family: "system-ui, sans-serif", size: 12 },
+      legend: { orientation: "h", y: -0.18 },
+      ...spec.layout,
+      title: { text: spec.title, x: 0.01, xanchor: "left", subtitle: { text: spec.disclosure } },
+    },
+  };
+  Object.defineProperty(fig, JUPYTER_DISPLAY, { value: () => jupyterBundle(fig), enumerable: false });
+  return fig;
+}
+
+/** Plain numbers for JSON: typed arrays and iterables become arrays, NaN and ±Infinity null. */
+export function plain(values: ArrayLike<number | null>): (number | null)[] {
+  return Array.from(values, (v) => (v === null || !Number.isFinite(v) ? null : v));
+}
+
+/** A number for a title or hover text: at most `digits` significant digits, "-" for null. */
+export function fmt(v: number | null | undefined, digits = 4): string {
+  return v === null || v === undefined || !Number.isFinite(v) ? "-" : String(+v.toPrecision(digits));
+}

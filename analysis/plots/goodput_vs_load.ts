@@ -1,0 +1,138 @@
+/**
+ * Accepted goodput against offered load, one point per load level, with the
+ * knee and the production limits (knee minus a stated headroom) marked.
+ *
+ * @module
+ */
+import type { Stage } from "../../schema/plan.ts";
+import type { GoodputResult } from "../goodput.ts";
+import { disclosureLine } from "./_disclosure.ts";
+import { type Figure, fmt, makeFigure } from "./figure.ts";
+
+/** One load level: a stage of a staged run, or one run of a sweep. */
+export interface LoadLevel {
+  label: string;
+  /** Measured offered load: offered requests / seconds. */
+  offered_rps: number;
+  accepted_goodput: number | null;
+  /** Requests offered at this level. */
+  n: number;
+}
+
+/**
+ * The input of {@linkcode goodputVsLoadFigure}. `knee_rps` and `limits` come
+ * from a knee analysis; the figure only marks them (null / empty = not marked).
+ */
+export interface LoadCurveInput {
+  levels: LoadLevel[];
+  /** Offered load where degradation starts; null when not computed or not found. */
+  knee_rps: number | null;
+  /** What degraded at the knee, for the label (e.g. "p99 e2e"). @default {undefined} */
+  knee_signal?: string;
+  /** Production limits: the knee minus an explicit headroom (0.2 = 20 %), as the user chose them. */
+  limits: { headroom: number; rps: number }[];
+  /** One line: denominator, window, n. */
+  disclosure: string;
+}
+
+/**
+ * Load levels from a staged run's goodput: one level per stage of the window
+ * that had arrivals, offered load measured as offered / stage seconds.
+ * Knee and limits are left empty for a knee analysis to fill.
+ */
+export function loadCurveFromGoodput(result: GoodputResult, stages: Stage[]): LoadCurveInput {
+  const kinds = new Map(stages.map((s) => [s.name, s.kind]));
+  const levels = result.by_stage
+    .filter((r) => kinds.get(r.stage) !== "drain" && r.measurement_seconds)
+    .map((r) => ({
+      label: r.stage,
+      offered_rps: r.offered / r.measurement_seconds!,
+      accepted_goodput: r.accepted_goodput,
+      n: r.offered,
+    }));
+  return { levels, knee_rps: null, limits: [], disclosure: disclosureLine(result.disclosure, ["one point per stage"]) };
+}
+
+/**
+ * Accepted goodput (y) against offered load (x): the measured levels, the
+ * line where every offered task is accepted, the knee (dashed) and each
+ * limit (dotted) as vertical lines with labels. Two traces.
+ *
+ * @example Two levels, a knee and a 20 % headroom limit
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { goodputVsLoadFigure } from "./goodput_vs_load.ts";
+ * const f = goodputVsLoadFigure({
+ *   levels: [{ label: "a", offered_rps: 2, accepted_goodput: 2, n: 20 }, { label: "b", offered_rps: 8, accepted_goodput: 5, n: 80 }],
+ *   knee_rps: 6, limits: [{ headroom: 0.2, rps: 4.8 }], disclosure: "n = 100",
+ * });
+ * assert.equal(f.data.length, 2);
+ * assert.equal((f.layout.shapes as unknown[]).length, 2);
+ * ```
+ */
+export function goodputVsLoadFigure(input: LoadCurveInput): Figure {
+  const levels = [...input.levels].sort((a, b) => a.offered_rps - b.offered_rps);
+  const maxX = Math.max(1e-9, ...levels.map((l) => l.offered_rps), input.knee_rps ?? 0);
+  const shapes: Record<string, unknown>[] = [];
+  const annotations: Record<string, unknown>[] = [];
+  const vline = (x: number, dash: string, color: string, text: string, y: number) => {
+    shapes.push({
+      type: "line",
+      xref: "x",
+      yref: "paper",
+      x0: x,
+      x1: x,
+      y0: 0,
+      y1: 1,
+      line: { dash, color, width: 2 },
+    });
+    annotations.push({ x, y, xref: "x", yref: "paper", text, showarrow: false, xanchor: "left", font: { color } });
+  };
+  if (input.knee_rps !== null) {
+    const what = input.knee_signal ? ` (${input.knee_signal})` : "";
+    vline(input.knee_rps, "dash", "#d62728", `knee ${fmt(input.knee_rps)} rps${what}`, 1);
+  }
+  input.limits.forEach((l, i) => {
+    vline(l.rps, "dot", "#2ca02c", `limit ${fmt(l.rps)} rps (headroom ${fmt(l.headroom * 100)} %)`, 0.93 - 0.07 * i);
+  });
+  const knee = input.knee_rps === null ? "knee not computed" : `knee ${fmt(input.knee_rps)} rps`;
+  return makeFigure({
+    id: "goodput-vs-load",
+    title: `Accepted goodput vs offered load (${knee})`,
+    disclosure: input.disclosure,
+    notes: [
+      "offered load = offered requests / seconds of the level; accepted goodput = accepted requests / the same seconds",
+      "the grey line is accepted = offered: the distance below it is load that was offered but not accepted",
+      "the limit is the knee minus the headroom the user chose; the tool never picks the margin",
+    ],
+    data: [
+      {
+        type: "scatter",
+        mode: "lines+markers+text",
+        name: "accepted goodput",
+        x: levels.map((l) => l.offered_rps),
+        y: levels.map((l) => l.accepted_goodput),
+        text: levels.map((l) => l.label),
+        textposition: "top left",
+        customdata: levels.map((l) => [l.label, l.n]),
+        hovertemplate:
+          "%{customdata[0]}: offered %{x:.3f} rps, accepted %{y:.3f}/s, n = %{customdata[1]}<extra></extra>",
+      },
+      {
+        type: "scatter",
+        mode: "lines",
+        name: "accepted = offered",
+        x: [0, maxX * 1.05],
+        y: [0, maxX * 1.05],
+        line: { color: "#aaaaaa", dash: "dash" },
+        hoverinfo: "skip",
+      },
+    ],
+    layout: {
+      xaxis: { title: { text: "offered load (requests/s)" }, rangemode: "tozero" },
+      yaxis: { title: { text: "accepted goodput (tasks/s)" }, rangemode: "tozero" },
+      shapes,
+      annotations,
+    },
+  });
+}

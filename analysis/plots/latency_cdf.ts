@@ -1,0 +1,146 @@
+/**
+ * Latency CDFs per class against each class's SLO limit.
+ *
+ * @module
+ */
+import pl from "nodejs-polars";
+import type { SloPolicy } from "../../schema/slo.ts";
+import { classify } from "../classify.ts";
+import type { LoadedRun } from "../loaded_run.ts";
+import { classSlo, resolveWindow } from "../policy.ts";
+import { thin, windowLine } from "./_disclosure.ts";
+import { colour, type Figure, fmt, makeFigure, plain } from "./figure.ts";
+
+/** A latency metric with an SLO limit. */
+export type SloMetric = "e2e_ms" | "ttft_ms" | "tpot_ms";
+
+/** One class's curve: its completed requests' latencies and its offered count (the y denominator). */
+export interface CdfSeries {
+  class: string;
+  /** Latencies of the class's completed requests (any order). */
+  values: ArrayLike<number>;
+  /** Requests of the class offered in the window: y = share of these. */
+  offered: number;
+  /** The class's SLO limit for the metric; null = none. */
+  limit_ms: number | null;
+}
+
+/** The input of {@linkcode latencyCdfFigure}. */
+export interface LatencyCdfInput {
+  metric: SloMetric;
+  series: CdfSeries[];
+  /** One line: run, window, n. */
+  disclosure: string;
+}
+
+const LIMIT_KEY = { e2e_ms: "e2e_ms", ttft_ms: "ttft_ms", tpot_ms: "tpot_ms" } as const;
+
+/**
+ * The CDF input of a run under a policy: per class, the metric of every
+ * completed request scheduled in the policy window, the class's offered
+ * count and its SLO limit (from `classify`).
+ */
+export function latencyCdfInput(run: LoadedRun, policy: SloPolicy, metric: SloMetric = "e2e_ms"): LatencyCdfInput {
+  const window = resolveWindow(run.manifest.stages, policy.window);
+  const rows = classify(run, policy, window);
+  const classes = (rows.getColumn("class").unique().toArray() as string[]).sort();
+  const series = classes.map((cls) => {
+    const mine = rows.filter(pl.col("class").eq(pl.lit(cls)));
+    const done = mine.filter(pl.col("completed").and(pl.col(metric).isNotNull()));
+    return {
+      class: cls,
+      values: Float64Array.from(done.getColumn(metric).toArray() as number[]),
+      offered: mine.height,
+      limit_ms: classSlo(policy, cls)[LIMIT_KEY[metric]] ?? null,
+    };
+  });
+  const line = windowLine(run.manifest.run_id, window.stages, window.measurement_seconds, [
+    `n = ${rows.height} offered`,
+    `y = share of offered (denominator offered, whatever the policy's)`,
+  ]);
+  return { metric, series, disclosure: line };
+}
+
+/** Options of {@linkcode latencyCdfFigure}. */
+export interface LatencyCdfOptions {
+  /** Points drawn per curve at most (evenly thinned by rank, ends kept). @default {400} */
+  maxPoints?: number;
+}
+
+/**
+ * One step curve per class: share of the class's offered requests whose
+ * metric is ≤ x (log x axis). A curve tops out at completed / offered, so
+ * failures show as the gap below 1. Each class's SLO limit is a dashed
+ * vertical line in the class's colour, labelled with the share within it.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { latencyCdfFigure } from "./latency_cdf.ts";
+ * const f = latencyCdfFigure({ metric: "e2e_ms", disclosure: "n = 4",
+ *   series: [{ class: "qa", values: [100, 300, 200], offered: 4, limit_ms: 250 }] });
+ * assert.deepEqual(f.data[0]!.y, [0.25, 0.5, 0.75]);
+ * assert.match(JSON.stringify(f.layout.annotations), /50 % within/);
+ * ```
+ */
+export function latencyCdfFigure(input: LatencyCdfInput, options: LatencyCdfOptions = {}): Figure {
+  const max = options.maxPoints ?? 400;
+  const shapes: Record<string, unknown>[] = [];
+  const annotations: Record<string, unknown>[] = [];
+  const data = input.series.map((s, i) => {
+    const sorted = Float64Array.from(s.values).sort();
+    const idx = thin(sorted.length, max);
+    const c = colour(i);
+    if (s.limit_ms !== null) {
+      let within = 0;
+      while (within < sorted.length && sorted[within]! <= s.limit_ms) within++;
+      const share = s.offered ? within / s.offered : null;
+      shapes.push({
+        type: "line",
+        xref: "x",
+        yref: "paper",
+        x0: s.limit_ms,
+        x1: s.limit_ms,
+        y0: 0,
+        y1: 1,
+        line: { dash: "dash", color: c, width: 1.5 },
+      });
+      annotations.push({
+        x: Math.log10(s.limit_ms),
+        y: 1.02 - 0.05 * (i % 6),
+        xref: "x",
+        yref: "paper",
+        showarrow: false,
+        xanchor: "left",
+        font: { color: c, size: 11 },
+        text: `${s.class} SLO ${fmt(s.limit_ms)} ms: ${share === null ? "-" : fmt(share * 100, 3)} % within`,
+      });
+    }
+    return {
+      type: "scatter",
+      mode: "lines",
+      name: `${s.class} (n = ${s.offered})`,
+      line: { shape: "hv", color: c },
+      x: plain(idx.map((k) => sorted[k]!)),
+      y: idx.map((k) => (s.offered ? (k + 1) / s.offered : null)),
+      hovertemplate: `${s.class}: %{y:.1%} of ${s.offered} offered ≤ %{x:.1f} ms<extra></extra>`,
+    };
+  });
+  return makeFigure({
+    id: `cdf-${input.metric}`,
+    title: `${input.metric} CDF per class against the SLO`,
+    disclosure: input.disclosure,
+    notes: [
+      `x = ${input.metric} of completed requests (outcome ok); y = share of the class's offered requests in the window`,
+      "a curve ends at completed / offered: the gap below 1 is requests that never completed",
+      "dashed lines: each class's SLO limit (inclusive)",
+    ],
+    data,
+    layout: {
+      xaxis: { title: { text: `${input.metric} (ms, log scale)` }, type: "log" },
+      yaxis: { title: { text: "share of offered requests" }, range: [0, 1.05], tickformat: ".0%" },
+      shapes,
+      annotations,
+    },
+  });
+}

@@ -1,0 +1,101 @@
+/**
+ * One latency percentile per class per stage, with its confidence interval
+ * as error bars and n on hover.
+ *
+ * @module
+ */
+import { LATENCY_INCLUSION, type LatencyMetric, type LatencyRow } from "../latency.ts";
+import { colour, type Figure, fmt, makeFigure } from "./figure.ts";
+
+/** Options of {@linkcode latencyPercentilesFigure}. */
+export interface LatencyPercentilesOptions {
+  /** @default {"e2e_ms"} */
+  metric?: LatencyMetric;
+  /** The percentile as a fraction; must be one of the table's. @default {0.99} */
+  p?: number;
+  /** Stage order on the x axis (e.g. the run's stage order); stages not listed follow. @default {[]} */
+  stages?: string[];
+  /** The window in words, for the disclosure. @default {"as computed"} */
+  window?: string;
+  /** The run, for the disclosure. @default {undefined} */
+  run_id?: string;
+}
+
+/**
+ * Bars of the chosen percentile of `metric` for each class (one trace per
+ * class) in each stage, error bars from the distribution-free CI (open above
+ * and marked UNSUPPORTED when n cannot bound the percentile), n on hover.
+ * Input: the rows of `latencyTable` (or `latencyInWindow`).
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { latencyPercentilesFigure } from "./latency_percentiles.ts";
+ * const row = { class: "qa", stage: "low", metric: "e2e_ms" as const, p: 0.99, value: 900, n: 300, confidence: 0.95,
+ *   lower: 850, upper: 990, supported: true, note: null, window: null, inclusion: "" };
+ * const f = latencyPercentilesFigure([row]);
+ * assert.equal(f.data.length, 1);
+ * assert.match(f.disclosure, /n = 300/);
+ * ```
+ */
+export function latencyPercentilesFigure(rows: LatencyRow[], options: LatencyPercentilesOptions = {}): Figure {
+  const metric = options.metric ?? "e2e_ms";
+  const p = options.p ?? 0.99;
+  const picked = rows.filter((r) => r.metric === metric && r.p === p && r.class !== null && r.stage !== null);
+  if (!picked.length && rows.length && !rows.some((r) => r.p === p)) {
+    throw new RangeError(
+      `latencyPercentilesFigure: p ${p} is not in the table (has ${[...new Set(rows.map((r) => r.p))]})`,
+    );
+  }
+  const order = options.stages ?? [];
+  const seen = [...new Set(picked.map((r) => r.stage!))];
+  const stages = [...order.filter((s) => seen.includes(s)), ...seen.filter((s) => !order.includes(s)).sort()];
+  const classes = [...new Set(picked.map((r) => r.class!))].sort();
+  const pct = `p${+(p * 100).toPrecision(6)}`;
+  const conf = picked[0]?.confidence ?? 0.95;
+  const n = picked.reduce((s, r) => s + r.n, 0);
+  const unsupported = picked.filter((r) => !r.supported && r.value !== null).length;
+  const data = classes.map((cls, i) => {
+    const byStage = new Map(picked.filter((r) => r.class === cls).map((r) => [r.stage!, r]));
+    const cells = stages.map((s) => byStage.get(s) ?? null);
+    return {
+      type: "bar",
+      name: cls,
+      x: stages,
+      y: cells.map((r) => r?.value ?? null),
+      marker: { color: colour(i) },
+      error_y: {
+        type: "data",
+        symmetric: false,
+        array: cells.map((r) => (r?.value != null && r.upper !== null ? r.upper - r.value : 0)),
+        arrayminus: cells.map((r) => (r?.value != null && r.lower !== null ? r.value - r.lower : 0)),
+      },
+      customdata: cells.map((r) => [
+        r?.n ?? 0,
+        fmt(r?.lower ?? null),
+        r && r.supported ? fmt(r.upper) : "∞ (UNSUPPORTED: n too small)",
+      ]),
+      hovertemplate: `${cls} %{x}: ${pct} = %{y:.1f} ms, n = %{customdata[0]}, ${conf * 100} % CI ` +
+        "[%{customdata[1]}, %{customdata[2]}]<extra></extra>",
+    };
+  });
+  return makeFigure({
+    id: `latency-${metric}-${pct}`,
+    title: `${pct} ${metric} per class per stage`,
+    disclosure:
+      `${options.run_id ? `run ${options.run_id}; ` : ""}window ${
+        options.window ?? "as computed"
+      }; n = ${n} requests with a ${metric}; ` +
+      `${conf * 100} % distribution-free CI${unsupported ? `; ${unsupported} bars UNSUPPORTED (n too small)` : ""}`,
+    notes: [
+      `${metric}: ${LATENCY_INCLUSION[metric]}`,
+      "nearest-rank percentile; error bars are the confidence interval; an UNSUPPORTED bar has no upper bound",
+    ],
+    data,
+    layout: {
+      barmode: "group",
+      xaxis: { title: { text: "stage" }, type: "category" },
+      yaxis: { title: { text: `${pct} ${metric} (ms)` }, rangemode: "tozero" },
+    },
+  });
+}

@@ -1,0 +1,176 @@
+/**
+ * The run timeline: offered, completed and accepted per second and calls in
+ * flight, over the target's queue, running sequences and replicas, with
+ * burst stages and outages shaded and stage boundaries marked.
+ *
+ * @module
+ */
+import type { Stage } from "../../schema/plan.ts";
+import { type Figure, makeFigure, type Trace } from "./figure.ts";
+
+/** A period to shade (an outage, a fault, a recovery), ms since the run epoch. */
+export interface ShadedPeriod {
+  start_ms: number;
+  end_ms: number;
+  label: string;
+}
+
+/** The target's own timeline, one entry per row of the server table. */
+export interface ServerSeries {
+  t_s: number[];
+  queue_len: number[];
+  running: number[];
+  replicas: number[];
+}
+
+/** The input of {@linkcode timelineFigure}: per-second series over the whole run. */
+export interface TimelineInput {
+  /** Start of each one-second bin, seconds since the run epoch. */
+  seconds: number[];
+  /** Requests scheduled in the bin. */
+  offered: number[];
+  /** Requests completed (outcome ok) in the bin, by completed_ms. */
+  completed: number[];
+  /** Accepted requests in the bin, by completed_ms. */
+  accepted: number[];
+  /** HTTP calls open at the bin's start. */
+  in_flight: number[];
+  server: ServerSeries | null;
+  stages: Stage[];
+  /** Outages and other periods to shade red. @default {[]} */
+  outages: ShadedPeriod[];
+  /** One line: run, n, the accepted rule. */
+  disclosure: string;
+}
+
+/**
+ * Two stacked panels sharing the time axis: above, offered / completed /
+ * accepted per second and calls in flight; below (when the run has a server
+ * timeline), queue length, running sequences and replicas. Burst stages are
+ * shaded orange, outages red, stage boundaries are grey lines with the
+ * stage names. Four traces, seven with a server timeline.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { timelineFigure } from "./timeline.ts";
+ * const f = timelineFigure({ seconds: [0, 1], offered: [2, 3], completed: [1, 2], accepted: [1, 1], in_flight: [0, 2],
+ *   server: null, stages: [{ name: "b", kind: "burst", start_ms: 0, end_ms: 2000, offered_rps: 2.5 }],
+ *   outages: [{ start_ms: 500, end_ms: 900, label: "503" }], disclosure: "n = 5" });
+ * assert.equal(f.data.length, 4);
+ * assert.equal((f.layout.shapes as { fillcolor?: string }[]).filter((s) => s.fillcolor).length, 2);
+ * ```
+ */
+export function timelineFigure(input: TimelineInput): Figure {
+  const series = (name: string, y: number[], color: string, extra: Record<string, unknown> = {}): Trace => ({
+    type: "scatter",
+    mode: "lines",
+    name,
+    x: input.seconds,
+    y,
+    line: { color, width: 1.6, shape: "hv" },
+    ...extra,
+  });
+  const data: Trace[] = [
+    series("offered/s", input.offered, "#7f7f7f"),
+    series("completed/s", input.completed, "#1f77b4"),
+    series("accepted/s", input.accepted, "#2ca02c", { line: { color: "#2ca02c", width: 2.4, shape: "hv" } }),
+    series("in flight (calls)", input.in_flight, "#9467bd", { line: { color: "#9467bd", width: 1.2, dash: "dot" } }),
+  ];
+  if (input.server) {
+    const s = input.server;
+    const low = (name: string, y: number[], color: string): Trace => ({
+      type: "scatter",
+      mode: "lines",
+      name,
+      x: s.t_s,
+      y,
+      line: { color, width: 1.4, shape: "hv" },
+      xaxis: "x",
+      yaxis: "y2",
+    });
+    data.push(
+      low("queue length", s.queue_len, "#d62728"),
+      low("running", s.running, "#17becf"),
+      low("replicas", s.replicas, "#000000"),
+    );
+  }
+  const shapes: Record<string, unknown>[] = [];
+  const annotations: Record<string, unknown>[] = [];
+  const band = (a: number, b: number, fill: string) =>
+    shapes.push({
+      type: "rect",
+      xref: "x",
+      yref: "paper",
+      x0: a / 1000,
+      x1: b / 1000,
+      y0: 0,
+      y1: 1,
+      fillcolor: fill,
+      opacity: 0.18,
+      line: { width: 0 },
+      layer: "below",
+    });
+  for (const st of input.stages) {
+    if (st.kind === "burst") band(st.start_ms, st.end_ms, "#ff7f0e");
+    shapes.push({
+      type: "line",
+      xref: "x",
+      yref: "paper",
+      x0: st.start_ms / 1000,
+      x1: st.start_ms / 1000,
+      y0: 0,
+      y1: 1,
+      line: { color: "#bbbbbb", width: 1 },
+    });
+    // Drain pauses are unlabelled: their names would overlap the next stage's.
+    if (st.kind === "drain") continue;
+    annotations.push({
+      x: st.start_ms / 1000,
+      y: 1,
+      xref: "x",
+      yref: "paper",
+      text: `${st.name} (${st.kind})`,
+      showarrow: false,
+      xanchor: "left",
+      yanchor: "bottom",
+      font: { size: 10, color: "#555555" },
+    });
+  }
+  for (const o of input.outages) {
+    band(o.start_ms, o.end_ms, "#d62728");
+    annotations.push({
+      x: o.start_ms / 1000,
+      y: 0.93,
+      xref: "x",
+      yref: "paper",
+      text: o.label,
+      showarrow: false,
+      xanchor: "left",
+      font: { size: 10, color: "#d62728" },
+    });
+  }
+  const split = input.server !== null;
+  return makeFigure({
+    id: "timeline",
+    title: "Run timeline: offered, completed and accepted per second",
+    disclosure: input.disclosure,
+    notes: [
+      "offered by scheduled_ms; completed (outcome ok) and accepted by completed_ms; one-second bins from the run epoch",
+      "in flight = HTTP calls (attempts) open at the start of each second",
+      "orange bands: burst stages; red bands: outages; grey lines: stage starts",
+      ...(split ? ["lower panel: the target's own timeline (server table)"] : []),
+    ],
+    data,
+    layout: {
+      height: split ? 620 : 460,
+      xaxis: { title: { text: "seconds since the run epoch" }, anchor: split ? "y2" : "y" },
+      yaxis: { title: { text: "requests/s · calls" }, domain: split ? [0.42, 1] : [0, 1], rangemode: "tozero" },
+      ...(split
+        ? { yaxis2: { title: { text: "queue · running · replicas" }, domain: [0, 0.34], rangemode: "tozero" } }
+        : {}),
+      shapes,
+      annotations,
+    },
+  });
+}

@@ -1,0 +1,140 @@
+/**
+ * `deno task demo`: the whole tool in about four minutes, on loopback only.
+ *
+ * 1. The timeline run: `data/plans/demo-timeline.json` (warm-up, steps from 4
+ *    to 14 req/s across the capacity, a 20 req/s burst, a recovery stage with
+ *    a 5-s 503 outage) against the simulator with `data/sim/demo.json`.
+ * 2. Three route runs of `data/plans/routes-compare.json` (5, 9, 14 req/s),
+ *    each against its own simulators: hosted (`data/sim/hosted.json`, its
+ *    quota bites at 9 req/s), self-hosted (`data/sim/selfhosted.json`, sheds
+ *    at 14 req/s) and hybrid (both: self-hosted first, hosted on 429/timeout/error).
+ * 3. The analysis, as the CLIs print it: the timeline run's goodput summary,
+ *    its knee and recovery, the route comparison with the cost per accepted
+ *    task of each route, and the timeline run's HTML report with knee/limits,
+ *    outages, ledger waterfall and route comparison.
+ *
+ * Every simulator is its own process on a free port and is stopped at the
+ * end, on error and on Ctrl-C (the run in progress still writes its log).
+ *
+ * @module
+ */
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { parseFlags, runMain } from "../schema/cli.ts";
+import { InputError } from "../schema/errors.ts";
+import { formatRunReport } from "../runner/report.ts";
+import { runLoadTest, type RunResult } from "../runner/run.ts";
+import { analysisCli } from "./_analysis_cli.ts";
+import { demoReportExtras } from "./_report_extras.ts";
+import { runSimRoute, SIM_ROUTES, type SimRoute } from "./_route_runs.ts";
+import { SimPool } from "./_sim_process.ts";
+
+const ROOT = fileURLToPath(new URL("../", import.meta.url));
+const USAGE = "usage: deno task demo [--out DIR] [--seed N] [--headroom H] [--plan F] [--profile F] [--routes-plan F]";
+const WORKLOAD = "data/workloads/design-v1";
+const PRICES = "data/prices/routes-sim.json";
+/** The timeline run's route is "self-hosted-sim" (data/conditions/sim-demo.json): priced by the sheet's "*" entry. */
+const TIMELINE_PRICES = "data/prices/selfhosted-sim.json";
+const OVERHEADS = "data/prices/overheads-default.json";
+
+async function main(args: string[]): Promise<number> {
+  const { values: v } = parseFlags(args, {
+    out: { type: "string", default: "out" },
+    seed: { type: "string", default: "1" },
+    headroom: { type: "string", default: "0.2" },
+    plan: { type: "string", default: "data/plans/demo-timeline.json" },
+    profile: { type: "string", default: "data/sim/demo.json" },
+    "routes-plan": { type: "string", default: "data/plans/routes-compare.json" },
+  }, USAGE);
+  const seed = Number(v.seed);
+  if (!Number.isInteger(seed)) throw new InputError(`--seed: expected an integer, got "${v.seed}"`);
+  const headroom = Number(v.headroom);
+  if (!(v.headroom!.trim() !== "" && headroom >= 0 && headroom < 1)) {
+    throw new InputError(`--headroom: expected a number in [0, 1), got "${v.headroom}"`);
+  }
+  Deno.chdir(ROOT); // Paths in run.json stay relative to the repository.
+  const started = Date.now();
+  const phase = (what: string) =>
+    console.log(`\n[${((Date.now() - started) / 1000).toFixed(0).padStart(4)} s] ${what}`);
+  const pool = new SimPool();
+  const tmpDir = await Deno.makeTempDir({ prefix: "goodput-demo-" });
+  try {
+    phase(`1/6 timeline run: ${v.plan} against the simulator (${v.profile}), about 2 minutes`);
+    const timeline = await timelineRun(pool, v.plan!, v.profile!, v.out!, seed);
+    console.log(formatRunReport(timeline.manifest, timeline.requests));
+    const runDir = timeline.dir;
+    const routeDirs: string[] = [];
+    for (const [i, route] of (Object.keys(SIM_ROUTES) as SimRoute[]).entries()) {
+      pool.throwIfInterrupted();
+      phase(`${2 + i}/6 route run "${route}": ${v["routes-plan"]} against ${describeRoute(route)}, about 35 s`);
+      const r = await runSimRoute(pool, route, {
+        root: ROOT,
+        workload: WORKLOAD,
+        plan: v["routes-plan"]!,
+        out: `${runDir}-routes`,
+        runId: `route-${route}`,
+        seed,
+        tmpDir,
+        progress: true,
+      });
+      console.log(formatRunReport(r.manifest, r.requests));
+      routeDirs.push(r.dir);
+    }
+    pool.throwIfInterrupted();
+    await pool.stopAll();
+    phase(`5/6 analysis of the timeline run ${runDir}`);
+    console.log(await analysisCli(ROOT, "analyze", [runDir]));
+    const kneeArgs = [runDir, "--headroom", String(headroom)];
+    console.log(`(knee and recovery; the demo chose the headroom ${headroom}: pass --headroom to choose yours)`);
+    console.log(await analysisCli(ROOT, "knee", kneeArgs));
+    phase("6/6 route comparison (same schedule and workload on each route) and the HTML report");
+    const compareArgs = [...routeDirs, "--prices", PRICES, "--overheads", OVERHEADS, "--headroom", String(headroom)];
+    console.log(await analysisCli(ROOT, "compare", compareArgs));
+    const extras = demoReportExtras(
+      JSON.parse(await analysisCli(ROOT, "knee", [...kneeArgs, "--json"])),
+      JSON.parse(
+        await analysisCli(ROOT, "ledger", [runDir, "--prices", TIMELINE_PRICES, "--overheads", OVERHEADS, "--json"]),
+      ),
+      JSON.parse(await analysisCli(ROOT, "compare", [...compareArgs, "--json"])),
+    );
+    const extrasFile = join(runDir, "report-extras.json");
+    await Deno.writeTextFile(extrasFile, JSON.stringify(extras, null, 2) + "\n");
+    const reportFile = join(runDir, "report.html");
+    console.log(await analysisCli(ROOT, "report", [runDir, "--extras", extrasFile, "--out", reportFile]));
+    phase(`done in ${((Date.now() - started) / 1000).toFixed(0)} s`);
+    console.log(`timeline run:  ${runDir} (CSV and Parquet)`);
+    console.log(`route runs:    ${routeDirs.join(", ")}`);
+    console.log(`HTML report:   ${join(ROOT, reportFile)} (open it in a browser; extras from ${extrasFile})`);
+  } finally {
+    await pool.stopAll();
+    await Deno.remove(tmpDir, { recursive: true });
+  }
+  return 0;
+}
+
+/** The timeline run: one simulator, its outage clock reset at ms 0 of the run. */
+async function timelineRun(pool: SimPool, plan: string, profile: string, out: string, seed: number) {
+  const sim = await pool.start({ root: ROOT, profile, workload: WORKLOAD, seed });
+  try {
+    return await runLoadTest({
+      workload: WORKLOAD,
+      plan,
+      target: sim.url,
+      out,
+      formats: ["csv", "parquet"],
+      conditions: "data/conditions/sim-demo.json",
+      seed,
+      signal: pool.signal,
+      // The profile's outage windows count from the simulator's last reset: make that ms 0 of the run.
+      atStart: () => sim.reset(),
+    }) satisfies RunResult;
+  } finally {
+    await pool.stop(sim);
+  }
+}
+
+function describeRoute(route: SimRoute): string {
+  return Object.entries(SIM_ROUTES[route].sims).map(([name, file]) => `${name} (${file})`).join(" + ");
+}
+
+if (import.meta.main) await runMain(() => main(Deno.args));

@@ -1,0 +1,140 @@
+/**
+ * The notebooks: committed without outputs, importing only the public API,
+ * prose before every code cell, and executed headless with the Deno kernel
+ * (`jupyter nbconvert`, executing with grace_execute.py) on the committed sample runs: any error or
+ * stderr output, a code cell without output, or a figure cell without its
+ * figure fails. Without Jupyter and the Deno kernel the execution is skipped
+ * loudly locally and fails in CI (CI=true).
+ */
+import assert from "node:assert/strict";
+import { join } from "node:path";
+import { artefactDir, haveJupyterDeno } from "../browser/_tools.ts";
+
+const DIR = new URL("../../notebooks/", import.meta.url).pathname;
+const HERE = new URL(".", import.meta.url).pathname;
+/** Per-cell limit: a cell that hangs (e.g. waiting on a missing file) fails instead of blocking the suite. */
+const CELL_TIMEOUT_S = 120;
+
+interface Output {
+  output_type: string;
+  name?: string;
+  text?: string | string[];
+  data?: Record<string, string | string[]>;
+  ename?: string;
+  evalue?: string;
+}
+interface Cell {
+  cell_type: string;
+  source: string | string[];
+  outputs?: Output[];
+  execution_count?: number | null;
+}
+
+const text = (v: string | string[] | undefined): string => [v ?? ""].flat().join("");
+const read = (file: string): { cells: Cell[]; metadata: { kernelspec?: { name?: string } } } =>
+  JSON.parse(Deno.readTextFileSync(file));
+const notebooks = [...Deno.readDirSync(DIR)].filter((e) => e.name.endsWith(".ipynb")).map((e) => e.name).sort();
+
+/** Figures a cell must display: one per figure constructor it calls (a spread over routes shows at least one). */
+const expectedFigures = (src: string): number => (src.includes("show(") ? (src.match(/\w+Figure\(/g) ?? []).length : 0);
+
+Deno.test("the three notebooks exist: explore, compare routes, audit a claim", () => {
+  assert.deepEqual(notebooks, ["01_explore_run.ipynb", "02_compare_routes.ipynb", "03_audit_claim.ipynb"]);
+});
+
+Deno.test("notebooks are committed without outputs, import only ../mod.ts and explain every code cell first", async (t) => {
+  for (const name of notebooks) {
+    await t.step(name, () => {
+      const nb = read(join(DIR, name));
+      assert.equal(nb.metadata.kernelspec?.name, "deno", "the Deno kernel");
+      nb.cells.forEach((c, i) => {
+        if (c.cell_type !== "code") return;
+        assert.deepEqual(c.outputs, [], `cell ${i}: outputs stripped`);
+        assert.equal(c.execution_count, null, `cell ${i}: execution count stripped`);
+        const src = text(c.source);
+        const specifiers = [...src.matchAll(/\bfrom\s+["']([^"']+)["']|\bimport\s*\(\s*["']([^"']+)["']/g)]
+          .map((m) => m[1] ?? m[2]);
+        for (const s of specifiers) assert.equal(s, "../mod.ts", `cell ${i}: imports ${s}`);
+        const before = nb.cells[i - 1];
+        assert.ok(before?.cell_type === "markdown" && text(before.source).trim().length > 80, `cell ${i}: prose first`);
+      });
+      const prose = nb.cells.filter((c) => c.cell_type === "markdown").map((c) => text(c.source)).join("\n");
+      assert.match(prose, /denominator/i, "the prose states the denominator");
+    });
+  }
+});
+
+Deno.test("every path a notebook reads exists (sample runs, SLO policy, price sheets, claims)", async (t) => {
+  for (const name of notebooks) {
+    await t.step(name, () => {
+      const code = read(join(DIR, name)).cells.filter((c) => c.cell_type === "code").map((c) => text(c.source));
+      const paths = [...code.join("\n").matchAll(/"(\.\.\/data\/[^"]+)"/g)].map((m) => m[1]!);
+      assert.ok(paths.length > 0, "reads data");
+      for (const p of paths) assert.ok(Deno.statSync(join(DIR, p)), `${p} exists`);
+    });
+  }
+});
+
+/** Executes one notebook into `out`; nbconvert's executor with a grace period for late outputs (grace_execute.py). */
+function execute(name: string, out: string): Promise<Deno.CommandOutput> {
+  return new Deno.Command("jupyter", {
+    args: [
+      "nbconvert",
+      "--to",
+      "notebook",
+      "--NotebookExporter.preprocessors=grace_execute.GraceExecutePreprocessor",
+      "--GraceExecutePreprocessor.kernel_name=deno",
+      `--GraceExecutePreprocessor.timeout=${CELL_TIMEOUT_S}`,
+      "--GraceExecutePreprocessor.iopub_timeout=15",
+      "--output-dir",
+      out,
+      join(DIR, name),
+    ],
+    cwd: DIR,
+    env: { PYTHONPATH: [HERE, Deno.env.get("PYTHONPATH")].filter(Boolean).join(":") },
+    stdin: "null",
+    stdout: "piped",
+    stderr: "piped",
+  }).output();
+}
+
+Deno.test({
+  name: "every notebook executes headless with the Deno kernel without an error and shows each figure",
+  ignore: !haveJupyterDeno(),
+  fn: async (t) => {
+    const out = artefactDir("notebooks");
+    const started = performance.now();
+    // One kernel per notebook, all at once: the notebooks are independent.
+    const runs = new Map(notebooks.map((name) => [name, execute(name, out)]));
+    for (const name of notebooks) {
+      await t.step(name, async () => {
+        const res = await runs.get(name)!;
+        assert.ok(res.success, `nbconvert failed on ${name}:\n${new TextDecoder().decode(res.stderr).slice(-3000)}`);
+        const nb = read(join(out, name));
+        let figures = 0;
+        nb.cells.forEach((c, i) => {
+          if (c.cell_type !== "code") return;
+          const outputs = c.outputs ?? [];
+          for (const o of outputs) {
+            assert.notEqual(o.output_type, "error", `${name} cell ${i}: ${o.ename}: ${o.evalue}`);
+            assert.ok(
+              !(o.output_type === "stream" && o.name === "stderr"),
+              `${name} cell ${i} stderr: ${text(o.text)}`,
+            );
+          }
+          assert.ok(outputs.length > 0, `${name} cell ${i}: no output`);
+          const shown = outputs.filter((o) =>
+            o.output_type === "display_data" && text(o.data?.["text/html"]).includes('class="gp-plot"')
+          );
+          assert.ok(
+            shown.length >= expectedFigures(text(c.source)),
+            `${name} cell ${i}: ${shown.length} figure(s) shown`,
+          );
+          figures += shown.length;
+        });
+        assert.equal(figures > 0, nb.cells.some((c) => text(c.source).includes("show(")), `${name}: figures shown`);
+        console.log(`${name}: done after ${((performance.now() - started) / 1000).toFixed(1)} s, ${figures} figures`);
+      });
+    }
+  },
+});
