@@ -126,9 +126,14 @@ async function scanTable(
 ): Promise<pl.LazyDataFrame> {
   const dtypes = tableDtypes(table);
   const expected = COLUMNS[table] as readonly string[];
-  const csvOptions = { dtypes, hasHeader: true } as Parameters<typeof pl.scanCSV>[1];
   let lf: pl.LazyDataFrame;
   try {
+    // The contract's dtypes as the CSV's whole schema, in the file's own column order: inference from the first rows
+    // would type a time column Int64 when those rows hold whole milliseconds, and fail on a later 72562.5.
+    const header = format === "csv" ? await csvHeader(file) : [];
+    checkColumns(file, table, header.length ? header : expected, expected);
+    const schema = Object.fromEntries(header.map((c) => [c, dtypes[c]!]));
+    const csvOptions = { schema, hasHeader: true } as Parameters<typeof pl.scanCSV>[1];
     if (format === "parquet") lf = pl.scanParquet(file);
     else if (!(await endsMidRow(file))) lf = pl.scanCSV(file, csvOptions);
     else {
@@ -142,7 +147,11 @@ async function scanTable(
     if (e instanceof InputError) throw e;
     throw new InputError(`${file}: cannot read ${table} log: ${(e as Error).message}`, [], { cause: e });
   }
-  const got = lf.columns;
+  checkColumns(file, table, lf.columns, expected);
+  return lf.select(expected.map((c) => pl.col(c).cast(dtypes[c]!, true)));
+}
+
+function checkColumns(file: string, table: TableName, got: readonly string[], expected: readonly string[]): void {
   const missing = expected.filter((c) => !got.includes(c));
   const unknown = got.filter((c) => !expected.includes(c));
   if (missing.length || unknown.length) {
@@ -151,7 +160,21 @@ async function scanTable(
       ...(unknown.length ? [`${file}: unknown columns: ${unknown.join(", ")}`] : []),
     ]);
   }
-  return lf.select(expected.map((c) => pl.col(c).cast(dtypes[c]!, true)));
+}
+
+/** The column names of a CSV file's header line (the runner's writer never quotes a column name). */
+async function csvHeader(file: string): Promise<string[]> {
+  const f = await Deno.open(file);
+  try {
+    const buf = new Uint8Array(64 * 1024);
+    const n = (await f.read(buf)) ?? 0;
+    const text = new TextDecoder().decode(buf.subarray(0, n));
+    const end = text.indexOf("\n");
+    const line = (end === -1 ? text : text.slice(0, end)).replace(/\r$/, "");
+    return line ? line.split(",").map((c) => c.replace(/^"(.*)"$/, "$1")) : [];
+  } finally {
+    f.close();
+  }
 }
 
 /**

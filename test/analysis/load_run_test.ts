@@ -5,7 +5,7 @@ import { loadRun } from "../../analysis/load_run.ts";
 import { InputError } from "../../schema/errors.ts";
 import type { RunManifest } from "../../schema/run_manifest.ts";
 import { fixtureManifest, fixtureTables, POLICY } from "./hand_fixture.ts";
-import { sha256, writeManifest, writeRun } from "./_fixture.ts";
+import { makeManifest, req, sha256, writeManifest, writeRun } from "./_fixture.ts";
 
 const quiet = { onWarning: () => {} };
 const fixture = () => writeRun(join(Deno.makeTempDirSync(), "run"), fixtureManifest(), fixtureTables());
@@ -141,4 +141,24 @@ Deno.test("shard folders are concatenated into one run", async () => {
   assert.equal(run.requests.height, 25);
   const whole = await loadRun(fixture(), quiet);
   assert.deepEqual(goodput(run, POLICY).overall, goodput(whole, POLICY).overall);
+});
+
+Deno.test("CSV columns are typed by the contract, not inferred from the first rows", async () => {
+  // 300 requests on whole milliseconds, then one at 72562.5 ms: past polars' 100-row inference window.
+  const dir = join(Deno.makeTempDirSync(), "run");
+  const requests = Array.from({ length: 301 }, (_, i) =>
+    req({
+      request_id: `r${i}`,
+      class: "a",
+      stage: "s",
+      scheduled_ms: i === 300 ? 72562.5 : i * 10,
+      completed_ms: i === 300 ? 72600.25 : i * 10 + 5,
+    }));
+  const stages = [{ name: "s", kind: "steady" as const, start_ms: 0, end_ms: 80_000, offered_rps: 1 }];
+  writeRun(dir, makeManifest(stages), { requests, attempts: [] });
+  const run = await loadRun(dir);
+  const sched = run.requests.getColumn("scheduled_ms");
+  assert.equal(sched.dtype.toString(), "DataType(Float64)");
+  assert.equal(sched.toArray().at(-1), 72562.5);
+  assert.equal(run.requests.getColumn("completed_ms").toArray().at(-1), 72600.25);
 });
