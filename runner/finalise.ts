@@ -128,21 +128,36 @@ async function copyServerTimelines(
   sink.close();
 }
 
-async function fetchTimeline(url: URL): Promise<TimelineRow[] | null> {
-  try {
-    const res = await fetch(url, { signal: AbortSignal.timeout(3000) });
-    if (!res.ok) {
-      await res.body?.cancel();
-      // 404: a target without a timeline; it simply has no server rows.
-      if (res.status !== 404) console.error(`warning: ${url}: HTTP ${res.status}; no server rows from it`);
-      return null;
+/**
+ * Fetches a target's timeline. A refused connection or a 5xx may be an outage
+ * window that is still open when the run ends: retried (0.5, 1, 2, 4, 4 s
+ * apart, ≈ 11.5 s in all) before the run is left without that server's rows.
+ */
+export async function fetchTimeline(url: URL, waitsMs: readonly number[] = [500, 1000, 2000, 4000, 4000]): Promise<
+  TimelineRow[] | null
+> {
+  let problem = "";
+  for (let i = 0; i <= waitsMs.length; i++) {
+    if (i > 0) await new Promise((r) => setTimeout(r, waitsMs[i - 1]));
+    try {
+      const res = await fetch(url, { signal: AbortSignal.timeout(3000) });
+      if (!res.ok) {
+        await res.body?.cancel();
+        // 404: a target without a timeline; it simply has no server rows.
+        if (res.status === 404) return null;
+        problem = `HTTP ${res.status}`;
+        if (res.status < 500) break;
+        continue;
+      }
+      const rows = await res.json();
+      if (Array.isArray(rows)) return rows;
+      problem = "not a JSON array";
+      break;
+    } catch (e) {
+      problem = (e as Error).message;
     }
-    const rows = await res.json();
-    if (Array.isArray(rows)) return rows;
-    console.error(`warning: ${url}: not a JSON array; no server rows from it`);
-  } catch (e) {
-    console.error(`warning: ${url}: ${(e as Error).message}; no server rows from it`);
   }
+  console.error(`warning: ${url}: ${problem}; no server rows from it`);
   return null;
 }
 
