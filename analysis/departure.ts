@@ -6,13 +6,14 @@
  * than its tolerance (higher-is-worse: value > baseline·(1 + rel) + abs;
  * lower-is-worse: value < baseline·(1 − rel) − abs) and the guard agrees:
  * a one-sided Fisher exact test at α for proportions, disjoint 95 %
- * confidence intervals for percentiles (distribution-free) and for the unit
- * cost (seeded bootstrap), none for the server timeline (tolerance only).
+ * confidence intervals for percentiles (distribution-free) and for tokens
+ * per accepted task (seeded bootstrap), none for the server timeline and the
+ * ledger's cost per accepted task (tolerance only, the reason in the evidence).
  * Repeats on both sides of the threshold make it undecidable.
  *
  * @module
  */
-import type { SignalSample } from "./levels.ts";
+import type { SignalSample } from "./signals.ts";
 import { type Level, type Spread, spreadOf, straddles } from "./repeats.ts";
 
 /** A departure tolerance: relative to the baseline plus absolute, in the signal's unit. */
@@ -34,6 +35,8 @@ export const DEFAULT_TOLERANCES: Record<string, Tolerance> = {
   auth_ok_rate: { rel: 0, abs: 0.02 },
   retry_amplification: { rel: 0, abs: 0.05 },
   tokens_per_accepted: { rel: 0.1, abs: 0 },
+  // Tolerance only (no guard): wide enough to absorb the accepted count's sampling noise at a few dozen tasks.
+  cost_per_accepted: { rel: 0.2, abs: 0 },
   e2e_p95_ms: { rel: 0.25, abs: 100 },
   e2e_p99_ms: { rel: 0.25, abs: 100 },
   ttft_p95_ms: { rel: 0.25, abs: 100 },
@@ -138,7 +141,7 @@ function guard(base: SignalSample, level: SignalSample, worse: "higher" | "lower
     name: "none",
     p_value: null,
     significant: null,
-    detail: "no statistical test for this signal: tolerance only",
+    detail: level.test === "none" && level.note ? level.note : "no statistical test for this signal: tolerance only",
   };
 }
 

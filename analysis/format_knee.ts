@@ -16,9 +16,9 @@ const MARK = { ok: "", degraded: " !", undecidable: " ?", "no data": "" } as con
 
 /**
  * The knee report as text: the levels, every signal per level (`!`
- * degraded, `?` undecidable), the first degrading signal with its evidence,
- * the Kneedle knee with its points, repeats' spread, and the production
- * limit (or the headroom choices, with the note that the choice is the user's).
+ * degraded, `?` undecidable) and which one is the unit cost, the first
+ * degrading signal with its evidence, the Kneedle knee with its points,
+ * repeats' spread, and the production limit (or the headroom choices, with the note that the choice is the user's).
  */
 export function formatKnee(report: KneeReport, limit: ProductionLimit): string {
   const out: string[] = [];
@@ -73,6 +73,11 @@ export function formatKnee(report: KneeReport, limit: ProductionLimit): string {
     ],
     rows,
   ));
+  const u = report.unit_cost;
+  const sheets = u.price_sheet
+    ? ` (price sheet ${u.price_sheet}${u.overheads ? `, overheads ${u.overheads}` : ""})`
+    : "";
+  out.push(`unit cost: ${u.signal}${sheets}: ${u.note}`);
 
   out.push("");
   if (report.first_degrading) {

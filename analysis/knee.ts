@@ -8,9 +8,11 @@
  * @module
  */
 import { InputError } from "../schema/errors.ts";
+import type { OverheadSheet, PriceSheet } from "../schema/prices.ts";
 import { DEFAULT_TOLERANCES, type Departure, departure, r4, type Tolerance } from "./departure.ts";
 import type { SloPolicy } from "../schema/slo.ts";
 import { kneedle, type KneedleResult } from "./kneedle.ts";
+import { COST_GUARD_NOTE } from "./level_cost.ts";
 import type { LoadedRun } from "./loaded_run.ts";
 import {
   type LevelPoint,
@@ -36,6 +38,22 @@ export interface KneeOptions {
   S?: number;
   /** An acceptance floor to judge each level against (not set: not judged). */
   acceptanceFloor?: number;
+  /** A price sheet: adds `cost_per_accepted` per level, priced by the cost ledger. @default null */
+  prices?: PriceSheet | null;
+  /** An overheads sheet for that ledger (only with `prices`). @default null */
+  overheads?: OverheadSheet | null;
+}
+
+/** Which signal stands for unit cost, and what priced it. */
+export interface UnitCost {
+  signal: "cost_per_accepted" | "tokens_per_accepted";
+  /** The price sheet's currency (null without one). */
+  currency: string | null;
+  /** "name (as of date)" of each sheet used. */
+  price_sheet: string | null;
+  overheads: string | null;
+  /** How it is computed and guarded, in words. */
+  note: string;
 }
 
 /** Everything the knee analysis found, with its evidence. */
@@ -60,6 +78,7 @@ export interface KneeReport {
   /** The knee: the lower of the first departure and the Kneedle knee; null when neither exists. */
   knee: { offered_rps: number; source: "departure" | "kneedle"; signal: string | null } | null;
   acceptance_floor: { floor: number; levels: { planned_rps: number; meets: boolean | null; why: string }[] } | null;
+  unit_cost: UnitCost;
 }
 
 /** Kneedle of accepted goodput against measured offered rate (concave, increasing). */
@@ -80,13 +99,20 @@ function goodputKnee(levels: Level[], S: number): KneeReport["kneedle"] {
  * (checked by {@linkcode checkRepeatRuns}): signals per level, departures
  * from the baseline with their evidence, the first degrading signal, the
  * Kneedle knee of accepted goodput, and the knee (the lower of the two).
+ * With `prices` (and optionally `overheads`), each level's unit cost is the
+ * ledger's cost per accepted task; without, tokens per accepted task.
  */
 export function kneeAnalysis(runs: LoadedRun[], policy: SloPolicy, options: KneeOptions = {}): KneeReport {
   const alpha = options.alpha ?? 0.05;
   const S = options.S ?? 1;
+  const prices = options.prices ?? null;
+  if (!prices && options.overheads) throw new RangeError("an overheads sheet needs a price sheet (prices)");
   const tolerances = { ...DEFAULT_TOLERANCES, ...options.tolerances };
+  // Without prices the cost signal is absent, and so is its tolerance.
+  if (!prices) delete tolerances.cost_per_accepted;
   const check = checkRepeatRuns(runs);
-  const prepared = runs.map((r) => prepareRun(r, policy));
+  const pricing = prices ? { prices, overheads: options.overheads ?? null } : null;
+  const prepared = runs.map((r) => prepareRun(r, policy, pricing));
   const { levels, skipped } = groupLevels(prepared);
   if (!levels.length) {
     throw new InputError(`${runs.map((r) => r.dir).join(", ")}: no steady or burst stage offered any request`);
@@ -178,6 +204,7 @@ export function kneeAnalysis(runs: LoadedRun[], policy: SloPolicy, options: Knee
           r.manifest.result.client_limit_reason ?? "no reason given"
         }): high levels may measure the load generator, not the target`
       ),
+      ...prepared.flatMap((p) => p.coster?.warnings ?? []),
     ],
     skipped,
     levels,
@@ -191,6 +218,30 @@ export function kneeAnalysis(runs: LoadedRun[], policy: SloPolicy, options: Knee
     kneedle_by_run,
     knee,
     acceptance_floor,
+    unit_cost: unitCost(prices, options.overheads ?? null),
+  };
+}
+
+const sheetName = (s: { name: string; as_of: string }) => `${s.name} (as of ${s.as_of})`;
+
+function unitCost(prices: PriceSheet | null, overheads: OverheadSheet | null): UnitCost {
+  if (!prices) {
+    return {
+      signal: "tokens_per_accepted",
+      currency: null,
+      price_sheet: null,
+      overheads: null,
+      note: "no price sheet given: tokens per accepted task stand for unit cost (--prices FILE [--overheads FILE] " +
+        "adds cost_per_accepted from the cost ledger)",
+    };
+  }
+  return {
+    signal: "cost_per_accepted",
+    currency: prices.currency,
+    price_sheet: sheetName(prices),
+    overheads: overheads ? sheetName(overheads) : null,
+    note: `${prices.currency} per accepted task = the cost ledger's total over each level's stages / its accepted ` +
+      `tasks${overheads ? "" : " (overheads not priced: no overheads sheet)"}; ${COST_GUARD_NOTE}`,
   };
 }
 

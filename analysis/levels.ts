@@ -11,101 +11,14 @@ import { InputError } from "../schema/errors.ts";
 import type { Stage } from "../schema/plan.ts";
 import type { SloPolicy } from "../schema/slo.ts";
 import { classify, GATE_ORDER } from "./classify.ts";
+import { costSample, LevelCoster, type LevelPricing } from "./level_cost.ts";
 import type { LoadedRun } from "./loaded_run.ts";
 import { percentileWithCI } from "./percentile.ts";
 import { resolveWindow } from "./policy.ts";
+import { ratioBootstrap } from "./ratio_bootstrap.ts";
+import type { SignalSample } from "./signals.ts";
 
-/** Whether a rising value is worse (`higher`) or a falling one (`lower`). */
-export type Worse = "higher" | "lower";
-
-/**
- * One signal's value at one point, with what its statistical guard needs:
- * `proportion` (num of den; `value` may be a transform of it),
- * `percentile` (its distribution-free CI), `bootstrap` (a seeded 95 % percentile
- * bootstrap CI of a ratio over requests), or `none` (tolerance only).
- */
-export type SignalSample =
-  | { test: "proportion"; value: number | null; num: number; den: number }
-  | {
-    test: "percentile";
-    value: number | null;
-    n: number;
-    lower: number | null;
-    upper: number | null;
-    supported: boolean;
-  }
-  | { test: "bootstrap"; value: number | null; n: number; lower: number | null; upper: number | null }
-  | { test: "none"; value: number | null; n: number };
-
-/** What a signal measures and which way is worse. */
-export interface SignalSpec {
-  worse: Worse;
-  unit: string;
-  definition: string;
-}
-
-const GATE_SPECS = Object.fromEntries(GATE_ORDER.map((g) => [
-  `${g}_rate`,
-  {
-    worse: "lower",
-    unit: "share",
-    definition: `${g} true / ${g} evaluated (not null), over completed requests (outcome ok)`,
-  },
-])) as Record<`${typeof GATE_ORDER[number]}_rate`, SignalSpec>;
-
-/** Every signal family; percentile families get a `@class` suffix (`@all` for every class together). */
-export const SIGNALS: Record<string, SignalSpec> = {
-  acceptance_rate: { worse: "lower", unit: "share", definition: "accepted / offered (SLO policy per class)" },
-  rejection_rate: { worse: "higher", unit: "share", definition: "outcome rejected / offered" },
-  error_rate: {
-    worse: "higher",
-    unit: "share",
-    definition: "outcome http_error, transport_error, invalid_response, aborted or timeout / offered",
-  },
-  client_limit_rate: {
-    worse: "higher",
-    unit: "share",
-    definition: "outcome not_sent or client_shed / offered (the load generator's own limit)",
-  },
-  ...GATE_SPECS,
-  retry_amplification: {
-    worse: "higher",
-    unit: "calls per model call",
-    definition: "HTTP attempts / distinct (request, round) model calls; the test is on retries / attempts",
-  },
-  tokens_per_accepted: {
-    worse: "higher",
-    unit: "tokens",
-    definition:
-      "input + output tokens of every attempt (failed and retried ones included) / accepted requests; until the cost " +
-      "ledger is wired, tokens stand for cost",
-  },
-  e2e_p95_ms: { worse: "higher", unit: "ms", definition: "p95 of completed_ms − scheduled_ms, completed requests" },
-  e2e_p99_ms: { worse: "higher", unit: "ms", definition: "p99 of completed_ms − scheduled_ms, completed requests" },
-  ttft_p95_ms: { worse: "higher", unit: "ms", definition: "p95 of first_token_ms − scheduled_ms, completed requests" },
-  ttft_p99_ms: { worse: "higher", unit: "ms", definition: "p99 of first_token_ms − scheduled_ms, completed requests" },
-  server_wait_p95_ms: {
-    worse: "higher",
-    unit: "ms",
-    definition: "p95 of headers_ms − sent_ms of each request's first attempt (queue age seen by the client)",
-  },
-  server_queue_len_mean: {
-    worse: "higher",
-    unit: "requests",
-    definition: "mean of the server timeline's queue_len (summed over routes) over the stage's seconds",
-  },
-  server_oldest_queued_max_ms: {
-    worse: "higher",
-    unit: "ms",
-    definition: "max of the server timeline's oldest_queued_ms over the stage's seconds",
-  },
-};
-
-/** The family of a signal key (`e2e_p95_ms@short_qa` → `e2e_p95_ms`). */
-export function signalFamily(key: string): string {
-  const at = key.indexOf("@");
-  return at < 0 ? key : key.slice(0, at);
-}
+export { signalFamily, SIGNALS, type SignalSample, type SignalSpec, type Worse } from "./signals.ts";
 
 /** Signals at one point: one stage of one run, or several pooled. */
 export interface LevelPoint {
@@ -127,11 +40,15 @@ export interface LevelPoint {
 /** A run read for the level analysis: one row per request of its steady and burst stages. */
 export interface PreparedRun {
   run_id: string;
+  /** The run's folder (for messages). */
+  dir: string;
   /** Its steady and burst stages. */
   stages: Stage[];
   requests: pl.DataFrame;
   /** Per-second timeline summed over routes (t_ms, queue_len, oldest_queued_ms), or null. */
   server: pl.DataFrame | null;
+  /** Prices its stages with the cost ledger, when price sheets were given. */
+  coster: LevelCoster | null;
 }
 
 const F64 = pl.Float64;
@@ -141,9 +58,10 @@ const PERCENTILES = [["e2e", "e2e_ms"], ["ttft", "ttft_ms"]] as const;
 /**
  * Classifies every request of the run's steady and burst stages under the
  * policy's class SLOs (the policy window is not used: levels are stages) and
- * joins what the signals need from `attempts`.
+ * joins what the signals need from `attempts`. With `pricing`, each level is
+ * also priced by the cost ledger (`cost_per_accepted`).
  */
-export function prepareRun(run: LoadedRun, policy: SloPolicy): PreparedRun {
+export function prepareRun(run: LoadedRun, policy: SloPolicy, pricing: LevelPricing | null = null): PreparedRun {
   const stages = run.manifest.stages.filter((s) => s.kind === "steady" || s.kind === "burst");
   if (!stages.length) {
     throw new InputError(`${run.dir}: run.json stages has no steady or burst stage: there is no load level to analyse`);
@@ -187,7 +105,8 @@ export function prepareRun(run: LoadedRun, policy: SloPolicy): PreparedRun {
       pl.col("oldest_queued_ms").cast(F64).max().alias("oldest_queued_ms"),
     );
   }
-  return { run_id: run.manifest.run_id, stages, requests, server };
+  const coster = pricing ? new LevelCoster(run, policy, pricing) : null;
+  return { run_id: run.manifest.run_id, dir: run.dir, stages, requests, server, coster };
 }
 
 function proportion(num: number, den: number, value?: number | null): SignalSample {
@@ -197,57 +116,6 @@ function proportion(num: number, den: number, value?: number | null): SignalSamp
 function pct(values: Float64Array, p: number): SignalSample {
   const ci = percentileWithCI(values, p);
   return { test: "percentile", value: ci.value, n: ci.n, lower: ci.lower, upper: ci.upper, supported: ci.supported };
-}
-
-/** mulberry32: a small seeded PRNG, so the bootstrap gives the same interval on every run. */
-function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
-const BOOTSTRAP_RESAMPLES = 400;
-
-/**
- * Σ tokens / Σ accepted over requests, with a 95 % percentile bootstrap
- * interval (requests resampled with replacement, seed 1). A resample with no
- * accepted request has an infinite ratio; when that reaches the upper 2.5 %
- * the interval has no upper bound (null).
- */
-function ratioBootstrap(tokens: Float64Array, accepted: boolean[]): SignalSample {
-  const n = accepted.length;
-  let tok = 0, acc = 0;
-  for (let i = 0; i < n; i++) {
-    tok += tokens[i]!;
-    acc += accepted[i] ? 1 : 0;
-  }
-  if (!acc) return { test: "bootstrap", value: null, n: 0, lower: null, upper: null };
-  const rand = prng(1);
-  const ratios = new Float64Array(BOOTSTRAP_RESAMPLES);
-  for (let b = 0; b < BOOTSTRAP_RESAMPLES; b++) {
-    let t = 0, a = 0;
-    for (let k = 0; k < n; k++) {
-      const i = Math.floor(rand() * n);
-      t += tokens[i]!;
-      a += accepted[i] ? 1 : 0;
-    }
-    ratios[b] = a ? t / a : Infinity;
-  }
-  ratios.sort();
-  const lower = ratios[Math.floor(0.025 * BOOTSTRAP_RESAMPLES)]!;
-  const upper = ratios[Math.ceil(0.975 * BOOTSTRAP_RESAMPLES) - 1]!;
-  return {
-    test: "bootstrap",
-    value: tok / acc,
-    n: acc,
-    lower: Number.isFinite(lower) ? lower : null,
-    upper: Number.isFinite(upper) ? upper : null,
-  };
 }
 
 const sumOf = (df: pl.DataFrame, col: string): number => (df.height ? Number(df.getColumn(col).sum()) : 0);
@@ -261,6 +129,7 @@ function column(df: pl.DataFrame, col: string): Float64Array {
  * The signals of one point: the requests of the given (run, stage) parts
  * pooled (counts summed, percentiles over the union of values), with the
  * measured offered rate and accepted goodput over the parts' total seconds.
+ * `cost_per_accepted` is there when the runs were prepared with pricing.
  */
 export function pointSignals(parts: { run: PreparedRun; stage: Stage }[]): LevelPoint {
   if (!parts.length) throw new RangeError("pointSignals: no parts");
@@ -285,6 +154,7 @@ export function pointSignals(parts: { run: PreparedRun; stage: Stage }[]): Level
   const calls = sumOf(df, "calls"), modelCalls = sumOf(df, "model_calls");
   signals.retry_amplification = proportion(calls - modelCalls, calls, modelCalls ? calls / modelCalls : null);
   signals.tokens_per_accepted = ratioBootstrap(column(df, "tokens"), df.getColumn("accepted").toArray() as boolean[]);
+  if (parts.every((p) => p.run.coster)) signals.cost_per_accepted = levelCost(parts, offered, accepted);
   const classes = (done.getColumn("class").unique().toArray() as string[]).sort();
   for (const [name, col] of PERCENTILES) {
     for (const cls of ["all", ...classes]) {
@@ -316,4 +186,12 @@ export function pointSignals(parts: { run: PreparedRun; stage: Stage }[]): Level
     accepted_goodput: seconds ? accepted / seconds : 0,
     signals,
   };
+}
+
+/** The ledger's cost per accepted task over the parts: one ledger per run, over that run's stages of the point. */
+function levelCost(parts: { run: PreparedRun; stage: Stage }[], offered: number, accepted: number): SignalSample {
+  const byRun = new Map<PreparedRun, string[]>();
+  for (const p of parts) byRun.set(p.run, [...(byRun.get(p.run) ?? []), p.stage.name]);
+  const sets = [...byRun].map(([run, stages]) => ({ coster: run.coster!, dir: run.dir, stages }));
+  return costSample(sets, { offered, accepted });
 }

@@ -67,3 +67,5 @@ export * from "./plots/route_comparison.ts";
 export * from "./scan_run.ts";
 export * from "./scanned_run.ts";
 export * from "./notebook_helpers.ts";
+export * from "./level_cost.ts";
+export * from "./ratio_bootstrap.ts";

@@ -13,9 +13,11 @@ import { type ProductionLimit, productionLimit } from "../limit.ts";
 import { loadRun } from "../load_run.ts";
 import type { LoadedRun } from "../loaded_run.ts";
 import { loadSloPolicy } from "../policy.ts";
+import { loadOverheadSheet, loadPriceSheet, routePrice } from "../price_sheet.ts";
+import type { OverheadSheet, PriceSheet } from "../../schema/prices.ts";
 
 const USAGE = "usage: deno task knee RUN... [--slo FILE] [--headroom H] [--json] [--tolerances FILE] " +
-  "[--baseline-levels N] [--alpha A] [--acceptance-floor F] [--verify warn]";
+  "[--baseline-levels N] [--alpha A] [--acceptance-floor F] [--prices FILE [--overheads FILE]] [--verify warn]";
 
 /** Workloads whose SLO policy ships in data/slo/. */
 const DEFAULT_POLICIES: Record<string, URL> = {
@@ -90,11 +92,15 @@ export function kneeJson(
       guards: {
         proportion: `one-sided Fisher exact test, α = ${report.alpha}`,
         percentile: "95 % distribution-free CIs (percentileWithCI) disjoint",
-        none: "timeline and unit-cost signals: tolerance only",
+        bootstrap: "tokens_per_accepted: seeded 95 % percentile bootstrap CIs over requests disjoint",
+        none: "server timeline signals and cost_per_accepted: tolerance only (the reason in each departure's guard)",
       },
       alpha: report.alpha,
       tolerances: report.tolerances,
-      signal_definitions: SIGNALS,
+      unit_cost: report.unit_cost,
+      signal_definitions: report.unit_cost.signal === "cost_per_accepted"
+        ? SIGNALS
+        : Object.fromEntries(Object.entries(SIGNALS).filter(([k]) => k !== "cost_per_accepted")),
       knee_rule: "knee = the lower of the first departure's measured offered rate and the Kneedle knee of accepted " +
         "goodput vs offered rate",
     },
@@ -110,6 +116,30 @@ export function kneeJson(
   };
 }
 
+/** The sheets must price every route the runs' attempts used, in one currency: else exit 2 naming the file. */
+function checkSheets(
+  runs: LoadedRun[],
+  prices: { file: string; sheet: PriceSheet },
+  overheads: { file: string; sheet: OverheadSheet } | null,
+): void {
+  if (overheads && overheads.sheet.currency !== prices.sheet.currency) {
+    throw new InputError(
+      `${overheads.file}: currency ${overheads.sheet.currency} differs from ${prices.file}'s ${prices.sheet.currency}`,
+    );
+  }
+  const routes = new Set(runs.flatMap((r) => r.attempts.getColumn("route").unique().toArray() as string[]));
+  const problems: string[] = [];
+  for (const route of [...routes].sort()) {
+    try {
+      routePrice(prices.sheet, route);
+    } catch (e) {
+      if (!(e instanceof InputError)) throw e;
+      problems.push(`${prices.file}: routes: ${e.message}`);
+    }
+  }
+  if (problems.length) throw new InputError(`${prices.file}: does not price every route of the runs`, problems);
+}
+
 async function main(args: string[]): Promise<void> {
   const { values: v, positionals } = parseFlags(
     args,
@@ -122,6 +152,8 @@ async function main(args: string[]): Promise<void> {
       alpha: { type: "string" },
       "acceptance-floor": { type: "string" },
       verify: { type: "string" },
+      prices: { type: "string" },
+      overheads: { type: "string" },
     },
     USAGE,
     { positionals: true },
@@ -144,6 +176,11 @@ async function main(args: string[]): Promise<void> {
     options.baselineLevels = n;
   }
   if (v.tolerances !== undefined) options.tolerances = await readTolerances(v.tolerances);
+  if (v.overheads !== undefined && v.prices === undefined) {
+    throw new InputError(`--overheads ${v.overheads}: needs --prices FILE (the overheads price around a price sheet)`);
+  }
+  const prices = v.prices === undefined ? null : await loadPriceSheet(v.prices);
+  const overheads = v.overheads === undefined ? null : await loadOverheadSheet(v.overheads);
 
   const runs: LoadedRun[] = [];
   for (const dir of positionals) runs.push(await loadRun(dir, { verify: v.verify as "warn" | "strict" | undefined }));
@@ -160,6 +197,11 @@ async function main(args: string[]): Promise<void> {
     sloFile = known.pathname;
   }
   const policy = await loadSloPolicy(sloFile);
+  if (prices) {
+    checkSheets(runs, { file: v.prices!, sheet: prices }, overheads ? { file: v.overheads!, sheet: overheads } : null);
+    options.prices = prices;
+    options.overheads = overheads;
+  }
   let report: KneeReport;
   try {
     report = kneeAnalysis(runs, policy, options);

@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { runCli } from "../support/run_cli.ts";
-import { SWEEP_POLICY, writeSweepRun } from "./knee_fixture.ts";
+import { SWEEP_OVERHEADS, SWEEP_POLICY, SWEEP_PRICES, SWEEP_REPLICAS, writeSweepRun } from "./knee_fixture.ts";
 
 const CLI = new URL("../../analysis/cli/knee.ts", import.meta.url).pathname;
 
@@ -70,6 +70,80 @@ Deno.test("knee CLI: bad input exits 2 with a message, never a stack trace", asy
   for (const [name, args, want] of cases) {
     await t.step(name, async () => {
       const r = await runCli(CLI, args);
+      assert.equal(r.code, 2, r.stdout);
+      assert.match(r.stderr, want);
+      assert.doesNotMatch(r.stderr, /\n\s+at /);
+    });
+  }
+});
+
+Deno.test("knee CLI --prices adds the ledger's cost per accepted task; bad sheets exit 2 naming the file", async (t) => {
+  const root = Deno.makeTempDirSync();
+  const slo = join(root, "slo.json"), prices = join(root, "prices.json"), over = join(root, "over.json");
+  Deno.writeTextFileSync(slo, JSON.stringify(SWEEP_POLICY));
+  Deno.writeTextFileSync(prices, JSON.stringify(SWEEP_PRICES));
+  Deno.writeTextFileSync(over, JSON.stringify(SWEEP_OVERHEADS));
+  const run = writeSweepRun(join(root, "run"), { replicas: SWEEP_REPLICAS });
+  await t.step(
+    "--json: the value per level (hand-computed in level_cost_test.ts) and the unit cost disclosed",
+    async () => {
+      const r = await runCli(CLI, [run, "--slo", slo, "--prices", prices, "--overheads", over, "--json"]);
+      assert.equal(r.code, 0, r.stderr);
+      const j = JSON.parse(r.stdout);
+      const values = j.levels.map((l: { signals: Record<string, { value: number | null }> }) =>
+        l.signals.cost_per_accepted!.value
+      );
+      const want = [0.13 / 40, 0.228 / 78, 0.654 / 144, null];
+      values.forEach((v: number | null, i: number) => {
+        if (want[i] === null) assert.equal(v, null);
+        else assert.ok(Math.abs(v! - want[i]!) < 1e-12, `level ${i}: ${v}`);
+      });
+      assert.equal(j.disclosure.unit_cost.signal, "cost_per_accepted");
+      assert.deepEqual(j.disclosure.tolerances.cost_per_accepted, { rel: 0.2, abs: 0 });
+      assert.ok(j.disclosure.signal_definitions.cost_per_accepted);
+      assert.equal(j.departures.cost_per_accepted.departures[1].verdict, "degraded");
+    },
+  );
+  await t.step("text: a cost_per_accepted row and the unit-cost line naming the sheets", async () => {
+    const r = await runCli(CLI, [run, "--slo", slo, "--prices", prices]);
+    assert.equal(r.code, 0, r.stderr);
+    // Without overheads: GPU (1, 2, 16 replicas) + 1 spare, 0.02 each per 20 s: 0.04/40, 0.06/78, 0.34/144.
+    assert.match(r.stdout, /cost_per_accepted\s+↑ worse\s+20 %\s+0\.001\s+0\.0007692\s+0\.002361 !\s+-/);
+    assert.match(r.stdout, /unit cost: cost_per_accepted \(price sheet sweep-prices \(as of 2026-01-01\)\): USD/);
+  });
+  await t.step("without --prices: no cost row, and the output says tokens stand for unit cost", async () => {
+    const r = await runCli(CLI, [run, "--slo", slo, "--json"]);
+    const j = JSON.parse(r.stdout);
+    assert.equal(j.levels[0].signals.cost_per_accepted, undefined);
+    assert.equal(j.disclosure.signal_definitions.cost_per_accepted, undefined);
+    const text = await runCli(CLI, [run, "--slo", slo]);
+    assert.doesNotMatch(text.stdout, /^cost_per_accepted/m);
+    assert.match(text.stdout, /unit cost: tokens_per_accepted: no price sheet given/);
+  });
+  const bad = (name: string, content: unknown) => {
+    const f = join(root, name);
+    Deno.writeTextFileSync(f, typeof content === "string" ? content : JSON.stringify(content));
+    return f;
+  };
+  const noCurrency = bad("no-currency.json", { ...SWEEP_PRICES, currency: undefined });
+  const otherRoute = bad("other-route.json", { ...SWEEP_PRICES, routes: { other: SWEEP_PRICES.routes["*"] } });
+  const notJson = bad("not-json.json", "{ nope");
+  const eur = bad("eur.json", { ...SWEEP_OVERHEADS, currency: "EUR" });
+  const cases: [string, string[], RegExp][] = [
+    ["missing field", ["--prices", noCurrency], /no-currency\.json: currency/],
+    ["not JSON", ["--prices", notJson], /not-json\.json: price sheet is not valid JSON/],
+    ["no such file", ["--prices", join(root, "absent.json")], /absent\.json: cannot read price sheet/],
+    [
+      "a route of the run not priced",
+      ["--prices", otherRoute],
+      /other-route\.json: routes: .*no price for route "default"/,
+    ],
+    ["overheads without prices", ["--overheads", over], /--overheads .*over\.json: needs --prices/],
+    ["overheads in another currency", ["--prices", prices, "--overheads", eur], /eur\.json: currency EUR differs/],
+  ];
+  for (const [name, args, want] of cases) {
+    await t.step(name, async () => {
+      const r = await runCli(CLI, [run, "--slo", slo, ...args]);
       assert.equal(r.code, 2, r.stdout);
       assert.match(r.stderr, want);
       assert.doesNotMatch(r.stderr, /\n\s+at /);

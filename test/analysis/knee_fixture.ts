@@ -2,6 +2,7 @@ import { join } from "node:path";
 import { encodeCsvRows } from "../../runner/sinks/_csv_encode.ts";
 import { COLUMNS, type RequestRow } from "../../schema/events.ts";
 import type { Stage } from "../../schema/plan.ts";
+import type { OverheadSheet, PriceSheet } from "../../schema/prices.ts";
 import type { RunManifest } from "../../schema/run_manifest.ts";
 import type { SloPolicy } from "../../schema/slo.ts";
 import { att, makeManifest, req, sha256, writeManifest, writeRun } from "./_fixture.ts";
@@ -19,7 +20,7 @@ import { att, makeManifest, req, sha256, writeManifest, writeRun } from "./_fixt
  *
  * Every ok request has one attempt of 10 input + 20 output tokens. The server
  * timeline (one row per second) has queue_len 0, 0, 1, 10 and oldest_queued_ms
- * 0, 0, 200, 3000 in the four steps.
+ * 0, 0, 200, 3000 in the four steps, and `replicas` 0 unless given per stage.
  */
 export const SWEEP_STAGES: Stage[] = [
   { name: "warm", kind: "warmup", start_ms: 0, end_ms: 10_000, offered_rps: 2 },
@@ -56,6 +57,8 @@ export interface SweepOptions {
   healthy?: boolean;
   /** Write a server timeline. @default true */
   server?: boolean;
+  /** The timeline's `replicas` in each stage (by name; others 0), e.g. to price GPU time. @default {} */
+  replicas?: Record<string, number>;
   /** Changes to run.json (e.g. another plan). */
   manifest?: Partial<RunManifest>;
 }
@@ -127,7 +130,8 @@ export function writeSweepRun(dir: string, options: SweepOptions = {}): string {
     for (let k = 0; k < 95; k++) {
       const stage = SWEEP_STAGES.find((s) => k * 1000 >= s.start_ms && k * 1000 < s.end_ms)!;
       const [queue_len, oldest_queued_ms] = QUEUE[stage.name]!;
-      const row: Record<string, unknown> = { t_ms: k * 1000, route: "default", queue_len, oldest_queued_ms };
+      const replicas = options.replicas?.[stage.name] ?? 0;
+      const row: Record<string, unknown> = { t_ms: k * 1000, route: "default", queue_len, oldest_queued_ms, replicas };
       rows.push(COLUMNS.server.map((c) => row[c] ?? 0));
     }
     const file = join(dir, "server.csv");
@@ -137,3 +141,54 @@ export function writeSweepRun(dir: string, options: SweepOptions = {}): string {
   }
   return dir;
 }
+
+/** Replicas per step for the priced sweep: autoscaling that over-provisions at 8 req/s. */
+export const SWEEP_REPLICAS: Record<string, number> = { "step-01": 1, "step-02": 2, "step-03": 16, "step-04": 16 };
+
+/** One self-hosted price for every route: 3.6 per GPU-hour (0.001 per GPU-second), 1 GPU per replica, 1 spare. */
+export const SWEEP_PRICES: PriceSheet = {
+  price_sheet_version: 1,
+  name: "sweep-prices",
+  currency: "USD",
+  as_of: "2026-01-01",
+  source: "test fixture",
+  notes: "",
+  routes: {
+    "*": {
+      kind: "self_hosted",
+      gpu_type: "G",
+      gpu_hour: 3.6,
+      gpus_per_replica: 1,
+      redundancy_replicas: 1,
+      operations_per_hour: 0,
+      fixed_replicas: null,
+    },
+  },
+};
+
+/**
+ * Overheads with round numbers: 0.001 per sent request (observability), a
+ * review of 10 % of accepted tasks at 3 min × 0.2 per hour (0.001 per
+ * accepted task), 1.8 per hour of operations (0.01 per 20-s step); nothing else.
+ */
+export const SWEEP_OVERHEADS: OverheadSheet = {
+  overhead_sheet_version: 1,
+  name: "sweep-overheads",
+  currency: "USD",
+  as_of: "2026-01-01",
+  source: "test fixture",
+  notes: "",
+  retrieval: { tool: "retrieval", per_call: 0 },
+  tools: { per_call: 0, per_tool: {} },
+  storage: { per_gb_month: 0, bytes_per_request: 0, retention_months: 0 },
+  observability: { per_request: 0.001, per_attempt: 0 },
+  human_review: {
+    basis: "accepted",
+    sample_rate: 0.1,
+    minutes_per_review: 3,
+    correction_rate: 0,
+    minutes_per_correction: 0,
+    hourly: 0.2,
+  },
+  allocated_operations: { per_hour: 1.8 },
+};
