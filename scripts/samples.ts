@@ -5,7 +5,7 @@
  *
  * - `explore/`: `data/plans/explore.json` (≈80 s: rising steps 4–12 req/s, a
  *   20 req/s burst, a recovery stage) over `data/sim/demo.json` with its 503
- *   outage moved to 71–75 s of the run (the derived profile is saved as
+ *   outage moved to 86–90 s of the run (the derived profile is saved as
  *   `explore/sim-profile.json`): knee, drain and recovery in one run.
  * - `route-hosted/`, `route-selfhosted/`, `route-hybrid/`:
  *   `data/plans/routes-compare.json` on each simulator route, comparable with
@@ -28,7 +28,7 @@ import { SimPool } from "./_sim_process.ts";
 const ROOT = fileURLToPath(new URL("../", import.meta.url));
 const USAGE = "usage: deno task samples [--out DIR]";
 const WORKLOAD = "data/workloads/design-v1";
-const EXPLORE_OUTAGE = { start_ms: 71_000, end_ms: 75_000, mode: "503" } as const;
+const EXPLORE_OUTAGE = { start_ms: 86_000, end_ms: 90_000, mode: "503" } as const;
 
 /** The runs this script makes, in order. */
 export const SAMPLE_RUNS = [
@@ -50,7 +50,7 @@ async function main(args: string[]): Promise<number> {
     for (const id of SAMPLE_RUNS) await Deno.remove(join(out, id), { recursive: true }).catch(notFoundOk);
     await Deno.mkdir(out, { recursive: true });
     const results: RunResult[] = [];
-    phase(started, "explore: data/plans/explore.json over data/sim/demo.json (outage at 71–75 s), ≈85 s");
+    phase(started, "explore: data/plans/explore.json over data/sim/demo.json (outage at 86–90 s), ≈100 s");
     results.push(await exploreRun(pool, out, tmpDir));
     const routeRuns: [string, SimRoute, string][] = [
       ["route-hosted", "hosted", "data/plans/routes-compare.json"],
@@ -82,8 +82,8 @@ async function exploreRun(pool: SimPool, out: string, tmpDir: string): Promise<R
     ...base,
     name: "explore",
     description: `data/sim/demo.json with its 503 outage moved to ${EXPLORE_OUTAGE.start_ms / 1000}–` +
-      `${EXPLORE_OUTAGE.end_ms / 1000} s after the last POST /sim/reset (ms 0 of the run): 13 s after the burst of ` +
-      "data/plans/explore.json ends, inside its recovery stage (60–80 s).",
+      `${EXPLORE_OUTAGE.end_ms / 1000} s after the last POST /sim/reset (ms 0 of the run): 12 s after the burst of ` +
+      "data/plans/explore.json ends, inside its recovery stage (76–96 s).",
     faults: { ...base.faults, outages: [EXPLORE_OUTAGE] },
   };
   const profileFile = join(tmpDir, "sim-profile.json");
@@ -154,7 +154,8 @@ are seeded and identical on every regeneration (\`plan.schedule_sha256\`); the s
 ${rows.join("\n")}
 
 - \`explore/\`: rising steps 4–12 req/s over \`data/sim/demo.json\` (one replica, ≈8 req/s of the design-v1 mix), a
-  20 req/s gamma burst and a 4 req/s recovery stage with a 5-s 503 outage at 71–75 s (\`explore/sim-profile.json\`
+  settle stage at 3 req/s (the steps' backlog drains before the burst), a 20 req/s gamma burst and a 4 req/s
+  recovery stage with a 4-s 503 outage at 86–90 s (\`explore/sim-profile.json\`
   is the profile the simulator ran). Knee: \`deno task knee data/runs/explore\`.
 - \`route-hosted/\`, \`route-selfhosted/\`, \`route-hybrid/\`: one schedule (\`data/plans/routes-compare.json\`: 5, 9
   and 14 req/s steps) on the three simulator routes of \`data/routes/\` (\`data/sim/hosted.json\`: quota 480 req/min
