@@ -83,7 +83,7 @@ console.log(
   `runner ceiling vs ${v.target} (${target}), ${seconds} s per rate, client ${v.client}, ${new Date().toISOString()}`,
 );
 console.log(
-  "| offered rps | requests | ok | not_sent | send lag p50 / p99 / max (ms) | completed rps | CPU ms / 1k req | peak RSS MB |",
+  "| offered rps | requests | ok | not_sent | send lag p50 / p99 / max (ms) | whole-run p99 (ms) | completed rps | CPU ms / 1k req | peak RSS MB |",
 );
 console.log("| ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |");
 try {

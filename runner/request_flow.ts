@@ -1,45 +1,28 @@
+/**
+ * One offered task from start to end: retrieval, model rounds (each run by
+ * runner/fallback.ts with retries and fallbacks), frozen tool executions,
+ * inline checks, and the rows it writes to the log.
+ *
+ * @module
+ */
 import { createHash } from "node:crypto";
-import type {
-  AttemptRow,
-  FallbackTrigger,
-  FrozenToolResponse,
-  RequestRow,
-  ToolRow,
-  WorkloadCase,
-} from "../schema/mod.ts";
-import type { AttemptContext, AttemptResult, AttemptTarget } from "./attempt.ts";
-import { runAttempt } from "./attempt.ts";
+import type { AttemptRow, FrozenToolResponse, RequestRow, ToolRow, WorkloadCase } from "../schema/mod.ts";
+import type { AttemptResult } from "./attempt.ts";
 import type { ObservedToolCall } from "./checks/check.ts";
 import { evaluateChecks, failureDetail, notEvaluated } from "./checks/mod.ts";
-import { chatBody, ResponseState, type WireMessage } from "./openai.ts";
-import type { RetryController } from "./retry.ts";
-import type { RouteLimiter } from "./route_limiter.ts";
-import type { RoutedFailure } from "./router.ts";
+import { attemptWithFallback, type FallbackContext, type RoundResult } from "./fallback.ts";
+import { chatBody, type WireMessage } from "./openai.ts";
 import { countTokens } from "./tokens.ts";
+
+export type { FlowRoute, FlowRouter } from "./fallback.ts";
 
 /** Appends rows to a log table. */
 export interface RowSink<R> {
   append(row: R): void;
 }
 
-/** A route as a request uses it: a target and, when the route has limits, its limiter. */
-export interface FlowRoute extends AttemptTarget {
-  limiter: RouteLimiter | null;
-}
-
-/** Picks the routes of each request (runner/router.ts). */
-export interface FlowRouter {
-  /** The route a request starts on, then its fallbacks in order. */
-  chain(requestId: string, cls: string): readonly FlowRoute[];
-  /** The fallback trigger of a failure when the policy falls back on it, else null. */
-  trigger(f: RoutedFailure): FallbackTrigger | null;
-}
-
 /** Everything a request needs from its run. */
-export interface FlowContext extends AttemptContext {
-  runId: string;
-  router: FlowRouter;
-  retry: RetryController;
+export interface FlowContext extends FallbackContext {
   requestTimeoutMs: number;
   /** Run-wide output cap (run conditions), or null for each case's own max_output_tokens. */
   outputCap: number | null;
@@ -96,7 +79,7 @@ export async function executeRequest(
     const bodyFor = round === 0
       ? (model: string) => cachedBody(c, stream, model, maxTokens, messages)
       : (model: string) => chatBody(c, sentMessages, { model, stream, maxTokens });
-    last = await attemptWithRetries(ctx, req.request_id, round, { chain, at }, bodyFor, stream, deadlineMs, (r) => {
+    last = await attemptWithFallback(ctx, req.request_id, round, { chain, at }, bodyFor, stream, deadlineMs, (r) => {
       attemptRows.push(r.row);
       counting.push(fillTokens(r, c, round, sentMessages));
     });
@@ -146,95 +129,6 @@ export async function executeRequest(
   for (const a of attemptRows) ctx.sinks.attempts.append(a);
   ctx.sinks.requests.append(row);
   return row;
-}
-
-/** A round's result, with the index in the chain of the route that ended it. */
-type RoundResult = AttemptResult & { firstSentMs: number | null; at: number };
-
-async function attemptWithRetries(
-  ctx: FlowContext,
-  requestId: string,
-  round: number,
-  route: { chain: readonly FlowRoute[]; at: number },
-  bodyFor: (model: string) => string,
-  stream: boolean,
-  deadlineMs: number,
-  settle: (r: AttemptResult) => void,
-): Promise<RoundResult> {
-  const { chain } = route;
-  let at = route.at;
-  let target = withKey(chain[at]!, `${ctx.runId}:${requestId}:${round}`);
-  let body = bodyFor(target.model);
-  let firstSentMs: number | null = null;
-  for (let attempt = 1;; attempt++) {
-    if (round === 0 && attempt === 1) ctx.retry.noteFirstAttempt();
-    const limiter = chain[at]!.limiter;
-    if (limiter && !(await limiter.acquire(deadlineMs))) {
-      const held = heldBack(ctx, target, requestId, round, attempt);
-      settle(held);
-      return { ...held, firstSentMs, at };
-    }
-    const r = await runAttempt(ctx, target, { requestId, round, attempt, body, stream, deadlineMs });
-    limiter?.release();
-    firstSentMs ??= r.row.sent_ms;
-    settle(r);
-    const trigger = r.failure && at + 1 < chain.length ? ctx.router.trigger(r.failure) : null;
-    const decision = r.failure ? ctx.retry.decide(r.failure, attempt, trigger) : null;
-    if (decision?.retry && ctx.clock.now() + decision.backoffMs < deadlineMs) {
-      r.row.retry_reason = decision.reason;
-      r.row.backoff_ms = decision.backoffMs;
-      if (trigger !== null) {
-        target = withKey(chain[++at]!, target.headers["idempotency-key"]!);
-        body = bodyFor(target.model);
-      }
-      await sleep(decision.backoffMs);
-      continue;
-    }
-    if (decision && !decision.retry && decision.reason === "retry_budget_exhausted") {
-      r.failure!.kind = `${r.failure!.kind}+retry_budget_exhausted`;
-    }
-    return { ...r, firstSentMs, at };
-  }
-}
-
-/** The route with the request's idempotency key added to its headers. */
-function withKey(route: FlowRoute, key: string): AttemptTarget {
-  return { ...route, headers: { ...route.headers, "idempotency-key": key } };
-}
-
-/**
- * An attempt the route's own limit held back until the request deadline:
- * no HTTP call was made (no headers, no status), so the row says so with
- * `error_kind` `route_limit_wait` and the request ends as a timeout.
- */
-function heldBack(ctx: FlowContext, target: AttemptTarget, requestId: string, round: number, attempt: number) {
-  const state = new ResponseState();
-  const kind = "route_limit_wait";
-  const row: AttemptRow = {
-    request_id: requestId,
-    round,
-    attempt,
-    route: target.route,
-    provider: target.provider,
-    model: target.model,
-    sent_ms: ctx.clock.now(),
-    headers_ms: null,
-    first_token_ms: null,
-    last_token_ms: null,
-    completed_ms: null,
-    http_status: null,
-    error_kind: kind,
-    retry_reason: null,
-    backoff_ms: null,
-    input_tokens: 0,
-    cached_input_tokens: 0,
-    output_tokens: 0,
-    token_source: null,
-    finish_reason: null,
-    itl_p50_ms: null,
-    itl_max_ms: null,
-  };
-  return { row, state, failure: { status: null, kind, outcome: "timeout" as const } };
 }
 
 /** Without usage from the server, tokens are counted with the tokenizer (never by characters). */

@@ -14,7 +14,7 @@ import { kneeAnalysis } from "../knee.ts";
 import { ledger } from "../ledger.ts";
 import { productionLimit } from "../limit.ts";
 import type { LoadedRun } from "../loaded_run.ts";
-import { kneeCurve, ledgerWaterfall, outagePeriods } from "../notebook_helpers.ts";
+import { kneeCurve, ledgerWaterfall, outagePeriods } from "../route_costs.ts";
 import { detectOutages } from "../outages.ts";
 import { loadOverheadSheet, loadPriceSheet } from "../price_sheet.ts";
 

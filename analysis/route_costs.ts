@@ -1,0 +1,142 @@
+/**
+ * Routes compared with their knee, production limit and cost per accepted
+ * task, and the figure inputs that need results from several analyses
+ * (cost waterfall, goodput vs load with the knee, outage shading).
+ *
+ * @module
+ */
+import type { OverheadSheet, PriceSheet } from "../schema/prices.ts";
+import type { SloPolicy } from "../schema/slo.ts";
+import { type CompareResult, compareRoutes } from "./compare.ts";
+import { goodput } from "./goodput.ts";
+import { kneeAnalysis, type KneeReport } from "./knee.ts";
+import { ledger, type LedgerResult } from "./ledger.ts";
+import { type ProductionLimit, productionLimit } from "./limit.ts";
+import type { LoadedRun } from "./loaded_run.ts";
+import type { OutageDetection } from "./outages.ts";
+import { LEDGER_ITEMS } from "./price_lines.ts";
+import type { CostWaterfallInput } from "./plots/cost_waterfall.ts";
+import { loadCurveFromGoodput, type LoadCurveInput } from "./plots/goodput_vs_load.ts";
+import type { RouteComparisonInput } from "./plots/route_comparison.ts";
+import type { ShadedPeriod } from "./plots/timeline.ts";
+
+/**
+ * The cost waterfall input of a ledger: one component per ledger item (in
+ * the design formula's order, zeros included so an unpriced item shows),
+ * the overall accepted tasks, and the sheets and window in the disclosure.
+ */
+export function ledgerWaterfall(l: LedgerResult): CostWaterfallInput {
+  const d = l.disclosure;
+  return {
+    currency: l.currency,
+    components: LEDGER_ITEMS.map((item) => ({ name: item, amount: l.overall.cost[item] })),
+    accepted_tasks: l.overall.accepted,
+    disclosure: `run ${d.run_id}; prices ${l.pricing.price_sheet.name} (as of ${l.pricing.price_sheet.as_of}); ` +
+      `overheads ${
+        l.pricing.overheads?.name ?? "not priced"
+      }; window ${d.window.description}; n = ${l.overall.offered}`,
+  };
+}
+
+/**
+ * The goodput-vs-load input of a staged run with the knee and the limits
+ * marked: the limit at the chosen headroom, else every headroom choice.
+ */
+export function kneeCurve(run: LoadedRun, policy: SloPolicy, knee: KneeReport, limit: ProductionLimit): LoadCurveInput {
+  const curve = loadCurveFromGoodput(goodput(run, policy), run.manifest.stages);
+  const limits = limit.headroom !== null && limit.limit_rps !== null
+    ? [{ headroom: limit.headroom, rps: limit.limit_rps }]
+    : limit.choices.map((c) => ({ headroom: c.headroom, rps: c.limit_rps }));
+  const signal = knee.first_degrading?.signals[0] ?? knee.knee?.source;
+  return { ...curve, knee_rps: knee.knee?.offered_rps ?? null, ...(signal ? { knee_signal: signal } : {}), limits };
+}
+
+/**
+ * Detected outages as periods to shade on the run timeline: from the first
+ * down attempt to the first answered one (to the last down attempt when the
+ * service was not back by the end of the log).
+ */
+export function outagePeriods(detection: OutageDetection): ShadedPeriod[] {
+  return detection.outages.map((o, i) => ({
+    start_ms: o.start_ms,
+    end_ms: o.end_ms ?? o.last_down_ms,
+    label: `outage ${i + 1}${o.end_ms === null ? " (not back)" : ""}`,
+  }));
+}
+
+/** Options of {@linkcode compareRouteCosts}. */
+export interface RouteCostOptions {
+  prices: PriceSheet;
+  /** @default {null} */
+  overheads?: OverheadSheet | null;
+  /** The user's headroom in [0, 1); absent = no limit applied, the choices shown. */
+  headroom?: number;
+  /** Single-class runs on the same routes, for the crowding-out table. @default {[]} */
+  singleClassRuns?: LoadedRun[];
+}
+
+/** One route's knee, limit and ledger. */
+export interface RouteCost {
+  run_id: string;
+  route: string;
+  knee: KneeReport;
+  limit: ProductionLimit;
+  /** Goodput vs offered load of the run with the knee and limits marked. */
+  curve: LoadCurveInput;
+  ledger: LedgerResult;
+}
+
+/** The result of {@linkcode compareRouteCosts}. */
+export interface RouteCostResult {
+  comparison: CompareResult;
+  routes: RouteCost[];
+  /** The route comparison figure's input. */
+  figure: RouteComparisonInput;
+}
+
+/**
+ * Routes compared as `deno task compare` does: {@linkcode compareRoutes}
+ * with each run's knee, production limit and cost per accepted task (whole
+ * ledger / accepted tasks) as extra columns, the knee reports, load curves
+ * and ledgers kept for their own tables and figures.
+ */
+export function compareRouteCosts(runs: LoadedRun[], policy: SloPolicy, options: RouteCostOptions): RouteCostResult {
+  const overheads = options.overheads ?? null;
+  const per = new Map<string, RouteCost>();
+  const comparison = compareRoutes(runs, policy, {
+    ...(options.singleClassRuns?.length ? { singleClassRuns: options.singleClassRuns } : {}),
+    extras: (run) => {
+      const knee = kneeAnalysis([run], policy);
+      const tested = Math.max(...knee.levels.map((l) => l.pooled.offered_rps));
+      const limit = productionLimit(knee.knee?.offered_rps ?? null, options.headroom, { highestTestedRps: tested });
+      const l = ledger(run, policy, options.prices, { overheads });
+      const curve = kneeCurve(run, policy, knee, limit);
+      per.set(run.manifest.run_id, { run_id: run.manifest.run_id, route: "", knee, limit, curve, ledger: l });
+      return {
+        knee_rps: knee.knee?.offered_rps ?? null,
+        knee_signal: knee.first_degrading?.signals[0] ?? (knee.knee ? knee.knee.source : "none in tested range"),
+        [options.headroom === undefined ? "limit_rps (no headroom given)" : `limit_rps @${options.headroom}`]:
+          limit.limit_rps,
+        [`cost/accepted ${l.currency}`]: l.overall.cost_per_accepted_task,
+        [`naive/request ${l.currency}`]: l.overall.naive.per_request,
+      };
+    },
+  });
+  const routes = comparison.routes.map((r) => ({ ...per.get(r.run_id)!, route: r.route }));
+  return {
+    comparison,
+    routes,
+    figure: {
+      currency: options.prices.currency,
+      disclosure: `denominator ${comparison.policy.denominator}; window ${comparison.policy.window}; prices ` +
+        `${options.prices.name} (as of ${options.prices.as_of}); overheads ${overheads?.name ?? "not priced"}`,
+      routes: comparison.routes.map((r, i) => ({
+        route: r.route,
+        accepted_goodput: r.overall.accepted_goodput,
+        acceptance_rate: r.overall.acceptance_rate,
+        cost_per_accepted_task: routes[i]!.ledger.overall.cost_per_accepted_task,
+        n: r.overall.offered,
+      })),
+    },
+  };
+}

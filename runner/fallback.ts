@@ -1,0 +1,140 @@
+/**
+ * One model round of a request: attempts with retries, falling back along
+ * the request's route chain when the policy says so, and waiting on each
+ * route's own limit before sending. The hot path of every request, so it
+ * adds no work beyond a limiter check and, on a failure, a chain step.
+ *
+ * @module
+ */
+import type { AttemptRow, FallbackTrigger } from "../schema/mod.ts";
+import type { AttemptContext, AttemptResult, AttemptTarget } from "./attempt.ts";
+import { runAttempt } from "./attempt.ts";
+import { ResponseState } from "./openai.ts";
+import type { RetryController } from "./retry.ts";
+import type { RouteLimiter } from "./route_limiter.ts";
+import type { RoutedFailure } from "./router.ts";
+
+/** A route as a request uses it: a target and, when the route has limits, its limiter. */
+export interface FlowRoute extends AttemptTarget {
+  limiter: RouteLimiter | null;
+}
+
+/** Picks the routes of each request (runner/router.ts). */
+export interface FlowRouter {
+  /** The route a request starts on, then its fallbacks in order. */
+  chain(requestId: string, cls: string): readonly FlowRoute[];
+  /** The fallback trigger of a failure when the policy falls back on it, else null. */
+  trigger(f: RoutedFailure): FallbackTrigger | null;
+}
+
+/** What a round needs from its run. */
+export interface FallbackContext extends AttemptContext {
+  runId: string;
+  router: FlowRouter;
+  retry: RetryController;
+}
+
+/** Where a round starts: the request's route chain and the index of the route the round before ended on. */
+export interface ChainPosition {
+  chain: readonly FlowRoute[];
+  at: number;
+}
+
+/** A round's result, with the index in the chain of the route that ended it. */
+export type RoundResult = AttemptResult & { firstSentMs: number | null; at: number };
+
+/**
+ * Runs one round to its end: sends, retries while the retry policy allows
+ * and the deadline leaves room for the backoff, and moves to the next route
+ * of the chain when the failure is a fallback trigger. `settle` receives
+ * every attempt as it ends (held-back ones included), in order.
+ */
+export async function attemptWithFallback(
+  ctx: FallbackContext,
+  requestId: string,
+  round: number,
+  route: ChainPosition,
+  bodyFor: (model: string) => string,
+  stream: boolean,
+  deadlineMs: number,
+  settle: (r: AttemptResult) => void,
+): Promise<RoundResult> {
+  const { chain } = route;
+  let at = route.at;
+  let target = withKey(chain[at]!, `${ctx.runId}:${requestId}:${round}`);
+  let body = bodyFor(target.model);
+  let firstSentMs: number | null = null;
+  for (let attempt = 1;; attempt++) {
+    if (round === 0 && attempt === 1) ctx.retry.noteFirstAttempt();
+    const limiter = chain[at]!.limiter;
+    if (limiter && !(await limiter.acquire(deadlineMs))) {
+      const held = heldBack(ctx, target, requestId, round, attempt);
+      settle(held);
+      return { ...held, firstSentMs, at };
+    }
+    const r = await runAttempt(ctx, target, { requestId, round, attempt, body, stream, deadlineMs });
+    limiter?.release();
+    firstSentMs ??= r.row.sent_ms;
+    settle(r);
+    const trigger = r.failure && at + 1 < chain.length ? ctx.router.trigger(r.failure) : null;
+    const decision = r.failure ? ctx.retry.decide(r.failure, attempt, trigger) : null;
+    if (decision?.retry && ctx.clock.now() + decision.backoffMs < deadlineMs) {
+      r.row.retry_reason = decision.reason;
+      r.row.backoff_ms = decision.backoffMs;
+      if (trigger !== null) {
+        target = withKey(chain[++at]!, target.headers["idempotency-key"]!);
+        body = bodyFor(target.model);
+      }
+      await sleep(decision.backoffMs);
+      continue;
+    }
+    if (decision && !decision.retry && decision.reason === "retry_budget_exhausted") {
+      r.failure!.kind = `${r.failure!.kind}+retry_budget_exhausted`;
+    }
+    return { ...r, firstSentMs, at };
+  }
+}
+
+/** The route with the request's idempotency key added to its headers. */
+function withKey(route: FlowRoute, key: string): AttemptTarget {
+  return { ...route, headers: { ...route.headers, "idempotency-key": key } };
+}
+
+/**
+ * An attempt the route's own limit held back until the request deadline:
+ * no HTTP call was made (no headers, no status), so the row says so with
+ * `error_kind` `route_limit_wait` and the request ends as a timeout.
+ */
+function heldBack(ctx: FallbackContext, target: AttemptTarget, requestId: string, round: number, attempt: number) {
+  const state = new ResponseState();
+  const kind = "route_limit_wait";
+  const row: AttemptRow = {
+    request_id: requestId,
+    round,
+    attempt,
+    route: target.route,
+    provider: target.provider,
+    model: target.model,
+    sent_ms: ctx.clock.now(),
+    headers_ms: null,
+    first_token_ms: null,
+    last_token_ms: null,
+    completed_ms: null,
+    http_status: null,
+    error_kind: kind,
+    retry_reason: null,
+    backoff_ms: null,
+    input_tokens: 0,
+    cached_input_tokens: 0,
+    output_tokens: 0,
+    token_source: null,
+    finish_reason: null,
+    itl_p50_ms: null,
+    itl_max_ms: null,
+  };
+  return { row, state, failure: { status: null, kind, outcome: "timeout" as const } };
+}
+
+function sleep(ms: number): Promise<void> {
+  return new Promise((r) => setTimeout(r, ms));
+}
