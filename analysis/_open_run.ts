@@ -239,3 +239,45 @@ export async function openRun(path: string, options: OpenRunOptions = {}): Promi
   }
   return { dirs, manifests, format, shards, warnings };
 }
+
+/** The fields `loadRun` and `scanRun` return alike, with each table's shards concatenated in shard order. */
+export interface AssembledRun<T> {
+  dir: string;
+  manifest: RunManifest;
+  manifests: RunManifest[];
+  format: "csv" | "parquet";
+  requests: T;
+  attempts: T;
+  tools: T;
+  /** Null when no shard has a server log. */
+  server: T | null;
+  warnings: string[];
+}
+
+/**
+ * Joins the per-shard tables of an opened run (eager frames or lazy scans)
+ * into the run's tables: one shard's table as is, several concatenated
+ * vertically.
+ */
+export function assembleRun<T extends pl.DataFrame | pl.LazyDataFrame>(
+  path: string,
+  opened: OpenedRun,
+  parts: Record<TableName, T[]>,
+): AssembledRun<T> {
+  const concat = (t: TableName): T => {
+    const p = parts[t];
+    // pl.concat has one overload per frame kind: T is always one kind, never a mix.
+    return p.length === 1 ? p[0]! : (pl.concat(p as pl.DataFrame[], { how: "vertical" }) as T);
+  };
+  return {
+    dir: path,
+    manifest: opened.manifests[0]!,
+    manifests: opened.manifests,
+    format: opened.format,
+    requests: concat("requests"),
+    attempts: concat("attempts"),
+    tools: concat("tools"),
+    server: parts.server.length ? concat("server") : null,
+    warnings: opened.warnings,
+  };
+}

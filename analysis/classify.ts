@@ -53,14 +53,8 @@ export function classify(run: LoadedRun, policy: SloPolicy, window: ResolvedWind
   for (const [i, r] of FAILURE_ORDER.entries()) reason = reason.when(pl.col("reason").eq(pl.lit(i))).then(pl.lit(r));
   return classifyLazy(run.requests.lazy(), run.attempts.lazy(), policy, window, true)
     .select(
-      "request_id",
-      "class",
-      "stage",
-      "outcome",
-      "scheduled_ms",
-      "e2e_ms",
-      "ttft_ms",
-      "tpot_ms",
+      // classifyLazy's columns, in its order, then the booleans, then the reason code as text.
+      pl.exclude("reason"),
       outcome.isIn(["not_sent", "client_shed"]).not().alias("sent"),
       outcome.eq(pl.lit("ok")).alias("completed"),
       pl.col("reason").isNull().alias("accepted"),

@@ -1,7 +1,7 @@
 import pl from "nodejs-polars";
 import { InputError } from "../schema/errors.ts";
 import type { TableName } from "../schema/events.ts";
-import { openRun, type OpenRunOptions } from "./_open_run.ts";
+import { assembleRun, openRun, type OpenRunOptions } from "./_open_run.ts";
 import { checkFrame } from "./_row_checks.ts";
 import type { LoadedRun } from "./loaded_run.ts";
 
@@ -53,19 +53,5 @@ export async function loadRun(path: string, options: LoadRunOptions = {}): Promi
     }));
     for (const [table, df] of read) frames[table].push(df);
   }
-  const concat = (t: TableName): pl.DataFrame => {
-    const parts = frames[t];
-    return parts.length === 1 ? parts[0]! : pl.concat(parts, { how: "vertical" });
-  };
-  return {
-    dir: path,
-    manifest: opened.manifests[0]!,
-    manifests: opened.manifests,
-    format: opened.format,
-    requests: concat("requests"),
-    attempts: concat("attempts"),
-    tools: concat("tools"),
-    server: frames.server.length ? concat("server") : null,
-    warnings: opened.warnings,
-  };
+  return assembleRun(path, opened, frames);
 }

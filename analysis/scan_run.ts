@@ -1,6 +1,6 @@
 import pl from "nodejs-polars";
 import type { TableName } from "../schema/events.ts";
-import { openRun, type OpenRunOptions } from "./_open_run.ts";
+import { assembleRun, openRun, type OpenRunOptions } from "./_open_run.ts";
 import { checkScan } from "./_row_checks.ts";
 import type { ScannedRun, ScannedShard } from "./scanned_run.ts";
 
@@ -48,20 +48,5 @@ export async function scanRun(path: string, options: ScanRunOptions = {}): Promi
       server: own.server ?? null,
     });
   }
-  const concat = (t: TableName): pl.LazyDataFrame => {
-    const parts = scans[t];
-    return parts.length === 1 ? parts[0]! : pl.concat(parts, { how: "vertical" });
-  };
-  return {
-    dir: path,
-    manifest: opened.manifests[0]!,
-    manifests: opened.manifests,
-    format: opened.format,
-    requests: concat("requests"),
-    attempts: concat("attempts"),
-    tools: concat("tools"),
-    server: scans.server.length ? concat("server") : null,
-    shards,
-    warnings: opened.warnings,
-  };
+  return { ...assembleRun(path, opened, scans), shards };
 }

@@ -9,7 +9,7 @@
  * (defaults: data/runs/explore, docs/report.png).
  */
 import { join } from "node:path";
-import { buildReport, loadRun, loadSloPolicy } from "../mod.ts";
+import { buildReport, loadRun, loadSloPolicy, runReportExtras } from "../mod.ts";
 import { CHROMIUM_FLAGS, findChromium } from "../analysis/plots/chromium.ts";
 import { parseFlags, runMain } from "../schema/cli.ts";
 
@@ -23,7 +23,10 @@ async function main(args: string[]): Promise<void> {
   const { positionals } = parseFlags(args, {}, USAGE, { positionals: true });
   const [dir = join(ROOT, "data/runs/explore"), out = join(ROOT, "docs/report.png")] = positionals;
   const policy = await loadSloPolicy(join(ROOT, "data/slo/design-v1.json"));
-  const report = buildReport(await loadRun(dir), policy, { policy_source: "data/slo/design-v1.json" });
+  const run = await loadRun(dir);
+  // As `deno task report RUN` does: the knee (every headroom choice marked, none applied) and the detected outages.
+  const { extras } = runReportExtras(run, policy);
+  const report = buildReport(run, policy, { policy_source: "data/slo/design-v1.json", extras });
   const exe = findChromium();
   if (!exe) throw new Error("Chromium not found: apt-get install chromium, or set CHROMIUM");
   const tmp = await Deno.makeTempDir({ prefix: "gp-shot-" });

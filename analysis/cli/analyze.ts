@@ -8,14 +8,10 @@ import { goodput } from "../goodput.ts";
 import type { LatencyRow } from "../latency.ts";
 import { loadRun } from "../load_run.ts";
 import { loadSloPolicy, resolveWindow } from "../policy.ts";
+import { denominatorOption, resolveSloFile, verifyOption } from "./_args.ts";
 
 const USAGE =
   "usage: deno task analyze RUN [--slo FILE] [--denominator offered|sent|completed] [--alternatives] [--json] [--verify warn]";
-
-/** Workloads whose SLO policy ships in data/slo/. */
-const DEFAULT_POLICIES: Record<string, URL> = {
-  "design-v1": new URL("../../data/slo/design-v1.json", import.meta.url),
-};
 
 async function main(args: string[]): Promise<void> {
   const parsed = parseFlags(
@@ -32,24 +28,10 @@ async function main(args: string[]): Promise<void> {
   );
   const { values: v, positionals } = parsed;
   if (positionals.length !== 1) throw new InputError(`expected one RUN folder, got ${positionals.length}\n${USAGE}`);
-  if (v.verify !== undefined && v.verify !== "warn" && v.verify !== "strict") {
-    throw new InputError(`--verify: expected warn or strict, got "${v.verify}"`);
-  }
-  const den = v.denominator;
-  if (den !== undefined && den !== "offered" && den !== "sent" && den !== "completed") {
-    throw new InputError(`--denominator: expected offered, sent or completed, got "${den}"`);
-  }
-  const run = await loadRun(positionals[0]!, { verify: v.verify as "warn" | "strict" | undefined });
-  let sloFile = v.slo;
-  if (sloFile === undefined) {
-    const known = DEFAULT_POLICIES[run.manifest.workload.name];
-    if (!known) {
-      throw new InputError(
-        `an SLO policy is required: workload "${run.manifest.workload.name}" has no default policy in data/slo/; pass --slo FILE`,
-      );
-    }
-    sloFile = known.pathname;
-  }
+  const verify = verifyOption(v.verify);
+  const den = denominatorOption(v.denominator);
+  const run = await loadRun(positionals[0]!, { verify });
+  const sloFile = resolveSloFile(run, v.slo);
   const policy = await loadSloPolicy(sloFile);
   const effective: SloPolicy = den ? { ...policy, denominator: den } : policy;
   const result = goodput(run, effective);

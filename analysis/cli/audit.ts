@@ -4,13 +4,9 @@ import { audit, type AuditResult, type RuleChoice } from "../audit.ts";
 import { loadClaim } from "../claim.ts";
 import { loadRun } from "../load_run.ts";
 import { loadSloPolicy } from "../policy.ts";
+import { defaultSloFile, verifyOption } from "./_args.ts";
 
 const USAGE = "usage: deno task audit RUN --claim FILE [--slo FILE] [--json] [--verify warn]";
-
-/** Workloads whose SLO policy ships in data/slo/ (the default when neither the claim nor --slo gives one). */
-const DEFAULT_POLICIES: Record<string, URL> = {
-  "design-v1": new URL("../../data/slo/design-v1.json", import.meta.url),
-};
 
 const fmt = (v: number | null | undefined): string => (v === null || v === undefined ? "-" : String(+v.toPrecision(6)));
 
@@ -82,20 +78,15 @@ async function main(args: string[]): Promise<void> {
   const { values: v, positionals } = parsed;
   if (positionals.length !== 1) throw new InputError(`expected one RUN folder, got ${positionals.length}\n${USAGE}`);
   if (v.claim === undefined) throw new InputError(`--claim FILE is required\n${USAGE}`);
-  if (v.verify !== undefined && v.verify !== "warn" && v.verify !== "strict") {
-    throw new InputError(`--verify: expected warn or strict, got "${v.verify}"`);
-  }
+  const verify = verifyOption(v.verify);
   const claim = await loadClaim(v.claim);
-  const run = await loadRun(positionals[0]!, { verify: v.verify as "warn" | "strict" | undefined });
-  let sloFile = v.slo;
-  if (sloFile === undefined) {
-    const known = DEFAULT_POLICIES[run.manifest.workload.name];
-    if (!known && !claim.slo) {
-      throw new InputError(
-        `an SLO policy is required: the claim states none and workload "${run.manifest.workload.name}" has no default policy in data/slo/; pass --slo FILE`,
-      );
-    }
-    sloFile = known?.pathname;
+  const run = await loadRun(positionals[0]!, { verify });
+  // --slo, else the workload's default in data/slo/, else the policy the claim states.
+  const sloFile = v.slo ?? defaultSloFile(run.manifest.workload.name);
+  if (sloFile === undefined && !claim.slo) {
+    throw new InputError(
+      `an SLO policy is required: the claim states none and workload "${run.manifest.workload.name}" has no default policy in data/slo/; pass --slo FILE`,
+    );
   }
   const policy = sloFile ? await loadSloPolicy(sloFile) : claim.slo!;
   const result = audit(run, claim, { policy, policy_source: sloFile ?? claim.slo_source ?? "the claim's" });

@@ -16,14 +16,10 @@ import { loadRun } from "../load_run.ts";
 import type { LoadedRun } from "../loaded_run.ts";
 import { loadSloPolicy } from "../policy.ts";
 import { loadOverheadSheet, loadPriceSheet } from "../price_sheet.ts";
+import { headroomOption, resolveSloFile, verifyOption } from "./_args.ts";
 
 const USAGE = "usage: deno task compare RUN RUN... [--slo FILE] [--prices FILE] [--overheads FILE] " +
   "[--single RUN]... [--headroom H] [--force] [--json] [--verify warn]";
-
-/** Workloads whose SLO policy ships in data/slo/. */
-const DEFAULT_POLICIES: Record<string, URL> = {
-  "design-v1": new URL("../../data/slo/design-v1.json", import.meta.url),
-};
 
 /** Knee, limit and cost per accepted task of one run, as extra comparison columns. */
 function runExtras(
@@ -68,34 +64,14 @@ async function main(args: string[]): Promise<void> {
   if (positionals.length < 2) {
     throw new InputError(`expected at least two RUN folders, got ${positionals.length}\n${USAGE}`);
   }
-  if (v.verify !== undefined && v.verify !== "warn" && v.verify !== "strict") {
-    throw new InputError(`--verify: expected warn or strict, got "${v.verify}"`);
-  }
-  let headroom: number | undefined;
-  if (v.headroom !== undefined) {
-    headroom = Number(v.headroom);
-    if (!(v.headroom.trim() !== "" && headroom >= 0 && headroom < 1)) {
-      throw new InputError(`--headroom: expected a number in [0, 1), got "${v.headroom}"`);
-    }
-  }
+  const verify = verifyOption(v.verify);
+  const headroom = headroomOption(v.headroom);
   if (v.overheads && !v.prices) throw new InputError(`--overheads needs --prices\n${USAGE}`);
-  const verify = v.verify as "warn" | "strict" | undefined;
   const runs: LoadedRun[] = [];
   for (const dir of positionals) runs.push(await loadRun(dir, { verify }));
   const singles: LoadedRun[] = [];
   for (const dir of v.single ?? []) singles.push(await loadRun(dir, { verify }));
-  let sloFile = v.slo;
-  if (sloFile === undefined) {
-    const known = DEFAULT_POLICIES[runs[0]!.manifest.workload.name];
-    if (!known) {
-      throw new InputError(
-        `an SLO policy is required: workload "${
-          runs[0]!.manifest.workload.name
-        }" has no default policy; pass --slo FILE`,
-      );
-    }
-    sloFile = known.pathname;
-  }
+  const sloFile = resolveSloFile(runs[0]!, v.slo);
   const policy = await loadSloPolicy(sloFile);
   const prices = v.prices ? await loadPriceSheet(v.prices) : null;
   const overheads = v.overheads ? await loadOverheadSheet(v.overheads) : null;

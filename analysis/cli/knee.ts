@@ -15,14 +15,10 @@ import type { LoadedRun } from "../loaded_run.ts";
 import { loadSloPolicy } from "../policy.ts";
 import { loadOverheadSheet, loadPriceSheet, routePrice } from "../price_sheet.ts";
 import type { OverheadSheet, PriceSheet } from "../../schema/prices.ts";
+import { fractionOption, headroomOption, resolveSloFile, verifyOption } from "./_args.ts";
 
 const USAGE = "usage: deno task knee RUN... [--slo FILE] [--headroom H] [--json] [--tolerances FILE] " +
   "[--baseline-levels N] [--alpha A] [--acceptance-floor F] [--prices FILE [--overheads FILE]] [--verify warn]";
-
-/** Workloads whose SLO policy ships in data/slo/. */
-const DEFAULT_POLICIES: Record<string, URL> = {
-  "design-v1": new URL("../../data/slo/design-v1.json", import.meta.url),
-};
 
 const TolerancesFile = z.record(
   z.string(),
@@ -43,15 +39,6 @@ async function readTolerances(file: string): Promise<Record<string, Tolerance>> 
   }
   if (problems.length || !res.success) throw new InputError(`${file}: invalid tolerances`, problems);
   return res.data;
-}
-
-function fraction(flag: string, v: string | undefined, lo: number, hi: number): number | undefined {
-  if (v === undefined) return undefined;
-  const x = Number(v);
-  if (!(v.trim() !== "" && x >= lo && x < hi)) {
-    throw new InputError(`--${flag}: expected a number in [${lo}, ${hi}), got "${v}"`);
-  }
-  return x;
 }
 
 /** The JSON document: the knee's offered rate, the first degrading signal and the limit(s) first, then the evidence. */
@@ -159,14 +146,12 @@ async function main(args: string[]): Promise<void> {
     { positionals: true },
   );
   if (!positionals.length) throw new InputError(`expected at least one RUN folder\n${USAGE}`);
-  if (v.verify !== undefined && v.verify !== "warn" && v.verify !== "strict") {
-    throw new InputError(`--verify: expected warn or strict, got "${v.verify}"`);
-  }
-  const headroom = fraction("headroom", v.headroom, 0, 1);
+  const verify = verifyOption(v.verify);
+  const headroom = headroomOption(v.headroom);
   const options: KneeOptions = {};
-  const alpha = fraction("alpha", v.alpha, Number.MIN_VALUE, 0.5);
+  const alpha = fractionOption("alpha", v.alpha, Number.MIN_VALUE, 0.5);
   if (alpha !== undefined) options.alpha = alpha;
-  const floor = fraction("acceptance-floor", v["acceptance-floor"], 0, 1.0000001);
+  const floor = fractionOption("acceptance-floor", v["acceptance-floor"], 0, 1.0000001);
   if (floor !== undefined) options.acceptanceFloor = floor;
   if (v["baseline-levels"] !== undefined) {
     const n = Number(v["baseline-levels"]);
@@ -183,19 +168,8 @@ async function main(args: string[]): Promise<void> {
   const overheads = v.overheads === undefined ? null : await loadOverheadSheet(v.overheads);
 
   const runs: LoadedRun[] = [];
-  for (const dir of positionals) runs.push(await loadRun(dir, { verify: v.verify as "warn" | "strict" | undefined }));
-  let sloFile = v.slo;
-  if (sloFile === undefined) {
-    const known = DEFAULT_POLICIES[runs[0]!.manifest.workload.name];
-    if (!known) {
-      throw new InputError(
-        `an SLO policy is required: workload "${
-          runs[0]!.manifest.workload.name
-        }" has no default policy in data/slo/; pass --slo FILE`,
-      );
-    }
-    sloFile = known.pathname;
-  }
+  for (const dir of positionals) runs.push(await loadRun(dir, { verify }));
+  const sloFile = resolveSloFile(runs[0]!, v.slo);
   const policy = await loadSloPolicy(sloFile);
   if (prices) {
     checkSheets(runs, { file: v.prices!, sheet: prices }, overheads ? { file: v.overheads!, sheet: overheads } : null);

@@ -14,7 +14,7 @@
  * route comparison with cost per accepted task and the HTML report — is
  * `scripts/demo.ts`.
  */
-import { join } from "node:path";
+import { join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { formatRunReport } from "../report.ts";
 import { runLoadTest } from "../run.ts";
@@ -32,7 +32,14 @@ if (import.meta.main) {
       seed: { type: "string", default: "1" },
     }, USAGE);
     const workload = join(ROOT, "data/workloads/design-v1");
-    const sim = await startSimProcess(v.profile!, workload, v.seed!);
+    // Absolute paths: the simulator runs with the repository root as its working folder.
+    const sim = await startSimProcess({
+      root: ROOT,
+      profile: resolve(v.profile!),
+      workload,
+      seed: Number(v.seed),
+      quiet: false,
+    });
     console.error(`simulator listening on ${sim.url} (profile ${v.profile})`);
     try {
       const { dir, manifest, requests } = await runLoadTest({
@@ -44,7 +51,7 @@ if (import.meta.main) {
         conditions: join(ROOT, "data/conditions/sim-demo.json"),
         seed: Number(v.seed),
         // The profile's outage windows count from the simulator's last reset: make that ms 0 of the run.
-        atStart: () => resetSim(sim.url),
+        atStart: () => sim.reset(),
       });
       console.log(formatRunReport(manifest, requests));
       console.log(`run written to ${dir} (${Object.keys(manifest.files).join(", ")})`);
@@ -55,15 +62,37 @@ if (import.meta.main) {
   });
 }
 
-/** `POST /sim/reset`: the simulator's outage clock and PRNG restart now. */
-async function resetSim(url: string): Promise<void> {
-  const res = await fetch(`${url}/sim/reset`, { method: "POST", signal: AbortSignal.timeout(5000) });
-  await res.body?.cancel();
-  if (!res.ok) throw new Error(`${url}/sim/reset: HTTP ${res.status}`);
+/** A running simulator process. */
+export interface SimProcess {
+  /** Base URL, e.g. `http://127.0.0.1:40123`. */
+  url: string;
+  /** The profile file it runs. */
+  profile: string;
+  /** `POST /sim/reset`: the simulator's outage clock, PRNG and rate-limit buckets restart now. */
+  reset(): Promise<void>;
+  /** SIGTERM, then wait for exit. Safe to call twice. */
+  stop(): Promise<void>;
 }
 
-/** Starts `sim/cli.ts --port 0` and waits for the URL it prints. */
-async function startSimProcess(profile: string, workload: string, seed: string) {
+/** Options of {@linkcode startSimProcess}. */
+export interface SimProcessOptions {
+  /** Repository root: sim/cli.ts is found under it, and relative paths resolve against it. */
+  root: string;
+  profile: string;
+  workload: string;
+  seed: number;
+  /** The simulator exits by itself after this long, so a killed script never leaves one behind for long. @default 600 */
+  maxLifeS?: number;
+  /** Silences the simulator's own log on stderr. @default true */
+  quiet?: boolean;
+}
+
+/**
+ * Starts `sim/cli.ts --port 0` in its own process (so it never shares the
+ * runner's event loop) and waits (at most 30 s) for the URL it prints.
+ * Shared with scripts/ (the runner never imports scripts/).
+ */
+export async function startSimProcess(o: SimProcessOptions): Promise<SimProcess> {
   const child = new Deno.Command(Deno.execPath(), {
     args: [
       "run",
@@ -72,46 +101,57 @@ async function startSimProcess(profile: string, workload: string, seed: string) 
       "--allow-env",
       // The simulator watches request.signal only for queued requests (a client that leaves, leaves the queue).
       "--unstable-no-legacy-abort",
-      join(ROOT, "sim/cli.ts"),
-      "--port",
-      "0",
-      "--profile",
-      profile,
-      "--workload",
-      workload,
-      "--seed",
-      seed,
-      // A bound so that a demo killed half-way never leaves a server behind for long.
-      "--duration-s",
-      "600",
+      join(o.root, "sim/cli.ts"),
+      ...["--port", "0", "--profile", o.profile, "--workload", o.workload, "--seed", String(o.seed)],
+      ...["--duration-s", String(o.maxLifeS ?? 600), ...(o.quiet ?? true ? ["--quiet"] : [])],
     ],
+    cwd: o.root,
     stdout: "piped",
     stderr: "inherit",
   }).spawn();
   const reader = child.stdout.pipeThrough(new TextDecoderStream()).getReader();
   let seen = "";
-  const deadline = Date.now() + 30_000;
-  while (Date.now() < deadline) {
-    const { value, done } = await reader.read();
-    if (done) break;
-    seen += value;
-    const m = /http:\/\/127\.0\.0\.1:\d+/.exec(seen);
-    if (m) {
+  const timer = setTimeout(() => child.kill("SIGKILL"), 30_000);
+  try {
+    while (true) {
+      const { value, done } = await reader.read();
+      if (done) break;
+      seen += value;
+      const m = /http:\/\/127\.0\.0\.1:\d+/.exec(seen);
+      if (!m) continue;
       // Keep draining stdout so the simulator never blocks on a full pipe.
       (async () => {
         while (!(await reader.read()).done);
       })();
+      let stopped: Promise<void> | null = null;
+      const url = m[0];
       return {
-        url: m[0],
-        async stop() {
-          try {
-            child.kill("SIGTERM");
-          } catch { /* already gone */ }
-          await child.status;
+        url,
+        profile: o.profile,
+        reset: () => resetSim(url),
+        stop() {
+          stopped ??= (async () => {
+            try {
+              child.kill("SIGTERM");
+            } catch (e) {
+              // Already exited (its --duration-s ran out): nothing to stop.
+              if (!(e instanceof TypeError)) throw e;
+            }
+            await child.status;
+          })();
+          return stopped;
         },
       };
     }
+  } finally {
+    clearTimeout(timer);
   }
-  child.kill("SIGKILL");
-  throw new Error(`the simulator did not print its URL within 30 s; it printed: ${seen.slice(0, 500)}`);
+  await child.status;
+  throw new Error(`the simulator (${o.profile}) exited before printing its URL; it printed: ${seen.slice(0, 500)}`);
+}
+
+async function resetSim(url: string): Promise<void> {
+  const res = await fetch(`${url}/sim/reset`, { method: "POST", signal: AbortSignal.timeout(5000) });
+  await res.body?.cancel();
+  if (!res.ok) throw new Error(`${url}/sim/reset: HTTP ${res.status}`);
 }
