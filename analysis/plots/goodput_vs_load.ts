@@ -36,22 +36,34 @@ export interface LoadCurveInput {
 }
 
 /**
- * Load levels from a staged run's goodput: one level per stage of the window
- * that had arrivals, offered load measured as offered / stage seconds.
- * Knee and limits are left empty for a knee analysis to fill.
+ * Load levels from a staged run's goodput: one level per steady or burst
+ * stage of the window, offered load measured as offered / stage seconds,
+ * in order of offered load. Knee and limits are left empty for a knee
+ * analysis to fill.
  */
 export function loadCurveFromGoodput(result: GoodputResult, stages: Stage[]): LoadCurveInput {
   const kinds = new Map(stages.map((s) => [s.name, s.kind]));
+  // The knee's load levels: warm-up, recovery and drain stages answer a backlog or a cold start, not their own rate.
   const levels = result.by_stage
-    .filter((r) => kinds.get(r.stage) !== "drain" && r.measurement_seconds)
+    .filter((r) => LEVEL_KINDS.has(kinds.get(r.stage) ?? "drain") && r.measurement_seconds)
     .map((r) => ({
       label: r.stage,
       offered_rps: r.offered / r.measurement_seconds!,
       accepted_goodput: r.accepted_goodput,
       n: r.offered,
-    }));
-  return { levels, knee_rps: null, limits: [], disclosure: disclosureLine(result.disclosure, ["one point per stage"]) };
+    }))
+    .sort((a, b) => a.offered_rps - b.offered_rps);
+  return {
+    levels,
+    knee_rps: null,
+    limits: [],
+    disclosure: disclosureLine(result.disclosure, [
+      "one point per steady or burst stage (warm-up, recovery and drain stages are not load levels)",
+    ]),
+  };
 }
+
+const LEVEL_KINDS: ReadonlySet<string> = new Set(["steady", "burst"]);
 
 /**
  * Accepted goodput (y) against offered load (x): the measured levels, the
