@@ -49,8 +49,7 @@ export function comparability(runs: LoadedRun[]): Difference[] {
 
 /** The route a run measured: its routing policy's name when it has one, else the conditions' route. */
 export function routeOf(run: LoadedRun): string {
-  const m = run.manifest as unknown as { routing?: { name?: string } };
-  return m.routing?.name ?? run.manifest.conditions.route;
+  return run.manifest.routing?.name ?? run.manifest.conditions.route;
 }
 
 /** Tail latency and acceptance of one class in one run. */

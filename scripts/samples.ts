@@ -131,7 +131,7 @@ function notFoundOk(e: unknown): void {
 function readme(results: RunResult[], seconds: number): string {
   const rows = results.map((r) => {
     const m = r.manifest;
-    const route = (m as unknown as { routing?: { name?: string } }).routing?.name ?? m.conditions.route;
+    const route = m.routing?.name ?? m.conditions.route;
     return `| \`${m.run_id}/\` | \`${m.plan.path}\` (seed ${m.plan.seed}) | ${route} | ${r.requests.length} | ` +
       `${m.result.status}${m.result.client_limited ? ", client-limited: " + m.result.client_limit_reason : ""} |`;
   });
