@@ -1,9 +1,11 @@
 import { createHash } from "node:crypto";
+import type { z } from "zod";
 import { join } from "node:path";
 import { encodeCsvRows } from "../../runner/sinks/_csv_encode.ts";
 import { type AttemptRow, COLUMNS, type RequestRow, type TableName, type ToolRow } from "../../schema/events.ts";
-import type { RunManifest } from "../../schema/run_manifest.ts";
+import { RetryPolicy, type RunManifest, Timeouts } from "../../schema/run_manifest.ts";
 import type { Stage } from "../../schema/plan.ts";
+import { OverheadSheet } from "../../schema/prices.ts";
 
 const SHA0 = "0".repeat(64);
 
@@ -54,18 +56,9 @@ export function makeManifest(stages: Stage[], over: Partial<RunManifest> = {}): 
       api_key_present: false,
       http_client: "fetch",
     }],
-    retry: {
-      max_attempts: 3,
-      base_ms: 100,
-      cap_ms: 5000,
-      budget_ratio: 0.2,
-      budget_min: 10,
-      retry_statuses: [429, 500, 502, 503, 504],
-      retry_transport_errors: true,
-      honour_retry_after: true,
-      retry_after_cap_ms: 10000,
-    },
-    timeouts: { attempt_ms: 60000, request_ms: 120000, idle_ms: 30000 },
+    // The runner's defaults, as the schema states them.
+    retry: RetryPolicy.parse({}),
+    timeouts: Timeouts.parse({}),
     tokenizer: { name: "o200k_base", library: "js-tiktoken", used_for: "fixture" },
     stages,
     runner: {
@@ -161,6 +154,17 @@ export function att(over: Partial<AttemptRow> & Pick<AttemptRow, "request_id" | 
     itl_max_ms: null,
     ...over,
   };
+}
+
+/**
+ * A USD overhead sheet checked by the schema, which fills what `lines` leaves
+ * out (notes, the retrieval tool's name, per-tool prices, per-attempt tracing).
+ */
+export function overheadSheet(
+  head: { name: string; as_of: string; source: string },
+  lines: Omit<z.input<typeof OverheadSheet>, "overhead_sheet_version" | "currency" | keyof typeof head>,
+): OverheadSheet {
+  return OverheadSheet.parse({ overhead_sheet_version: 1, currency: "USD", ...head, ...lines });
 }
 
 /** The log tables of a hand-built run. */

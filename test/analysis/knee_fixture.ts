@@ -5,7 +5,7 @@ import type { Stage } from "../../schema/plan.ts";
 import type { OverheadSheet, PriceSheet } from "../../schema/prices.ts";
 import type { RunManifest } from "../../schema/run_manifest.ts";
 import type { SloPolicy } from "../../schema/slo.ts";
-import { att, makeManifest, req, sha256, writeManifest, writeRun } from "./_fixture.ts";
+import { att, makeManifest, overheadSheet, req, sha256, writeManifest, writeRun } from "./_fixture.ts";
 
 /**
  * A hand-built sweep: warm-up (10 s at 2 req/s, every request rejected: it
@@ -75,6 +75,7 @@ export function writeSweepRun(dir: string, options: SweepOptions = {}): string {
       // Whole ms: loadRun reads CSV time columns as integers when the first rows hold whole numbers.
       const t = Math.round(s.start_ms + (i * (s.end_ms - s.start_ms)) / n);
       const id = `${s.name}-${i}`;
+      const key = { run_id: runId, request_id: id, class: "qa", stage: s.name, scheduled_ms: t };
       const sick = !options.healthy;
       const rejected = s.name === "warm" || (sick && s.name === "step-02" && i < 2) ||
         (sick && s.name === "step-03" && i % every3 === 0) || (sick && s.name === "step-04" && i % 2 === 0);
@@ -82,11 +83,7 @@ export function writeSweepRun(dir: string, options: SweepOptions = {}): string {
       if (rejected) {
         const tries = s.name === "step-04" ? 3 : 1;
         requests.push(req({
-          run_id: runId,
-          request_id: id,
-          class: "qa",
-          stage: s.name,
-          scheduled_ms: t,
+          ...key,
           outcome: "rejected",
           http_status: 429,
           attempts: tries,
@@ -103,11 +100,7 @@ export function writeSweepRun(dir: string, options: SweepOptions = {}): string {
       }
       const e2e = late ? 2000 : 500;
       requests.push(req({
-        run_id: runId,
-        request_id: id,
-        class: "qa",
-        stage: s.name,
-        scheduled_ms: t,
+        ...key,
         first_token_ms: t + 100,
         completed_ms: t + e2e,
         output_tokens: 20,
@@ -171,24 +164,21 @@ export const SWEEP_PRICES: PriceSheet = {
  * review of 10 % of accepted tasks at 3 min × 0.2 per hour (0.001 per
  * accepted task), 1.8 per hour of operations (0.01 per 20-s step); nothing else.
  */
-export const SWEEP_OVERHEADS: OverheadSheet = {
-  overhead_sheet_version: 1,
-  name: "sweep-overheads",
-  currency: "USD",
-  as_of: "2026-01-01",
-  source: "test fixture",
-  notes: "",
-  retrieval: { tool: "retrieval", per_call: 0 },
-  tools: { per_call: 0, per_tool: {} },
-  storage: { per_gb_month: 0, bytes_per_request: 0, retention_months: 0 },
-  observability: { per_request: 0.001, per_attempt: 0 },
-  human_review: {
-    basis: "accepted",
-    sample_rate: 0.1,
-    minutes_per_review: 3,
-    correction_rate: 0,
-    minutes_per_correction: 0,
-    hourly: 0.2,
+export const SWEEP_OVERHEADS: OverheadSheet = overheadSheet(
+  { name: "sweep-overheads", as_of: "2026-01-01", source: "test fixture" },
+  {
+    retrieval: { per_call: 0 },
+    tools: { per_call: 0 },
+    storage: { per_gb_month: 0, bytes_per_request: 0, retention_months: 0 },
+    observability: { per_request: 0.001 },
+    human_review: {
+      basis: "accepted",
+      sample_rate: 0.1,
+      minutes_per_review: 3,
+      correction_rate: 0,
+      minutes_per_correction: 0,
+      hourly: 0.2,
+    },
+    allocated_operations: { per_hour: 1.8 },
   },
-  allocated_operations: { per_hour: 1.8 },
-};
+);

@@ -3,7 +3,7 @@ import type { Stage } from "../../schema/plan.ts";
 import type { OverheadSheet, PriceSheet } from "../../schema/prices.ts";
 import type { SloPolicy } from "../../schema/slo.ts";
 import { type AttemptRow, COLUMNS, type RequestRow } from "../../schema/events.ts";
-import { att, makeManifest, req, type RunTables, sha256, writeManifest, writeRun } from "./_fixture.ts";
+import { att, makeManifest, overheadSheet, req, type RunTables, sha256, writeManifest, writeRun } from "./_fixture.ts";
 
 /** warm (warmup 0–10 s, excluded) and steady (10–20 s): the window is 10 s. */
 export const LEDGER_STAGES: Stage[] = [
@@ -142,25 +142,21 @@ export function hosted(
 /** Overheads with round numbers (see the hand-worked test for each line). */
 export function overheadsA(over: Partial<OverheadSheet> = {}): OverheadSheet {
   return {
-    overhead_sheet_version: 1,
-    name: "overheads-a",
-    currency: "USD",
-    as_of: "2026-01-03",
-    source: "test overheads",
-    notes: "",
-    retrieval: { tool: "retrieval", per_call: 0.01 },
-    tools: { per_call: 0.02, per_tool: {} },
-    storage: { per_gb_month: 0.5, bytes_per_request: 1e6, retention_months: 2 },
-    observability: { per_request: 0.002, per_attempt: 0.001 },
-    human_review: {
-      basis: "accepted",
-      sample_rate: 0.5,
-      minutes_per_review: 6,
-      correction_rate: 0.2,
-      minutes_per_correction: 30,
-      hourly: 0.6,
-    },
-    allocated_operations: { per_hour: 36 },
+    ...overheadSheet({ name: "overheads-a", as_of: "2026-01-03", source: "test overheads" }, {
+      retrieval: { per_call: 0.01 },
+      tools: { per_call: 0.02 },
+      storage: { per_gb_month: 0.5, bytes_per_request: 1e6, retention_months: 2 },
+      observability: { per_request: 0.002, per_attempt: 0.001 },
+      human_review: {
+        basis: "accepted",
+        sample_rate: 0.5,
+        minutes_per_review: 6,
+        correction_rate: 0.2,
+        minutes_per_correction: 30,
+        hourly: 0.6,
+      },
+      allocated_operations: { per_hour: 36 },
+    }),
     ...over,
   };
 }

@@ -2,10 +2,8 @@ import assert from "node:assert/strict";
 import { join } from "node:path";
 import { loadRun } from "../../analysis/load_run.ts";
 import { detectOutages } from "../../analysis/outages.ts";
-import { runLoadTest } from "../../runner/run.ts";
 import { loadSimProfile, SimProfile } from "../../schema/sim_profile.ts";
-import { loadWorkload } from "../../schema/workload_file.ts";
-import { startSim } from "../../sim/mod.ts";
+import { runDesignV1OnSim } from "../support/sim_run.ts";
 import { constantPlan } from "../support/tiny_workload.ts";
 import { failedAttempt, loadFixture, okRequest, OUTAGE_STAGES, plantedOutage, serverRow } from "./_recovery_fixture.ts";
 
@@ -90,24 +88,17 @@ Deno.test("detectOutages() finds the simulator's real 503 window where the profi
   const fast = await loadSimProfile(join(root, "data/sim/fast.json"));
   // 503 from 2.0 s to 3.5 s of the sim clock; 20 req/s for 5 s.
   const profile = SimProfile.parse({ ...fast, faults: { outages: [{ start_ms: 2000, end_ms: 3500, mode: "503" }] } });
-  const workload = await loadWorkload(join(root, "data/workloads/design-v1"));
-  const sim = await startSim({ port: 0, profile, workload, seed: 3, quiet: true });
-  let runDir: string, origin: number;
-  try {
-    sim.reset(); // the outage clock starts now
-    origin = Date.now();
-    ({ dir: runDir } = await runLoadTest({
-      workload: join(root, "data/workloads/design-v1"),
-      plan: constantPlan(dir, 20, 5, "outage-test"),
-      target: sim.url,
-      out: join(dir, "out"),
-      formats: ["csv"],
-      conditions: join(root, "data/conditions/sim-demo.json"),
-      progress: false,
-    }));
-  } finally {
-    await sim.stop();
-  }
+  let origin = 0;
+  const { dir: runDir } = await runDesignV1OnSim(dir, {
+    plan: constantPlan(dir, 20, 5, "outage-test"),
+    simSeed: 3,
+    formats: ["csv"],
+    profile,
+    onStart: (sim) => {
+      sim.reset(); // the outage clock starts now
+      origin = Date.now();
+    },
+  });
   const run = await loadRun(runDir, { onWarning: () => {} });
   const simStartMs = origin - Date.parse(run.manifest.epoch_iso);
   const { outages, planned } = detectOutages(run, { profile, simStartMs });

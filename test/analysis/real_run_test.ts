@@ -3,45 +3,17 @@ import { join } from "node:path";
 import { goodput } from "../../analysis/goodput.ts";
 import { loadRun } from "../../analysis/load_run.ts";
 import { loadSloPolicy } from "../../analysis/policy.ts";
-import { runLoadTest } from "../../runner/run.ts";
-import { loadSimProfile } from "../../schema/sim_profile.ts";
-import { loadWorkload } from "../../schema/workload_file.ts";
-import { startSim } from "../../sim/mod.ts";
-import { writeJson } from "../support/tiny_workload.ts";
+import { runDesignV1OnSim, stagedPlan } from "../support/sim_run.ts";
 
 const ROOT = new URL("../../", import.meta.url).pathname;
 
 Deno.test("a runner-written design-v1 run loads from Parquet and CSV alike and its goodput adds up", async () => {
   const dir = Deno.makeTempDirSync();
-  const workload = await loadWorkload(join(ROOT, "data/workloads/design-v1"));
-  const profile = await loadSimProfile(join(ROOT, "data/sim/fast.json"));
-  const sim = await startSim({ port: 0, profile, workload, seed: 5, quiet: true });
-  let runDir: string;
-  try {
-    const plan = writeJson(dir, "plan.json", {
-      name: "analysis-test",
-      seed: 7,
-      arrivals: {
-        process: "staged",
-        drain_s: 0.2,
-        stages: [
-          { name: "cold", kind: "warmup", process: "constant", rate_rps: 20, duration_s: 0.3 },
-          { name: "main", kind: "steady", process: "poisson", rate_rps: 30, duration_s: 0.8 },
-        ],
-      },
-    });
-    ({ dir: runDir } = await runLoadTest({
-      workload: join(ROOT, "data/workloads/design-v1"),
-      plan,
-      target: sim.url,
-      out: join(dir, "out"),
-      formats: ["csv", "parquet"],
-      conditions: join(ROOT, "data/conditions/sim-demo.json"),
-      progress: false,
-    }));
-  } finally {
-    await sim.stop();
-  }
+  const plan = stagedPlan(dir, { name: "analysis-test", seed: 7, drain_s: 0.2 }, [
+    { name: "cold", kind: "warmup", process: "constant", rate_rps: 20, duration_s: 0.3 },
+    { name: "main", kind: "steady", process: "poisson", rate_rps: 30, duration_s: 0.8 },
+  ]);
+  const { dir: runDir } = await runDesignV1OnSim(dir, { plan, simSeed: 5, formats: ["csv", "parquet"] });
   const policy = await loadSloPolicy(join(ROOT, "data/slo/design-v1.json"));
   const pq = await loadRun(runDir);
   assert.equal(pq.format, "parquet");

@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { formatRecovery } from "../../analysis/format_recovery.ts";
 import { retryReport } from "../../analysis/retries.ts";
 import type { AttemptRow, RequestRow } from "../../schema/events.ts";
-import { req } from "./_fixture.ts";
+import { makeManifest, req } from "./_fixture.ts";
 import { failedAttempt, loadFixture, okRequest } from "./_recovery_fixture.ts";
 
 const STAGES = [{ name: "s", kind: "steady" as const, start_ms: 0, end_ms: 20_000, offered_rps: 1 }];
@@ -54,21 +54,7 @@ Deno.test("retryReport() counts amplification, budget and capacity, and flags fo
     chain("i", 9000, [[503, "http_503+retry_budget_exhausted"]], false), // refused by the budget
   ];
   const run = await loadFixture(STAGES, parts, null, {
-    result: {
-      status: "complete",
-      ended_ms: 20_000,
-      offered: 9,
-      not_sent: 0,
-      client_shed: 0,
-      send_lag_p99_ms: null,
-      send_lag_max_ms: null,
-      client_limited: false,
-      client_limit_reason: null,
-      retries: 9,
-      retry_budget_exhausted: 1,
-      runner_cpu_ms: null,
-      runner_peak_rss_bytes: null,
-    },
+    result: { ...makeManifest(STAGES).result, ended_ms: 20_000, offered: 9, retries: 9, retry_budget_exhausted: 1 },
   });
   const r = retryReport(run);
 

@@ -6,47 +6,19 @@ import type { RenderedPlot } from "../../analysis/plots/html.ts";
 import { loadSloPolicy } from "../../analysis/policy.ts";
 import { exportPng } from "../../analysis/png.ts";
 import { buildReport } from "../../analysis/report.ts";
-import { runLoadTest } from "../../runner/run.ts";
-import { loadSimProfile } from "../../schema/sim_profile.ts";
-import { loadWorkload } from "../../schema/workload_file.ts";
-import { startSim } from "../../sim/mod.ts";
-import { writeJson } from "../support/tiny_workload.ts";
+import { runDesignV1OnSim, stagedPlan } from "../support/sim_run.ts";
 import { artefactDir, haveChromium } from "./_tools.ts";
 
 const ROOT = new URL("../../", import.meta.url).pathname;
 
 /** A short simulator run (warm-up, steady, burst; with the server table). */
 async function simRun(dir: string): Promise<string> {
-  const workload = await loadWorkload(join(ROOT, "data/workloads/design-v1"));
-  const profile = await loadSimProfile(join(ROOT, "data/sim/fast.json"));
-  const sim = await startSim({ port: 0, profile, workload, seed: 5, quiet: true });
-  try {
-    const plan = writeJson(dir, "plan.json", {
-      name: "browser-test",
-      seed: 11,
-      arrivals: {
-        process: "staged",
-        drain_s: 0.3,
-        stages: [
-          { name: "cold", kind: "warmup", process: "constant", rate_rps: 10, duration_s: 0.5 },
-          { name: "main", kind: "steady", process: "poisson", rate_rps: 20, duration_s: 1 },
-          { name: "spike", kind: "burst", process: "poisson", rate_rps: 40, duration_s: 0.5 },
-        ],
-      },
-    });
-    const { dir: runDir } = await runLoadTest({
-      workload: join(ROOT, "data/workloads/design-v1"),
-      plan,
-      target: sim.url,
-      out: join(dir, "out"),
-      formats: ["csv"],
-      conditions: join(ROOT, "data/conditions/sim-demo.json"),
-      progress: false,
-    });
-    return runDir;
-  } finally {
-    await sim.stop();
-  }
+  const plan = stagedPlan(dir, { name: "browser-test", seed: 11, drain_s: 0.3 }, [
+    { name: "cold", kind: "warmup", process: "constant", rate_rps: 10, duration_s: 0.5 },
+    { name: "main", kind: "steady", process: "poisson", rate_rps: 20, duration_s: 1 },
+    { name: "spike", kind: "burst", process: "poisson", rate_rps: 40, duration_s: 0.5 },
+  ]);
+  return (await runDesignV1OnSim(dir, { plan, simSeed: 5, formats: ["csv"] })).dir;
 }
 
 Deno.test({

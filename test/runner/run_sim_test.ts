@@ -3,43 +3,22 @@ import { createHash } from "node:crypto";
 import { join } from "node:path";
 import pl from "nodejs-polars";
 import { OUTCOMES, RunManifest } from "../../schema/mod.ts";
-import { loadSimProfile } from "../../schema/sim_profile.ts";
-import { loadWorkload } from "../../schema/workload_file.ts";
-import { runLoadTest } from "../../runner/run.ts";
 import { readSchedule } from "../../runner/schedule.ts";
 import { readLogCsv } from "../../runner/sinks/csv_read.ts";
-import { startSim } from "../../sim/mod.ts";
-import { writeJson } from "../support/tiny_workload.ts";
-
-const ROOT = new URL("../../", import.meta.url).pathname;
+import { runDesignV1OnSim, stagedPlan } from "../support/sim_run.ts";
 
 Deno.test("a staged run of design-v1 against the simulator writes a complete, self-consistent run folder", async () => {
   const dir = Deno.makeTempDirSync();
-  const workload = await loadWorkload(join(ROOT, "data/workloads/design-v1"));
-  const profile = await loadSimProfile(join(ROOT, "data/sim/fast.json"));
-  const sim = await startSim({ port: 0, profile, workload, seed: 3, quiet: true });
   try {
-    const plan = writeJson(dir, "staged.json", {
-      name: "staged-test",
-      seed: 11,
-      arrivals: {
-        process: "staged",
-        drain_s: 0.3,
-        stages: [
-          { name: "cold", kind: "warmup", process: "poisson", rate_rps: 20, duration_s: 0.6 },
-          { name: "peak", kind: "steady", process: "constant", rate_rps: 40, duration_s: 0.6 },
-          { name: "spike", kind: "burst", process: "gamma", rate_rps: 60, duration_s: 0.4, burstiness: 0.5 },
-        ],
-      },
-    });
-    const { dir: runDir, manifest, requests } = await runLoadTest({
-      workload: join(ROOT, "data/workloads/design-v1"),
+    const plan = stagedPlan(dir, { name: "staged-test", seed: 11, drain_s: 0.3 }, [
+      { name: "cold", kind: "warmup", process: "poisson", rate_rps: 20, duration_s: 0.6 },
+      { name: "peak", kind: "steady", process: "constant", rate_rps: 40, duration_s: 0.6 },
+      { name: "spike", kind: "burst", process: "gamma", rate_rps: 60, duration_s: 0.4, burstiness: 0.5 },
+    ], "staged.json");
+    const { dir: runDir, manifest, requests } = await runDesignV1OnSim(dir, {
       plan,
-      target: sim.url,
-      out: join(dir, "out"),
+      simSeed: 3,
       formats: ["csv", "parquet"],
-      conditions: join(ROOT, "data/conditions/sim-demo.json"),
-      progress: false,
     });
 
     // Every scheduled request appears exactly once, with a valid outcome.
@@ -89,7 +68,6 @@ Deno.test("a staged run of design-v1 against the simulator writes a complete, se
       assert.equal(Number(rec.output_tokens), r.output_tokens);
     }
   } finally {
-    await sim.stop();
     Deno.removeSync(dir, { recursive: true });
   }
 });

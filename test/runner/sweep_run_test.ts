@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { join } from "node:path";
 import { RunManifest, SimProfile } from "../../schema/mod.ts";
 import { loadWorkload } from "../../schema/workload_file.ts";
-import { runLoadTest } from "../../runner/run.ts";
+import { runLoadTest, type RunResult } from "../../runner/run.ts";
 import { readSchedule } from "../../runner/schedule.ts";
 import { startSim } from "../../sim/mod.ts";
 import { tinyCase, writeJson, writeWorkload } from "../support/tiny_workload.ts";
@@ -35,11 +35,29 @@ async function withSlowSim<T>(body: (dir: string, workload: string, url: string)
   }
 }
 
-function sweepPlan(dir: string, arrivals: object): string {
-  return writeJson(dir, "sweep.json", {
+/** Runs a constant-step sweep with `arrivals` against the slow sim: CSV only, no server timeline. */
+function runSweep(
+  dir: string,
+  workload: string,
+  url: string,
+  arrivals: object,
+  o: { timeoutsFile?: string; signal: AbortSignal },
+): Promise<RunResult> {
+  const plan = writeJson(dir, "sweep.json", {
     name: "sweep-test",
     seed: 3,
     arrivals: { process: "sweep", step_process: "constant", ...arrivals },
+  });
+  return runLoadTest({
+    workload,
+    plan,
+    target: url,
+    out: join(dir, "out"),
+    formats: ["csv"],
+    timeoutsFile: o.timeoutsFile,
+    progress: false,
+    serverTimeline: false,
+    signal: o.signal,
   });
 }
 
@@ -48,28 +66,17 @@ Deno.test("a sweep against a slow simulator stops after the step where acceptanc
     // Steps of 2 s at 1, 5, 25, 125 req/s, 2-s drains. Step-03 offers 50 requests; by the end of its drain
     // (4 s) the sim can have served at most 4.8 × 4 ≈ 19 of them (≤ 0.39 < 0.75). Step-02 (10 requests at
     // 5 req/s) is served within ~1 s of each arrival, all before its drain ends. Step-04 must never be offered.
-    const plan = sweepPlan(dir, {
+    // Unfinished step-03 requests time out 5 s after their schedule, which bounds the run to ~15 s.
+    const timeoutsFile = writeJson(dir, "timeouts.json", { request_ms: 5000, attempt_ms: 5000 });
+    const guard = AbortSignal.timeout(28_000);
+    const { dir: runDir, manifest, requests } = await runSweep(dir, workload, url, {
       start_rps: 1,
       step: { kind: "geometric", factor: 5 },
       max_rps: 125,
       step_duration_s: 2,
       drain_s: 2,
       stop: { acceptance_below: 0.75 },
-    });
-    // Unfinished step-03 requests time out 5 s after their schedule, which bounds the run to ~15 s.
-    const timeouts = writeJson(dir, "timeouts.json", { request_ms: 5000, attempt_ms: 5000 });
-    const guard = AbortSignal.timeout(28_000);
-    const { dir: runDir, manifest, requests } = await runLoadTest({
-      workload,
-      plan,
-      target: url,
-      out: join(dir, "out"),
-      formats: ["csv"],
-      timeoutsFile: timeouts,
-      progress: false,
-      serverTimeline: false,
-      signal: guard,
-    });
+    }, { timeoutsFile, signal: guard });
     assert.equal(guard.aborted, false, "the run needed the test's guard to end");
     const stopped = manifest.result.stopped_by!;
     assert.equal(stopped.rule, "acceptance_below");
@@ -102,24 +109,14 @@ Deno.test("a sweep against a slow simulator stops after the step where acceptanc
 Deno.test("a sweep that stays under its floor runs every step and records max_rps", async () => {
   await withSlowSim(async (dir, workload, url) => {
     // 1 and 2 req/s for 1 s each: 1 + 2 requests, far below the ~4.8 req/s the sim serves.
-    const plan = sweepPlan(dir, {
+    const { manifest, requests } = await runSweep(dir, workload, url, {
       start_rps: 1,
       step: { kind: "linear", step_rps: 1 },
       max_rps: 2,
       step_duration_s: 1,
       drain_s: 1,
       stop: { acceptance_below: 0.5, rejection_above: 0.5 },
-    });
-    const { manifest, requests } = await runLoadTest({
-      workload,
-      plan,
-      target: url,
-      out: join(dir, "out"),
-      formats: ["csv"],
-      progress: false,
-      serverTimeline: false,
-      signal: AbortSignal.timeout(20_000),
-    });
+    }, { signal: AbortSignal.timeout(20_000) });
     assert.equal(requests.length, 3);
     assert.deepEqual(manifest.stages.map((s) => s.name), [
       "step-01",
