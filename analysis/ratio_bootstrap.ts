@@ -1,16 +1,5 @@
+import { mulberry32 } from "../schema/prng.ts";
 import type { SignalSample } from "./signals.ts";
-
-/** mulberry32: a small seeded PRNG, so the bootstrap gives the same interval on every run. */
-function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 const BOOTSTRAP_RESAMPLES = 400;
 
@@ -37,7 +26,7 @@ export function ratioBootstrap(amounts: Float64Array, accepted: boolean[]): Sign
     acc += accepted[i] ? 1 : 0;
   }
   if (!acc) return { test: "bootstrap", value: null, n: 0, lower: null, upper: null };
-  const rand = prng(1);
+  const rand = mulberry32(1);
   const ratios = new Float64Array(BOOTSTRAP_RESAMPLES);
   for (let b = 0; b < BOOTSTRAP_RESAMPLES; b++) {
     let t = 0, a = 0;

@@ -6,6 +6,7 @@
  *
  * @module
  */
+import { ATTEMPT_COLUMNS, REQUEST_COLUMNS } from "../analysis/_classify_lazy.ts";
 import type { LoadedRun } from "../analysis/loaded_run.ts";
 import { FAILURE_ORDER, type FailureReason, GATE_ORDER } from "../analysis/classify.ts";
 import type { GoodputRow } from "../analysis/goodput.ts";
@@ -19,17 +20,9 @@ export interface Columns {
   att: Record<string, (string | number | null)[]>;
 }
 
-const REQ_COLS = [
-  "request_id",
-  "class",
-  "stage",
-  "outcome",
-  "scheduled_ms",
-  "first_token_ms",
-  "completed_ms",
-  ...GATE_ORDER,
-];
-const ATT_COLS = ["request_id", "round", "attempt", "first_token_ms", "last_token_ms", "output_tokens"];
+// The same columns the polars path reads (only which columns: the computation below is independent of it).
+const REQ_COLS = REQUEST_COLUMNS;
+const ATT_COLS = ATTEMPT_COLUMNS;
 
 /** Copies the needed columns of a loaded run out of its polars frames. */
 export function columnsOf(run: LoadedRun): Columns {

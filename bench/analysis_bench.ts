@@ -21,6 +21,7 @@ import { loadRun } from "../analysis/load_run.ts";
 import type { LoadedRun } from "../analysis/loaded_run.ts";
 import { loadSloPolicy } from "../analysis/policy.ts";
 import { scanRun } from "../analysis/scan_run.ts";
+import type { ScannedRun } from "../analysis/scanned_run.ts";
 import type { SloPolicy } from "../schema/slo.ts";
 import { danfoGoodput, type DanfoResult } from "./_danfo_goodput.ts";
 import { generateRunLog } from "./_gen_log.ts";
@@ -79,15 +80,19 @@ const cpuSince = (from: ReturnType<typeof process.cpuUsage>) => {
   return (u.user + u.system) / 1000;
 };
 
-/** (a): load, goodput table, curves; phase times in ms, and the CPU time of the whole. */
-async function runPolars(dir: string, policy: SloPolicy) {
+/** Times open → goodput table → curves: phase times in ms, the CPU time of the whole and its run-queue wait. */
+async function timed<R extends LoadedRun | ScannedRun>(
+  open: () => Promise<R>,
+  curvesOf: (run: R, table: GoodputResult) => ReturnType<typeof polarsCurves>,
+  policy: SloPolicy,
+) {
   const cpu = process.cpuUsage(), rq = runQueueMs();
   const t0 = now();
-  const run = await loadRun(dir);
+  const run = await open();
   const t1 = now();
   const table = goodput(run, policy);
   const t2 = now();
-  const curves = polarsCurves(run.requests.lazy(), run.manifest, policy, table);
+  const curves = curvesOf(run, table);
   const t3 = now();
   return {
     run,
@@ -102,27 +107,13 @@ async function runPolars(dir: string, policy: SloPolicy) {
   };
 }
 
+/** (a): load, goodput table, curves. */
+const runPolars = (dir: string, policy: SloPolicy) =>
+  timed(() => loadRun(dir), (run, table) => polarsCurves(run.requests.lazy(), run.manifest, policy, table), policy);
+
 /** (a′): the same from lazy scans; goodput and curves on polars' streaming engine. */
-async function runLazy(dir: string, policy: SloPolicy) {
-  const cpu = process.cpuUsage(), rq = runQueueMs();
-  const t0 = now();
-  const run = await scanRun(dir);
-  const t1 = now();
-  const table = goodput(run, policy);
-  const t2 = now();
-  const curves = polarsCurves(run.requests, run.manifest, policy, table, true);
-  const t3 = now();
-  return {
-    table,
-    curves,
-    load: t1 - t0,
-    goodput: t2 - t1,
-    curves_ms: t3 - t2,
-    total: t3 - t0,
-    cpu: cpuSince(cpu),
-    wait: runQueueMs() - rq,
-  };
-}
+const runLazy = (dir: string, policy: SloPolicy) =>
+  timed(() => scanRun(dir), (run, table) => polarsCurves(run.requests, run.manifest, policy, table, true), policy);
 
 /** (b): arrays from the loaded frames, then the loops. */
 function runPlain(run: LoadedRun, policy: SloPolicy) {

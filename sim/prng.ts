@@ -1,3 +1,5 @@
+import { mulberry32 } from "../schema/prng.ts";
+
 /** A seeded uniform generator on [0, 1). */
 export type Prng = () => number;
 
@@ -15,12 +17,5 @@ export type Prng = () => number;
  * ```
  */
 export function createPrng(seed: number): Prng {
-  let s = (Math.trunc(seed) ^ 0x9e3779b9) >>> 0;
-  return () => {
-    s = (s + 0x6d2b79f5) >>> 0;
-    let t = s;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
+  return mulberry32((Math.trunc(seed) ^ 0x9e3779b9) >>> 0);
 }

@@ -2,69 +2,12 @@ import assert from "node:assert/strict";
 import pl from "nodejs-polars";
 import { type LatencyMetric, type LatencyRow, latencyTable } from "../../analysis/latency.ts";
 import type { LoadedRun } from "../../analysis/loaded_run.ts";
-import type { AttemptRow, RequestRow } from "../../schema/events.ts";
+import type { RequestRow } from "../../schema/events.ts";
+import { att, req } from "./_fixture.ts";
 import type { RunManifest } from "../../schema/mod.ts";
 
-function request(
-  o: Partial<RequestRow> & Pick<RequestRow, "request_id" | "class" | "stage" | "scheduled_ms">,
-): RequestRow {
-  return {
-    run_id: "r",
-    case_id: "c",
-    priority: 0,
-    shard: 0,
-    route: "sim",
-    send_lag_ms: null,
-    first_sent_ms: null,
-    first_token_ms: null,
-    completed_ms: null,
-    outcome: "ok",
-    http_status: 200,
-    error_kind: null,
-    attempts: 1,
-    rounds: 1,
-    tool_calls: 0,
-    tool_ms: 0,
-    input_tokens: 10,
-    cached_input_tokens: 0,
-    output_tokens: 10,
-    finish_reason: "stop",
-    output_valid: true,
-    schema_ok: true,
-    quality_ok: true,
-    safety_ok: true,
-    auth_ok: true,
-    quality_detail: null,
-    prompt_sha256: "p",
-    output_sha256: null,
-    ...o,
-  };
-}
-
-function attempt(
-  o: Partial<AttemptRow> & Pick<AttemptRow, "request_id" | "round" | "attempt" | "sent_ms" | "headers_ms">,
-): AttemptRow {
-  return {
-    route: "sim",
-    provider: "sim",
-    model: "m",
-    first_token_ms: null,
-    last_token_ms: null,
-    completed_ms: null,
-    http_status: 200,
-    error_kind: null,
-    retry_reason: null,
-    backoff_ms: null,
-    input_tokens: 10,
-    cached_input_tokens: 0,
-    output_tokens: 0,
-    token_source: "usage",
-    finish_reason: "stop",
-    itl_p50_ms: null,
-    itl_max_ms: null,
-    ...o,
-  };
-}
+/** The shared fixture row, but with no send times unless the case sets them (send lag and server wait are measured). */
+const request = (o: Parameters<typeof req>[0]): RequestRow => req({ send_lag_ms: null, first_sent_ms: null, ...o });
 
 /**
  * Six requests. Per request (ttft = first_token − scheduled, e2e = completed − scheduled,
@@ -143,7 +86,7 @@ function fixture(): LoadedRun {
   ];
   // Out of order on purpose: the first/last attempt must come from round and attempt, not row order.
   const attempts = [
-    attempt({
+    att({
       request_id: "r2",
       round: 1,
       attempt: 2,
@@ -153,7 +96,7 @@ function fixture(): LoadedRun {
       last_token_ms: 2871,
       output_tokens: 10,
     }),
-    attempt({
+    att({
       request_id: "r2",
       round: 1,
       attempt: 1,
@@ -162,7 +105,7 @@ function fixture(): LoadedRun {
       http_status: 503,
       error_kind: "http_503",
     }),
-    attempt({
+    att({
       request_id: "r2",
       round: 0,
       attempt: 1,
@@ -172,7 +115,7 @@ function fixture(): LoadedRun {
       last_token_ms: 2200,
       output_tokens: 5,
     }),
-    attempt({
+    att({
       request_id: "r1",
       round: 0,
       attempt: 1,
@@ -182,7 +125,7 @@ function fixture(): LoadedRun {
       last_token_ms: 1400,
       output_tokens: 11,
     }),
-    attempt({
+    att({
       request_id: "r3",
       round: 0,
       attempt: 1,
@@ -191,7 +134,7 @@ function fixture(): LoadedRun {
       first_token_ms: 3400,
       error_kind: "timeout",
     }),
-    attempt({
+    att({
       request_id: "r4",
       round: 0,
       attempt: 1,
@@ -201,7 +144,7 @@ function fixture(): LoadedRun {
       last_token_ms: 700,
       output_tokens: 1,
     }),
-    attempt({
+    att({
       request_id: "r6",
       round: 0,
       attempt: 1,

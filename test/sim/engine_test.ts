@@ -18,6 +18,26 @@ async function tokenTimes(res: Response, t0: number): Promise<number[]> {
 
 const median = (xs: number[]) => xs.slice().sort((a, b) => a - b)[xs.length >> 1]!;
 
+/** Runs `fn` against a simulator with the profile `over`, stopping it afterwards. */
+async function withSim(
+  over: Parameters<typeof profile>[0],
+  fn: (sim: { url: string }) => Promise<void>,
+): Promise<void> {
+  const sim = await startSim({ profile: profile(over), quiet: true });
+  try {
+    await fn(sim);
+  } finally {
+    await sim.stop();
+  }
+}
+
+/** An engine without prefill cost: only the decode steps take time. */
+const decodeOnly = (engine: NonNullable<NonNullable<Parameters<typeof profile>[0]>["engine"]>) => ({
+  prefill_overhead_ms: 0,
+  prefill_ms_per_token: 0,
+  ...engine,
+});
+
 Deno.test("a lone request takes prefill + n decode steps", async () => {
   const engine = {
     prefill_overhead_ms: 30,
@@ -25,8 +45,7 @@ Deno.test("a lone request takes prefill + n decode steps", async () => {
     decode_step_ms_base: 20,
     decode_step_ms_per_seq: 5,
   };
-  const sim = await startSim({ profile: profile({ engine }), quiet: true });
-  try {
+  await withSim({ engine }, async (sim) => {
     const messages = unknownPrompt("Please describe the weather in three short words.");
     await (await chat(sim.url, { messages, max_tokens: 1 })).text(); // warm the connection and the JIT
     const prompt = simTokenizer().count(messages[0]!.content);
@@ -49,107 +68,76 @@ Deno.test("a lone request takes prefill + n decode steps", async () => {
     assert.ok(times[0]! >= 30 + 2 * prompt + 25 - 2 && times[0]! < 30 + 2 * prompt + 25 + 60, `ttft ${times[0]}`);
     const gaps = times.slice(1).map((t, i) => t - times[i]!);
     assert.ok(Math.abs(median(gaps) - 25) < 6, `median inter-token gap ${median(gaps)} ms, expected 25`);
-  } finally {
-    await sim.stop();
-  }
+  });
 });
 
 Deno.test("throughput saturates at max_running_seqs: extra requests wait their turn", async () => {
-  const sim = await startSim({
-    profile: profile({
-      engine: {
-        prefill_overhead_ms: 0,
-        prefill_ms_per_token: 0,
-        decode_step_ms_base: 20,
-        decode_step_ms_per_seq: 0,
-        max_running_seqs: 4,
-      },
-    }),
-    quiet: true,
-  });
-  try {
-    await (await chat(sim.url, { messages: unknownPrompt(), max_tokens: 1 })).text();
-    let maxRunning = 0;
-    let polling = true;
-    const poll = (async () => {
-      while (polling) {
-        const h = await (await fetch(`${sim.url}/health`)).json();
-        maxRunning = Math.max(maxRunning, h.running);
-        await sleep(15);
-      }
-    })();
-    const t0 = performance.now();
-    const done = await Promise.all(
-      Array.from({ length: 12 }, () =>
-        chat(sim.url, { messages: unknownPrompt(), max_tokens: 10 }).then(async (r) => {
-          await r.json();
-          return performance.now() - t0;
-        })),
-    );
-    polling = false;
-    await poll;
-    done.sort((a, b) => a - b);
-    // 12 requests, 4 at a time, 10 steps of 20 ms each: three waves ending near 200, 400 and 600 ms.
-    assert.equal(maxRunning, 4);
-    assert.ok(done[3]! < 300, `first wave ended at ${done[3]} ms`);
-    assert.ok(done[4]! >= 390, `the fifth request finished at ${done[4]} ms, before a slot was free`);
-    assert.ok(done[11]! >= 590 && done[11]! < 800, `last wave ended at ${done[11]} ms, expected about 600`);
-  } finally {
-    await sim.stop();
-  }
+  await withSim(
+    { engine: decodeOnly({ decode_step_ms_base: 20, decode_step_ms_per_seq: 0, max_running_seqs: 4 }) },
+    async (sim) => {
+      await (await chat(sim.url, { messages: unknownPrompt(), max_tokens: 1 })).text();
+      let maxRunning = 0;
+      let polling = true;
+      const poll = (async () => {
+        while (polling) {
+          const h = await (await fetch(`${sim.url}/health`)).json();
+          maxRunning = Math.max(maxRunning, h.running);
+          await sleep(15);
+        }
+      })();
+      const t0 = performance.now();
+      const done = await Promise.all(
+        Array.from(
+          { length: 12 },
+          () =>
+            chat(sim.url, { messages: unknownPrompt(), max_tokens: 10 }).then(async (r) => {
+              await r.json();
+              return performance.now() - t0;
+            }),
+        ),
+      );
+      polling = false;
+      await poll;
+      done.sort((a, b) => a - b);
+      // 12 requests, 4 at a time, 10 steps of 20 ms each: three waves ending near 200, 400 and 600 ms.
+      assert.equal(maxRunning, 4);
+      assert.ok(done[3]! < 300, `first wave ended at ${done[3]} ms`);
+      assert.ok(done[4]! >= 390, `the fifth request finished at ${done[4]} ms, before a slot was free`);
+      assert.ok(done[11]! >= 590 && done[11]! < 800, `last wave ended at ${done[11]} ms, expected about 600`);
+    },
+  );
 });
 
 Deno.test("the decode step time rises with the running batch", async () => {
   // step = 10 + 4 × running: 14 ms alone, 74 ms with 16 running.
-  const sim = await startSim({
-    profile: profile({
-      engine: {
-        prefill_overhead_ms: 0,
-        prefill_ms_per_token: 0,
-        decode_step_ms_base: 10,
-        decode_step_ms_per_seq: 4,
-        max_running_seqs: 64,
-      },
-    }),
-    quiet: true,
-  });
-  try {
-    const messages = unknownPrompt();
-    await (await chat(sim.url, { messages, max_tokens: 1 })).text();
-    let t0 = performance.now();
-    const alone = await tokenTimes(await chat(sim.url, { messages, max_tokens: 12, stream: true }), t0);
-    const aloneGap = median(alone.slice(1).map((t, i) => t - alone[i]!));
-    t0 = performance.now();
-    const batch = await Promise.all(
-      Array.from(
-        { length: 16 },
-        async () => tokenTimes(await chat(sim.url, { messages, max_tokens: 12, stream: true }), t0),
-      ),
-    );
-    const batchGap = median(batch.flatMap((ts) => ts.slice(1).map((t, i) => t - ts[i]!)));
-    assert.ok(Math.abs(aloneGap - 14) < 5, `alone: ${aloneGap} ms per token, expected 14`);
-    assert.ok(Math.abs(batchGap - 74) < 10, `16 running: ${batchGap} ms per token, expected 74`);
-  } finally {
-    await sim.stop();
-  }
+  await withSim(
+    { engine: decodeOnly({ decode_step_ms_base: 10, decode_step_ms_per_seq: 4, max_running_seqs: 64 }) },
+    async (sim) => {
+      const messages = unknownPrompt();
+      await (await chat(sim.url, { messages, max_tokens: 1 })).text();
+      let t0 = performance.now();
+      const alone = await tokenTimes(await chat(sim.url, { messages, max_tokens: 12, stream: true }), t0);
+      const aloneGap = median(alone.slice(1).map((t, i) => t - alone[i]!));
+      t0 = performance.now();
+      const batch = await Promise.all(
+        Array.from(
+          { length: 16 },
+          async () => tokenTimes(await chat(sim.url, { messages, max_tokens: 12, stream: true }), t0),
+        ),
+      );
+      const batchGap = median(batch.flatMap((ts) => ts.slice(1).map((t, i) => t - ts[i]!)));
+      assert.ok(Math.abs(aloneGap - 14) < 5, `alone: ${aloneGap} ms per token, expected 14`);
+      assert.ok(Math.abs(batchGap - 74) < 10, `16 running: ${batchGap} ms per token, expected 74`);
+    },
+  );
 });
 
 Deno.test("two hundred concurrent streams keep the modelled step time", async () => {
   // step = 20 + 0.05 × 200 = 30 ms with all 200 running.
-  const sim = await startSim({
-    profile: profile({
-      engine: {
-        prefill_overhead_ms: 0,
-        prefill_ms_per_token: 0,
-        decode_step_ms_base: 20,
-        decode_step_ms_per_seq: 0.05,
-        max_running_seqs: 512,
-      },
-      queue: { max_len: 1000 },
-    }),
-    quiet: true,
-  });
-  try {
+  await withSim({
+    engine: decodeOnly({ decode_step_ms_base: 20, decode_step_ms_per_seq: 0.05, max_running_seqs: 512 }),
+    queue: { max_len: 1000 },
+  }, async (sim) => {
     const messages = unknownPrompt();
     const t0 = performance.now();
     const all = await Promise.all(
@@ -163,7 +151,5 @@ Deno.test("two hundred concurrent streams keep the modelled step time", async ()
     const gaps = all.flatMap((ts) => ts.slice(10, 25).map((t, i) => t - ts[i + 9]!));
     const m = median(gaps);
     assert.ok(Math.abs(m - 30) < 5, `median gap ${m} ms with 200 running, the model says 30`);
-  } finally {
-    await sim.stop();
-  }
+  });
 });

@@ -1,14 +1,4 @@
-/**
- * A small seeded uniform [0, 1) generator (mulberry32) for generated test
- * and bench logs, so every seed's data is reproducible.
- */
-export function seededUniform(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+import { mulberry32 } from "../../schema/prng.ts";
+
+/** The seeded uniform [0, 1) generator of generated test and bench logs, so every seed's data is reproducible. */
+export const seededUniform: (seed: number) => () => number = mulberry32;
