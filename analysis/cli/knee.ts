@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { loadJsonFile } from "../../schema/load.ts";
 import { parseFlags, runMain } from "../../schema/cli.ts";
 import { InputError } from "../../schema/errors.ts";
 import { formatKnee } from "../format_knee.ts";
@@ -25,21 +26,20 @@ const TolerancesFile = z.record(
   z.object({ rel: z.number().nonnegative().default(0), abs: z.number().nonnegative().default(0) }).strict(),
 );
 
-async function readTolerances(file: string): Promise<Record<string, Tolerance>> {
-  let raw: unknown;
-  try {
-    raw = JSON.parse(await Deno.readTextFile(file));
-  } catch (e) {
-    throw new InputError(`${file}: cannot read tolerances: ${(e as Error).message}`, [], { cause: e });
+const TolerancesWithSignals = TolerancesFile.superRefine((t, ctx) => {
+  for (const k of Object.keys(t)) {
+    if (!(k in SIGNALS)) {
+      ctx.addIssue({
+        code: "custom",
+        path: [k],
+        message: `unknown signal (known: ${Object.keys(SIGNALS).join(", ")})`,
+      });
+    }
   }
-  const res = TolerancesFile.safeParse(raw);
-  const problems = res.success ? [] : res.error.issues.map((i) => `${file}: ${i.path.join(".")}: ${i.message}`);
-  for (const k of Object.keys(res.data ?? {})) {
-    if (!(k in SIGNALS)) problems.push(`${file}: ${k}: unknown signal (known: ${Object.keys(SIGNALS).join(", ")})`);
-  }
-  if (problems.length || !res.success) throw new InputError(`${file}: invalid tolerances`, problems);
-  return res.data;
-}
+});
+
+const readTolerances = (file: string): Promise<Record<string, Tolerance>> =>
+  loadJsonFile(file, TolerancesWithSignals, "tolerances");
 
 /** The JSON document: the knee's offered rate, the first degrading signal and the limit(s) first, then the evidence. */
 export function kneeJson(

@@ -6,7 +6,7 @@
  * @module
  */
 import { z } from "zod";
-import { InputError } from "../../schema/errors.ts";
+import { loadJsonFile } from "../../schema/load.ts";
 
 const rps = z.number().nonnegative();
 
@@ -45,17 +45,6 @@ export const ReportExtras = z.object({
 export type ReportExtras = z.infer<typeof ReportExtras>;
 
 /** Reads and checks an extras file; every problem is reported at once, naming the file and field. */
-export async function loadReportExtras(file: string): Promise<ReportExtras> {
-  let raw: unknown;
-  try {
-    raw = JSON.parse(await Deno.readTextFile(file));
-  } catch (e) {
-    throw new InputError(`${file}: cannot read report extras: ${(e as Error).message}`, [], { cause: e });
-  }
-  const res = ReportExtras.safeParse(raw);
-  if (!res.success) {
-    const problems = res.error.issues.map((i) => `${file}: ${i.path.map(String).join(".") || "(root)"}: ${i.message}`);
-    throw new InputError(`${file}: invalid report extras`, problems);
-  }
-  return res.data;
+export function loadReportExtras(file: string): Promise<ReportExtras> {
+  return loadJsonFile(file, ReportExtras, "report extras");
 }
