@@ -96,7 +96,8 @@ export function buildReport(run: LoadedRun, policy: SloPolicy, options: ReportOp
     absent.push({
       id: "goodput-vs-load:knee",
       title: "knee and limit marks on goodput vs offered load",
-      reason: "no knee result supplied (a knee analysis's knee_rps and limits, in the extras file's \"knee\")",
+      reason: 'no knee: the run has fewer than two load levels, or none was supplied (runReportExtras, or "knee" in ' +
+        "the extras file)",
     });
   }
   const figures: Figure[] = [
@@ -127,7 +128,7 @@ export function buildReport(run: LoadedRun, policy: SloPolicy, options: ReportOp
     absent.push({
       id: "timeline:outages",
       title: "outage shading on the timeline",
-      reason: "no outages supplied (a recovery analysis's periods, in the extras file's \"outages\")",
+      reason: 'no outages supplied (runReportExtras detects them in the log; or "outages" in the extras file)',
     });
   }
   if (extras.ledger) figures.push(costWaterfallFigure(extras.ledger));
@@ -135,7 +136,7 @@ export function buildReport(run: LoadedRun, policy: SloPolicy, options: ReportOp
     absent.push({
       id: "cost-waterfall",
       title: "cost waterfall",
-      reason: 'no priced ledger supplied (usage × a price sheet, in the extras file\'s "ledger")',
+      reason: 'no price sheet given (deno task report RUN --prices FILE, or "ledger" in the extras file)',
     });
   }
   if (extras.routes) figures.push(routeComparisonFigure(extras.routes));
