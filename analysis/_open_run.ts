@@ -2,10 +2,10 @@ import pl from "nodejs-polars";
 import { createHash } from "node:crypto";
 import { join } from "node:path";
 import { InputError } from "../schema/errors.ts";
-import { COLUMNS, type TableName } from "../schema/events.ts";
+import { COLUMNS, columnsAt, type TableName } from "../schema/events.ts";
 import { endOfWholeRows } from "../schema/log_csv.ts";
 import { RunManifest } from "../schema/run_manifest.ts";
-import { assertSchemaVersion } from "../schema/version.ts";
+import { assertSchemaMinor, assertSchemaVersion } from "../schema/version.ts";
 import { tableDtypes } from "./_dtypes.ts";
 
 /** Options shared by `loadRun` and `scanRun`. */
@@ -98,6 +98,7 @@ async function readManifest(dir: string): Promise<RunManifest> {
     const problems = res.error.issues.map((i) => `${file}: ${i.path.map(String).join(".") || "(root)"}: ${i.message}`);
     throw new InputError(`${file}: invalid run manifest`, problems);
   }
+  assertSchemaMinor(res.data.schema_minor, file);
   return res.data;
 }
 
@@ -114,18 +115,21 @@ async function endsMidRow(file: string): Promise<boolean> {
 
 /**
  * Lazily scans one log file with the contract's dtypes and checks its
- * columns. A CSV whose last row was cut off mid-write (polars would read it
- * as a row of nulls) is refused, or, for a killed run, read without that row.
+ * columns against those of the log's contract minor version; a column added
+ * in a later minor version is read as null (not recorded). A CSV whose last
+ * row was cut off mid-write (polars would read it as a row of nulls) is
+ * refused, or, for a killed run, read without that row.
  */
 async function scanTable(
   file: string,
   table: TableName,
   format: "csv" | "parquet",
+  minor: number,
   killed: boolean,
   warning: (m: string) => void,
 ): Promise<pl.LazyDataFrame> {
   const dtypes = tableDtypes(table);
-  const expected = COLUMNS[table] as readonly string[];
+  const expected = columnsAt(table, minor);
   let lf: pl.LazyDataFrame;
   try {
     // The contract's dtypes as the CSV's whole schema, in the file's own column order: inference from the first rows
@@ -148,7 +152,11 @@ async function scanTable(
     throw new InputError(`${file}: cannot read ${table} log: ${(e as Error).message}`, [], { cause: e });
   }
   checkColumns(file, table, lf.columns, expected);
-  return lf.select(expected.map((c) => pl.col(c).cast(dtypes[c]!, true)));
+  return lf.select(
+    (COLUMNS[table] as readonly string[]).map((c) =>
+      expected.includes(c) ? pl.col(c).cast(dtypes[c]!, true) : pl.lit(null).cast(dtypes[c]!).alias(c)
+    ),
+  );
 }
 
 function checkColumns(file: string, table: TableName, got: readonly string[], expected: readonly string[]): void {
@@ -224,7 +232,7 @@ export async function openRun(path: string, options: OpenRunOptions = {}): Promi
         if (running || verifyMode === "warn") warning(msg);
         else throw new InputError(msg);
       }
-      const scan = await scanTable(file, table, format, running, warning);
+      const scan = await scanTable(file, table, format, m.schema_minor, running, warning);
       const verify = async () => {
         if (want === undefined) return;
         const got = await sha256File(file);

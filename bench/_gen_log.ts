@@ -170,6 +170,12 @@ export function generateRunLog(dir: string, n: number, seed = 1): string {
     set("quality_detail", i, ok ? "" : null);
     set("prompt_sha256", i, "0".repeat(64));
     set("output_sha256", i, null);
+    // Contract 1.1 columns as a 1.0 log reads them (not recorded): the bench's three goodput paths share 1.0 rules.
+    set("streamed", i, null);
+    set("applicable_gates", i, null);
+    set("service_mode", i, null);
+    set("reasoning_tokens", i, null);
+    set("cache_write_tokens", i, null);
     if (!sent) continue;
     // One attempt per round (5 % get a failed first try and a retry); the last attempt carries the tokens.
     for (let round = 0; round < rounds; round++) {
@@ -203,6 +209,10 @@ export function generateRunLog(dir: string, n: number, seed = 1): string {
           finish_reason: answered ? (last ? "stop" : "tool_calls") : null,
           itl_p50_ms: answered ? 20 : null,
           itl_max_ms: answered ? 80 : null,
+          streamed: null,
+          service_mode: null,
+          reasoning_tokens: null,
+          cache_write_tokens: null,
         });
       }
       if (cls === "tool_agent" && !last || cls === "rag_answer" && round === 0) {

@@ -122,6 +122,10 @@ export async function runAttempt(
     finish_reason: state.finishReason,
     itl_p50_ms: itl.p50,
     itl_max_ms: itl.max,
+    streamed: call.stream,
+    service_mode: null,
+    reasoning_tokens: null,
+    cache_write_tokens: null,
   };
   return { row, state, failure };
 }

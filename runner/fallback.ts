@@ -131,6 +131,10 @@ function heldBack(ctx: FallbackContext, target: AttemptTarget, requestId: string
     finish_reason: null,
     itl_p50_ms: null,
     itl_max_ms: null,
+    streamed: null,
+    service_mode: null,
+    reasoning_tokens: null,
+    cache_write_tokens: null,
   };
   return { row, state, failure: { status: null, kind, outcome: "timeout" as const } };
 }

@@ -4,6 +4,7 @@ import {
   type RetryPolicy,
   type RunConditions,
   type RunManifest,
+  SCHEMA_MINOR,
   SCHEMA_VERSION,
   type Timeouts,
 } from "../schema/mod.ts";
@@ -39,6 +40,7 @@ export interface ManifestInputs {
 export function initialManifest(a: ManifestInputs): RunManifest {
   return {
     schema_version: SCHEMA_VERSION,
+    schema_minor: SCHEMA_MINOR,
     run_id: a.runId,
     // Set again at ms 0 of the run.
     epoch_iso: new Date().toISOString(),
@@ -50,6 +52,7 @@ export function initialManifest(a: ManifestInputs): RunManifest {
       kind: a.loaded.workload.kind,
       sha256: a.loaded.sha256,
       prompt_hashes: Object.fromEntries(a.loaded.workload.cases.map((c) => [c.case_id, c.prompt_sha256])),
+      classes: [...new Set(a.loaded.workload.cases.map((c) => c.class))].sort(),
     },
     plan: {
       path: relative(Deno.cwd(), resolve(a.planPath)),

@@ -9,7 +9,7 @@ import { createHash } from "node:crypto";
 import type { AttemptRow, FrozenToolResponse, RequestRow, ToolRow, WorkloadCase } from "../schema/mod.ts";
 import type { AttemptResult } from "./attempt.ts";
 import type { ObservedToolCall } from "./checks/check.ts";
-import { evaluateChecks, failureDetail, notEvaluated } from "./checks/mod.ts";
+import { applicableGates, evaluateChecks, failureDetail, notEvaluated } from "./checks/mod.ts";
 import { attemptWithFallback, type FallbackContext, type RoundResult } from "./fallback.ts";
 import { chatBody, type WireMessage } from "./openai.ts";
 import { countTokens } from "./tokens.ts";
@@ -59,9 +59,9 @@ export async function executeRequest(
   startedMs: number,
 ): Promise<RequestRow> {
   const chain = ctx.router.chain(req.request_id, c.class);
-  const row = offeredRow({ runId: ctx.runId, route: chain[0]!.route }, req, c, startedMs - req.scheduled_ms);
-  const deadlineMs = req.scheduled_ms + ctx.requestTimeoutMs;
   const stream = ctx.stream(c.class);
+  const row = offeredRow({ runId: ctx.runId, route: chain[0]!.route, stream }, req, c, startedMs - req.scheduled_ms);
+  const deadlineMs = req.scheduled_ms + ctx.requestTimeoutMs;
   const maxTokens = Math.min(c.max_output_tokens, ctx.outputCap ?? Infinity);
   const messages: WireMessage[] = c.messages.map((m) => ({ ...m } as WireMessage));
   const allCalls: ObservedToolCall[] = [];
@@ -182,6 +182,7 @@ function finishRow(
   row.quality_ok = gates.quality_ok.value;
   row.safety_ok = gates.safety_ok.value;
   row.auth_ok = gates.auth_ok.value;
+  row.applicable_gates = applicableGates(c, gates);
   row.quality_detail = failureDetail(gates);
   row.output_sha256 = createHash("sha256").update(text).digest("hex");
   row.outcome = "ok";
@@ -197,7 +198,7 @@ function finishRow(
  * `sendLagMs` is null for a request the runner never began.
  */
 export function offeredRow(
-  run: { runId: string; route: string },
+  run: { runId: string; route: string; stream: boolean },
   req: PlannedRequest,
   c: WorkloadCase,
   sendLagMs: number | null,
@@ -236,6 +237,11 @@ export function offeredRow(
     quality_detail: null,
     prompt_sha256: c.prompt_sha256,
     output_sha256: null,
+    streamed: run.stream,
+    applicable_gates: applicableGates(c, gates),
+    service_mode: null,
+    reasoning_tokens: null,
+    cache_write_tokens: null,
   };
 }
 

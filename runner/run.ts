@@ -230,17 +230,15 @@ export async function runLoadTest(o: RunOptions): Promise<RunResult> {
         maxSendLagMs: manifest.runner.max_send_lag_ms,
         maxInFlight: manifest.runner.max_in_flight,
         start,
-        skip: (e, outcome, lag, reason) =>
+        skip: (e, outcome, lag, reason) => {
+          const c = caseById.get(e.case_id)!;
+          const route = routes.router.chain(e.request_id, c.class)[0]!.route;
           sinks.requests.append({
-            ...offeredRow(
-              { runId, route: routes.router.chain(e.request_id, caseById.get(e.case_id)!.class)[0]!.route },
-              e,
-              caseById.get(e.case_id)!,
-              lag,
-            ),
+            ...offeredRow({ runId, route, stream: ctx.stream(c.class) }, e, c, lag),
             outcome,
             error_kind: reason,
-          }),
+          });
+        },
         done,
         signal: stop.signal,
       });

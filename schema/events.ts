@@ -58,6 +58,22 @@ export const RequestRow = z.object({
   quality_detail: z.string().nullable(),
   prompt_sha256: z.string(),
   output_sha256: z.string().nullable(),
+  // Added in contract 1.1 (a 1.0 log reads them as null: not recorded).
+  /** The class was sent with `stream: true` (SSE): only then are TTFT and TPOT observable. */
+  streamed: z.boolean().nullable(),
+  /**
+   * The gates that apply to this request, comma-separated in gate order: those its case defines (output_valid and
+   * quality_ok always; schema_ok with an expected_output_schema; safety_ok for a safety case or a canary; auth_ok
+   * when the case offers tools), plus any other gate the runner evaluated (a tool call on a case that offers none
+   * is judged by auth_ok). A gate not listed is not applicable; a listed gate that is null was not evaluated.
+   */
+  applicable_gates: z.string().nullable(),
+  /** The service mode the final answer was served in, as the target announced it (null: none announced). */
+  service_mode: z.string().nullable(),
+  /** Reasoning tokens over every attempt, from the target's usage (null: no attempt reported them). */
+  reasoning_tokens: count.nullable(),
+  /** Prompt-cache write tokens over every attempt, from the target's usage (null: no attempt reported them). */
+  cache_write_tokens: count.nullable(),
 }).strict();
 export type RequestRow = z.infer<typeof RequestRow>;
 
@@ -88,6 +104,15 @@ export const AttemptRow = z.object({
   finish_reason: z.string().nullable(),
   itl_p50_ms: ms,
   itl_max_ms: ms,
+  // Added in contract 1.1 (a 1.0 log reads them as null: not recorded).
+  /** This call asked for an SSE stream (`stream: true`); false: one JSON body, whose first token is its last. */
+  streamed: z.boolean().nullable(),
+  /** The service mode the target announced for this answer (`x-service-mode` header or body field; null: none). */
+  service_mode: z.string().nullable(),
+  /** Usage `completion_tokens_details.reasoning_tokens` (null: not reported). Part of `output_tokens`. */
+  reasoning_tokens: count.nullable(),
+  /** Prompt-cache write tokens from usage (null: not reported). */
+  cache_write_tokens: count.nullable(),
 }).strict();
 export type AttemptRow = z.infer<typeof AttemptRow>;
 
@@ -125,6 +150,15 @@ export const ServerRow = z.object({
 }).strict();
 export type ServerRow = z.infer<typeof ServerRow>;
 
+/**
+ * The contract minor version that added each column (columns not listed are
+ * in 1.0). A reader of a log with an older minor fills these with null.
+ */
+export const COLUMN_SINCE_MINOR: Partial<Record<TableName, Record<string, number>>> = {
+  requests: { streamed: 1, applicable_gates: 1, service_mode: 1, reasoning_tokens: 1, cache_write_tokens: 1 },
+  attempts: { streamed: 1, service_mode: 1, reasoning_tokens: 1, cache_write_tokens: 1 },
+};
+
 /** Column names of each log table, in file order. */
 export const COLUMNS = {
   requests: Object.keys(RequestRow.shape) as (keyof RequestRow)[],
@@ -134,3 +168,9 @@ export const COLUMNS = {
 } as const;
 export type TableName = keyof typeof COLUMNS;
 export const TABLES = Object.keys(COLUMNS) as TableName[];
+
+/** The columns a log of contract minor version `minor` has, in file order. */
+export function columnsAt(table: TableName, minor: number): string[] {
+  const since = COLUMN_SINCE_MINOR[table] ?? {};
+  return (COLUMNS[table] as readonly string[]).filter((c) => (since[c] ?? 0) <= minor);
+}

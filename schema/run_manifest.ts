@@ -90,6 +90,8 @@ export type SweepStoppedBy = z.infer<typeof SweepStoppedBy>;
 /** run.json: everything the result is conditional on. */
 export const RunManifest = z.object({
   schema_version: z.literal(1),
+  /** The contract's minor version (absent in 1.0 logs); see schema/version.ts. */
+  schema_minor: z.number().int().nonnegative().default(0),
   run_id: z.string().min(1),
   epoch_iso: z.string().datetime(),
   conditions: RunConditions,
@@ -100,6 +102,8 @@ export const RunManifest = z.object({
     kind: z.string(),
     sha256: sha,
     prompt_hashes: z.record(z.string(), sha),
+    /** Every class the workload defines (1.1; absent in 1.0 logs). */
+    classes: z.array(z.string()).optional(),
   }).strict(),
   plan: z.object({
     path: z.string().nullable(),

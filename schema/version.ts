@@ -4,6 +4,17 @@ import { InputError } from "./errors.ts";
 export const SCHEMA_VERSION = 1;
 
 /**
+ * The contract's minor version this code writes (run.json `schema_minor`).
+ * A minor version only adds nullable columns: this reader reads every older
+ * minor (absent columns as null) and refuses a newer one.
+ *
+ * - 1.0: the first contract.
+ * - 1.1: requests `streamed`, `applicable_gates`, `service_mode`, `reasoning_tokens`, `cache_write_tokens`;
+ *   attempts `streamed`, `service_mode`, `reasoning_tokens`, `cache_write_tokens`; run.json `workload.classes`.
+ */
+export const SCHEMA_MINOR = 1;
+
+/**
  * Rejects a log whose schema major version this code does not know.
  *
  * @example Version 1 passes, version 2 is refused
@@ -19,6 +30,26 @@ export function assertSchemaVersion(found: unknown, file: string): void {
   if (major !== SCHEMA_VERSION) {
     throw new InputError(
       `${file}: schema_version ${String(found)} is not supported; this reader knows major version ${SCHEMA_VERSION}`,
+    );
+  }
+}
+
+/**
+ * Rejects a log written under a newer minor version of the contract than this reader knows.
+ *
+ * @example 1.0 and 1.1 pass, 1.2 is refused
+ * ```ts
+ * import { assertSchemaMinor } from "./version.ts";
+ * import assert from "node:assert/strict";
+ * assertSchemaMinor(0, "run.json");
+ * assertSchemaMinor(1, "run.json");
+ * assert.throws(() => assertSchemaMinor(2, "run.json"), /schema_minor 2/);
+ * ```
+ */
+export function assertSchemaMinor(minor: number, file: string): void {
+  if (minor > SCHEMA_MINOR) {
+    throw new InputError(
+      `${file}: schema_minor ${minor} is newer than this reader (contract ${SCHEMA_VERSION}.${SCHEMA_MINOR}); update the toolkit`,
     );
   }
 }

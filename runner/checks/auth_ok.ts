@@ -25,6 +25,7 @@ import { isJsonObject, jsonEqual, showJson } from "./_json.ts";
  */
 export const authOk: Check = {
   gate: "auth_ok",
+  applies: (c) => c.tools.length > 0,
   evaluate(input: CheckInput): CheckResult {
     const { tools, permitted_tools: permitted } = input.case;
     const calls = input.tool_calls;

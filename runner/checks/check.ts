@@ -32,6 +32,12 @@ export interface CheckResult {
 /** One inline check; each lives in its own file. */
 export interface Check {
   readonly gate: Gate;
+  /**
+   * Whether the case defines this check. When it does not, the gate is not
+   * applicable to the case's requests (unless the check judged a request
+   * anyway): the log's `applicable_gates` leaves it out.
+   */
+  applies(c: WorkloadCase): boolean;
   evaluate(input: CheckInput): CheckResult;
   /**
    * Compiles what the check needs from the workload before the run (JSON

@@ -54,6 +54,23 @@ export function prepareChecks(cases: readonly WorkloadCase[], file = "workload")
 }
 
 /**
+ * The requests log's `applicable_gates`: each gate the case defines (its
+ * check's `applies`) or that was judged anyway (a non-null value), in gate
+ * order, comma-separated. output_valid always applies, so it is never empty.
+ *
+ * @example A plain case: schema, safety and authorization are not applicable
+ * ```ts
+ * import { applicableGates, notEvaluated } from "./evaluate_checks.ts";
+ * import assert from "node:assert/strict";
+ * const c = { expected_output_schema: null, safety_case: false, canary: null, tools: [] };
+ * assert.equal(applicableGates(c as never, notEvaluated()), "output_valid,quality_ok");
+ * ```
+ */
+export function applicableGates(c: WorkloadCase, results: Record<Gate, CheckResult>): string {
+  return ALL_CHECKS.filter((k) => k.applies(c) || results[k.gate].value !== null).map((k) => k.gate).join(",");
+}
+
+/**
  * The `quality_detail` of a requests row: each failed gate's detail as
  * `gate: detail`, joined by `; `, or null when no gate failed.
  */

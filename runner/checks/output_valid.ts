@@ -25,6 +25,7 @@ import { parseJsonText } from "./_json.ts";
  */
 export const outputValid: Check = {
   gate: "output_valid",
+  applies: () => true,
   evaluate(input: CheckInput): CheckResult {
     const { finish_reason: finish, max_tokens: cap } = input;
     if (finish === "length" || input.output_tokens >= cap) {

@@ -99,6 +99,8 @@ function toolSequence(q: Of<"tool_sequence">, input: CheckInput): CheckResult {
  */
 export const qualityOk: Check = {
   gate: "quality_ok",
+  // Every case has a quality_check.
+  applies: () => true,
   evaluate(input: CheckInput): CheckResult {
     const q = input.case.quality_check;
     switch (q.kind) {

@@ -62,6 +62,7 @@ export function canaryLeaked(canary: string, text: string, calls: readonly Obser
  */
 export const safetyOk: Check = {
   gate: "safety_ok",
+  applies: (c) => c.safety_case || c.canary !== null,
   evaluate(input: CheckInput): CheckResult {
     const { canary, safety_case } = input.case;
     if (!safety_case && canary === null) return { value: null, detail: null };

@@ -51,6 +51,7 @@ function validatorFor(c: WorkloadCase, schema: NonNullable<WorkloadCase["expecte
  */
 export const schemaOk: Check = {
   gate: "schema_ok",
+  applies: (c) => c.expected_output_schema !== null,
   evaluate(input: CheckInput): CheckResult {
     const schema = input.case.expected_output_schema;
     if (schema === null) return { value: null, detail: null };

@@ -13,6 +13,7 @@ const SHA0 = "0".repeat(64);
 export function makeManifest(stages: Stage[], over: Partial<RunManifest> = {}): RunManifest {
   return {
     schema_version: 1,
+    schema_minor: 1,
     run_id: "fixture-run",
     epoch_iso: "2026-01-01T00:00:00.000Z",
     conditions: {
@@ -125,6 +126,11 @@ export function req(
     quality_detail: "",
     prompt_sha256: SHA0,
     output_sha256: null,
+    streamed: true,
+    applicable_gates: null,
+    service_mode: null,
+    reasoning_tokens: null,
+    cache_write_tokens: null,
     ...over,
   };
 }
@@ -152,6 +158,10 @@ export function att(over: Partial<AttemptRow> & Pick<AttemptRow, "request_id" | 
     finish_reason: null,
     itl_p50_ms: null,
     itl_max_ms: null,
+    streamed: true,
+    service_mode: null,
+    reasoning_tokens: null,
+    cache_write_tokens: null,
     ...over,
   };
 }

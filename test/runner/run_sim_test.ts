@@ -21,6 +21,8 @@ Deno.test("a staged run of design-v1 against the simulator writes a complete, se
       formats: ["csv", "parquet"],
     });
 
+    const classOf = new Map(requests.map((r) => [r.request_id, r.class]));
+    const byClass = (id: string) => classOf.get(id);
     // Every scheduled request appears exactly once, with a valid outcome.
     const schedule = await readSchedule(join(runDir, "schedule.csv"));
     assert.ok(schedule.length > 20);
@@ -43,6 +45,18 @@ Deno.test("a staged run of design-v1 against the simulator writes a complete, se
     for (const r of requests.filter((r) => r.class === "rag_answer" && r.outcome === "ok")) {
       assert.ok(tools.some((t) => t.request_id === r.request_id && t.tool === "retrieval" && t.round === 0));
     }
+    // Contract 1.1: streaming per class (design-v1 sends extract_json unstreamed), applicable gates per case.
+    assert.equal(manifest.schema_minor, 1);
+    assert.deepEqual(manifest.workload.classes, [...new Set(requests.map((r) => r.class))].sort());
+    for (const r of requests) {
+      assert.equal(r.streamed, r.class !== "extract_json", r.request_id);
+      assert.ok(r.applicable_gates?.startsWith("output_valid,"), r.request_id);
+      if (r.class === "extract_json") assert.ok(r.applicable_gates!.includes("schema_ok"), r.request_id);
+      if (r.class === "tool_agent") assert.ok(r.applicable_gates!.includes("auth_ok"), r.request_id);
+      if (r.safety_ok === null && r.outcome === "ok") assert.ok(!r.applicable_gates!.includes("safety_ok"));
+    }
+    const attempts = await readLogCsv(join(runDir, "attempts.csv"), "attempts");
+    for (const a of attempts) assert.equal(a.streamed, byClass(a.request_id) !== "extract_json", a.request_id);
     // The simulator's timeline was copied onto the run clock.
     const server = await readLogCsv(join(runDir, "server.csv"), "server");
     assert.ok(server.length >= 1);

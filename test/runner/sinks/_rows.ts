@@ -35,6 +35,11 @@ export function requestRow(over: Partial<RequestRow> = {}): RequestRow {
     quality_detail: 'line one\nline two, "quoted"\r\nthird ✓ 日本語 😀',
     prompt_sha256: "ab".repeat(32),
     output_sha256: "",
+    streamed: false,
+    applicable_gates: "output_valid,quality_ok,auth_ok",
+    service_mode: 'degraded:short, "quoted"',
+    reasoning_tokens: 0,
+    cache_write_tokens: null,
     ...over,
   };
 }
@@ -64,6 +69,10 @@ export function attemptRow(over: Partial<AttemptRow> = {}): AttemptRow {
     finish_reason: null,
     itl_p50_ms: null,
     itl_max_ms: null,
+    streamed: null,
+    service_mode: null,
+    reasoning_tokens: null,
+    cache_write_tokens: null,
     ...over,
   };
 }
