@@ -4,6 +4,7 @@
  *
  * @module
  */
+import { percentText } from "./_percentile_checks.ts";
 import type { RuleChoice } from "./audit.ts";
 
 /** Numbers to 4 significant digits, "-" for null. */
@@ -29,6 +30,7 @@ export function rulesText(c: RuleChoice): string {
 
 /** A rule choice in words with its value (and n for latency). */
 export function choiceText(c: RuleChoice): string {
-  const n = c.slo === null ? ` (n = ${c.n}${c.supported ? "" : ", NOT supported"})` : "";
+  const at = c.support_confidence === undefined ? "" : ` at ${percentText(c.support_confidence)}`;
+  const n = c.slo === null ? ` (n = ${c.n}${c.supported ? "" : `, NOT supported${at}`})` : "";
   return `${rulesText(c)} -> ${num(c.value)}${n}`;
 }

@@ -20,6 +20,7 @@ import {
 import type { WindowVariant } from "./alternatives.ts";
 import { DEFAULT_TOLERANCE, type ResolvedClaim } from "./claim.ts";
 import type { Disclosure } from "./disclosure.ts";
+import { DEFAULT_SUPPORT_CONFIDENCE } from "./early_stopping.ts";
 import { goodput } from "./goodput.ts";
 import { type LatencyOptions, type LatencyRow, latencyTable } from "./latency.ts";
 import type { LoadedRun } from "./loaded_run.ts";
@@ -41,6 +42,8 @@ export interface AuditOptions {
   policy_source?: string;
   /** Confidence level of a percentile's interval. @default {0.95} */
   confidence?: number;
+  /** One-sided confidence of a percentile's supported rule (MLPerf LoadGen early stopping). @default {0.99} */
+  supportConfidence?: number;
 }
 
 /** One rule combination of the search and the value it gives. */
@@ -52,9 +55,10 @@ export interface RuleChoice {
   gates: "on" | "off" | null;
   window: WindowVariant;
   value: number | null;
-  /** For latency claims: the sample count and whether it supports the percentile. */
+  /** For latency claims: the sample count and whether it supports the percentile (at `support_confidence`). */
   n?: number;
   supported?: boolean;
+  support_confidence?: number;
 }
 
 /** The result of {@linkcode audit}. */
@@ -122,9 +126,14 @@ export function latencyInWindow(run: LoadedRun, window: ResolvedWindow, options:
 }
 
 /** The percentile row of a latency claim over the requests of `window`. */
-function latencyRow(run: LoadedRun, claim: ResolvedClaim, window: SloPolicy["window"], confidence: number) {
+function latencyRow(
+  run: LoadedRun,
+  claim: ResolvedClaim,
+  window: SloPolicy["window"],
+  confidence: { confidence: number; supportConfidence: number },
+) {
   const w = resolveWindow(run.manifest.stages, window);
-  const rows = latencyInWindow(run, w, { percentiles: [claim.p!], confidence });
+  const rows = latencyInWindow(run, w, { percentiles: [claim.p!], ...confidence });
   const row = rows.find((r) => r.class === claim.class && r.stage === claim.stage && r.metric === claim.latency_metric);
   return { row: row ?? null, window: w };
 }
@@ -146,6 +155,7 @@ function latencyRow(run: LoadedRun, claim: ResolvedClaim, window: SloPolicy["win
  */
 export function audit(run: LoadedRun, claim: ResolvedClaim, options: AuditOptions): AuditResult {
   const confidence = options.confidence ?? 0.95;
+  const levels = { confidence, supportConfidence: options.supportConfidence ?? DEFAULT_SUPPORT_CONFIDENCE };
   const assumed: string[] = [];
   const notes: string[] = [];
   const t = claim.tolerance;
@@ -163,7 +173,7 @@ export function audit(run: LoadedRun, claim: ResolvedClaim, options: AuditOption
   const where = (w: WindowVariant) => windowVariant(window, w, stages);
 
   if (claim.metric === "latency_percentile") {
-    const { row, window: w } = latencyRow(run, claim, window, confidence);
+    const { row, window: w } = latencyRow(run, claim, window, levels);
     const latency = row;
     if (!row || row.n === 0) notes.push(`no ${claim.latency_metric} samples for this class/stage in the window`);
     else if (!row.supported) notes.push(`n = ${row.n} cannot support the claim: ${row.note}`);
@@ -172,7 +182,7 @@ export function audit(run: LoadedRun, claim: ResolvedClaim, options: AuditOption
     }
     const value = row?.value ?? null;
     const choices = WINDOW_VARIANTS.map((v): RuleChoice => {
-      const r = v === "policy" ? row : latencyRow(run, claim, where(v), confidence).row;
+      const r = v === "policy" ? row : latencyRow(run, claim, where(v), levels).row;
       return {
         denominator: null,
         slo: null,
@@ -181,6 +191,7 @@ export function audit(run: LoadedRun, claim: ResolvedClaim, options: AuditOption
         value: r?.value ?? null,
         n: r?.n ?? 0,
         supported: r?.supported ?? false,
+        support_confidence: levels.supportConfidence,
       };
     });
     const disclosure = goodput(run, { ...base, window }).disclosure;

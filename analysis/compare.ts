@@ -11,6 +11,7 @@
 import { InputError } from "../schema/errors.ts";
 import type { SloPolicy } from "../schema/slo.ts";
 import { latencyInWindow } from "./audit.ts";
+import { DEFAULT_SUPPORT_CONFIDENCE } from "./early_stopping.ts";
 import { goodput, type GoodputRow } from "./goodput.ts";
 import type { LoadedRun } from "./loaded_run.ts";
 import { resolveWindow } from "./policy.ts";
@@ -59,7 +60,10 @@ export interface ClassComparison {
   accepted: number;
   acceptance_rate: number | null;
   accepted_goodput: number | null;
-  /** e2e p95/p99 of completed requests (ms) with their sample count; null values are not supported by n. */
+  /**
+   * e2e p95/p99 of completed requests (ms) with their sample count; null where n does not support the percentile
+   * (MLPerf LoadGen's early-stopping rule at the comparison's `support_confidence`).
+   */
   e2e_p95_ms: number | null;
   e2e_p99_ms: number | null;
   e2e_n: number;
@@ -94,6 +98,8 @@ export interface CrowdingRow {
 
 export interface CompareResult {
   policy: { denominator: SloPolicy["denominator"]; window: string };
+  /** One-sided confidence of the supported rule for the per-class percentiles. */
+  support_confidence: number;
   differences: Difference[];
   forced: boolean;
   routes: RouteComparison[];
@@ -107,6 +113,8 @@ export interface CompareOptions {
   singleClassRuns?: LoadedRun[];
   /** Extra per-run figures, e.g. knee rate and cost per accepted task. */
   extras?: (run: LoadedRun) => Record<string, number | string | null>;
+  /** One-sided confidence of the supported rule (MLPerf LoadGen early stopping). @default {0.99} */
+  supportConfidence?: number;
 }
 
 /**
@@ -125,11 +133,13 @@ export function compareRoutes(runs: LoadedRun[], policy: SloPolicy, options: Com
       `runs are not comparable (pass --force to compare anyway; the differences stay listed):\n${lines.join("\n")}`,
     );
   }
-  const routes = runs.map((run) => routeComparison(run, policy, options.extras));
+  const support = options.supportConfidence ?? DEFAULT_SUPPORT_CONFIDENCE;
+  const routes = runs.map((run) => routeComparison(run, policy, options.extras, support));
   const crowding = options.singleClassRuns ? crowdingRows(routes, options.singleClassRuns, policy) : [];
   const w = resolveWindow(runs[0]!.manifest.stages, policy.window);
   return {
     policy: { denominator: policy.denominator, window: w.description },
+    support_confidence: support,
     differences,
     forced: blocking.length > 0,
     routes,
@@ -141,10 +151,11 @@ function routeComparison(
   run: LoadedRun,
   policy: SloPolicy,
   extras: CompareOptions["extras"],
+  supportConfidence: number,
 ): RouteComparison {
   const g = goodput(run, policy);
   const window = resolveWindow(run.manifest.stages, policy.window);
-  const lat = latencyInWindow(run, window, { percentiles: [0.95, 0.99] })
+  const lat = latencyInWindow(run, window, { percentiles: [0.95, 0.99], supportConfidence })
     .filter((r) => r.metric === "e2e_ms" && r.stage === null && r.class !== null);
   const by_class = g.by_class.map((c): ClassComparison => {
     const p = (q: number) => lat.find((r) => r.class === c.class && r.p === q);

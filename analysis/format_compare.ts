@@ -1,7 +1,16 @@
 import type { CompareResult } from "./compare.ts";
+import { supportRuleText } from "./early_stopping.ts";
+import { roundDown } from "./round_display.ts";
 
 const num = (v: number | string | null | undefined, digits: number): string =>
   v === null || v === undefined ? "-" : typeof v === "string" ? v : v.toFixed(digits);
+
+/** Extras that are capacity figures (the knee, a limit): shown rounded down, never up. */
+const isCapacity = (key: string): boolean => key.startsWith("knee_rps") || key.startsWith("limit_rps");
+
+function extraCell(key: string, v: number | string | null | undefined): string {
+  return typeof v === "number" && isCapacity(key) ? String(roundDown(v)) : num(v, 4);
+}
 
 function grid(head: string[], body: string[][]): string[] {
   const widths = head.map((h, i) => Math.max(h.length, ...body.map((r) => (r[i] ?? "").length)));
@@ -40,11 +49,16 @@ export function formatCompare(result: CompareResult): string {
         String(r.overall.accepted),
         num(r.overall.accepted_goodput, 3),
         num(r.overall.acceptance_rate, 3),
-        ...extraKeys.map((k) => num(r.extras[k], 4)),
+        ...extraKeys.map((k) => extraCell(k, r.extras[k])),
       ]),
     ),
+    ...(extraKeys.some(isCapacity)
+      ? ["knee_rps and limit_rps are rounded down to 4 significant digits, never up (exact values in --json)"]
+      : []),
     "",
-    "by route × class (e2e percentiles of completed requests; '-' where n cannot support the percentile)",
+    `by route × class (e2e percentiles of completed requests; '-' where n does not support the percentile: ${
+      supportRuleText([0.95, 0.99], { confidence: result.support_confidence })
+    })`,
     ...grid(
       ["route", "class", "offered", "accept", "goodput/s", "e2e p95 ms", "e2e p99 ms", "n"],
       result.routes.flatMap((r) =>

@@ -1,7 +1,12 @@
 import type { KneeReport } from "./knee.ts";
-import type { ProductionLimit } from "./limit.ts";
+import { type ProductionLimit, rateText } from "./limit.ts";
+import { roundDown } from "./round_display.ts";
 
 const num = (v: number | null | undefined): string => (v === null || v === undefined ? "-" : String(+v.toPrecision(4)));
+/** Capacity figures (knees, limits) are shown rounded down, never up. */
+const down = (v: number): string => String(roundDown(v));
+/** "rounded down; " when the shown value is below the exact one, to open a parenthesis with. */
+const downNote = (v: number): string => (roundDown(v) < v ? "rounded down; " : "");
 
 function table(head: string[], rows: string[][]): string[] {
   const widths = head.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] ?? "").length)));
@@ -83,9 +88,9 @@ export function formatKnee(report: KneeReport, limit: ProductionLimit): string {
   if (report.first_degrading) {
     const f = report.first_degrading;
     out.push(
-      `first degrading at planned ${num(f.planned_rps)} req/s (measured ${num(f.offered_rps)} req/s): ${
-        f.signals.join(", ")
-      }`,
+      `first degrading at planned ${num(f.planned_rps)} req/s (measured ${down(f.offered_rps)} req/s${
+        roundDown(f.offered_rps) < f.offered_rps ? ", rounded down" : ""
+      }): ${f.signals.join(", ")}`,
     );
     for (const key of f.signals) {
       const d = report.signals[key]!.departures.find((x) => x.planned_rps === f.planned_rps)!;
@@ -111,15 +116,17 @@ export function formatKnee(report: KneeReport, limit: ProductionLimit): string {
   if (k.result?.knee != null) {
     const diff = k.result.y_difference.map(num).join(" ");
     const maxima = k.result.maxima.map((m) => `#${m.index}: T = ${num(m.threshold)}`).join(", ");
-    out.push(`  knee: ${num(k.result.knee)} req/s (goodput ${num(k.result.knee_y)} /s)`);
+    out.push(`  knee: ${rateText(k.result.knee)} (goodput ${num(k.result.knee_y)} /s)`);
     out.push(`  difference curve: ${diff}; maxima ${maxima}`);
   } else out.push(`  no knee: ${k.note}`);
-  for (const r of report.kneedle_by_run) out.push(`  run ${r.run_id} alone: ${r.knee === null ? r.note : num(r.knee)}`);
+  for (const r of report.kneedle_by_run) {
+    out.push(`  run ${r.run_id} alone: ${r.knee === null ? r.note : rateText(r.knee)}`);
+  }
   const own = report.kneedle_by_run.map((r) => r.knee);
   if (own.length > 1 && new Set(own).size > 1) {
     const known = own.filter((k): k is number => k !== null);
     out.push(
-      `  the runs disagree (${known.length ? `${num(Math.min(...known))}–${num(Math.max(...known))} req/s` : "-"}${
+      `  the runs disagree (${known.length ? `${down(Math.min(...known))}–${down(Math.max(...known))} req/s` : "-"}${
         known.length < own.length ? ", some without a knee" : ""
       }): the knee is not decided more finely than that; run more repeats or longer steps`,
     );
@@ -145,19 +152,19 @@ export function formatKnee(report: KneeReport, limit: ProductionLimit): string {
     const src = report.knee.source === "departure"
       ? `first departure (${report.knee.signal})`
       : "Kneedle knee of accepted goodput";
+    const x = report.knee.offered_rps;
     out.push(
-      `knee: ${
-        num(report.knee.offered_rps)
-      } req/s offered (the lower of the first departure and the Kneedle knee: ${src})`,
+      `knee: ${down(x)} req/s offered (${downNote(x)}the lower of the first departure and the Kneedle knee: ${src})`,
     );
   } else out.push("knee: none found within the tested range");
-  if (limit.limit_rps !== null) out.push(`production limit: ${num(limit.limit_rps)} req/s (${limit.note})`);
-  else if (limit.choices.length) {
+  if (limit.limit_rps !== null) {
+    out.push(`production limit: ${down(limit.limit_rps)} req/s (${downNote(limit.limit_rps)}${limit.note})`);
+  } else if (limit.choices.length) {
     out.push(`production limit: not applied — ${limit.note}`);
     out.push(
       ...table(
-        ["headroom", "limit rps"],
-        limit.choices.map((c) => [`${c.headroom * 100} %`, num(c.limit_rps)]),
+        ["headroom", "limit rps (rounded down; exact in --json)"],
+        limit.choices.map((c) => [`${c.headroom * 100} %`, down(c.limit_rps)]),
       ).map((l) => `  ${l}`),
     );
   } else out.push(`production limit: ${limit.note}`);

@@ -1,5 +1,8 @@
+import { percentText } from "./_percentile_checks.ts";
 import type { BurstScaling } from "./autoscaling.ts";
 import type { ColdStartReport, PhaseStats } from "./cold_start.ts";
+import { earlyStoppingMinSamples } from "./early_stopping.ts";
+import type { PercentileCI } from "./percentile.ts";
 import type { EventRecovery, RecoveryReport, RequestTally } from "./recovery.ts";
 import type { RetryReport } from "./retries.ts";
 
@@ -160,10 +163,19 @@ function retryLines(r: RetryReport): string[] {
   ];
 }
 
+/** LoadGen's minimum n for the percentile at the row's support confidence. */
+const minSamples = (x: PercentileCI): number => earlyStoppingMinSamples(x.p, 0, { confidence: x.support_confidence });
+
 function phaseLine(p: PhaseStats): string[] {
   const lat = (label: string, xs: PhaseStats["e2e_ms"]) =>
     `${label} ${
-      xs.map((x) => `p${Math.round(x.p * 100)} ${ms(x.value)}${x.supported ? "" : " (unsupported)"}`).join(", ")
+      xs.map((x) =>
+        `p${Math.round(x.p * 100)} ${ms(x.value)}${
+          x.supported
+            ? ""
+            : ` (unsupported: n < ${minSamples(x)}, early stopping at ${percentText(x.support_confidence)})`
+        }`
+      ).join(", ")
     }`;
   return [
     `  ${p.phase}: ${p.description}`,

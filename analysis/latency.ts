@@ -7,6 +7,7 @@
  */
 import pl from "nodejs-polars";
 import type { LoadedRun } from "./loaded_run.ts";
+import { DEFAULT_SUPPORT_CONFIDENCE } from "./early_stopping.ts";
 import { percentileWithCI } from "./percentile.ts";
 
 /** The metrics of the table, in output order. */
@@ -47,6 +48,8 @@ export interface LatencyOptions {
   percentiles?: number[];
   /** Two-sided confidence level of each interval. @default {0.95} */
   confidence?: number;
+  /** One-sided confidence of the supported rule (MLPerf LoadGen early stopping). @default {0.99} */
+  supportConfidence?: number;
 }
 
 /** One percentile of one metric for one group. */
@@ -64,6 +67,11 @@ export interface LatencyRow {
   confidence: number;
   lower: number | null;
   upper: number | null;
+  /** One-sided confidence of `supported` and `bound`. */
+  support_confidence: number;
+  /** Early-stopping bound: the smallest sample x with "percentile ≤ x" supported; null when not supported. */
+  bound: number | null;
+  /** n can bound the percentile at `support_confidence` (MLPerf LoadGen's early-stopping rule). */
   supported: boolean;
   note: string | null;
   /** The window the rows were computed over (null = whole run). */
@@ -199,7 +207,8 @@ function groups(frame: pl.DataFrame): Group[] {
 /**
  * Latency percentiles per class, per stage, per class × stage and overall
  * (class/stage null = all), for every metric in {@linkcode LATENCY_METRICS}.
- * Each row carries n, the confidence interval, `supported` (false with a
+ * Each row carries n, the confidence interval, `supported` and `bound`
+ * (MLPerf LoadGen's early-stopping rule at `supportConfidence`; false with a
  * note when n cannot bound the percentile), the window and the inclusion rule.
  *
  * @example
@@ -214,13 +223,14 @@ export function latencyTable(run: LoadedRun, options: LatencyOptions = {}): Late
   }
   const ps = options.percentiles ?? [0.5, 0.95, 0.99];
   const confidence = options.confidence ?? 0.95;
+  const supportConfidence = options.supportConfidence ?? DEFAULT_SUPPORT_CONFIDENCE;
   const frame = perRequest(run, window);
   const rows: LatencyRow[] = [];
   for (const g of groups(frame)) {
     for (const metric of LATENCY_METRICS) {
       const sorted = g.values.get(metric) ?? new Float64Array(0);
       for (const p of ps) {
-        const ci = percentileWithCI(sorted, p, { confidence, sorted: true });
+        const ci = percentileWithCI(sorted, p, { confidence, supportConfidence, sorted: true });
         rows.push({
           class: g.class,
           stage: g.stage,
@@ -231,6 +241,8 @@ export function latencyTable(run: LoadedRun, options: LatencyOptions = {}): Late
           confidence,
           lower: ci.lower,
           upper: ci.upper,
+          support_confidence: ci.support_confidence,
+          bound: ci.bound,
           supported: ci.supported,
           note: ci.note,
           window,

@@ -6,6 +6,7 @@
  */
 import { choiceText, grid, num } from "./_notebook_text.ts";
 import type { AuditResult } from "./audit.ts";
+import { DEFAULT_SUPPORT_CONFIDENCE, supportRuleText } from "./early_stopping.ts";
 import type { ClaimMove } from "./claim_moves.ts";
 import { LATENCY_METRICS, type LatencyMetric, type LatencyRow } from "./latency.ts";
 
@@ -20,7 +21,8 @@ export interface FormatLatencyOptions {
 /**
  * Latency rows (of `latencyInWindow` / `latencyTable`, whole window: stage
  * rows are skipped) as aligned text, one line per class × metric with n and
- * each percentile's value and CI; UNSUPPORTED where n cannot bound it.
+ * each percentile's value and CI; UNSUPPORTED where n does not support it
+ * (MLPerf LoadGen's early-stopping rule, its confidence in the last line).
  * Rows with n = 0 are left out.
  *
  * @example
@@ -28,8 +30,10 @@ export interface FormatLatencyOptions {
  * import assert from "node:assert/strict";
  * import { formatLatency } from "./notebook_format.ts";
  * const row = { class: null, stage: null, metric: "e2e_ms" as const, p: 0.99, value: 900, n: 10, confidence: 0.95,
- *   lower: 850, upper: null, supported: false, note: "n < 299", window: null, inclusion: "" };
+ *   lower: 850, upper: null, support_confidence: 0.99, bound: null, supported: false, note: "n < 459", window: null,
+ *   inclusion: "" };
  * assert.match(formatLatency([row]), /all\s+e2e_ms\s+10\s+900 \[850, ∞\] UNSUPPORTED/);
+ * assert.match(formatLatency([row]), /99 % one-sided confidence \(n ≥ 459 for p99\)/);
  * ```
  */
 export function formatLatency(rows: LatencyRow[], options: FormatLatencyOptions = {}): string {
@@ -45,7 +49,7 @@ export function formatLatency(rows: LatencyRow[], options: FormatLatencyOptions 
       const cells = ps.map((p) => {
         const r = mine.find((x) => x.p === p);
         if (!r || r.value === null) return "-";
-        return `${num(r.value)} [${num(r.lower)}, ${r.supported ? num(r.upper) : "∞"}]${
+        return `${num(r.value)} [${num(r.lower)}, ${r.upper === null ? "∞" : num(r.upper)}]${
           r.supported ? "" : " UNSUPPORTED"
         }`;
       });
@@ -53,8 +57,11 @@ export function formatLatency(rows: LatencyRow[], options: FormatLatencyOptions 
     }
   }
   const conf = rows[0]?.confidence ?? 0.95;
-  return grid(["class", "metric", "n", ...ps.map((p) => `p${+(p * 100).toPrecision(6)} [${conf * 100} % CI]`)], body, 2)
-    .join("\n");
+  const support = rows[0]?.support_confidence ?? DEFAULT_SUPPORT_CONFIDENCE;
+  return [
+    ...grid(["class", "metric", "n", ...ps.map((p) => `p${+(p * 100).toPrecision(6)} [${conf * 100} % CI]`)], body, 2),
+    `${supportRuleText(ps, { confidence: support })}, else UNSUPPORTED`,
+  ].join("\n");
 }
 
 /**

@@ -10,11 +10,23 @@
  * P(x₍ₗ₎ ≤ q ≤ x₍ᵤ₎) = P(l ≤ B ≤ u − 1) = F(u − 1) − F(l − 1) with F the
  * binomial CDF. We take the equal-tailed interval: l is the largest rank with
  * F(l − 1) ≤ α/2, u the smallest with F(u − 1) ≥ 1 − α/2 (α = 1 − confidence).
- * When u > n no order statistic bounds the quantile from above: the claim is
- * not supported (the idea behind MLPerf LoadGen's early-stopping rule).
+ *
+ * Supported (MLPerf LoadGen's early-stopping rule, early_stopping.ts): the
+ * percentile is supported when some order statistic bounds it from above at
+ * the one-sided `supportConfidence` (default 0.99). With k samples above
+ * x₍ₙ₋ₖ₎, "p-percentile ≤ x₍ₙ₋ₖ₎" is supported when
+ * P[X ≤ k | n, 1 − p] ≤ 1 − c; that is F(n − k − 1) ≥ c, the same
+ * order-statistic condition as the interval's upper end at one-sided c. So
+ * `bound` is the smallest such x₍ₙ₋ₖ₎ (the largest tolerated k), and the
+ * percentile is supported iff n ≥ earlyStoppingMinSamples(p, 0) (459 for p99
+ * at 99 %). The interval's upper end is the same construction at one-sided
+ * (1 + confidence)/2 (97.5 % for the 95 % interval), so with the defaults
+ * upper ≤ bound.
  *
  * @module
  */
+import { checkConfidence, checkP, percentLabel, percentText } from "./_percentile_checks.ts";
+import { DEFAULT_SUPPORT_CONFIDENCE, earlyStoppingMinSamples } from "./early_stopping.ts";
 
 /** A percentile with its sample count, confidence interval and support flag. */
 export interface PercentileCI {
@@ -34,7 +46,16 @@ export interface PercentileCI {
   lower_rank: number;
   /** 1-based rank of the upper bound; n + 1 = unbounded above. */
   upper_rank: number;
-  /** False when n cannot bound the percentile from above at this confidence. */
+  /** One-sided confidence of the supported rule (LoadGen's early stopping). */
+  support_confidence: number;
+  /**
+   * The early-stopping bound: the smallest x₍ᵣ₎ such that "p-percentile ≤ x₍ᵣ₎" is supported at
+   * `support_confidence`; null when none is (not supported).
+   */
+  bound: number | null;
+  /** 1-based rank of the bound; n + 1 = none. n − bound_rank samples lie above it (the tolerated count). */
+  bound_rank: number;
+  /** LoadGen's early-stopping rule: n is enough to bound the percentile at `support_confidence`. */
   supported: boolean;
   /** Why the percentile is not supported; null when it is. */
   note: string | null;
@@ -44,16 +65,10 @@ export interface PercentileCI {
 export interface PercentileOptions {
   /** Two-sided confidence level of the interval, in (0, 1). @default {0.95} */
   confidence?: number;
+  /** One-sided confidence level of the supported rule and the bound, in (0, 1). @default {0.99} */
+  supportConfidence?: number;
   /** Set when `values` is already sorted ascending, to skip the copy and sort. @default {false} */
   sorted?: boolean;
-}
-
-function checkP(p: number): void {
-  if (!(p > 0 && p <= 1)) throw new RangeError(`percentile p must be in (0, 1], got ${p}`);
-}
-
-function checkConfidence(c: number): void {
-  if (!(c > 0 && c < 1)) throw new RangeError(`confidence must be in (0, 1), got ${c}`);
 }
 
 /**
@@ -129,38 +144,9 @@ function ranks(n: number, p: number, alpha: number): { lower: number; upper: num
 }
 
 /**
- * The smallest n at which the p-percentile has an upper confidence bound
- * (u ≤ n). With the equal-tailed interval that needs F(n − 1) = 1 − pⁿ ≥ 1 − α/2,
- * i.e. n ≥ ln(α/2) / ln p. Infinity for p = 1 (no sample bounds the maximum).
- *
- * @example p99 at 95 % confidence
- * ```ts
- * import assert from "node:assert/strict";
- * import { minSamplesFor } from "./percentile.ts";
- * // ln(0.025) / ln(0.99) = 367.04 → 368
- * assert.equal(minSamplesFor(0.99, 0.95), 368);
- * ```
- */
-export function minSamplesFor(p: number, confidence = 0.95): number {
-  checkP(p);
-  checkConfidence(confidence);
-  if (p === 1) return Infinity;
-  const target = Math.log((1 - confidence) / 2);
-  let n = Math.max(1, Math.ceil(target / Math.log(p)));
-  // Settle float noise at the boundary: the exact condition is n·ln p ≤ ln(α/2).
-  while (n > 1 && (n - 1) * Math.log(p) <= target) n--;
-  while (n * Math.log(p) > target) n++;
-  return n;
-}
-
-function percentLabel(p: number): string {
-  return `p${Number((p * 100).toPrecision(6))}`;
-}
-
-/**
- * Nearest-rank percentile with n, a distribution-free confidence interval
- * and the `supported` flag (see the module doc for the definitions).
- * NaN values are rejected: filter ineligible requests before.
+ * Nearest-rank percentile with n, a distribution-free confidence interval,
+ * the early-stopping bound and the `supported` flag (see the module doc for
+ * the definitions). NaN values are rejected: filter ineligible requests before.
  *
  * @example p50 of 20 samples
  * ```ts
@@ -168,6 +154,8 @@ function percentLabel(p: number): string {
  * import { percentileWithCI } from "./percentile.ts";
  * const r = percentileWithCI(Array.from({ length: 20 }, (_, i) => i + 1), 0.5);
  * assert.deepEqual([r.value, r.lower_rank, r.upper_rank, r.supported], [10, 6, 15, true]);
+ * // One-sided 99 %: F(15) = 0.9941 ≥ 0.99 > F(14) = 0.9793 → bound rank 16, 4 samples above it
+ * assert.deepEqual([r.bound, r.support_confidence], [16, 0.99]);
  * ```
  */
 export function percentileWithCI(
@@ -178,6 +166,8 @@ export function percentileWithCI(
   checkP(p);
   const confidence = options.confidence ?? 0.95;
   checkConfidence(confidence);
+  const support = options.supportConfidence ?? DEFAULT_SUPPORT_CONFIDENCE;
+  checkConfidence(support, "supportConfidence");
   const sorted = options.sorted && values instanceof Float64Array ? values : Float64Array.from(values);
   if (!options.sorted) sorted.sort();
   // An ascending sort puts NaN last, so one look finds any.
@@ -186,6 +176,9 @@ export function percentileWithCI(
   }
   const n = sorted.length;
   const label = percentLabel(p);
+  const need = earlyStoppingMinSamples(p, 0, { confidence: support });
+  const needText = `MLPerf LoadGen's early-stopping rule at ${percentText(support)} one-sided confidence needs at ` +
+    `least ${need === Infinity ? "infinitely many" : need} samples`;
   if (n === 0) {
     return {
       p,
@@ -196,29 +189,32 @@ export function percentileWithCI(
       upper: null,
       lower_rank: 0,
       upper_rank: 1,
+      support_confidence: support,
+      bound: null,
+      bound_rank: 1,
       supported: false,
-      note: `${label} from 0 samples: no data`,
+      note: `${label} from 0 samples: no data; ${needText}`,
     };
   }
   const k = nearestRank(n, p);
   const { lower, upper } = ranks(n, p, 1 - confidence);
-  const supported = upper <= n;
+  // The bound: the interval's upper rank at one-sided `support` (α/2 = 1 − support).
+  const boundRank = ranks(n, p, 2 * (1 - support)).upper;
+  const supported = boundRank <= n;
   const what = k === n ? "is the sample maximum" : `is rank ${k} of ${n}`;
-  const need = minSamplesFor(p, confidence);
-  const note = supported
-    ? null
-    : `${label} from ${n} samples ${what}; no order statistic bounds it at ${
-      percentLabel(confidence).slice(1)
-    } % confidence: at least ${need === Infinity ? "infinitely many" : need} samples are needed`;
+  const note = supported ? null : `${label} from ${n} samples ${what}; no order statistic bounds it: ${needText}`;
   return {
     p,
     value: sorted[k - 1]!,
     n,
     confidence,
     lower: lower >= 1 ? sorted[lower - 1]! : null,
-    upper: supported ? sorted[upper - 1]! : null,
+    upper: upper <= n ? sorted[upper - 1]! : null,
     lower_rank: lower,
     upper_rank: upper,
+    support_confidence: support,
+    bound: supported ? sorted[boundRank - 1]! : null,
+    bound_rank: boundRank,
     supported,
     note,
   };

@@ -9,6 +9,8 @@
 import type { SloPolicy } from "../schema/slo.ts";
 import { alternatives } from "./alternatives.ts";
 import { latencyInWindow } from "./audit.ts";
+import { DEFAULT_SUPPORT_CONFIDENCE, supportRuleText } from "./early_stopping.ts";
+import { roundUp } from "./round_display.ts";
 import { FAILURE_ORDER } from "./classify.ts";
 import { goodput, type GoodputRow } from "./goodput.ts";
 import type { LoadedRun } from "./loaded_run.ts";
@@ -33,6 +35,8 @@ export interface ReportOptions {
   policy_source?: string;
   /** Inputs computed elsewhere: knee marks, ledger, route comparison, outages. @default {{}} */
   extras?: ReportExtras;
+  /** One-sided confidence of the latency table's supported rule (MLPerf LoadGen early stopping). @default {0.99} */
+  supportConfidence?: number;
 }
 
 /** A figure the report could not include, and why. */
@@ -87,7 +91,8 @@ export function buildReport(run: LoadedRun, policy: SloPolicy, options: ReportOp
   const stageOrder = m.stages.map((s) => s.name);
   const window = resolveWindow(m.stages, policy.window);
   const g = goodput(run, policy);
-  const latency = latencyInWindow(run, window);
+  const support = options.supportConfidence ?? DEFAULT_SUPPORT_CONFIDENCE;
+  const latency = latencyInWindow(run, window, { supportConfidence: support });
   const absent: AbsentFigure[] = [];
 
   const curve = loadCurveFromGoodput(g, m.stages);
@@ -160,8 +165,8 @@ export function buildReport(run: LoadedRun, policy: SloPolicy, options: ReportOp
       `p${+(r.p * 100).toPrecision(6)}`,
       String(r.n),
       fmt(r.value),
-      `[${fmt(r.lower)}, ${r.supported ? fmt(r.upper) : "∞"}]`,
-      r.supported ? "" : "UNSUPPORTED",
+      `[${fmt(r.lower)}, ${r.upper === null ? "∞" : fmt(r.upper)}]`,
+      r.supported && r.bound !== null ? `≤ ${fmt(roundUp(r.bound))}` : "UNSUPPORTED",
     ]);
   const slo = Object.entries(d.slo.classes).map(([c, s]) => [
     c,
@@ -189,7 +194,14 @@ export function buildReport(run: LoadedRun, policy: SloPolicy, options: ReportOp
     table(["class", ...head.slice(1)], goodputRows(g.by_class.map((r) => ({ name: r.class, row: r })))),
     table(["stage", ...head.slice(1)], goodputRows(g.by_stage.map((r) => ({ name: r.stage, row: r })))),
     "<h2>Latency (policy window; nearest-rank percentiles, 95 % distribution-free CI)</h2>",
-    table(["class", "metric", "p", "n", "value (ms)", "CI", ""], latRows),
+    `<p>${
+      esc(
+        `${supportRuleText(latency.map((r) => r.p), { confidence: support })}; a supported percentile is shown with ` +
+          'its early-stopping bound (the smallest sample x at which the claim "percentile ≤ x" is supported; shown ' +
+          "rounded up, never down), else UNSUPPORTED.",
+      )
+    }</p>`,
+    table(["class", "metric", "p", "n", "value (ms)", "CI", `bound at ${fmt(support * 100)} %`], latRows),
     "<h2>Disclosure</h2>",
     table(["class", "e2e ≤ ms", "TTFT ≤ ms", "TPOT ≤ ms", "gates required"], slo),
     `<ul>${[...d.inclusion_rules, d.tpot_definition].map((r) => `<li>${esc(r)}</li>`).join("")}</ul>`,

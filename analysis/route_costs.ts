@@ -73,6 +73,8 @@ export interface RouteCostOptions {
   headroom?: number;
   /** Single-class runs on the same routes, for the crowding-out table. @default {[]} */
   singleClassRuns?: LoadedRun[];
+  /** One-sided confidence of the per-class percentiles' supported rule. @default {0.99} */
+  supportConfidence?: number;
 }
 
 /** One route's knee, limit and ledger. */
@@ -105,6 +107,7 @@ export function compareRouteCosts(runs: LoadedRun[], policy: SloPolicy, options:
   const per = new Map<string, RouteCost>();
   const comparison = compareRoutes(runs, policy, {
     ...(options.singleClassRuns?.length ? { singleClassRuns: options.singleClassRuns } : {}),
+    ...(options.supportConfidence === undefined ? {} : { supportConfidence: options.supportConfidence }),
     extras: (run) => {
       const knee = kneeAnalysis([run], policy);
       const tested = Math.max(...knee.levels.map((l) => l.pooled.offered_rps));

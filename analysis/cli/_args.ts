@@ -1,6 +1,7 @@
 /**
  * Flags and defaults shared by the analysis CLIs: the default SLO policy per
- * workload, and the checks of `--verify`, `--denominator` and `--headroom`.
+ * workload, and the checks of `--verify`, `--denominator`, `--headroom` and
+ * `--confidence`.
  * Each check throws an `InputError` naming the flag (the CLI exits 2).
  *
  * @module
@@ -66,4 +67,13 @@ export function fractionOption(flag: string, v: string | undefined, lo: number, 
 /** `--headroom H`, a fraction in [0, 1) (undefined when not given). */
 export function headroomOption(v: string | undefined): number | undefined {
   return fractionOption("headroom", v, 0, 1);
+}
+
+/**
+ * `--confidence C`: the one-sided confidence of the supported rule (MLPerf
+ * LoadGen early stopping), in [0.5, 1) (undefined when not given; the
+ * analysis default is 0.99).
+ */
+export function confidenceOption(v: string | undefined): number | undefined {
+  return fractionOption("confidence", v, 0.5, 1);
 }

@@ -8,10 +8,11 @@ import { goodput } from "../goodput.ts";
 import type { LatencyRow } from "../latency.ts";
 import { loadRun } from "../load_run.ts";
 import { loadSloPolicy, resolveWindow } from "../policy.ts";
-import { denominatorOption, resolveSloFile, verifyOption } from "./_args.ts";
+import { DEFAULT_SUPPORT_CONFIDENCE, supportRuleText } from "../early_stopping.ts";
+import { confidenceOption, denominatorOption, resolveSloFile, verifyOption } from "./_args.ts";
 
 const USAGE =
-  "usage: deno task analyze RUN [--slo FILE] [--denominator offered|sent|completed] [--alternatives] [--json] [--verify warn]";
+  "usage: deno task analyze RUN [--slo FILE] [--denominator offered|sent|completed] [--alternatives] [--confidence C] [--json] [--verify warn]";
 
 async function main(args: string[]): Promise<void> {
   const parsed = parseFlags(
@@ -22,6 +23,7 @@ async function main(args: string[]): Promise<void> {
       json: { type: "boolean", default: false },
       alternatives: { type: "boolean", default: false },
       verify: { type: "string" },
+      confidence: { type: "string" },
     },
     USAGE,
     { positionals: true },
@@ -30,13 +32,14 @@ async function main(args: string[]): Promise<void> {
   if (positionals.length !== 1) throw new InputError(`expected one RUN folder, got ${positionals.length}\n${USAGE}`);
   const verify = verifyOption(v.verify);
   const den = denominatorOption(v.denominator);
+  const supportConfidence = confidenceOption(v.confidence);
   const run = await loadRun(positionals[0]!, { verify });
   const sloFile = resolveSloFile(run, v.slo);
   const policy = await loadSloPolicy(sloFile);
   const effective: SloPolicy = den ? { ...policy, denominator: den } : policy;
   const result = goodput(run, effective);
   const window = resolveWindow(run.manifest.stages, effective.window);
-  const latency = latencyInWindow(run, window);
+  const latency = latencyInWindow(run, window, supportConfidence === undefined ? {} : { supportConfidence });
   const alt = v.alternatives ? alternatives(run, effective) : null;
   if (v.json) {
     const { disclosure, overall, by_class, by_stage } = result;
@@ -74,7 +77,7 @@ function formatLatency(rows: LatencyRow[], window: string): string {
     if (r.stage !== null || (r.class !== null && !SLO_METRICS.has(r.metric))) continue;
     const key = `${r.class}/${r.metric}`;
     const line = lines.get(key) ?? { label: r.class ?? "all", metric: r.metric, n: r.n, cells: [] };
-    const ci = `[${num(r.lower)}, ${r.supported ? num(r.upper) : "∞"}]`;
+    const ci = `[${num(r.lower)}, ${r.upper === null ? "∞" : num(r.upper)}]`;
     line.cells.push(
       r.value === null ? "-" : `${num(r.value)} ${ci}${r.supported ? "" : " UNSUPPORTED"}`,
     );
@@ -82,13 +85,15 @@ function formatLatency(rows: LatencyRow[], window: string): string {
   }
   const ps = [...new Set(rows.map((r) => r.p))];
   const conf = rows[0]?.confidence ?? 0.95;
+  const support = rows[0]?.support_confidence ?? DEFAULT_SUPPORT_CONFIDENCE;
   const head = ["class", "metric", "n", ...ps.map((p) => `p${+(p * 100).toPrecision(6)} [${conf * 100} % CI]`)];
   const body = [...lines.values()].map((l) => [l.label, l.metric, String(l.n), ...l.cells]);
   const widths = head.map((h, i) => Math.max(h.length, ...body.map((b) => (b[i] ?? "").length)));
   const fmt = (cells: string[]) => cells.map((c, i) => c.padEnd(widths[i]!)).join("  ").trimEnd();
   return [
-    `latency (window: ${window}; nearest-rank percentiles, distribution-free CI; UNSUPPORTED = n too small to bound ` +
-    "the percentile from above; TTFT/e2e from scheduled_ms; per-metric inclusion rules in --json)",
+    `latency (window: ${window}; nearest-rank percentiles, distribution-free CI; ` +
+    `${supportRuleText(ps, { confidence: support })}, else UNSUPPORTED; TTFT/e2e from scheduled_ms; per-metric ` +
+    "inclusion rules and each percentile's early-stopping bound in --json)",
     fmt(head),
     ...body.map(fmt),
   ].join("\n");

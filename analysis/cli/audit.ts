@@ -4,15 +4,19 @@ import { audit, type AuditResult, type RuleChoice } from "../audit.ts";
 import { loadClaim } from "../claim.ts";
 import { loadRun } from "../load_run.ts";
 import { loadSloPolicy } from "../policy.ts";
-import { defaultSloFile, verifyOption } from "./_args.ts";
+import { percentLabel, percentText } from "../_percentile_checks.ts";
+import { supportRuleText } from "../early_stopping.ts";
+import { roundUp } from "../round_display.ts";
+import { confidenceOption, defaultSloFile, verifyOption } from "./_args.ts";
 
-const USAGE = "usage: deno task audit RUN --claim FILE [--slo FILE] [--json] [--verify warn]";
+const USAGE = "usage: deno task audit RUN --claim FILE [--slo FILE] [--confidence C] [--json] [--verify warn]";
 
 const fmt = (v: number | null | undefined): string => (v === null || v === undefined ? "-" : String(+v.toPrecision(6)));
 
 function choice(c: RuleChoice): string {
   if (c.slo === null) {
-    return `window ${c.window} -> ${fmt(c.value)} (n = ${c.n}${c.supported ? "" : ", NOT supported"})`;
+    const at = c.support_confidence === undefined ? "" : ` at ${percentText(c.support_confidence)}`;
+    return `window ${c.window} -> ${fmt(c.value)} (n = ${c.n}${c.supported ? "" : `, NOT supported${at}`})`;
   }
   const den = c.denominator === null ? "" : `denominator ${c.denominator}, `;
   return `${den}window ${c.window}, SLO ${c.slo}, gates ${c.gates} -> ${fmt(c.value)}`;
@@ -34,7 +38,9 @@ function formatAudit(r: AuditResult): string {
       ? [
         `  n = ${lat.n}, ${lat.confidence * 100} % CI [${fmt(lat.lower)}, ${
           fmt(lat.upper)
-        }], supported: ${lat.supported}`,
+        }], supported: ${lat.supported} (${supportRuleText([lat.p], { confidence: lat.support_confidence })}${
+          lat.bound === null ? "" : `; the run supports ${percentLabel(lat.p)} ≤ ${roundUp(lat.bound)} (rounded up)`
+        })`,
         `  inclusion: ${lat.inclusion}`,
       ]
       : [
@@ -71,6 +77,7 @@ async function main(args: string[]): Promise<void> {
       slo: { type: "string" },
       json: { type: "boolean", default: false },
       verify: { type: "string" },
+      confidence: { type: "string" },
     },
     USAGE,
     { positionals: true },
@@ -79,6 +86,7 @@ async function main(args: string[]): Promise<void> {
   if (positionals.length !== 1) throw new InputError(`expected one RUN folder, got ${positionals.length}\n${USAGE}`);
   if (v.claim === undefined) throw new InputError(`--claim FILE is required\n${USAGE}`);
   const verify = verifyOption(v.verify);
+  const supportConfidence = confidenceOption(v.confidence);
   const claim = await loadClaim(v.claim);
   const run = await loadRun(positionals[0]!, { verify });
   // --slo, else the workload's default in data/slo/, else the policy the claim states.
@@ -89,7 +97,11 @@ async function main(args: string[]): Promise<void> {
     );
   }
   const policy = sloFile ? await loadSloPolicy(sloFile) : claim.slo!;
-  const result = audit(run, claim, { policy, policy_source: sloFile ?? claim.slo_source ?? "the claim's" });
+  const result = audit(run, claim, {
+    policy,
+    policy_source: sloFile ?? claim.slo_source ?? "the claim's",
+    ...(supportConfidence === undefined ? {} : { supportConfidence }),
+  });
   if (v.json) console.log(JSON.stringify(result, null, 2));
   else console.log(formatAudit(result));
 }

@@ -1,5 +1,6 @@
 /**
- * `deno task compare RUN... [--slo F] [--prices F] [--overheads F] [--single RUN]... [--headroom H] [--force] [--json]`:
+ * `deno task compare RUN... [--slo F] [--prices F] [--overheads F] [--single RUN]... [--headroom H] [--confidence C]
+ * [--force] [--json]`:
  * routes side by side on the same work — accepted goodput, acceptance, tail
  * latency per class, knee and limit, cost per accepted task.
  */
@@ -16,10 +17,10 @@ import { loadRun } from "../load_run.ts";
 import type { LoadedRun } from "../loaded_run.ts";
 import { loadSloPolicy } from "../policy.ts";
 import { loadOverheadSheet, loadPriceSheet } from "../price_sheet.ts";
-import { headroomOption, resolveSloFile, verifyOption } from "./_args.ts";
+import { confidenceOption, headroomOption, resolveSloFile, verifyOption } from "./_args.ts";
 
 const USAGE = "usage: deno task compare RUN RUN... [--slo FILE] [--prices FILE] [--overheads FILE] " +
-  "[--single RUN]... [--headroom H] [--force] [--json] [--verify warn]";
+  "[--single RUN]... [--headroom H] [--confidence C] [--force] [--json] [--verify warn]";
 
 /** Knee, limit and cost per accepted task of one run, as extra comparison columns. */
 function runExtras(
@@ -57,6 +58,7 @@ async function main(args: string[]): Promise<void> {
       force: { type: "boolean", default: false },
       json: { type: "boolean", default: false },
       verify: { type: "string" },
+      confidence: { type: "string" },
     },
     USAGE,
     { positionals: true },
@@ -66,6 +68,7 @@ async function main(args: string[]): Promise<void> {
   }
   const verify = verifyOption(v.verify);
   const headroom = headroomOption(v.headroom);
+  const supportConfidence = confidenceOption(v.confidence);
   if (v.overheads && !v.prices) throw new InputError(`--overheads needs --prices\n${USAGE}`);
   const runs: LoadedRun[] = [];
   for (const dir of positionals) runs.push(await loadRun(dir, { verify }));
@@ -79,6 +82,7 @@ async function main(args: string[]): Promise<void> {
     force: v.force,
     singleClassRuns: singles.length ? singles : undefined,
     extras: runExtras(policy, prices, overheads, headroom),
+    ...(supportConfidence === undefined ? {} : { supportConfidence }),
   });
   const pricing = prices
     ? {

@@ -8,6 +8,7 @@ import { coldStartReport } from "../cold_start.ts";
 import { recoveryReport } from "../recovery.ts";
 import { retryReport } from "../retries.ts";
 import type { Tolerance } from "../departure.ts";
+import { supportRuleText } from "../early_stopping.ts";
 import { kneeAnalysis, type KneeOptions, type KneeReport } from "../knee.ts";
 import { SIGNALS } from "../levels.ts";
 import { type ProductionLimit, productionLimit } from "../limit.ts";
@@ -79,6 +80,7 @@ export function kneeJson(
       guards: {
         proportion: `one-sided Fisher exact test, α = ${report.alpha}`,
         percentile: "95 % distribution-free CIs (percentileWithCI) disjoint",
+        percentile_supported: `each percentile signal's "supported": ${supportRuleText([0.95, 0.99])}`,
         bootstrap: "tokens_per_accepted: seeded 95 % percentile bootstrap CIs over requests disjoint",
         none: "server timeline signals and cost_per_accepted: tolerance only (the reason in each departure's guard)",
       },

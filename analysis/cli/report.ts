@@ -12,10 +12,10 @@ import { loadSloPolicy } from "../policy.ts";
 import { buildReport } from "../report.ts";
 import { runReportExtras } from "../report_extras.ts";
 import { loadOverheadSheet, loadPriceSheet } from "../price_sheet.ts";
-import { denominatorOption, headroomOption, resolveSloFile, verifyOption } from "./_args.ts";
+import { confidenceOption, denominatorOption, headroomOption, resolveSloFile, verifyOption } from "./_args.ts";
 
 const USAGE = "usage: deno task report RUN [--out F] [--slo FILE] [--denominator offered|sent|completed] " +
-  "[--headroom H] [--prices FILE [--overheads FILE]] [--extras FILE] [--verify warn]";
+  "[--headroom H] [--prices FILE [--overheads FILE]] [--extras FILE] [--confidence C] [--verify warn]";
 
 async function main(args: string[]): Promise<void> {
   const { values: v, positionals } = parseFlags(
@@ -29,6 +29,7 @@ async function main(args: string[]): Promise<void> {
       prices: { type: "string" },
       overheads: { type: "string" },
       verify: { type: "string" },
+      confidence: { type: "string" },
     },
     USAGE,
     { positionals: true },
@@ -42,13 +43,18 @@ async function main(args: string[]): Promise<void> {
   const policy = await loadSloPolicy(sloFile);
   const effective: SloPolicy = den ? { ...policy, denominator: den } : policy;
   const headroom = headroomOption(v.headroom);
+  const supportConfidence = confidenceOption(v.confidence);
   if (v.overheads && !v.prices) throw new InputError(`--overheads needs --prices\n${USAGE}`);
   const extras: ReportExtras = v.extras ? await loadReportExtras(v.extras) : {};
   const prices = v.prices ? await loadPriceSheet(v.prices) : null;
   const overheads = v.overheads ? await loadOverheadSheet(v.overheads) : null;
   const filled = runReportExtras(run, effective, { headroom, prices, overheads }, extras);
   for (const n of filled.notes) console.error(n);
-  const report = buildReport(run, effective, { policy_source: sloFile, extras: filled.extras });
+  const report = buildReport(run, effective, {
+    policy_source: sloFile,
+    extras: filled.extras,
+    ...(supportConfidence === undefined ? {} : { supportConfidence }),
+  });
   const out = v.out ?? join(dir, "report.html");
   try {
     await Deno.writeTextFile(out, report.html);

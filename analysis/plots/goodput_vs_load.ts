@@ -7,7 +7,11 @@
 import type { Stage } from "../../schema/plan.ts";
 import type { GoodputResult } from "../goodput.ts";
 import { disclosureLine } from "./_disclosure.ts";
+import { roundDown } from "../round_display.ts";
 import { type Figure, fmt, makeFigure } from "./figure.ts";
+
+/** A knee or limit label: rounded down, never up. */
+const down = (rps: number): string => String(roundDown(rps));
 
 /** One load level: a stage of a staged run, or one run of a sweep. */
 export interface LoadLevel {
@@ -102,12 +106,12 @@ export function goodputVsLoadFigure(input: LoadCurveInput): Figure {
   };
   if (input.knee_rps !== null) {
     const what = input.knee_signal ? ` (${input.knee_signal})` : "";
-    vline(input.knee_rps, "dash", "#d62728", `knee ${fmt(input.knee_rps)} rps${what}`, 1);
+    vline(input.knee_rps, "dash", "#d62728", `knee ${down(input.knee_rps)} rps${what}`, 1);
   }
   input.limits.forEach((l, i) => {
-    vline(l.rps, "dot", "#2ca02c", `limit ${fmt(l.rps)} rps (headroom ${fmt(l.headroom * 100)} %)`, 0.93 - 0.07 * i);
+    vline(l.rps, "dot", "#2ca02c", `limit ${down(l.rps)} rps (headroom ${fmt(l.headroom * 100)} %)`, 0.93 - 0.07 * i);
   });
-  const knee = input.knee_rps === null ? "knee not computed" : `knee ${fmt(input.knee_rps)} rps`;
+  const knee = input.knee_rps === null ? "knee not computed" : `knee ${down(input.knee_rps)} rps`;
   return makeFigure({
     id: "goodput-vs-load",
     title: `Accepted goodput vs offered load (${knee})`,
@@ -116,6 +120,7 @@ export function goodputVsLoadFigure(input: LoadCurveInput): Figure {
       "offered load = offered requests / seconds of the level; accepted goodput = accepted requests / the same seconds",
       "the grey line is accepted = offered: the distance below it is load that was offered but not accepted",
       "the limit is the knee minus the headroom the user chose; the tool never picks the margin",
+      "knee and limit labels are rounded down to 4 significant digits, never up; the lines stand at the exact values",
     ],
     data: [
       {

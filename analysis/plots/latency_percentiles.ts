@@ -5,6 +5,7 @@
  * @module
  */
 import { LATENCY_INCLUSION, type LatencyMetric, type LatencyRow } from "../latency.ts";
+import { DEFAULT_SUPPORT_CONFIDENCE, supportRuleText } from "../early_stopping.ts";
 import { colour, type Figure, fmt, makeFigure } from "./figure.ts";
 
 /** Options of {@linkcode latencyPercentilesFigure}. */
@@ -24,18 +25,22 @@ export interface LatencyPercentilesOptions {
 /**
  * Bars of the chosen percentile of `metric` for each class (one trace per
  * class) in each stage, error bars from the distribution-free CI (open above
- * and marked UNSUPPORTED when n cannot bound the percentile), n on hover.
+ * when no order statistic bounds it), n on hover; a bar marked UNSUPPORTED
+ * when n does not meet MLPerf LoadGen's early-stopping rule (its confidence
+ * in the disclosure).
  * Input: the rows of `latencyTable` (or `latencyInWindow`).
  *
  * @example
  * ```ts
  * import assert from "node:assert/strict";
  * import { latencyPercentilesFigure } from "./latency_percentiles.ts";
- * const row = { class: "qa", stage: "low", metric: "e2e_ms" as const, p: 0.99, value: 900, n: 300, confidence: 0.95,
- *   lower: 850, upper: 990, supported: true, note: null, window: null, inclusion: "" };
+ * const row = { class: "qa", stage: "low", metric: "e2e_ms" as const, p: 0.99, value: 900, n: 500, confidence: 0.95,
+ *   lower: 850, upper: 990, support_confidence: 0.99, bound: 995, supported: true, note: null, window: null,
+ *   inclusion: "" };
  * const f = latencyPercentilesFigure([row]);
  * assert.equal(f.data.length, 1);
- * assert.match(f.disclosure, /n = 300/);
+ * assert.match(f.disclosure, /n = 500/);
+ * assert.match(f.disclosure, /early-stopping rule at 99 % one-sided confidence/);
  * ```
  */
 export function latencyPercentilesFigure(rows: LatencyRow[], options: LatencyPercentilesOptions = {}): Figure {
@@ -53,6 +58,7 @@ export function latencyPercentilesFigure(rows: LatencyRow[], options: LatencyPer
   const classes = [...new Set(picked.map((r) => r.class!))].sort();
   const pct = `p${+(p * 100).toPrecision(6)}`;
   const conf = picked[0]?.confidence ?? 0.95;
+  const support = picked[0]?.support_confidence ?? DEFAULT_SUPPORT_CONFIDENCE;
   const n = picked.reduce((s, r) => s + r.n, 0);
   const unsupported = picked.filter((r) => !r.supported && r.value !== null).length;
   const data = classes.map((cls, i) => {
@@ -73,10 +79,11 @@ export function latencyPercentilesFigure(rows: LatencyRow[], options: LatencyPer
       customdata: cells.map((r) => [
         r?.n ?? 0,
         fmt(r?.lower ?? null),
-        r && r.supported ? fmt(r.upper) : "∞ (UNSUPPORTED: n too small)",
+        r && r.upper !== null ? fmt(r.upper) : "∞",
+        r && !r.supported ? " UNSUPPORTED (n too small)" : "",
       ]),
       hovertemplate: `${cls} %{x}: ${pct} = %{y:.1f} ms, n = %{customdata[0]}, ${conf * 100} % CI ` +
-        "[%{customdata[1]}, %{customdata[2]}]<extra></extra>",
+        "[%{customdata[1]}, %{customdata[2]}]%{customdata[3]}<extra></extra>",
     };
   });
   return makeFigure({
@@ -86,10 +93,12 @@ export function latencyPercentilesFigure(rows: LatencyRow[], options: LatencyPer
       `${options.run_id ? `run ${options.run_id}; ` : ""}window ${
         options.window ?? "as computed"
       }; n = ${n} requests with a ${metric}; ` +
-      `${conf * 100} % distribution-free CI${unsupported ? `; ${unsupported} bars UNSUPPORTED (n too small)` : ""}`,
+      `${conf * 100} % distribution-free CI; ${supportRuleText([p], { confidence: support })}${
+        unsupported ? `; ${unsupported} bars UNSUPPORTED (n too small)` : ""
+      }`,
     notes: [
       `${metric}: ${LATENCY_INCLUSION[metric]}`,
-      "nearest-rank percentile; error bars are the confidence interval; an UNSUPPORTED bar has no upper bound",
+      "nearest-rank percentile; error bars are the confidence interval, open above when no sample bounds it",
     ],
     data,
     layout: {

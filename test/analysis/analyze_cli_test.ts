@@ -48,6 +48,26 @@ Deno.test("the analyze CLI", async (t) => {
     assert.ok(Array.isArray(j.disclosure.inclusion_rules));
   });
 
+  await t.step("the latency table states the supported rule and its confidence; --confidence sets it", async () => {
+    // p50/p95/p99 at 99 %: ln 0.01 / ln p = 6.6 → 7, 89.8 → 90, 458.2 → 459; at 90 %: 3.3 → 4, 44.9 → 45, 229.1 → 230.
+    const r = await analyze(run, "--slo", slo);
+    assert.equal(r.code, 0, r.stderr);
+    assert.match(
+      r.stdout,
+      /early-stopping rule at 99 % one-sided confidence \(n ≥ 7 for p50, 90 for p95, 459 for p99\)/,
+    );
+    const loose = await analyze(run, "--slo", slo, "--confidence", "0.9");
+    assert.equal(loose.code, 0, loose.stderr);
+    assert.match(loose.stdout, /at 90 % one-sided confidence \(n ≥ 4 for p50, 45 for p95, 230 for p99\)/);
+    const j = JSON.parse((await analyze(run, "--slo", slo, "--json", "--confidence", "0.9")).stdout);
+    assert.ok(j.latency.rows.every((row: { support_confidence: number }) => row.support_confidence === 0.9));
+    for (const bad of ["1", "0.3", "high", ""]) {
+      const e = await analyze(run, "--slo", slo, "--confidence", bad);
+      assert.equal(e.code, 2, bad);
+      assert.match(e.stderr, /--confidence: expected a number in \[0\.5, 1\)/);
+    }
+  });
+
   await t.step("bad input exits 2 with a message naming the file and field, never a stack trace", async () => {
     const bad = join(tmp, "bad.json");
     Deno.writeTextFileSync(bad, JSON.stringify({ default: { e2e_ms: 1000, gates: ["fast_ok"] } }));

@@ -70,7 +70,12 @@ Deno.test("the audit CLI", async (t) => {
     const r = await auditCli(run, "--claim", claim, "--slo", slo);
     assert.equal(r.code, 0, r.stderr);
     assert.match(r.stdout, /n = 15, 95 % CI \[2500, -\], supported: false/);
+    // The rule with its confidence: 0.99^459 = 0.0099 ≤ 0.01 < 0.99^458.
+    assert.match(r.stdout, /supported: false \(supported = MLPerf LoadGen's early-stopping rule at 99 % one-sided/);
     assert.match(r.stdout, /^NOTE: n = 15 cannot support the claim/m);
+    assert.match(r.stdout, /NOT supported at 99 %\)/);
+    const loose = await auditCli(run, "--claim", claim, "--slo", slo, "--confidence", "0.9");
+    assert.match(loose.stdout, /at 90 % one-sided confidence \(n ≥ 230 for p99\)/);
   });
 
   await t.step("bad input exits 2 naming the file and field, never a stack trace", async () => {

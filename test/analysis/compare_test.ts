@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { comparability, compareRoutes, significantDrop } from "../../analysis/compare.ts";
+import { formatCompare } from "../../analysis/format_compare.ts";
 import { loadRun } from "../../analysis/load_run.ts";
 import type { RequestRow } from "../../schema/events.ts";
 import type { Stage } from "../../schema/plan.ts";
@@ -91,4 +92,28 @@ Deno.test("significantDrop: a one-sided two-proportion z-test", () => {
   assert.equal(significantDrop(38, 40, 10, 40), true);
   assert.equal(significantDrop(21, 40, 20, 40), false);
   assert.equal(significantDrop(1, 0, 0, 1), false);
+});
+
+Deno.test("formatCompare() rounds knee and limit columns down and states the supported rule", async (t) => {
+  const dir = Deno.makeTempDirSync();
+  const a = await run(dir, "run-a", "hosted", rows("a", "x", 20, 20));
+  const b = await run(dir, "run-b", "selfhosted", rows("b", "x", 20, 10));
+  // Knee 9.05678 → 9.056 (to nearest 9.057); limit 7.5 × (1 − 0.095) = 6.7875 → 6.787 (to nearest 6.788).
+  const extras = () => ({ knee_rps: 9.05678, "limit_rps @0.095": 6.7875, "cost/accepted USD": 0.123456 });
+  await t.step("capacity columns rounded down, the others as before; JSON keeps the exact values", () => {
+    const result = compareRoutes([a, b], POLICY, { extras });
+    const text = formatCompare(result);
+    assert.match(text, /^hosted\s+run-a\s+20\s+20\s+2\.000\s+1\.000\s+9\.056\s+6\.787\s+0\.1235$/m);
+    assert.doesNotMatch(text, /9\.057|6\.788/);
+    assert.match(text, /knee_rps and limit_rps are rounded down to 4 significant digits, never up/);
+    assert.equal(result.routes[0]!.extras["limit_rps @0.095"], 6.7875);
+  });
+  await t.step("the per-class percentiles carry the rule and its confidence", () => {
+    // 20 samples: p95 needs 90 (ln 0.01 / ln 0.95 = 89.8), p99 needs 459 at 99 %; at 90 %: 45 and 230.
+    const text = formatCompare(compareRoutes([a, b], POLICY));
+    assert.match(text, /early-stopping rule at 99 % one-sided confidence \(n ≥ 90 for p95, 459 for p99\)/);
+    const loose = compareRoutes([a, b], POLICY, { supportConfidence: 0.9 });
+    assert.equal(loose.support_confidence, 0.9);
+    assert.match(formatCompare(loose), /at 90 % one-sided confidence \(n ≥ 45 for p95, 230 for p99\)/);
+  });
 });

@@ -38,6 +38,17 @@ Deno.test("knee CLI names the knee, the first degrading signal and the limits", 
     assert.match(r.stdout, /production limit: 6 req\/s \(limit = knee × \(1 − headroom\) = 8 × \(1 − 0.25\) = 6/);
     assert.doesNotMatch(r.stdout, /not applied/);
   });
+  await t.step("a limit is exact in --json and rounded down in text: 8 × (1 − 0.15155) = 6.7876", async () => {
+    // To 4 significant digits the nearest is 6.788 (up, the non-conservative side); shown is 6.787.
+    const json = JSON.parse((await runCli(CLI, [run, "--slo", slo, "--headroom", "0.15155", "--json"])).stdout);
+    assert.equal(json.limit.limit_rps, 6.7876);
+    const r = await runCli(CLI, [run, "--slo", slo, "--headroom", "0.15155"]);
+    assert.equal(r.code, 0, r.stderr);
+    assert.match(r.stdout, /^production limit: 6\.787 req\/s \(rounded down; limit = knee × \(1 − headroom\) = 8 ×/m);
+    assert.match(r.stdout, /= 8 × \(1 − 0\.15155\) = 6\.787 req\/s \(rounded down\); the headroom 0\.15155 was given/);
+    assert.doesNotMatch(r.stdout, /6\.788/);
+    assert.match(r.stdout, /^knee: 8 req\/s offered/m);
+  });
   await t.step("text without --headroom says the choice is the user's", async () => {
     const r = await runCli(CLI, [run, "--slo", slo]);
     assert.match(r.stdout, /production limit: not applied — no headroom was given/);

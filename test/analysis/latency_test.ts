@@ -225,9 +225,10 @@ Deno.test("latencyTable() computes every metric from the raw log", async (t) => 
     const r = row(rows, null, null, "ttft_ms", 0.5);
     assert.equal(r.window, null);
     assert.match(r.inclusion, /completed requests/);
-    // Binomial(4, 0.5): F(0) = 1/16 > 0.025 → no lower rank; F(3) = 15/16 < 0.975 → no upper rank (6 needed).
-    assert.deepEqual([r.lower, r.upper, r.supported], [null, null, false]);
-    assert.match(r.note ?? "", /at least 6 samples/);
+    // Binomial(4, 0.5): F(0) = 1/16 > 0.025 → no lower rank; F(3) = 15/16 < 0.975 → no upper rank.
+    // Supported (LoadGen early stopping, 99 %): 0.5^n ≤ 0.01 from n = 7 (0.5^7 = 0.0078; 0.5^6 = 0.0156).
+    assert.deepEqual([r.lower, r.upper, r.supported, r.bound, r.support_confidence], [null, null, false, null, 0.99]);
+    assert.match(r.note ?? "", /99 % one-sided confidence needs at least 7 samples/);
     assert.match(row(rows, null, null, "tpot_ms", 0.5).inclusion, /output_tokens − 1/);
   });
 });
@@ -247,8 +248,15 @@ Deno.test("latencyTable() honours window and confidence", async (t) => {
   await t.step("confidence 0.5 gives a bounded p50 from 5 samples", () => {
     // Binomial(5, 0.5), α/2 = 0.25: F(1) = 6/32 ≤ 0.25 < F(2) = 16/32 → l = 2;
     // F(2) = 0.5 < 0.75 ≤ F(3) = 26/32 → u = 4. Send lag [0.5, 1, 2, 3, 4] → [1, 3].
+    // Supported at 99 %: 0.5^5 = 0.031 > 0.01 → no (7 samples needed).
     const r = row(latencyTable(fixture(), { confidence: 0.5 }), null, null, "send_lag_ms", 0.5);
-    assert.deepEqual([r.lower, r.value, r.upper, r.supported, r.confidence], [1, 2, 3, true, 0.5]);
+    assert.deepEqual([r.lower, r.value, r.upper, r.supported, r.confidence], [1, 2, 3, false, 0.5]);
+  });
+  await t.step("supportConfidence 0.9 supports the p50 of the same 5 samples, bounded by the maximum", () => {
+    // One-sided 90 %: P[X ≤ k | 5, 0.5] ≤ 0.1: k = 0 → 1/32 = 0.031 ✓, k = 1 → 6/32 = 0.19 ✗ → no sample above the
+    // bound tolerated: bound = x(5) = 4 ms of [0.5, 1, 2, 3, 4].
+    const r = row(latencyTable(fixture(), { supportConfidence: 0.9 }), null, null, "send_lag_ms", 0.5);
+    assert.deepEqual([r.supported, r.bound, r.support_confidence, r.confidence], [true, 4, 0.9, 0.95]);
   });
   await t.step("a window without requests gives only the overall rows, each with n = 0", () => {
     const rows = latencyTable(fixture(), { window: { start_ms: 0, end_ms: 100 } }); // first request is at 500

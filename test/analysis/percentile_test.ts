@@ -1,5 +1,6 @@
 import assert from "node:assert/strict";
-import { minSamplesFor, percentile, percentileWithCI } from "../../analysis/percentile.ts";
+import { earlyStoppingMinSamples, earlyStoppingTolerance } from "../../analysis/early_stopping.ts";
+import { percentile, percentileWithCI } from "../../analysis/percentile.ts";
 
 /** x = 1..n, so a rank and its value coincide. */
 function oneToN(n: number): Float64Array {
@@ -101,48 +102,69 @@ Deno.test("percentileWithCI() gives the order-statistic interval from the binomi
   });
 });
 
-Deno.test("percentileWithCI() flags a p99 that n cannot support", async (t) => {
+Deno.test("percentileWithCI() flags a p99 that n cannot support (MLPerf LoadGen early stopping, 99 % one-sided)", async (t) => {
   await t.step("p99 from 60 samples is the maximum and unsupported", () => {
     // ceil(0.99·60) = 60 → the maximum; F(59) = 1 − 0.99^60 = 0.453 < 0.975 → u = 61 > n.
     const r = percentileWithCI(oneToN(60), 0.99);
     assert.equal(r.value, 60);
     assert.equal(r.upper_rank, 61);
     assert.equal(r.upper, null);
-    assert.equal(r.supported, false);
+    assert.deepEqual([r.supported, r.bound, r.bound_rank, r.support_confidence], [false, null, 61, 0.99]);
     assert.match(r.note ?? "", /p99 from 60 samples is the sample maximum/);
-    assert.match(r.note ?? "", /at least 368 samples/);
+    assert.match(r.note ?? "", /early-stopping rule at 99 % one-sided confidence needs at least 459 samples/);
   });
-  await t.step("p99 from 300 samples is still unsupported (1 − 0.99^299 = 0.9505 < 0.975)", () => {
-    const r = percentileWithCI(oneToN(300), 0.99);
-    assert.equal(r.value, 297); // ceil(297) = 297
+  await t.step("p99 from 400 samples has a 95 % CI but is unsupported at 99 %", () => {
+    // Two-sided 95 %: F(399) = 1 − 0.99^400 = 0.982 ≥ 0.975 → upper rank 400 exists.
+    // One-sided 99 %: 0.99^400 = 0.0180 > 0.01 → no bound (459 samples are needed).
+    const r = percentileWithCI(oneToN(400), 0.99);
+    assert.equal(r.value, 396); // ceil(0.99 · 400) = 396
+    assert.deepEqual([r.upper_rank, r.upper], [400, 400]);
     assert.equal(r.supported, false);
-    assert.match(r.note ?? "", /rank 297 of 300/);
+    assert.match(r.note ?? "", /rank 396 of 400/);
   });
-  await t.step("p99 from 1000 samples is supported", () => {
-    // Binomial(1000, 0.99): mean 990, sd 3.15; F(995) ≈ 0.986 ≥ 0.975 → u ≈ 996 ≤ 1000.
+  await t.step(
+    "p99 from 458 samples is unsupported, from 459 supported (0.99^458 = 0.01002, 0.99^459 = 0.00992)",
+    () => {
+      assert.equal(percentileWithCI(oneToN(458), 0.99).supported, false);
+      const r = percentileWithCI(oneToN(459), 0.99);
+      // The bound is the maximum: 0 samples above it tolerated.
+      assert.deepEqual([r.supported, r.bound_rank, r.bound, r.note], [true, 459, 459, null]);
+    },
+  );
+  await t.step("p99 from 1000 samples is supported with 2 samples above its bound", () => {
+    // P[X ≤ 2 | 1000, 0.01] = 0.99^1000 + 1000·0.01·0.99^999 + C(1000,2)·0.01²·0.99^998
+    //   = 4.32e-5 + 4.36e-4 + 2.20e-3 = 0.00268 ≤ 0.01; P[X ≤ 3] = 0.00268 + 7.39e-3 = 0.0101 > 0.01.
     const r = percentileWithCI(oneToN(1000), 0.99);
     assert.equal(r.supported, true);
     assert.equal(r.value, 990);
-    assert.ok(r.upper_rank > 990 && r.upper_rank <= 1000);
+    assert.deepEqual([r.bound_rank, r.bound], [998, 998]);
+    assert.ok(r.upper_rank > 990 && r.upper_rank <= r.bound_rank);
     assert.deepEqual([r.upper_rank], bruteRanks(1000, 0.99, 0.95).slice(1));
+  });
+  await t.step("the support confidence is an option, separate from the interval's", () => {
+    // One-sided 95 %: 0.99^299 = 0.0495 ≤ 0.05 → 299 samples suffice; 0.99^298 = 0.0500 > 0.05.
+    assert.equal(percentileWithCI(oneToN(299), 0.99, { supportConfidence: 0.95 }).supported, true);
+    assert.equal(percentileWithCI(oneToN(298), 0.99, { supportConfidence: 0.95 }).supported, false);
+    const r = percentileWithCI(oneToN(299), 0.99, { supportConfidence: 0.95 });
+    assert.deepEqual([r.confidence, r.support_confidence, r.upper], [0.95, 0.95, null]); // CI still open above
+    assert.throws(() => percentileWithCI(oneToN(10), 0.5, { supportConfidence: 1 }), RangeError);
   });
 });
 
-Deno.test("minSamplesFor() is the first n at which the upper bound exists", async (t) => {
-  await t.step("hand-computed values", () => {
-    // n ≥ ln(α/2)/ln p: p99 95 % → ln 0.025/ln 0.99 = 367.04 → 368; p99 99 % → ln 0.005/ln 0.99 = 527.2 → 528;
-    // p50 95 % → ln 0.025/ln 0.5 = 5.32 → 6; p90 95 % → 35.01 → 36.
-    assert.equal(minSamplesFor(0.99, 0.95), 368);
-    assert.equal(minSamplesFor(0.99, 0.99), 528);
-    assert.equal(minSamplesFor(0.5, 0.95), 6);
-    assert.equal(minSamplesFor(0.9, 0.95), 36);
-    assert.equal(minSamplesFor(1, 0.95), Infinity);
-  });
-  await t.step("matches percentileWithCI's flag on both sides of the threshold", () => {
-    for (const [p, c] of [[0.99, 0.95], [0.95, 0.9], [0.5, 0.99], [0.999, 0.95]] as const) {
-      const need = minSamplesFor(p, c);
-      assert.equal(percentileWithCI(oneToN(need), p, { confidence: c, sorted: true }).supported, true);
-      assert.equal(percentileWithCI(oneToN(need - 1), p, { confidence: c, sorted: true }).supported, false);
+Deno.test("percentileWithCI()'s bound is LoadGen's early-stopping bound and sits above the CI's upper end", () => {
+  // bound rank = n − (the most samples above it that n tolerates), computed independently by earlyStoppingTolerance
+  // (a log-space binomial sum from 0 overlatency upwards).
+  for (const c of [0.9, 0.95, 0.99]) {
+    for (const p of [0.5, 0.9, 0.95, 0.99]) {
+      for (const n of [1, 5, 7, 20, 44, 45, 89, 90, 300, 458, 459, 661, 662, 2000]) {
+        const r = percentileWithCI(oneToN(n), p, { supportConfidence: c, sorted: true });
+        const k = earlyStoppingTolerance(p, n, { confidence: c });
+        assert.equal(r.supported, k >= 0, `supported n=${n} p=${p} c=${c}`);
+        assert.equal(r.supported, n >= earlyStoppingMinSamples(p, 0, { confidence: c }), `min n n=${n} p=${p}`);
+        assert.equal(r.bound_rank, k >= 0 ? n - k : n + 1, `bound rank n=${n} p=${p} c=${c}`);
+        // With the default 95 % interval (upper end at one-sided 97.5 %) and c ≥ 0.975: upper ≤ bound.
+        if (c >= 0.975) assert.ok(r.upper_rank <= r.bound_rank, `n=${n} p=${p}`);
+      }
     }
-  });
+  }
 });

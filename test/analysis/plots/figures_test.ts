@@ -40,6 +40,16 @@ Deno.test("goodputVsLoadFigure() sorts levels by load and marks the knee and eac
     assert.ok(texts(f.layout).includes("limit 6.4 rps (headroom 20 %)"));
     assert.ok(texts(f.layout).includes("knee 8 rps (p99 e2e)"));
   });
+  await t.step("labels round a knee or limit down, never up; the lines stand at the exact values", () => {
+    // 7.5 × (1 − 0.095) = 6.7875: 4 significant digits down is 6.787 (to nearest would be 6.788).
+    // Knee 9.05678 → 9.056 (to nearest would be 9.057).
+    const f = goodputVsLoadFigure({ ...input, knee_rps: 9.05678, limits: [{ headroom: 0.095, rps: 6.7875 }] });
+    assert.deepEqual(shapes(f.layout).map((s) => s.x0), [9.05678, 6.7875]);
+    assert.ok(texts(f.layout).includes("limit 6.787 rps (headroom 9.5 %)"), texts(f.layout).join(" | "));
+    assert.ok(texts(f.layout).includes("knee 9.056 rps (p99 e2e)"), texts(f.layout).join(" | "));
+    assert.match(f.title, /knee 9\.056 rps/);
+    assert.ok(f.notes.some((n) => /rounded down to 4 significant digits, never up/.test(n)));
+  });
   await t.step("no knee: nothing marked, the title says so", () => {
     const f = goodputVsLoadFigure({ ...input, knee_rps: null, limits: [] });
     assert.equal(shapes(f.layout).length, 0);
@@ -53,10 +63,12 @@ const row = (o: Partial<LatencyRow>): LatencyRow => ({
   metric: "e2e_ms",
   p: 0.99,
   value: 900,
-  n: 300,
+  n: 500,
   confidence: 0.95,
   lower: 850,
   upper: 990,
+  support_confidence: 0.99,
+  bound: 995,
   supported: true,
   note: null,
   window: null,
@@ -67,7 +79,7 @@ const row = (o: Partial<LatencyRow>): LatencyRow => ({
 Deno.test("latencyPercentilesFigure() draws one trace per class with CI error bars and n on hover", () => {
   const rows = [
     row({}),
-    row({ stage: "peak", value: 1500, n: 40, lower: 1200, upper: null, supported: false }),
+    row({ stage: "peak", value: 1500, n: 40, lower: 1200, upper: null, bound: null, supported: false }),
     row({ class: "json", value: 400, n: 50, lower: 300, upper: 500 }),
     row({ class: null, value: 1 }), // overall rows are not drawn
     row({ metric: "ttft_ms", value: 2 }), // another metric
@@ -81,10 +93,14 @@ Deno.test("latencyPercentilesFigure() draws one trace per class with CI error ba
   assert.deepEqual((qa.error_y as { array: number[] }).array, [0, 90]);
   assert.deepEqual((qa.error_y as { arrayminus: number[] }).arrayminus, [300, 50]);
   assert.equal((qa.customdata as unknown[][])[0]![0], 40);
-  assert.match(String((qa.customdata as unknown[][])[0]![2]), /UNSUPPORTED/);
-  // n = 300 + 40 + 50 over the drawn bars.
-  assert.match(f.disclosure, /n = 390 /);
+  assert.equal((qa.customdata as unknown[][])[0]![2], "∞");
+  assert.match(String((qa.customdata as unknown[][])[0]![3]), /UNSUPPORTED/);
+  assert.equal((qa.customdata as unknown[][])[1]![3], "");
+  // n = 500 + 40 + 50 over the drawn bars.
+  assert.match(f.disclosure, /n = 590 /);
   assert.match(f.disclosure, /1 bars UNSUPPORTED/);
+  // The rule and its confidence: p99 needs 459 samples at 99 % (0.99^459 = 0.0099 ≤ 0.01).
+  assert.match(f.disclosure, /early-stopping rule at 99 % one-sided confidence \(n ≥ 459 for p99\)/);
   assert.throws(() => latencyPercentilesFigure(rows, { p: 0.5 }), RangeError);
 });
 

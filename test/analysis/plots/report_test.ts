@@ -57,6 +57,20 @@ Deno.test("buildReport() includes every figure whose inputs exist and lists the 
     assert.ok(r.figures.some((f) => f.id === "route-comparison"));
     assert.match(r.figures[0]!.title, /knee 1\.2 rps/);
   });
+  await t.step("the latency table states the supported rule and its confidence, with each bound", () => {
+    // p50/p95/p99 at 99 %: ln 0.01 / ln p → 7, 90, 459 samples; at 90 %: ln 0.1 / ln p → 4, 45, 230.
+    const r = buildReport(run, POLICY);
+    assert.match(r.html, /early-stopping rule at 99 % one-sided confidence \(n ≥ 7 for p50, 90 for p95, 459 for p99\)/);
+    assert.match(r.html, /<th>bound at 99 %<\/th>/);
+    // The 15 completed e2e values support their p50 at 99 %: the bound column shows "≤ x", the p99 UNSUPPORTED.
+    assert.match(
+      r.html,
+      /<td>all<\/td><td>e2e_ms<\/td><td>p50<\/td><td>15<\/td><td>[^<]+<\/td><td>[^<]+<\/td><td>≤ \d/,
+    );
+    assert.match(r.html, /<td>all<\/td><td>e2e_ms<\/td><td>p99<\/td><td>15<\/td>.*?<td>UNSUPPORTED<\/td>/);
+    const loose = buildReport(run, POLICY, { supportConfidence: 0.9 });
+    assert.match(loose.html, /at 90 % one-sided confidence \(n ≥ 4 for p50, 45 for p95, 230 for p99\)/);
+  });
   Deno.removeSync(dir, { recursive: true });
 });
 
@@ -82,6 +96,11 @@ Deno.test("the report CLI writes the HTML and refuses bad input with exit 2", as
     assert.match(r.stderr, /bad\.json: knee\.knee_rps/);
     assert.match(r.stderr, /bad\.json: ledger\.currency/);
     assert.doesNotMatch(r.stderr, /\n\s+at /);
+  });
+  await t.step("--confidence outside [0.5, 1) is refused", async () => {
+    const r = await runCli(CLI, [dir, "--slo", slo, "--confidence", "0.995x"]);
+    assert.equal(r.code, 2);
+    assert.match(r.stderr, /--confidence: expected a number in \[0\.5, 1\)/);
   });
   await t.step("no SLO for an unknown workload", async () => {
     const r = await runCli(CLI, [dir]);
