@@ -7,6 +7,7 @@ import { endOfWholeRows } from "../schema/log_csv.ts";
 import { RunManifest } from "../schema/run_manifest.ts";
 import { assertSchemaVersion } from "../schema/version.ts";
 import { tableDtypes } from "./_dtypes.ts";
+import { clipManifests, findRunEnd, type RunEnd } from "./run_end.ts";
 
 /** Options shared by `loadRun` and `scanRun`. */
 export interface OpenRunOptions {
@@ -38,6 +39,8 @@ export interface OpenedRun {
   format: "csv" | "parquet";
   /** Per shard folder, in shard order, its tables (server only when present). */
   shards: OpenedTable[][];
+  /** How the run ended and where its log ends; `manifests`' stages are clipped there. */
+  end: RunEnd;
   warnings: string[];
 }
 
@@ -237,7 +240,32 @@ export async function openRun(path: string, options: OpenRunOptions = {}): Promi
     }
     shards.push(tables);
   }
-  return { dirs, manifests, format, shards, warnings };
+  const scanOf = (k: number, t: TableName) => shards[k]!.find((x) => x.table === t)!.scan;
+  const checkSchedule = async (file: string, want: string) => {
+    const got = await sha256File(file);
+    if (got === want) return;
+    const msg = `${file}: sha256 ${got} does not match run.json plan.schedule_sha256 ${want}: the schedule was changed`;
+    if (verifyMode === "warn") warning(`UNVERIFIED SCHEDULE: ${msg}`);
+    else throw new InputError(msg);
+  };
+  const found = await findRunEnd(
+    dirs.map((dir, k) => ({
+      dir,
+      manifest: manifests[k]!,
+      requests: scanOf(k, "requests"),
+      attempts: scanOf(k, "attempts"),
+      tools: scanOf(k, "tools"),
+    })),
+    checkSchedule,
+    warning,
+  );
+  // A killed shard's restored rows join its requests table: every reader sees one denominator.
+  for (const [k, rows] of found.restored.entries()) {
+    if (!rows?.height) continue;
+    const t = shards[k]!.find((x) => x.table === "requests")!;
+    t.scan = pl.concat([t.scan, rows.lazy()], { how: "vertical" });
+  }
+  return { dirs, manifests: clipManifests(manifests, found.end), format, shards, end: found.end, warnings };
 }
 
 /** The fields `loadRun` and `scanRun` return alike, with each table's shards concatenated in shard order. */
@@ -251,6 +279,7 @@ export interface AssembledRun<T> {
   tools: T;
   /** Null when no shard has a server log. */
   server: T | null;
+  end: RunEnd;
   warnings: string[];
 }
 
@@ -278,6 +307,7 @@ export function assembleRun<T extends pl.DataFrame | pl.LazyDataFrame>(
     attempts: concat("attempts"),
     tools: concat("tools"),
     server: parts.server.length ? concat("server") : null,
+    end: opened.end,
     warnings: opened.warnings,
   };
 }

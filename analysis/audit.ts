@@ -23,7 +23,7 @@ import type { Disclosure } from "./disclosure.ts";
 import { goodput } from "./goodput.ts";
 import { type LatencyOptions, type LatencyRow, latencyTable } from "./latency.ts";
 import type { LoadedRun } from "./loaded_run.ts";
-import { type ResolvedWindow, resolveWindow } from "./policy.ts";
+import { type ResolvedWindow, runWindow } from "./policy.ts";
 
 /** SLO variants searched: as stated (or the default policy), every latency limit × 1.5 or × 2, or none. */
 export const AUDIT_SLO_VARIANTS = [
@@ -123,7 +123,7 @@ export function latencyInWindow(run: LoadedRun, window: ResolvedWindow, options:
 
 /** The percentile row of a latency claim over the requests of `window`. */
 function latencyRow(run: LoadedRun, claim: ResolvedClaim, window: SloPolicy["window"], confidence: number) {
-  const w = resolveWindow(run.manifest.stages, window);
+  const w = runWindow(run, window);
   const rows = latencyInWindow(run, w, { percentiles: [claim.p!], confidence });
   const row = rows.find((r) => r.class === claim.class && r.stage === claim.stage && r.metric === claim.latency_metric);
   return { row: row ?? null, window: w };

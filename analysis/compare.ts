@@ -13,7 +13,7 @@ import type { SloPolicy } from "../schema/slo.ts";
 import { latencyInWindow } from "./audit.ts";
 import { goodput, type GoodputRow } from "./goodput.ts";
 import type { LoadedRun } from "./loaded_run.ts";
-import { resolveWindow } from "./policy.ts";
+import { runWindow } from "./policy.ts";
 
 /** One field that differs between the runs, with each run's value. */
 export interface Difference {
@@ -127,7 +127,7 @@ export function compareRoutes(runs: LoadedRun[], policy: SloPolicy, options: Com
   }
   const routes = runs.map((run) => routeComparison(run, policy, options.extras));
   const crowding = options.singleClassRuns ? crowdingRows(routes, options.singleClassRuns, policy) : [];
-  const w = resolveWindow(runs[0]!.manifest.stages, policy.window);
+  const w = runWindow(runs[0]!, policy.window);
   return {
     policy: { denominator: policy.denominator, window: w.description },
     differences,
@@ -143,7 +143,7 @@ function routeComparison(
   extras: CompareOptions["extras"],
 ): RouteComparison {
   const g = goodput(run, policy);
-  const window = resolveWindow(run.manifest.stages, policy.window);
+  const window = runWindow(run, policy.window);
   const lat = latencyInWindow(run, window, { percentiles: [0.95, 0.99] })
     .filter((r) => r.metric === "e2e_ms" && r.stage === null && r.class !== null);
   const by_class = g.by_class.map((c): ClassComparison => {

@@ -49,6 +49,8 @@ async function main(args: string[]): Promise<void> {
   const filled = runReportExtras(run, effective, { headroom, prices, overheads }, extras);
   for (const n of filled.notes) console.error(n);
   const report = buildReport(run, effective, { policy_source: sloFile, extras: filled.extras });
+  // The verdicts (incomplete run, nothing accepted, client limits) are the first lines, as at the top of the page.
+  for (const line of report.verdicts) console.log(line);
   const out = v.out ?? join(dir, "report.html");
   try {
     await Deno.writeTextFile(out, report.html);
