@@ -16,11 +16,11 @@ import { RESTORED_KIND } from "./run_end.ts";
 /** The rule, stated in the disclosure and the docs. */
 export const CLIENT_LIMIT_RULE =
   "a stage (analyze, report) or a load level (knee: its stages, repeats pooled) is client-limited when the runner " +
-  "did not offer all of its requests (any outcome not_sent or client_shed) or began them late: its p99 send lag " +
-  "(nearest rank over the requests the runner began) longer than the mean gap between its planned arrivals, " +
-  "1000 / planned offered_rps ms, so the target did not see the planned arrival process. The runner's run-level " +
-  "verdict (run.json result.client_limited) uses a fixed lag limit (--lag-limit-ms, 5 ms by default) and is " +
-  "reported beside it";
+  "did not offer all of its requests (any outcome not_sent or client_shed) or reached them late: its p99 send lag " +
+  "(nearest rank over its requests with a send_lag_ms, sent or not) longer than the mean gap between its planned " +
+  "arrivals, 1000 / planned offered_rps ms, so the target did not see the planned arrival process. The runner's " +
+  "run-level verdict (run.json result.client_limited) uses a fixed lag limit (--lag-limit-ms, 5 ms by default) and " +
+  "is reported beside it";
 
 /** Levels the knee leaves out because the end of the run, not the target, decided their last requests. */
 export const CUT_LEVEL_RULE =
@@ -35,7 +35,7 @@ export interface ClientLimit {
   offered: number;
   /** Of those, outcome not_sent or client_shed. */
   not_offered: number;
-  /** p99 (nearest rank) of send_lag_ms over the requests the runner began; null when none. */
+  /** p99 (nearest rank) of send_lag_ms over the requests that have one (sent or not); null when none. */
   send_lag_p99_ms: number | null;
   /** 1000 / planned offered_rps: the mean gap between planned arrivals (null at 0 req/s). */
   gap_ms: number | null;
@@ -44,6 +44,7 @@ export interface ClientLimit {
 }
 
 const r3 = (x: number) => +x.toFixed(3);
+const secs = (ms: number) => `${r3(ms / 1000)} s`;
 
 /**
  * The {@linkcode CLIENT_LIMIT_RULE} over one stage's or level's requests.
@@ -138,7 +139,7 @@ export function excludeLevels(
       const clipped = p.stages.find((s) => s.name === part.stage)!;
       const planned = run.end.planned_stages.find((s) => s.name === part.stage);
       if (planned && planned.end_ms > clipped.end_ms) {
-        cutBy.push(`the log ends inside ${part.stage} (at ${run.end.cut_ms} ms of ${planned.end_ms})`);
+        cutBy.push(`the log ends inside ${part.stage} (at ${secs(run.end.cut_ms!)} of ${secs(planned.end_ms)})`);
       }
       const ended = df.filter(
         pl.col("error_kind").eq(pl.lit(RESTORED_KIND))

@@ -36,6 +36,7 @@ export interface RunVerdicts {
 }
 
 const rps = (x: number) => `${+x.toPrecision(4)} req/s`;
+const lag = (ms: number | null) => (ms === null ? "-" : `${+ms.toFixed(1)} ms`);
 
 /** The runner's own client verdict, as a line (null when it found no limit). */
 function runnerVerdict(run: LoadedRun, where: string): string | null {
@@ -51,7 +52,11 @@ function runnerVerdict(run: LoadedRun, where: string): string | null {
  * capacity" when the window accepted nothing (with `goodput`), the runner's
  * client verdict and the client-limited stages ({@linkcode CLIENT_LIMIT_RULE}).
  */
-export function runVerdicts(run: LoadedRun, window: ResolvedWindow, goodput?: GoodputResult): RunVerdicts {
+export function runVerdicts(
+  run: LoadedRun,
+  window: ResolvedWindow,
+  goodput?: { overall: Pick<GoodputResult["overall"], "offered" | "accepted"> },
+): RunVerdicts {
   const stages = stageClientLimits(run, window);
   const limited = stages.filter((s) => s.limited);
   const lines: string[] = [];
@@ -69,7 +74,13 @@ export function runVerdicts(run: LoadedRun, window: ResolvedWindow, goodput?: Go
         limited.map((s) => `${s.stage} (${rps(s.planned_rps)}: ${s.why})`).join("; ")
       }: there the load generator, not the target, shaped the numbers`,
     );
-  } else if (runner) lines.push(`no stage of the window is client-limited by the stage rule: ${CLIENT_LIMIT_RULE}`);
+  } else if (runner) {
+    const within = stages.slice(0, 4).map((s) => `${s.stage} ${lag(s.send_lag_p99_ms)} ≤ ${lag(s.gap_ms)}`);
+    lines.push(
+      "no stage of the window is client-limited by the stage rule (every request offered, p99 send lag within the " +
+        `mean gap between planned arrivals: ${within.join(", ")}${stages.length > 4 ? ", …" : ""})`,
+    );
+  }
   const killed = run.manifest.result.status === "running";
   return {
     lines,
@@ -116,7 +127,10 @@ export function kneeVerdicts(runs: LoadedRun[], excluded: ExcludedLevel[], none:
   if (client.length) {
     lines.push(`CLIENT-LIMITED LEVEL${client.length > 1 ? "S" : ""} excluded from the knee: ${list(client)}`);
   } else if (runs.some((r) => r.manifest.result.client_limited)) {
-    lines.push(`no load level is client-limited by the level rule, none excluded: ${CLIENT_LIMIT_RULE}`);
+    lines.push(
+      "no load level is client-limited by the level rule (every request offered, p99 send lag within the mean gap " +
+        "between planned arrivals): none excluded",
+    );
   }
   const onlyCut = cut.filter((e) => !e.reasons.includes("client_limited"));
   if (onlyCut.length) {

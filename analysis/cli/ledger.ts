@@ -38,7 +38,7 @@ async function main(args: string[]): Promise<void> {
   const policy = await loadSloPolicy(sloFile);
   const effective: SloPolicy = den ? { ...policy, denominator: den } : policy;
   const result = ledger(run, effective, prices, { overheads });
-  const verdicts = runVerdicts(run, runWindow(run, effective.window));
+  const verdicts = runVerdicts(run, runWindow(run, effective.window), result);
   if (v.json) {
     const files = { prices: v.prices, overheads: v.overheads ?? null, slo: sloFile };
     console.log(JSON.stringify({ verdicts, files, ...result }, null, 2));

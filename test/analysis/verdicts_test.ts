@@ -103,7 +103,7 @@ Deno.test("a level the end of an interrupted run cut is left out of the knee", a
   const r = kneeAnalysis([await loadRun(dir, quiet)], SWEEP_POLICY);
   assert.deepEqual(r.levels.map((l) => l.planned_rps), [2, 4, 8]);
   assert.deepEqual(r.excluded.map((e) => [e.planned_rps, e.reasons]), [[16, ["cut"]]]);
-  assert.match(r.excluded[0]!.why, /the log ends inside step-04 \(at 75000 ms of 90000\)/);
+  assert.match(r.excluded[0]!.why, /the log ends inside step-04 \(at 75 s of 90 s\)/);
   assert.match(r.verdicts[0]!, /^INCOMPLETE RUN, interrupted at 75 s of 95 s planned/);
   assert.match(r.verdicts[1]!, /^LEVEL CUT BY THE END OF THE RUN excluded from the knee: 16 req\/s planned/);
   // The knee stays at the first departure, 8 req/s (knee_test.ts), now on the three uncut levels.
