@@ -75,9 +75,9 @@ export function runVerdicts(
       }: there the load generator, not the target, shaped the numbers`,
     );
   } else if (runner) {
-    const within = stages.slice(0, 4).map((s) => `${s.stage} ${lag(s.send_lag_p99_ms)} ≤ ${lag(s.gap_ms)}`);
+    const within = stages.slice(0, 4).map((s) => `${s.stage} ${lag(s.send_lag_p95_ms)} ≤ ${lag(s.gap_ms)}`);
     lines.push(
-      "no stage of the window is client-limited by the stage rule (every request offered, p99 send lag within the " +
+      "no stage of the window is client-limited by the stage rule (every request offered, p95 send lag within the " +
         `mean gap between planned arrivals: ${within.join(", ")}${stages.length > 4 ? ", …" : ""})`,
     );
   }
@@ -128,7 +128,7 @@ export function kneeVerdicts(runs: LoadedRun[], excluded: ExcludedLevel[], none:
     lines.push(`CLIENT-LIMITED LEVEL${client.length > 1 ? "S" : ""} excluded from the knee: ${list(client)}`);
   } else if (runs.some((r) => r.manifest.result.client_limited)) {
     lines.push(
-      "no load level is client-limited by the level rule (every request offered, p99 send lag within the mean gap " +
+      "no load level is client-limited by the level rule (every request offered, p95 send lag within the mean gap " +
         "between planned arrivals): none excluded",
     );
   }

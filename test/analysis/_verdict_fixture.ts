@@ -8,9 +8,9 @@ import { att, makeManifest, req, writeRun } from "./_fixture.ts";
  * 2, 4, 6, 8 and 16 req/s (arrivals evenly spaced), then a 5 s drain. Every
  * request the runner sent is answered in 500 ms (TTFT 100) and accepted.
  *
- * - 4 req/s: 2 of 80 requests sent 100 ms late; the rest 1 ms.
+ * - 4 req/s: 5 of 80 requests sent 100 ms late; the rest 1 ms.
  * - 8 req/s: every 10th request not_sent (16 of 160): the runner fell behind.
- * - 16 req/s: 10 of 320 requests sent 100 ms late; the rest 1 ms.
+ * - 16 req/s: 20 of 320 requests sent 100 ms late; the rest 1 ms.
  */
 export const CLIENT_STAGES: Stage[] = [
   { name: "s2", kind: "steady", start_ms: 0, end_ms: 20_000, offered_rps: 2 },
@@ -55,7 +55,7 @@ export function writeClientLimitedSweep(dir: string): string {
         }));
         continue;
       }
-      const late = (s.name === "s4" && i < 2) || (s.name === "s16" && i < 10);
+      const late = (s.name === "s4" && i < 5) || (s.name === "s16" && i < 20);
       const lag = late ? 100 : 1;
       requests.push(req({
         ...key,

@@ -15,26 +15,26 @@ import { SWEEP_POLICY, writeSweepRun } from "./knee_fixture.ts";
 const quiet = { onWarning: () => {} };
 const tmp = (name: string) => join(Deno.makeTempDirSync(), name);
 
-Deno.test("clientLimit(): not offered, or p99 send lag longer than the gap between planned arrivals", async (t) => {
+Deno.test("clientLimit(): not offered, or p95 send lag longer than the gap between planned arrivals", async (t) => {
   await t.step("1 of 200 not_sent is enough", () => {
     const outcomes = Array.from({ length: 200 }, (_, i) => (i === 7 ? "not_sent" : "ok"));
     const v = clientLimit({ outcomes, lags: Array(200).fill(0), plannedRps: 1 });
     assert.equal(v.limited, true);
     assert.equal(v.why, "1 of 200 requests not offered (not_sent or client_shed)");
   });
-  await t.step("p99 is nearest rank: 100 lags, the 99th smallest decides", () => {
-    // 100 lags at 20 req/s (gap 1000 / 20 = 50 ms): rank ⌈0.99 · 100⌉ = 99.
-    const lags = Array.from({ length: 100 }, (_, i) => (i < 98 ? 1 : 60));
-    const two = clientLimit({ outcomes: Array(100).fill("ok"), lags, plannedRps: 20 });
-    // Two lags of 60: the 99th value is 60 > 50: limited.
-    assert.deepEqual([two.send_lag_p99_ms, two.gap_ms, two.limited], [60, 50, true]);
-    // One lag of 60: the 99th value is 1: not limited (the maximum alone does not decide).
-    const one = clientLimit({ outcomes: Array(100).fill("ok"), lags: [...lags.slice(0, 99), 1], plannedRps: 20 });
-    assert.deepEqual([one.send_lag_p99_ms, one.limited], [1, false]);
+  await t.step("p95 is nearest rank: 100 lags, the 95th smallest decides", () => {
+    // 100 lags at 20 req/s (gap 1000 / 20 = 50 ms): rank ⌈0.95 · 100⌉ = 95.
+    const lags = Array.from({ length: 100 }, (_, i) => (i < 94 ? 1 : 60));
+    const six = clientLimit({ outcomes: Array(100).fill("ok"), lags, plannedRps: 20 });
+    // Six lags of 60: the 95th value is 60 > 50: limited.
+    assert.deepEqual([six.send_lag_p95_ms, six.gap_ms, six.limited], [60, 50, true]);
+    // Five lags of 60: the 95th value is 1: not limited (a pause that delays a few requests does not decide).
+    const five = clientLimit({ outcomes: Array(100).fill("ok"), lags: [...lags.slice(0, 99), 1], plannedRps: 20 });
+    assert.deepEqual([five.send_lag_p95_ms, five.limited], [1, false]);
   });
   await t.step("a lag equal to the gap is not beyond it; never-begun requests (null lag) are not counted", () => {
     const v = clientLimit({ outcomes: ["ok", "ok"], lags: [50, null], plannedRps: 20 });
-    assert.deepEqual([v.send_lag_p99_ms, v.limited], [50, false]);
+    assert.deepEqual([v.send_lag_p95_ms, v.limited], [50, false]);
   });
 });
 
@@ -42,16 +42,23 @@ Deno.test("the knee leaves client-limited levels out, and says so first", async 
   const run = await loadRun(writeClientLimitedSweep(tmp("client")), quiet);
   const r = kneeAnalysis([run], CLIENT_POLICY);
 
-  await t.step("8 req/s (16 of 160 not sent) and 16 req/s (p99 lag 100 ms > 62.5 ms) are excluded", () => {
+  await t.step("8 req/s (16 of 160 not sent) and 16 req/s (p95 lag 100 ms > 62.5 ms) are excluded", () => {
     assert.deepEqual(r.excluded.map((e) => [e.planned_rps, e.reasons]), [
       [8, ["client_limited"]],
       [16, ["client_limited"]],
     ]);
     assert.match(r.excluded[0]!.why, /16 of 160 requests not offered/);
-    // 16 req/s: 320 lags, rank ⌈0.99 · 320⌉ = 317 > the 310 lags of 1 ms: 100 ms; gap 1000 / 16 = 62.5 ms.
-    assert.deepEqual([r.excluded[1]!.client.send_lag_p99_ms, r.excluded[1]!.client.gap_ms], [100, 62.5]);
+    // 16 req/s: 320 lags, rank ⌈0.95 · 320⌉ = 304 > the 300 lags of 1 ms: 100 ms; gap 1000 / 16 = 62.5 ms.
+    assert.deepEqual([r.excluded[1]!.client.send_lag_p95_ms, r.excluded[1]!.client.gap_ms], [100, 62.5]);
   });
-  await t.step("4 req/s is kept: its p99 lag 100 ms is shorter than its 250 ms gap", () => {
+  await t.step("4 req/s is kept: its p95 lag 100 ms is shorter than its 250 ms gap", () => {
+    // 80 lags, rank ⌈0.95 · 80⌉ = 76 > the 75 lags of 1 ms: 100 ms; gap 1000 / 4 = 250 ms.
+    const s4 = clientLimit({
+      outcomes: Array(80).fill("ok"),
+      lags: Array.from({ length: 80 }, (_, i) => (i < 5 ? 100 : 1)),
+      plannedRps: 4,
+    });
+    assert.deepEqual([s4.send_lag_p95_ms, s4.limited], [100, false]);
     assert.deepEqual(r.levels.map((l) => l.planned_rps), [2, 4, 6]);
   });
   await t.step("without them nothing degrades: no knee at the client's 8 req/s", () => {
@@ -63,7 +70,7 @@ Deno.test("the knee leaves client-limited levels out, and says so first", async 
   await t.step("the verdicts: the runner's verdict, then the excluded levels", () => {
     assert.match(r.verdicts[0]!, /^CLIENT-LIMITED RUN: the runner reports the client was the limit \(16 requests/);
     assert.match(r.verdicts[1]!, /^CLIENT-LIMITED LEVELS excluded from the knee: 8 req\/s planned \(client-limited: /);
-    assert.match(r.verdicts[1]!, /16 req\/s planned \(client-limited: p99 send lag 100 ms > 62\.5 ms/);
+    assert.match(r.verdicts[1]!, /16 req\/s planned \(client-limited: p95 send lag 100 ms > 62\.5 ms/);
   });
 });
 
