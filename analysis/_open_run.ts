@@ -7,7 +7,7 @@ import { endOfWholeRows } from "../schema/log_csv.ts";
 import { RunManifest } from "../schema/run_manifest.ts";
 import { assertSchemaVersion } from "../schema/version.ts";
 import { tableDtypes } from "./_dtypes.ts";
-import { clipManifests, findRunEnd, type RunEnd } from "./run_end.ts";
+import { clipManifests, endOpenedRun, type RunEnd } from "./run_end.ts";
 
 /** Options shared by `loadRun` and `scanRun`. */
 export interface OpenRunOptions {
@@ -240,32 +240,8 @@ export async function openRun(path: string, options: OpenRunOptions = {}): Promi
     }
     shards.push(tables);
   }
-  const scanOf = (k: number, t: TableName) => shards[k]!.find((x) => x.table === t)!.scan;
-  const checkSchedule = async (file: string, want: string) => {
-    const got = await sha256File(file);
-    if (got === want) return;
-    const msg = `${file}: sha256 ${got} does not match run.json plan.schedule_sha256 ${want}: the schedule was changed`;
-    if (verifyMode === "warn") warning(`UNVERIFIED SCHEDULE: ${msg}`);
-    else throw new InputError(msg);
-  };
-  const found = await findRunEnd(
-    dirs.map((dir, k) => ({
-      dir,
-      manifest: manifests[k]!,
-      requests: scanOf(k, "requests"),
-      attempts: scanOf(k, "attempts"),
-      tools: scanOf(k, "tools"),
-    })),
-    checkSchedule,
-    warning,
-  );
-  // A killed shard's restored rows join its requests table: every reader sees one denominator.
-  for (const [k, rows] of found.restored.entries()) {
-    if (!rows?.height) continue;
-    const t = shards[k]!.find((x) => x.table === "requests")!;
-    t.scan = pl.concat([t.scan, rows.lazy()], { how: "vertical" });
-  }
-  return { dirs, manifests: clipManifests(manifests, found.end), format, shards, end: found.end, warnings };
+  const end = await endOpenedRun(dirs, manifests, shards, { verify: verifyMode, warning, hash: sha256File });
+  return { dirs, manifests: clipManifests(manifests, end), format, shards, end, warnings };
 }
 
 /** The fields `loadRun` and `scanRun` return alike, with each table's shards concatenated in shard order. */

@@ -5,6 +5,7 @@
  * @module
  */
 import pl from "nodejs-polars";
+import { InputError } from "../schema/errors.ts";
 import type { Stage } from "../schema/plan.ts";
 import type { RunManifest } from "../schema/run_manifest.ts";
 import { RESTORED_KIND, restoreFromSchedule } from "./_restore_rows.ts";
@@ -149,7 +150,7 @@ export function runEndHeadline(end: Omit<RunEnd, "headline">): string | null {
  * with the rows to restore in each killed shard (null where nothing is restored).
  * `check` verifies a schedule file's sha256 as the run's `verify` mode says.
  */
-export async function findRunEnd(
+async function findRunEnd(
   shards: ShardScans[],
   check: (file: string, want: string) => Promise<void>,
   warning: (m: string) => void,
@@ -188,6 +189,45 @@ export async function findRunEnd(
     restored: restoredN,
   };
   return { end: { ...end, headline: runEndHeadline(end) }, restored };
+}
+
+/**
+ * How an opened run (its shard folders, manifests and scanned tables) ended.
+ * A killed shard's restored rows are joined to its `requests` scan, in place,
+ * so every reader sees one denominator. A schedule whose sha256 differs from
+ * run.json is refused, or read with a loud warning when `verify` is `warn`.
+ */
+export async function endOpenedRun(
+  dirs: string[],
+  manifests: RunManifest[],
+  shards: { table: string; scan: pl.LazyDataFrame }[][],
+  o: { verify: "strict" | "warn"; warning: (m: string) => void; hash: (file: string) => Promise<string> },
+): Promise<RunEnd> {
+  const scanOf = (k: number, t: string) => shards[k]!.find((x) => x.table === t)!.scan;
+  const check = async (file: string, want: string) => {
+    const got = await o.hash(file);
+    if (got === want) return;
+    const msg = `${file}: sha256 ${got} does not match run.json plan.schedule_sha256 ${want}: the schedule was changed`;
+    if (o.verify === "warn") o.warning(`UNVERIFIED SCHEDULE: ${msg}`);
+    else throw new InputError(msg);
+  };
+  const found = await findRunEnd(
+    dirs.map((dir, k) => ({
+      dir,
+      manifest: manifests[k]!,
+      requests: scanOf(k, "requests"),
+      attempts: scanOf(k, "attempts"),
+      tools: scanOf(k, "tools"),
+    })),
+    check,
+    o.warning,
+  );
+  for (const [k, rows] of found.restored.entries()) {
+    if (!rows?.height) continue;
+    const t = shards[k]!.find((x) => x.table === "requests")!;
+    t.scan = pl.concat([t.scan, rows.lazy()], { how: "vertical" });
+  }
+  return found.end;
 }
 
 /** The manifests with their stages clipped at the run's cut (unchanged for a complete run). */
