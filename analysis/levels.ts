@@ -64,7 +64,10 @@ const PERCENTILES = [["e2e", "e2e_ms"], ["ttft", "ttft_ms"]] as const;
 export function prepareRun(run: LoadedRun, policy: SloPolicy, pricing: LevelPricing | null = null): PreparedRun {
   const stages = run.manifest.stages.filter((s) => s.kind === "steady" || s.kind === "burst");
   if (!stages.length) {
-    throw new InputError(`${run.dir}: run.json stages has no steady or burst stage: there is no load level to analyse`);
+    const cut = run.end.cut_ms === null ? "" : ` before the end of its log (${run.end.headline})`;
+    throw new InputError(
+      `${run.dir}: run.json stages has no steady or burst stage${cut}: there is no load level to analyse`,
+    );
   }
   const window = runWindow(run, { exclude_stage_kinds: ["warmup", "drain"] });
   const rows = classify(run, policy, window);
