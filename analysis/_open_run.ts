@@ -7,6 +7,7 @@ import { endOfWholeRows } from "../schema/log_csv.ts";
 import { RunManifest } from "../schema/run_manifest.ts";
 import { assertSchemaMinor, assertSchemaVersion } from "../schema/version.ts";
 import { tableDtypes } from "./_dtypes.ts";
+import { clipManifests, endOpenedRun, type RunEnd } from "./run_end.ts";
 
 /** Options shared by `loadRun` and `scanRun`. */
 export interface OpenRunOptions {
@@ -38,6 +39,8 @@ export interface OpenedRun {
   format: "csv" | "parquet";
   /** Per shard folder, in shard order, its tables (server only when present). */
   shards: OpenedTable[][];
+  /** How the run ended and where its log ends; `manifests`' stages are clipped there. */
+  end: RunEnd;
   warnings: string[];
 }
 
@@ -245,7 +248,8 @@ export async function openRun(path: string, options: OpenRunOptions = {}): Promi
     }
     shards.push(tables);
   }
-  return { dirs, manifests, format, shards, warnings };
+  const end = await endOpenedRun(dirs, manifests, shards, { verify: verifyMode, warning, hash: sha256File });
+  return { dirs, manifests: clipManifests(manifests, end), format, shards, end, warnings };
 }
 
 /** The fields `loadRun` and `scanRun` return alike, with each table's shards concatenated in shard order. */
@@ -259,6 +263,7 @@ export interface AssembledRun<T> {
   tools: T;
   /** Null when no shard has a server log. */
   server: T | null;
+  end: RunEnd;
   warnings: string[];
 }
 
@@ -286,6 +291,7 @@ export function assembleRun<T extends pl.DataFrame | pl.LazyDataFrame>(
     attempts: concat("attempts"),
     tools: concat("tools"),
     server: parts.server.length ? concat("server") : null,
+    end: opened.end,
     warnings: opened.warnings,
   };
 }

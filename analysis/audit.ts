@@ -24,7 +24,7 @@ import { DEFAULT_SUPPORT_CONFIDENCE } from "./early_stopping.ts";
 import { goodput } from "./goodput.ts";
 import { type LatencyOptions, type LatencyRow, latencyTable } from "./latency.ts";
 import type { LoadedRun } from "./loaded_run.ts";
-import { type ResolvedWindow, resolveWindow } from "./policy.ts";
+import { type ResolvedWindow, runWindow } from "./policy.ts";
 
 /** SLO variants searched: as stated (or the default policy), every latency limit × 1.5 or × 2, or none. */
 export const AUDIT_SLO_VARIANTS = [
@@ -132,7 +132,7 @@ function latencyRow(
   window: SloPolicy["window"],
   confidence: { confidence: number; supportConfidence: number },
 ) {
-  const w = resolveWindow(run.manifest.stages, window);
+  const w = runWindow(run, window);
   const rows = latencyInWindow(run, w, { percentiles: [claim.p!], ...confidence });
   const row = rows.find((r) => r.class === claim.class && r.stage === claim.stage && r.metric === claim.latency_metric);
   return { row: row ?? null, window: w };

@@ -14,7 +14,7 @@ import { latencyInWindow } from "./audit.ts";
 import { DEFAULT_SUPPORT_CONFIDENCE } from "./early_stopping.ts";
 import { goodput, type GoodputRow } from "./goodput.ts";
 import type { LoadedRun } from "./loaded_run.ts";
-import { resolveWindow } from "./policy.ts";
+import { runWindow } from "./policy.ts";
 
 /** One field that differs between the runs, with each run's value. */
 export interface Difference {
@@ -136,7 +136,7 @@ export function compareRoutes(runs: LoadedRun[], policy: SloPolicy, options: Com
   const support = options.supportConfidence ?? DEFAULT_SUPPORT_CONFIDENCE;
   const routes = runs.map((run) => routeComparison(run, policy, options.extras, support));
   const crowding = options.singleClassRuns ? crowdingRows(routes, options.singleClassRuns, policy) : [];
-  const w = resolveWindow(runs[0]!.manifest.stages, policy.window);
+  const w = runWindow(runs[0]!, policy.window);
   return {
     policy: { denominator: policy.denominator, window: w.description },
     support_confidence: support,
@@ -154,7 +154,7 @@ function routeComparison(
   supportConfidence: number,
 ): RouteComparison {
   const g = goodput(run, policy);
-  const window = resolveWindow(run.manifest.stages, policy.window);
+  const window = runWindow(run, policy.window);
   const lat = latencyInWindow(run, window, { percentiles: [0.95, 0.99], supportConfidence })
     .filter((r) => r.metric === "e2e_ms" && r.stage === null && r.class !== null);
   const by_class = g.by_class.map((c): ClassComparison => {

@@ -2,6 +2,7 @@ import type { ClassSlo, SloPolicy } from "../schema/slo.ts";
 import { FAILURE_ORDER, type FailureReason } from "./classify.ts";
 import type { LoadedRun } from "./loaded_run.ts";
 import { classSlo, type ResolvedWindow } from "./policy.ts";
+import { RUN_END_RULE, type RunEnd } from "./run_end.ts";
 
 /** Everything a goodput number is conditional on, printed with it. */
 export interface Disclosure {
@@ -16,6 +17,8 @@ export interface Disclosure {
     measurement_seconds: number;
     stage_seconds: Record<string, number>;
   };
+  /** How the run ended and where its log ends: for an incomplete run the window stops at `cut_ms`. */
+  run_end: RunEnd;
   /** The inclusion and counting rules, in words. */
   inclusion_rules: string[];
   /** The SLO applied to each class found in the window, and the default for other classes. */
@@ -65,7 +68,9 @@ export function buildDisclosure(
       measurement_seconds: window.measurement_seconds,
       stage_seconds: window.stage_seconds,
     },
+    run_end: run.end,
     inclusion_rules: [
+      ...endRules(run.end),
       `a request is in the window when its scheduled_ms is inside it (${window.description})`,
       window.kind === "stages"
         ? `measurement_seconds = sum of the included stages' durations = ${window.measurement_seconds} s; drain stages count only when included (${
@@ -87,4 +92,15 @@ export function buildDisclosure(
     n,
     warnings: run.warnings,
   };
+}
+
+/** The end-of-run rule of an incomplete run, with what it did to this run (nothing for a complete run). */
+function endRules(end: RunEnd): string[] {
+  if (end.cut_ms === null) return [];
+  return [
+    `INCOMPLETE RUN (${end.status}): ${RUN_END_RULE}`,
+    `this run: ${end.rule}; the window ends at ${end.cut_ms} ms of ${end.planned_ms} ms planned; ${end.after_cut} ` +
+    `requests scheduled at or after it left out of numerator and denominator; ${end.unresolved} scheduled before it ` +
+    `were in flight when the run ended and count as not accepted (${end.restored} restored from the schedule)`,
+  ];
 }

@@ -35,23 +35,35 @@ function table(title: string, label: string, rows: { name: string; row: GoodputR
   return [title, line(head), ...body.map(line)];
 }
 
+/** Options of {@linkcode formatGoodput}. */
+export interface FormatGoodputOptions {
+  /** The first lines (`runVerdicts(...).lines`). @default the incomplete-run headline, if any */
+  verdicts?: string[];
+  /** Lines after the verdicts, before the disclosure (the CLI's policy line). @default [] */
+  header?: string[];
+}
+
 /**
- * Renders a goodput result as plain aligned text: the disclosure first,
- * then the overall, by-class and by-stage tables.
+ * Renders a goodput result as plain aligned text: the verdicts first (an
+ * incomplete run says so in its first line), the disclosure, then the
+ * overall, by-class and by-stage tables.
  *
  * @example The disclosure comes before the numbers
  * ```ts ignore
  * console.log(formatGoodput(goodput(run, policy)));
  * ```
  */
-export function formatGoodput(result: GoodputResult): string {
+export function formatGoodput(result: GoodputResult, options: FormatGoodputOptions = {}): string {
   const d = result.disclosure;
+  const verdicts = options.verdicts ?? (d.run_end.headline ? [d.run_end.headline] : []);
   const slo = Object.entries(d.slo.classes).map(([c, s]) =>
     `  ${c}: e2e ≤ ${s.e2e_ms ?? "-"} ms, TTFT ≤ ${s.ttft_ms ?? "-"} ms, TPOT ≤ ${s.tpot_ms ?? "-"} ms; gates ${
       s.gates.join(", ") || "none"
     }`
   );
   const out = [
+    ...verdicts,
+    ...(options.header ?? []),
     `run ${d.run_id} (${d.files.dir}; ${d.files.format}${
       d.files.shards > 1 ? `, ${d.files.shards} shards` : ""
     }; read ${d.files.read.join(", ")})`,

@@ -24,9 +24,11 @@ const MARK = { ok: "", degraded: " !", undecidable: " ?", "no data": "" } as con
  * degraded, `?` undecidable) and which one is the unit cost, the first
  * degrading signal with its evidence, the Kneedle knee with its points,
  * repeats' spread, and the production limit (or the headroom choices, with the note that the choice is the user's).
+ * The report's verdicts are the first lines, then `header` (the CLI's policy line).
  */
-export function formatKnee(report: KneeReport, limit: ProductionLimit): string {
-  const out: string[] = [];
+export function formatKnee(report: KneeReport, limit: ProductionLimit, options: { header?: string[] } = {}): string {
+  // The verdicts come first: incomplete runs, no capacity, the client's limits.
+  const out: string[] = [...report.verdicts, ...(options.header ?? [])];
   out.push(`runs: ${report.runs.map((r) => `${r.run_id} (${r.dir})`).join(", ")}`);
   if (report.runs.length > 1) out.push(`repeats of one plan: ${report.repeat_basis}`);
   for (const w of report.warnings) out.push(`WARNING: ${w}`);
@@ -49,6 +51,10 @@ export function formatKnee(report: KneeReport, limit: ProductionLimit): string {
       num(l.pooled.signals.acceptance_rate?.value),
     ]),
   ));
+
+  for (const e of report.excluded) {
+    out.push(`excluded from the knee: ${num(e.planned_rps)} req/s planned (${e.stages.join(",")}): ${e.why}`);
+  }
 
   const levels = report.levels;
   out.push(
@@ -156,7 +162,8 @@ export function formatKnee(report: KneeReport, limit: ProductionLimit): string {
     out.push(
       `knee: ${down(x)} req/s offered (${downNote(x)}the lower of the first departure and the Kneedle knee: ${src})`,
     );
-  } else out.push("knee: none found within the tested range");
+  } else if (report.no_capacity) out.push(`knee: none — ${report.no_capacity}`);
+  else out.push("knee: none found within the tested range");
   if (limit.limit_rps !== null) {
     out.push(`production limit: ${down(limit.limit_rps)} req/s (${downNote(limit.limit_rps)}${limit.note})`);
   } else if (limit.choices.length) {

@@ -32,7 +32,8 @@ function costTable(label: string, rows: { name: string; row: CostRow }[]): strin
 }
 
 /**
- * Renders a ledger as plain aligned text: the sheets with their dates, the
+ * Renders a ledger as plain aligned text: the verdicts (an incomplete run
+ * says so in its first line), the sheets with their dates, the
  * window and denominator, the pricing rules, every line item (sources as a
  * numbered legend), then cost per accepted task beside the naive figures,
  * by route and by class.
@@ -42,8 +43,10 @@ function costTable(label: string, rows: { name: string; row: CostRow }[]): strin
  * console.log(formatLedger(ledger(run, policy, prices)));
  * ```
  */
-export function formatLedger(r: LedgerResult): string {
+export function formatLedger(r: LedgerResult, options: { verdicts?: string[]; header?: string[] } = {}): string {
   const d = r.disclosure, o = r.overall, c = r.currency;
+  // First: the verdicts (`runVerdicts(...).lines`; by default an incomplete run's headline), then `header`.
+  const verdicts = options.verdicts ?? (d.run_end.headline ? [d.run_end.headline] : []);
   const sources = [...new Set(r.lines.map((l) => l.source))];
   const lines = table(
     ["item", "route", "detail", "quantity", "unit", "unit price", "amount", "src"],
@@ -61,6 +64,8 @@ export function formatLedger(r: LedgerResult): string {
   );
   const ratio = o.ratio_to_naive_per_request;
   return [
+    ...verdicts,
+    ...(options.header ?? []),
     `ledger of run ${d.run_id} (${d.files.dir}), currency ${c}`,
     `price sheet: ${r.pricing.price_sheet.name}, as of ${r.pricing.price_sheet.as_of} (${r.pricing.price_sheet.source})`,
     r.pricing.overheads

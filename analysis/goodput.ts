@@ -4,7 +4,7 @@ import { classifyLazy } from "./_classify_lazy.ts";
 import { FAILURE_ORDER, type FailureReason } from "./classify.ts";
 import { buildDisclosure, type Disclosure } from "./disclosure.ts";
 import type { LoadedRun } from "./loaded_run.ts";
-import { type ResolvedWindow, resolveWindow } from "./policy.ts";
+import { type ResolvedWindow, runWindow } from "./policy.ts";
 import type { ScannedRun } from "./scanned_run.ts";
 
 /** Counts and rates of one row of a goodput table. Rates with a zero denominator are null. */
@@ -144,7 +144,7 @@ function makeRow(
  * ```
  */
 export function goodput(run: LoadedRun | ScannedRun, policy: SloPolicy): GoodputResult {
-  const window = resolveWindow(run.manifest.stages, policy.window);
+  const window = runWindow(run, policy.window);
   const den = policy.denominator;
   const secs = (stage: string) => window.stage_seconds[stage] ?? null;
 

@@ -25,6 +25,9 @@ import {
 } from "./levels.ts";
 import { classSlo } from "./policy.ts";
 import { checkRepeatRuns, groupLevels, type Level, type SkippedStage, spreadOf, straddles } from "./repeats.ts";
+import { type ExcludedLevel, excludeLevels } from "./client_limit.ts";
+import type { RunEnd } from "./run_end.ts";
+import { kneeVerdicts, noCapacity } from "./verdicts.ts";
 
 /** Options of {@linkcode kneeAnalysis}. */
 export interface KneeOptions {
@@ -58,6 +61,14 @@ export interface UnitCost {
 
 /** Everything the knee analysis found, with its evidence. */
 export interface KneeReport {
+  /** What is said before any number: incomplete runs, no capacity, client-limited runs and excluded levels. */
+  verdicts: string[];
+  /** "no capacity can be derived from this run: …" when no tested level accepted anything; else null. */
+  no_capacity: string | null;
+  /** Levels left out of the knee (client-limited, or cut by the end of a run), with why. */
+  excluded: ExcludedLevel[];
+  /** How each run ended (`RunEnd`): where an incomplete run's log ends, and what that left out. */
+  run_ends: { run_id: string; end: RunEnd }[];
   runs: { run_id: string; dir: string }[];
   repeat_basis: string;
   warnings: string[];
@@ -113,7 +124,12 @@ export function kneeAnalysis(runs: LoadedRun[], policy: SloPolicy, options: Knee
   const check = checkRepeatRuns(runs);
   const pricing = prices ? { prices, overheads: options.overheads ?? null } : null;
   const prepared = runs.map((r) => prepareRun(r, policy, pricing));
-  const { levels, skipped } = groupLevels(prepared);
+  const grouped = groupLevels(prepared);
+  const skipped = grouped.skipped;
+  // Client-limited and cut levels are left out; if every level is, they stay as evidence but give no knee.
+  const { tested, excluded } = excludeLevels(grouped.levels, prepared, runs);
+  const levels = tested.length ? tested : grouped.levels;
+  const no_capacity = grouped.levels.length ? noCapacity(tested, excluded) : null;
   if (!levels.length) {
     throw new InputError(`${runs.map((r) => r.dir).join(", ")}: no steady or burst stage offered any request`);
   }
@@ -162,14 +178,15 @@ export function kneeAnalysis(runs: LoadedRun[], policy: SloPolicy, options: Knee
   );
 
   const kn = goodputKnee(levels, S);
+  const out = new Set(excluded.map((e) => e.planned_rps));
   const kneedle_by_run = runs.length < 2 ? [] : prepared.map((p) => {
-    const own = goodputKnee(groupLevels([p]).levels, S);
+    const own = goodputKnee(groupLevels([p]).levels.filter((l) => !out.has(l.planned_rps)), S);
     return { run_id: p.run_id, knee: own.result?.knee ?? null, note: own.note };
   });
   const candidates: NonNullable<KneeReport["knee"]>[] = [];
   if (first) candidates.push({ offered_rps: first.offered_rps, source: "departure", signal: first.signals[0]! });
   if (kn.result?.knee != null) candidates.push({ offered_rps: kn.result.knee, source: "kneedle", signal: null });
-  const knee = candidates.sort((a, b) => a.offered_rps - b.offered_rps)[0] ?? null;
+  const knee = no_capacity ? null : candidates.sort((a, b) => a.offered_rps - b.offered_rps)[0] ?? null;
 
   const floor = options.acceptanceFloor;
   const acceptance_floor = floor === undefined ? null : {
@@ -194,16 +211,15 @@ export function kneeAnalysis(runs: LoadedRun[], policy: SloPolicy, options: Knee
   };
 
   return {
+    verdicts: kneeVerdicts(runs, excluded, no_capacity),
+    no_capacity,
+    excluded,
+    run_ends: runs.map((r) => ({ run_id: r.manifest.run_id, end: r.end })),
     runs: runs.map((r) => ({ run_id: r.manifest.run_id, dir: r.dir })),
     repeat_basis: check.basis,
     warnings: [
       ...check.warnings,
       ...runs.flatMap((r) => r.warnings),
-      ...runs.filter((r) => r.manifest.result.client_limited).map((r) =>
-        `${r.dir}: the runner reports the client was the limit (${
-          r.manifest.result.client_limit_reason ?? "no reason given"
-        }): high levels may measure the load generator, not the target`
-      ),
       ...prepared.flatMap((p) => p.coster?.warnings ?? []),
     ],
     skipped,

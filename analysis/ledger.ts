@@ -6,7 +6,7 @@ import { classify } from "./classify.ts";
 import type { Disclosure } from "./disclosure.ts";
 import { goodput } from "./goodput.ts";
 import type { LoadedRun } from "./loaded_run.ts";
-import { resolveWindow } from "./policy.ts";
+import { runWindow } from "./policy.ts";
 import { attemptCategory, type AttemptColumns, priceHostedAttempts } from "./price_attempts.ts";
 import { priceSelfHosted } from "./price_gpu.ts";
 import { LEDGER_ITEMS, type LedgerLine, LineBook } from "./price_lines.ts";
@@ -92,7 +92,7 @@ export function ledger(
     );
   }
   const gp = goodput(run, policy);
-  const window = resolveWindow(run.manifest.stages, policy.window);
+  const window = runWindow(run, policy.window);
   const rows = classify(run, policy, window)
     .join(run.requests.select(pl.col("request_id"), pl.col("route").alias("req_route")), {
       on: "request_id",

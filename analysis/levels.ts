@@ -14,7 +14,7 @@ import { classify, GATE_ORDER } from "./classify.ts";
 import { costSample, LevelCoster, type LevelPricing } from "./level_cost.ts";
 import type { LoadedRun } from "./loaded_run.ts";
 import { percentileWithCI } from "./percentile.ts";
-import { resolveWindow } from "./policy.ts";
+import { runWindow } from "./policy.ts";
 import { ratioBootstrap } from "./ratio_bootstrap.ts";
 import type { SignalSample } from "./signals.ts";
 
@@ -64,9 +64,12 @@ const PERCENTILES = [["e2e", "e2e_ms"], ["ttft", "ttft_ms"]] as const;
 export function prepareRun(run: LoadedRun, policy: SloPolicy, pricing: LevelPricing | null = null): PreparedRun {
   const stages = run.manifest.stages.filter((s) => s.kind === "steady" || s.kind === "burst");
   if (!stages.length) {
-    throw new InputError(`${run.dir}: run.json stages has no steady or burst stage: there is no load level to analyse`);
+    const cut = run.end.cut_ms === null ? "" : ` before the end of its log (${run.end.headline})`;
+    throw new InputError(
+      `${run.dir}: run.json stages has no steady or burst stage${cut}: there is no load level to analyse`,
+    );
   }
-  const window = resolveWindow(run.manifest.stages, { exclude_stage_kinds: ["warmup", "drain"] });
+  const window = runWindow(run, { exclude_stage_kinds: ["warmup", "drain"] });
   const rows = classify(run, policy, window);
   const att = run.attempts.withColumns(
     pl.col("round").cast(F64).mul(1e6).add(pl.col("attempt").cast(F64)).alias("_order"),
@@ -82,7 +85,10 @@ export function prepareRun(run: LoadedRun, policy: SloPolicy, pricing: LevelPric
   );
   const ok = pl.col("outcome").eq(pl.lit("ok"));
   const requests = rows
-    .join(run.requests.select("request_id", ...GATE_ORDER), { on: "request_id", how: "left" })
+    .join(run.requests.select("request_id", "send_lag_ms", "error_kind", ...GATE_ORDER), {
+      on: "request_id",
+      how: "left",
+    })
     .join(perRequest, { on: "request_id", how: "left" })
     .join(first, { on: "request_id", how: "left" })
     .select(
@@ -97,6 +103,9 @@ export function prepareRun(run: LoadedRun, policy: SloPolicy, pricing: LevelPric
       pl.col("model_calls").fillNull(0),
       pl.col("tokens").fillNull(0),
       "server_wait_ms",
+      // For the level exclusions (verdicts.ts): the client's lateness and what ended a request.
+      pl.col("send_lag_ms").cast(F64),
+      "error_kind",
     );
   let server: pl.DataFrame | null = null;
   if (run.server && run.server.height) {

@@ -1,5 +1,6 @@
 import type pl from "nodejs-polars";
 import type { RunManifest } from "../schema/mod.ts";
+import type { RunEnd } from "./run_end.ts";
 
 /**
  * A run read back from its folder: the manifest and the log tables as
@@ -18,6 +19,13 @@ export interface LoadedRun {
   tools: pl.DataFrame;
   /** The target's own timeline, when the run has one. */
   server: pl.DataFrame | null;
+  /**
+   * How the run ended and where its log ends. For an incomplete run,
+   * `manifest.stages` are clipped at `end.cut_ms` (`end.planned_stages` keeps
+   * run.json's) and a killed run's requests include the rows restored from its
+   * schedule (error_kind `restored_from_schedule`).
+   */
+  end: RunEnd;
   /** Loud warnings raised while loading (a hash mismatch downgraded by option, a killed run, ...). */
   warnings: string[];
 }

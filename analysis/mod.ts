@@ -17,6 +17,7 @@
 export * from "./loaded_run.ts";
 export * from "./load_run.ts";
 export * from "./policy.ts";
+export * from "./run_end.ts";
 export * from "./classify.ts";
 export * from "./disclosure.ts";
 export * from "./goodput.ts";
@@ -35,6 +36,8 @@ export * from "./knee.ts";
 export * from "./repeats.ts";
 export * from "./limit.ts";
 export * from "./round_display.ts";
+export * from "./client_limit.ts";
+export * from "./verdicts.ts";
 export * from "./format_knee.ts";
 export * from "./recovery.ts";
 export * from "./outages.ts";

@@ -57,6 +57,9 @@ export interface ResolvedWindow {
  * stages have no arrivals; they add to `measurement_seconds` only when
  * included, so exclude `drain` to measure arrival time only. A range window
  * `[start_ms, end_ms)` has length end − start, whatever stages it covers.
+ * With `endMs` (an incomplete run's cut, see `RunEnd`), every stage and the
+ * range are clipped there ({@linkcode clipStages}): time after the end of
+ * the log is never in `measurement_seconds` or `stage_seconds`.
  *
  * @example Warm-up and drain excluded: only the steady stage's 10 s count
  * ```ts
@@ -72,10 +75,26 @@ export interface ResolvedWindow {
  * assert.deepEqual(w.intervals, [[5000, 15000]]);
  * ```
  */
-export function resolveWindow(stages: RunManifest["stages"], window: SloPolicy["window"]): ResolvedWindow {
+export function resolveWindow(
+  stages: RunManifest["stages"],
+  window: SloPolicy["window"],
+  options: ResolveWindowOptions = {},
+): ResolvedWindow {
+  const endMs = options.endMs ?? null;
+  const cut = endMs === null ? "" : `; the log ends at ${endMs} ms (incomplete run): the window is clipped there`;
+  if (endMs !== null) stages = clipStages(stages, endMs);
   if ("start_ms" in window) {
-    const { start_ms: a, end_ms: b } = window;
-    if (b <= a) throw new InputError(`SLO policy: window.end_ms (${b}) must be after window.start_ms (${a})`);
+    const { start_ms: a, end_ms: planned } = window;
+    if (planned <= a) {
+      throw new InputError(`SLO policy: window.end_ms (${planned}) must be after window.start_ms (${a})`);
+    }
+    const b = endMs === null ? planned : Math.min(planned, endMs);
+    if (b <= a) {
+      throw new InputError(
+        `SLO policy: window [${a}, ${planned}) ms starts at or after the end of the log (${endMs} ms: the run is ` +
+          "incomplete): nothing in it was measured",
+      );
+    }
     const stage_seconds: Record<string, number> = {};
     for (const s of stages) {
       const overlap = Math.max(0, Math.min(b, s.end_ms) - Math.max(a, s.start_ms));
@@ -87,7 +106,9 @@ export function resolveWindow(stages: RunManifest["stages"], window: SloPolicy["
       stages: Object.keys(stage_seconds),
       measurement_seconds: (b - a) / 1000,
       stage_seconds,
-      description: `scheduled_ms in [${a}, ${b}) ms`,
+      description: `scheduled_ms in [${a}, ${b}) ms${
+        b < planned ? ` (the policy's range ends at ${planned} ms)` : ""
+      }${cut}`,
     };
   }
   const names = new Set(stages.map((s) => s.name));
@@ -96,14 +117,20 @@ export function resolveWindow(stages: RunManifest["stages"], window: SloPolicy["
     throw new InputError(
       `SLO policy: window.include_stages names stages the run does not have: ${unknown.join(", ")} (run stages: ${
         [...names].join(", ")
-      })`,
+      }${endMs === null ? "" : `; stages after the end of the log, ${endMs} ms, were not run`})`,
     );
   }
   const included = stages.filter((s) =>
     (window.include_stages === undefined || window.include_stages.includes(s.name)) &&
     !window.exclude_stage_kinds.includes(s.kind)
   );
-  if (!included.length) throw new InputError("SLO policy: the window includes no stage of this run");
+  if (!included.length) {
+    throw new InputError(
+      `SLO policy: the window includes no stage of this run${
+        endMs === null ? "" : ` before the end of the log (${endMs} ms: the run is incomplete)`
+      }`,
+    );
+  }
   const stage_seconds: Record<string, number> = {};
   for (const s of included) stage_seconds[s.name] = (stage_seconds[s.name] ?? 0) + (s.end_ms - s.start_ms) / 1000;
   const measurement_seconds = included.reduce((sum, s) => sum + (s.end_ms - s.start_ms), 0) / 1000;
@@ -117,6 +144,49 @@ export function resolveWindow(stages: RunManifest["stages"], window: SloPolicy["
     stages: included.map((s) => s.name),
     measurement_seconds,
     stage_seconds,
-    description: `${rule}: ${included.map((s) => `${s.name} (${s.kind}, ${s.start_ms}–${s.end_ms} ms)`).join(", ")}`,
+    description: `${rule}: ${
+      included.map((s) => `${s.name} (${s.kind}, ${s.start_ms}–${s.end_ms} ms)`).join(", ")
+    }${cut}`,
   };
+}
+
+/** Options of {@linkcode resolveWindow}. */
+export interface ResolveWindowOptions {
+  /**
+   * Where the log ends, for an incomplete run (`RunEnd.cut_ms`): stages and
+   * a range are clipped there, and stages after it drop out. @default null
+   */
+  endMs?: number | null;
+}
+
+/**
+ * The run's stages clipped at `endMs`: a stage that starts at or after it
+ * drops out, one that spans it ends there. Stage seconds then count only
+ * time the log covers.
+ *
+ * @example A 60 s plan cut at 17 s keeps warm-up whole and 7 s of the steady stage
+ * ```ts
+ * import { clipStages } from "./policy.ts";
+ * import assert from "node:assert/strict";
+ * const stages = [
+ *   { name: "warm", kind: "warmup" as const, start_ms: 0, end_ms: 10_000, offered_rps: 1 },
+ *   { name: "main", kind: "steady" as const, start_ms: 10_000, end_ms: 55_000, offered_rps: 4 },
+ *   { name: "drain", kind: "drain" as const, start_ms: 55_000, end_ms: 60_000, offered_rps: 0 },
+ * ];
+ * assert.deepEqual(clipStages(stages, 17_000).map((s) => [s.name, s.end_ms]), [["warm", 10_000], ["main", 17_000]]);
+ * ```
+ */
+export function clipStages(stages: RunManifest["stages"], endMs: number): RunManifest["stages"] {
+  return stages.filter((s) => s.start_ms < endMs).map((s) => (s.end_ms > endMs ? { ...s, end_ms: endMs } : s));
+}
+
+/**
+ * {@linkcode resolveWindow} over a loaded or scanned run: its stages, clipped
+ * where its log ends when the run is incomplete (`run.end`).
+ */
+export function runWindow(
+  run: { manifest: RunManifest; end: { cut_ms: number | null } },
+  window: SloPolicy["window"],
+): ResolvedWindow {
+  return resolveWindow(run.manifest.stages, window, { endMs: run.end.cut_ms });
 }

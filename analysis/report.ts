@@ -14,7 +14,8 @@ import { roundUp } from "./round_display.ts";
 import { FAILURE_ORDER } from "./classify.ts";
 import { goodput, type GoodputRow } from "./goodput.ts";
 import type { LoadedRun } from "./loaded_run.ts";
-import { resolveWindow } from "./policy.ts";
+import { runWindow } from "./policy.ts";
+import { runVerdicts } from "./verdicts.ts";
 import { alternativesFigure } from "./plots/alternatives_chart.ts";
 import { costWaterfallFigure } from "./plots/cost_waterfall.ts";
 import type { ReportExtras } from "./plots/extras.ts";
@@ -48,6 +49,8 @@ export interface AbsentFigure {
 
 /** The result of {@linkcode buildReport}. */
 export interface Report {
+  /** The verdicts in the banner at the top of the page (`runVerdicts(...).lines`); empty when there are none. */
+  verdicts: string[];
   html: string;
   figures: Figure[];
   absent: AbsentFigure[];
@@ -84,15 +87,18 @@ function goodputRows(rows: { name: string; row: GoodputRow }[]): string[][] {
  * by class and by stage, the alternatives chart, and, when supplied, the
  * cost waterfall (`extras.ledger`) and the route comparison
  * (`extras.routes`). Each absent figure or mark is listed with its reason.
+ * A banner at the top states the verdicts first: an incomplete run and how it
+ * ended, nothing accepted, a client-limited run or stage (`runVerdicts`).
  */
 export function buildReport(run: LoadedRun, policy: SloPolicy, options: ReportOptions = {}): Report {
   const extras = options.extras ?? {};
   const m = run.manifest;
   const stageOrder = m.stages.map((s) => s.name);
-  const window = resolveWindow(m.stages, policy.window);
+  const window = runWindow(run, policy.window);
   const g = goodput(run, policy);
   const support = options.supportConfidence ?? DEFAULT_SUPPORT_CONFIDENCE;
   const latency = latencyInWindow(run, window, { supportConfidence: support });
+  const verdicts = runVerdicts(run, window, g).lines;
   const absent: AbsentFigure[] = [];
 
   const curve = loadCurveFromGoodput(g, m.stages);
@@ -176,6 +182,14 @@ export function buildReport(run: LoadedRun, policy: SloPolicy, options: ReportOp
     s.gates.join(", "),
   ]);
   const before = [
+    // The verdicts stand above everything: an incomplete run, nothing accepted, the client as the limit.
+    ...(verdicts.length
+      ? [
+        '<div class="verdicts" role="alert" style="border: 2px solid #b00020; background: #fdecea; padding: 0.2em 1em">',
+        ...verdicts.map((v) => `<p><b>${esc(v)}</b></p>`),
+        "</div>",
+      ]
+      : []),
     `<h1>Run ${esc(m.run_id)}: accepted goodput ${esc(fmt(g.overall.accepted_goodput))} tasks/s</h1>`,
     `<p>${
       esc(
@@ -214,5 +228,5 @@ export function buildReport(run: LoadedRun, policy: SloPolicy, options: ReportOp
       : "<p>none</p>",
   ].join("\n");
   const html = pageHtml(figures, { title: `Accepted goodput report: ${m.run_id}`, before, after });
-  return { html, figures, absent };
+  return { verdicts, html, figures, absent };
 }

@@ -10,7 +10,7 @@ import type { OverheadSheet, PriceSheet } from "../schema/prices.ts";
 import type { SloPolicy } from "../schema/slo.ts";
 import { kneeAnalysis } from "./knee.ts";
 import { ledger } from "./ledger.ts";
-import { productionLimit } from "./limit.ts";
+import { limitFromKnee } from "./verdicts.ts";
 import type { LoadedRun } from "./loaded_run.ts";
 import { detectOutages } from "./outages.ts";
 import type { ReportExtras } from "./plots/extras.ts";
@@ -44,7 +44,7 @@ export function runReportExtras(
   if (!extras.knee) {
     try {
       const knee = kneeAnalysis([run], policy);
-      const limit = productionLimit(knee.knee?.offered_rps ?? null, options.headroom);
+      const limit = limitFromKnee(knee, options.headroom);
       const { knee_rps, knee_signal, limits } = kneeCurve(run, policy, knee, limit);
       extras.knee = { knee_rps, ...(knee_signal ? { knee_signal } : {}), limits };
     } catch (e) {

@@ -11,7 +11,8 @@ import { type CompareResult, compareRoutes } from "./compare.ts";
 import { goodput } from "./goodput.ts";
 import { kneeAnalysis, type KneeReport } from "./knee.ts";
 import { ledger, type LedgerResult } from "./ledger.ts";
-import { type ProductionLimit, productionLimit } from "./limit.ts";
+import type { ProductionLimit } from "./limit.ts";
+import { limitFromKnee } from "./verdicts.ts";
 import type { LoadedRun } from "./loaded_run.ts";
 import type { OutageDetection } from "./outages.ts";
 import { LEDGER_ITEMS } from "./price_lines.ts";
@@ -111,7 +112,7 @@ export function compareRouteCosts(runs: LoadedRun[], policy: SloPolicy, options:
     extras: (run) => {
       const knee = kneeAnalysis([run], policy);
       const tested = Math.max(...knee.levels.map((l) => l.pooled.offered_rps));
-      const limit = productionLimit(knee.knee?.offered_rps ?? null, options.headroom, { highestTestedRps: tested });
+      const limit = limitFromKnee(knee, options.headroom, { highestTestedRps: tested });
       const l = ledger(run, policy, options.prices, { overheads });
       const curve = kneeCurve(run, policy, knee, limit);
       per.set(run.manifest.run_id, { run_id: run.manifest.run_id, route: "", knee, limit, curve, ledger: l });

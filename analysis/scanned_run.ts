@@ -1,5 +1,6 @@
 import type pl from "nodejs-polars";
 import type { RunManifest } from "../schema/mod.ts";
+import type { RunEnd } from "./run_end.ts";
 
 /** The lazy tables of one shard folder (a run that is not sharded has one). */
 export interface ScannedShard {
@@ -34,6 +35,13 @@ export interface ScannedRun {
   server: pl.LazyDataFrame | null;
   /** Each shard folder's tables, in shard order. */
   shards: ScannedShard[];
+  /**
+   * How the run ended and where its log ends. For an incomplete run,
+   * `manifest.stages` are clipped at `end.cut_ms` (`end.planned_stages` keeps
+   * run.json's) and a killed run's requests include the rows restored from its
+   * schedule (error_kind `restored_from_schedule`).
+   */
+  end: RunEnd;
   /** Loud warnings raised while opening (a hash mismatch downgraded by option, a killed run, ...). */
   warnings: string[];
 }

@@ -65,7 +65,10 @@ export async function finaliseRun(
   return { manifest: valid, requests: rows };
 }
 
-/** Did the client keep up? Any not_sent, or a p99 send lag above the limit, says no. */
+/**
+ * Did the client keep up? Any not_sent (other than those the stop left: error_kind run_stopped), any
+ * client_shed, or a p99 send lag above the limit, says no.
+ */
 export function clientVerdict(rows: readonly RequestRow[], lagLimitMs: number): Omit<
   RunManifest["result"],
   "status" | "ended_ms" | "retries" | "retry_budget_exhausted" | "runner_cpu_ms" | "runner_peak_rss_bytes"
@@ -75,9 +78,11 @@ export function clientVerdict(rows: readonly RequestRow[], lagLimitMs: number): 
   const p99 = lags.length ? lags[Math.min(lags.length - 1, Math.ceil(0.99 * lags.length) - 1)]! : null;
   const max = lags.length ? lags[lags.length - 1]! : null;
   const notSent = rows.filter((r) => r.outcome === "not_sent").length;
+  // A stopped run's unsent rest says the run was cut short (result.status), not that the client fell behind.
+  const behind = rows.filter((r) => r.outcome === "not_sent" && r.error_kind !== "run_stopped").length;
   const shed = rows.filter((r) => r.outcome === "client_shed").length;
   const reasons: string[] = [];
-  if (notSent) reasons.push(`${notSent} requests not sent (the runner fell behind its schedule or was stopped)`);
+  if (behind) reasons.push(`${behind} requests not sent (the runner fell behind its schedule)`);
   if (shed) reasons.push(`${shed} requests shed by the runner's in-flight cap`);
   if (p99 !== null && p99 > lagLimitMs) reasons.push(`p99 send lag ${p99.toFixed(2)} ms > ${lagLimitMs} ms`);
   return {

@@ -7,8 +7,9 @@ import { formatGoodput } from "../format_goodput.ts";
 import { goodput } from "../goodput.ts";
 import type { LatencyRow } from "../latency.ts";
 import { loadRun } from "../load_run.ts";
-import { loadSloPolicy, resolveWindow } from "../policy.ts";
+import { loadSloPolicy, runWindow } from "../policy.ts";
 import { DEFAULT_SUPPORT_CONFIDENCE, supportRuleText } from "../early_stopping.ts";
+import { runVerdicts } from "../verdicts.ts";
 import { confidenceOption, denominatorOption, resolveSloFile, verifyOption } from "./_args.ts";
 
 const USAGE =
@@ -38,9 +39,10 @@ async function main(args: string[]): Promise<void> {
   const policy = await loadSloPolicy(sloFile);
   const effective: SloPolicy = den ? { ...policy, denominator: den } : policy;
   const result = goodput(run, effective);
-  const window = resolveWindow(run.manifest.stages, effective.window);
+  const window = runWindow(run, effective.window);
   const latency = latencyInWindow(run, window, supportConfidence === undefined ? {} : { supportConfidence });
   const alt = v.alternatives ? alternatives(run, effective) : null;
+  const verdicts = runVerdicts(run, window, result);
   if (v.json) {
     const { disclosure, overall, by_class, by_stage } = result;
     // Each alternative row's full disclosure would repeat the policy 36 times: its rules are in the row.
@@ -48,6 +50,7 @@ async function main(args: string[]): Promise<void> {
     console.log(
       JSON.stringify(
         {
+          verdicts,
           disclosure: { ...disclosure, slo_file: sloFile },
           overall,
           by_class,
@@ -60,8 +63,8 @@ async function main(args: string[]): Promise<void> {
       ),
     );
   } else {
-    console.log(`SLO policy: ${sloFile}${den ? ` (denominator overridden by --denominator ${den})` : ""}`);
-    console.log(formatGoodput(result));
+    const policyLine = `SLO policy: ${sloFile}${den ? ` (denominator overridden by --denominator ${den})` : ""}`;
+    console.log(formatGoodput(result, { verdicts: verdicts.lines, header: [policyLine] }));
     console.log(`\n${formatLatency(latency, window.description)}`);
     if (alt) console.log(`\n${formatAlternatives(alt)}`);
   }

@@ -12,7 +12,7 @@ import { compareRoutes } from "../compare.ts";
 import { formatCompare } from "../format_compare.ts";
 import { kneeAnalysis } from "../knee.ts";
 import { ledger } from "../ledger.ts";
-import { productionLimit } from "../limit.ts";
+import { limitFromKnee } from "../verdicts.ts";
 import { loadRun } from "../load_run.ts";
 import type { LoadedRun } from "../loaded_run.ts";
 import { loadSloPolicy } from "../policy.ts";
@@ -31,10 +31,11 @@ function runExtras(
 ) {
   return (run: LoadedRun): Record<string, number | string | null> => {
     const knee = kneeAnalysis([run], policy);
-    const limit = productionLimit(knee.knee?.offered_rps ?? null, headroom);
+    const limit = limitFromKnee(knee, headroom);
     const out: Record<string, number | string | null> = {
       knee_rps: knee.knee?.offered_rps ?? null,
-      knee_signal: knee.first_degrading?.signals[0] ?? (knee.knee ? knee.knee.source : "none in tested range"),
+      knee_signal: knee.first_degrading?.signals[0] ??
+        (knee.knee ? knee.knee.source : knee.no_capacity ? "no capacity" : "none in tested range"),
       [headroom === undefined ? "limit_rps (no headroom given)" : `limit_rps @${headroom}`]: limit.limit_rps,
     };
     if (prices) {

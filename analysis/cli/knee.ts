@@ -11,7 +11,8 @@ import type { Tolerance } from "../departure.ts";
 import { supportRuleText } from "../early_stopping.ts";
 import { kneeAnalysis, type KneeOptions, type KneeReport } from "../knee.ts";
 import { SIGNALS } from "../levels.ts";
-import { type ProductionLimit, productionLimit } from "../limit.ts";
+import type { ProductionLimit } from "../limit.ts";
+import { KNEE_VERDICT_RULES, limitFromKnee } from "../verdicts.ts";
 import { loadRun } from "../load_run.ts";
 import type { LoadedRun } from "../loaded_run.ts";
 import { loadSloPolicy } from "../policy.ts";
@@ -60,6 +61,8 @@ export function kneeJson(
     signals: p.signals,
   });
   return {
+    verdicts: report.verdicts,
+    no_capacity: report.no_capacity,
     knee_offered_rps: report.knee?.offered_rps ?? null,
     knee_source: report.knee?.source ?? null,
     first_degrading_signal: report.first_degrading?.signals[0] ?? null,
@@ -70,7 +73,10 @@ export function kneeJson(
       slo_file: sloFile,
       repeat_basis: report.repeat_basis,
       warnings: report.warnings,
+      run_ends: report.run_ends,
       skipped: report.skipped,
+      excluded_levels: report.excluded,
+      exclusion_rules: KNEE_VERDICT_RULES,
       levels_rule:
         "a level is every steady or burst stage with one planned offered_rps (repeats grouped, warmup and drain excluded); " +
         "offered_rps = requests offered in the stages / their seconds; tested values pool the repeats' requests",
@@ -186,7 +192,7 @@ async function main(args: string[]): Promise<void> {
     throw e;
   }
   const tested = Math.max(...report.levels.map((l) => l.pooled.offered_rps));
-  const limit = productionLimit(report.knee?.offered_rps ?? null, headroom, { highestTestedRps: tested });
+  const limit = limitFromKnee(report, headroom, { highestTestedRps: tested });
   const recovery = runs.map((run) => ({
     run_id: run.manifest.run_id,
     recovery: recoveryReport(run, policy),
@@ -195,8 +201,7 @@ async function main(args: string[]): Promise<void> {
   }));
   if (v.json) console.log(JSON.stringify(kneeJson(report, limit, sloFile, recovery), null, 2));
   else {
-    console.log(`SLO policy: ${sloFile}`);
-    console.log(formatKnee(report, limit));
+    console.log(formatKnee(report, limit, { header: [`SLO policy: ${sloFile}`] }));
     for (const r of recovery) {
       console.log(`\nrun ${r.run_id}: recovery, autoscaling, retries, cold start\n${formatRecovery(r)}`);
     }

@@ -4,7 +4,8 @@ import type { SloPolicy } from "../../schema/slo.ts";
 import { formatLedger } from "../format_ledger.ts";
 import { ledger } from "../ledger.ts";
 import { loadRun } from "../load_run.ts";
-import { loadSloPolicy } from "../policy.ts";
+import { loadSloPolicy, runWindow } from "../policy.ts";
+import { runVerdicts } from "../verdicts.ts";
 import { loadOverheadSheet, loadPriceSheet } from "../price_sheet.ts";
 import { denominatorOption, resolveSloFile, verifyOption } from "./_args.ts";
 
@@ -37,12 +38,13 @@ async function main(args: string[]): Promise<void> {
   const policy = await loadSloPolicy(sloFile);
   const effective: SloPolicy = den ? { ...policy, denominator: den } : policy;
   const result = ledger(run, effective, prices, { overheads });
+  const verdicts = runVerdicts(run, runWindow(run, effective.window), result);
   if (v.json) {
     const files = { prices: v.prices, overheads: v.overheads ?? null, slo: sloFile };
-    console.log(JSON.stringify({ files, ...result }, null, 2));
+    console.log(JSON.stringify({ verdicts, files, ...result }, null, 2));
   } else {
-    console.log(`SLO policy: ${sloFile}${den ? ` (denominator overridden by --denominator ${den})` : ""}`);
-    console.log(formatLedger(result));
+    const policyLine = `SLO policy: ${sloFile}${den ? ` (denominator overridden by --denominator ${den})` : ""}`;
+    console.log(formatLedger(result, { verdicts: verdicts.lines, header: [policyLine] }));
   }
 }
 

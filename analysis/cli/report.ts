@@ -55,6 +55,8 @@ async function main(args: string[]): Promise<void> {
     extras: filled.extras,
     ...(supportConfidence === undefined ? {} : { supportConfidence }),
   });
+  // The verdicts (incomplete run, nothing accepted, client limits) are the first lines, as at the top of the page.
+  for (const line of report.verdicts) console.log(line);
   const out = v.out ?? join(dir, "report.html");
   try {
     await Deno.writeTextFile(out, report.html);

@@ -8,7 +8,7 @@ import pl from "nodejs-polars";
 import type { ClassSlo, SloPolicy } from "../../schema/slo.ts";
 import { classify } from "../classify.ts";
 import type { LoadedRun } from "../loaded_run.ts";
-import { classSlo, resolveWindow } from "../policy.ts";
+import { classSlo, runWindow } from "../policy.ts";
 import { sloSweep, type SweepCurve, sweepLimits } from "../sweep.ts";
 import { windowLine } from "./_disclosure.ts";
 import { colour, type Figure, fmt, makeFigure, plain } from "./figure.ts";
@@ -54,7 +54,7 @@ export interface SloSweepInputOptions {
 export function sloSweepInput(run: LoadedRun, policy: SloPolicy, options: SloSweepInputOptions = {}): SloSweepInput {
   const metric = options.metric ?? "e2e_ms";
   const points = options.points ?? 200;
-  const window = resolveWindow(run.manifest.stages, policy.window);
+  const window = runWindow(run, policy.window);
   const relaxed: SloPolicy = {
     ...policy,
     classes: Object.fromEntries(Object.entries(policy.classes).map(([c, s]) => [c, withoutLimit(s, metric)])),

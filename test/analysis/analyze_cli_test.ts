@@ -28,7 +28,7 @@ Deno.test("the analyze CLI", async (t) => {
     const r = await analyze(run, "--slo", slo, "--json", "--denominator", "completed");
     assert.equal(r.code, 0, r.stderr);
     const j = JSON.parse(r.stdout);
-    assert.deepEqual(Object.keys(j), ["disclosure", "overall", "by_class", "by_stage", "latency"]);
+    assert.deepEqual(Object.keys(j), ["verdicts", "disclosure", "overall", "by_class", "by_stage", "latency"]);
     const fields = [
       "offered",
       "sent",

@@ -8,6 +8,7 @@ import { COLUMNS } from "../../schema/events.ts";
 import { att } from "./_fixture.ts";
 import { fixtureManifest, fixtureTables, POLICY } from "./hand_fixture.ts";
 import type { LoadedRun } from "../../analysis/loaded_run.ts";
+import { completeRunEnd } from "../../analysis/run_end.ts";
 
 function attempts(rows: AttemptRow[]): pl.DataFrame {
   const dtypes = tableDtypes("attempts");
@@ -63,6 +64,7 @@ Deno.test("classify() returns the window's requests in their row order with the 
     attempts: toFrame("attempts", atts),
     tools: pl.DataFrame({}),
     server: null,
+    end: completeRunEnd(manifest.stages),
     warnings: [],
   };
   const rows = classify(run, POLICY, resolveWindow(manifest.stages, POLICY.window));

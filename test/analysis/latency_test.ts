@@ -1,5 +1,6 @@
 import assert from "node:assert/strict";
 import pl from "nodejs-polars";
+import { completeRunEnd } from "../../analysis/run_end.ts";
 import { type LatencyMetric, type LatencyRow, latencyTable } from "../../analysis/latency.ts";
 import type { LoadedRun } from "../../analysis/loaded_run.ts";
 import type { RequestRow } from "../../schema/events.ts";
@@ -165,6 +166,7 @@ function fixture(): LoadedRun {
     attempts: pl.DataFrame(attempts),
     tools: pl.DataFrame({ request_id: [] as string[] }),
     server: null,
+    end: completeRunEnd([]),
     warnings: [],
   };
 }

@@ -99,6 +99,10 @@ Deno.test("dispatchOpenLoop records every scheduled request once, late ones as n
     assert.equal(rows.length, 40);
     const ns = rows.filter((r) => r.outcome === "not_sent");
     assert.ok(ns.length > 20 && ns.every((r) => r.error_kind === "run_stopped"));
+    // The unsent rest of a stopped run is the stop's doing, not a client that fell behind.
+    const v = clientVerdict(rows, 5);
+    assert.equal(v.not_sent, ns.length);
+    assert.equal(v.client_limited, false);
   });
 });
 
