@@ -1,6 +1,7 @@
-import type { SimProfile } from "../schema/mod.ts";
+import { SERVICE_MODE_HEADER, type SimProfile } from "../schema/mod.ts";
 import { parseChatRequest } from "./chat_request.ts";
 import type { Engine } from "./engine.ts";
+import { degradedModeAt, shortened } from "./degraded_mode.ts";
 import { ChunkFormat, errorResponse, usage } from "./openai_format.ts";
 import type { RateLimiter, RateLimitRefusal } from "./rate_limiter.ts";
 import type { Answer, Responder } from "./responder.ts";
@@ -72,11 +73,15 @@ export async function handleChat(req: Request, ctx: ChatContext): Promise<Respon
     });
   }
   const cap = chat.maxTokens ?? profile.engine.default_max_tokens;
-  const answer = ctx.responder.respond(chat.messages, { accuracy, validity, variant }, {
+  const decided = ctx.responder.respond(chat.messages, { accuracy, validity, variant }, {
     maxTokens: cap,
     degraded: engine.queue.length > profile.behaviour.degraded.queue_len_threshold,
     prefixCaching: profile.engine.prefix_caching,
   });
+  // An announced degraded mode, judged at arrival: a shorter answer, said in x-service-mode.
+  const dm = profile.degraded_mode;
+  const mode = dm ? degradedModeAt(dm, engine.snapshot()) : null;
+  const answer = dm && mode ? shortened(decided, dm.max_output_tokens) : decided;
   const kvTokens = answer.promptTokens + cap;
   if (!engine.fits(kvTokens)) {
     return errorResponse(
@@ -90,7 +95,7 @@ export async function handleChat(req: Request, ctx: ChatContext): Promise<Respon
     engine.countRateLimited();
     return rateLimitResponse(refused, kvTokens);
   }
-  return await serve(req, ctx, answer, cap, chat.stream, chat.includeUsage, chat.model);
+  return await serve(req, ctx, answer, cap, chat.stream, chat.includeUsage, chat.model, mode);
 }
 
 function serve(
@@ -101,6 +106,7 @@ function serve(
   stream: boolean,
   includeUsage: boolean,
   model: string,
+  mode: string | null,
 ): Promise<Response> {
   const n = ctx.nextId();
   const id = `chatcmpl-sim-${n}`;
@@ -114,6 +120,7 @@ function serve(
     "x-request-id": id,
     "x-sim-case-id": answer.caseId ?? "",
     "x-sim-verdict": answer.verdict + (answer.brokenJson ? "+broken_json" : ""),
+    ...(mode ? { [SERVICE_MODE_HEADER]: mode } : {}),
   };
   const fmt = new ChunkFormat(id, model, created);
   const tail = fmt.finish(finish) + (includeUsage ? fmt.usage(u) : "") + ChunkFormat.DONE;
