@@ -11,6 +11,7 @@ export type FailureReason =
   | "not_sent"
   | "timeout"
   | "error"
+  | "undeclared_mode"
   | "late_e2e"
   | "late_ttft"
   | "slow_tpot"

@@ -1,5 +1,6 @@
 import { FAILURE_ORDER } from "./classify.ts";
 import type { GoodputResult, GoodputRow } from "./goodput.ts";
+import { modeLabel, modeSloLines } from "./service_modes.ts";
 
 const num = (v: number | null, digits: number): string => (v === null ? "-" : v.toFixed(digits));
 
@@ -37,7 +38,7 @@ function table(title: string, label: string, rows: { name: string; row: GoodputR
 
 /**
  * Renders a goodput result as plain aligned text: the disclosure first,
- * then the overall, by-class and by-stage tables.
+ * then the overall, by-class, by-stage and by-service-mode tables.
  *
  * @example The disclosure comes before the numbers
  * ```ts ignore
@@ -46,11 +47,12 @@ function table(title: string, label: string, rows: { name: string; row: GoodputR
  */
 export function formatGoodput(result: GoodputResult): string {
   const d = result.disclosure;
-  const slo = Object.entries(d.slo.classes).map(([c, s]) =>
+  const slo = Object.entries(d.slo.classes).flatMap(([c, s]) => [
     `  ${c}: e2e ≤ ${s.e2e_ms ?? "-"} ms, TTFT ≤ ${s.ttft_ms ?? "-"} ms, TPOT ≤ ${s.tpot_ms ?? "-"} ms; gates ${
       s.gates.join(", ") || "none"
-    }`
-  );
+    }`,
+    ...modeSloLines(s.modes, s, "    "),
+  ]);
   const out = [
     `run ${d.run_id} (${d.files.dir}; ${d.files.format}${
       d.files.shards > 1 ? `, ${d.files.shards} shards` : ""
@@ -65,6 +67,9 @@ export function formatGoodput(result: GoodputResult): string {
     `  (any other class): e2e ≤ ${d.slo.default.e2e_ms ?? "-"} ms, TTFT ≤ ${d.slo.default.ttft_ms ?? "-"} ms, TPOT ≤ ${
       d.slo.default.tpot_ms ?? "-"
     } ms; gates ${d.slo.default.gates.join(", ") || "none"}`,
+    ...modeSloLines(d.slo.default.modes, d.slo.default, "    "),
+    ...(Object.keys(d.slo.modes).length ? ["  (every class that does not declare the mode itself):"] : []),
+    ...modeSloLines(d.slo.modes, null, "    "),
     ...d.warnings.map((w) => `WARNING: ${w}`),
     "",
     ...table("overall", "", [{ name: "all", row: result.overall }]),
@@ -72,6 +77,12 @@ export function formatGoodput(result: GoodputResult): string {
     ...table("by class", "class", result.by_class.map((r) => ({ name: r.class, row: r }))),
     "",
     ...table("by stage", "stage", result.by_stage.map((r) => ({ name: r.stage, row: r }))),
+    "",
+    ...table(
+      "by service mode (of the final answer; (none) = none announced; goodput over the whole window)",
+      "mode",
+      result.by_mode.map((r) => ({ name: modeLabel(r.mode), row: r })),
+    ),
   ];
   return out.join("\n");
 }

@@ -21,6 +21,7 @@ export * from "./classify.ts";
 export * from "./disclosure.ts";
 export * from "./goodput.ts";
 export * from "./format_goodput.ts";
+export * from "./service_modes.ts";
 export * from "./percentile.ts";
 export * from "./sweep.ts";
 export * from "./latency.ts";

@@ -39,7 +39,7 @@ async function main(args: string[]): Promise<void> {
   const latency = latencyInWindow(run, window);
   const alt = v.alternatives ? alternatives(run, effective) : null;
   if (v.json) {
-    const { disclosure, overall, by_class, by_stage } = result;
+    const { disclosure, overall, by_class, by_stage, by_mode } = result;
     // Each alternative row's full disclosure would repeat the policy 36 times: its rules are in the row.
     const altRows = alt?.rows.map(({ disclosure: _d, ...r }) => r);
     console.log(
@@ -49,6 +49,7 @@ async function main(args: string[]): Promise<void> {
           overall,
           by_class,
           by_stage,
+          by_mode,
           latency: { window: window.description, rows: latency },
           ...(alt ? { alternatives: { class: alt.class, lenient_factor: alt.lenient_factor, rows: altRows } } : {}),
         },
