@@ -3,7 +3,7 @@ import type { Clock } from "./clock.ts";
 import type { HttpClient } from "./http/client.ts";
 import { SseDecoder } from "./http/sse.ts";
 import { ResponseState } from "./openai.ts";
-import type { AttemptFailure } from "./retry.ts";
+import { type AttemptFailure, parseRetryAfter } from "./retry.ts";
 import type { Watchdog, Watched } from "./watchdog.ts";
 
 /** Where an attempt goes and how long it may take. */
@@ -128,6 +128,7 @@ export async function runAttempt(
     service_mode: serviceMode,
     reasoning_tokens: null,
     cache_write_tokens: null,
+    retry_after_ms: parseRetryAfter(retryAfter),
   };
   return { row, state, failure };
 }

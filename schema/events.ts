@@ -113,6 +113,11 @@ export const AttemptRow = z.object({
   reasoning_tokens: count.nullable(),
   /** Prompt-cache write tokens from usage (null: not reported). */
   cache_write_tokens: count.nullable(),
+  /**
+   * The Retry-After the target sent with this response (delta seconds or an HTTP date), in ms; null when it sent
+   * none or one the runner cannot read. A refusal is clean only with it (429/503 + Retry-After).
+   */
+  retry_after_ms: ms,
 }).strict();
 export type AttemptRow = z.infer<typeof AttemptRow>;
 
@@ -156,7 +161,7 @@ export type ServerRow = z.infer<typeof ServerRow>;
  */
 export const COLUMN_SINCE_MINOR: Partial<Record<TableName, Record<string, number>>> = {
   requests: { streamed: 1, applicable_gates: 1, service_mode: 1, reasoning_tokens: 1, cache_write_tokens: 1 },
-  attempts: { streamed: 1, service_mode: 1, reasoning_tokens: 1, cache_write_tokens: 1 },
+  attempts: { streamed: 1, service_mode: 1, reasoning_tokens: 1, cache_write_tokens: 1, retry_after_ms: 1 },
 };
 
 /** Column names of each log table, in file order. */

@@ -79,6 +79,12 @@ Deno.test("the runner records the x-service-mode a target announces, and marks a
           null,
           "!malformed",
         ]);
+        // The refusal's Retry-After (0 s) is recorded in ms; answers without the header record null.
+        const retryAfter = (id: string) =>
+          attempts.filter((a) => a.request_id === id).sort((a, b) => a.attempt - b.attempt).map((a) =>
+            a.retry_after_ms
+          );
+        assert.deepEqual(ids.map(retryAfter), [[null], [null], [null], [0, null]]);
         // A malformed announcement does not break the answer: every request completed.
         assert.deepEqual(ids.map((id) => byId.get(id)!.outcome), ["ok", "ok", "ok", "ok"]);
       } finally {
