@@ -17,6 +17,7 @@ export * from "./version.ts";
 export * from "./load.ts";
 export * from "./workload.ts";
 export * from "./workload_file.ts";
+export * from "./drill.ts";
 export * from "./plan.ts";
 export * from "./conditions.ts";
 export * from "./events.ts";
