@@ -22,6 +22,8 @@ export * from "./disclosure.ts";
 export * from "./goodput.ts";
 export * from "./format_goodput.ts";
 export * from "./service_modes.ts";
+export * from "./intake_drill.ts";
+export * from "./format_intake_drill.ts";
 export * from "./percentile.ts";
 export * from "./sweep.ts";
 export * from "./latency.ts";

@@ -5,6 +5,8 @@ import { alternatives, formatAlternatives } from "../alternatives.ts";
 import { latencyInWindow } from "../audit.ts";
 import { formatGoodput } from "../format_goodput.ts";
 import { goodput } from "../goodput.ts";
+import { formatIntakeDrills } from "../format_intake_drill.ts";
+import { intakeDrills } from "../intake_drill.ts";
 import type { LatencyRow } from "../latency.ts";
 import { loadRun } from "../load_run.ts";
 import { loadSloPolicy, resolveWindow } from "../policy.ts";
@@ -38,6 +40,8 @@ async function main(args: string[]): Promise<void> {
   const window = resolveWindow(run.manifest.stages, effective.window);
   const latency = latencyInWindow(run, window);
   const alt = v.alternatives ? alternatives(run, effective) : null;
+  const drills = intakeDrills(run);
+  const hasDrills = drills.drills.length > 0 || drills.not_measured.length > 0;
   if (v.json) {
     const { disclosure, overall, by_class, by_stage, by_mode } = result;
     // Each alternative row's full disclosure would repeat the policy 36 times: its rules are in the row.
@@ -52,6 +56,7 @@ async function main(args: string[]): Promise<void> {
           by_mode,
           latency: { window: window.description, rows: latency },
           ...(alt ? { alternatives: { class: alt.class, lenient_factor: alt.lenient_factor, rows: altRows } } : {}),
+          ...(hasDrills ? { intake_drills: drills } : {}),
         },
         null,
         2,
@@ -62,6 +67,8 @@ async function main(args: string[]): Promise<void> {
     console.log(formatGoodput(result));
     console.log(`\n${formatLatency(latency, window.description)}`);
     if (alt) console.log(`\n${formatAlternatives(alt)}`);
+    const drillText = formatIntakeDrills(drills);
+    if (drillText) console.log(`\n${drillText}`);
   }
 }
 
