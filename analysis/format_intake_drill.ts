@@ -38,7 +38,9 @@ function lines(d: IntakeDrillResult): string[] {
         : `    intake resumed ${ms(d.resumed.lag_ms)} after the resume call (between ${
           ms(d.resumed.lag_lower_ms!)
         } and ` +
-          `${ms(d.resumed.lag_ms)}); ${d.resumed.refused_between} attempts refused in between`,
+          `${ms(d.resumed.lag_ms)}); ${d.resumed.refused_between} attempt${
+            d.resumed.refused_between === 1 ? "" : "s"
+          } refused in between`,
     );
   }
   return out;
