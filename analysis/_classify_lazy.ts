@@ -94,7 +94,7 @@ const code = (r: FailureReason) => pl.lit(REASONS.indexOf(r)).cast(pl.UInt8);
 
 /**
  * Per request in the window: `request_id, class, stage, outcome,
- * scheduled_ms, e2e_ms, ttft_ms, tpot_ms` and `reason` as a code (index in
+ * scheduled_ms, service_mode, e2e_ms, ttft_ms, tpot_ms` and `reason` as a code (index in
  * {@linkcode REASONS}; null = accepted). One lazy plan: callers aggregate it
  * or collect it; nothing is read before then. `ordered` keeps the requests'
  * row order (the joins are cheaper without it).
