@@ -2,6 +2,7 @@ import pl from "nodejs-polars";
 import type { SloPolicy } from "../schema/slo.ts";
 import type { FailureReason } from "./classify.ts";
 import { classSlo, type ResolvedWindow } from "./policy.ts";
+import { modeLimit, modeRequired, undeclaredMode, withModeSlo } from "./_mode_slo.ts";
 
 /** Gates in attribution order (the list `classify.ts` exports as GATE_ORDER). */
 export const GATES = ["output_valid", "schema_ok", "quality_ok", "safety_ok", "auth_ok"] as const;
@@ -13,6 +14,7 @@ export const REASONS: readonly FailureReason[] = [
   "not_sent",
   "timeout",
   "error",
+  "undeclared_mode",
   "late_e2e",
   "late_ttft",
   "slow_tpot",
@@ -28,6 +30,7 @@ export const REQUEST_COLUMNS = [
   "scheduled_ms",
   "first_token_ms",
   "completed_ms",
+  "service_mode",
   ...GATES,
 ];
 
@@ -91,7 +94,7 @@ const code = (r: FailureReason) => pl.lit(REASONS.indexOf(r)).cast(pl.UInt8);
 
 /**
  * Per request in the window: `request_id, class, stage, outcome,
- * scheduled_ms, e2e_ms, ttft_ms, tpot_ms` and `reason` as a code (index in
+ * scheduled_ms, service_mode, e2e_ms, ttft_ms, tpot_ms` and `reason` as a code (index in
  * {@linkcode REASONS}; null = accepted). One lazy plan: callers aggregate it
  * or collect it; nothing is read before then. `ordered` keeps the requests'
  * row order (the joins are cheaper without it).
@@ -107,10 +110,11 @@ export function classifyLazy(
   const maintainOrder = ordered ? "left" : "none";
   // A class the policy does not name takes the default; a null limit is no limit.
   const known = pl.col("_known").fillNull(false);
+  // A request served in a declared degraded mode is held to that mode's limits and gates (analysis/_mode_slo.ts).
   const limit = (name: string, dflt: number | undefined) =>
-    pl.when(known).then(pl.col(name)).otherwise(pl.lit(dflt ?? null).cast(pl.Float64));
+    modeLimit(name, pl.when(known).then(pl.col(name)).otherwise(pl.lit(dflt ?? null).cast(pl.Float64)));
   const required = (g: (typeof GATES)[number]) =>
-    pl.when(known).then(pl.col(`_req_${g}`)).otherwise(pl.lit(d.gates.includes(g)));
+    modeRequired(g, pl.when(known).then(pl.col(`_req_${g}`)).otherwise(pl.lit(d.gates.includes(g))));
   /** A limit fails when set and the value is missing or above it (equal to the limit passes). */
   const over = (value: pl.Expr, lim: pl.Expr) => lim.isNotNull().and(value.isNull().or(value.gt(lim)));
   const e2e = pl.col("completed_ms").minus(pl.col("scheduled_ms"));
@@ -121,22 +125,25 @@ export function classifyLazy(
     .when(outcome.eq(pl.lit("not_sent"))).then(code("not_sent"))
     .when(outcome.eq(pl.lit("timeout"))).then(code("timeout"))
     .when(outcome.neq(pl.lit("ok"))).then(code("error"))
+    .when(undeclaredMode()).then(code("undeclared_mode"))
     .when(over(e2e, limit("_lim_e2e", d.e2e_ms))).then(code("late_e2e"))
     .when(over(ttft, limit("_lim_ttft", d.ttft_ms))).then(code("late_ttft"))
     .when(pl.col("tpot_ms").isNotNull().and(over(pl.col("tpot_ms"), limit("_lim_tpot", d.tpot_ms))))
     .then(code("slow_tpot"));
   for (const g of GATES) reason = reason.when(required(g).and(pl.col(g).fillNull(false).not())).then(code(`gate_${g}`));
-  return requests
+  const joined = requests
     .select(REQUEST_COLUMNS)
     .filter(inWindowExpr(window))
     .join(tpotLazy(attempts.select(ATTEMPT_COLUMNS)), { on: "request_id", how: "left", maintainOrder })
-    .join(limitsFrame(policy), { on: "class", how: "left", maintainOrder })
+    .join(limitsFrame(policy), { on: "class", how: "left", maintainOrder });
+  return withModeSlo(joined, policy, GATES, maintainOrder)
     .select(
       "request_id",
       "class",
       "stage",
       "outcome",
       "scheduled_ms",
+      "service_mode",
       e2e.alias("e2e_ms"),
       ttft.alias("ttft_ms"),
       "tpot_ms",

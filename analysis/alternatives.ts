@@ -7,7 +7,7 @@
  *
  * @module
  */
-import type { ClassSlo, SloPolicy } from "../schema/slo.ts";
+import type { ClassSlo, ModeSlo, SloPolicy } from "../schema/slo.ts";
 import type { RunManifest } from "../schema/run_manifest.ts";
 import type { Disclosure } from "./disclosure.ts";
 import { goodput, type GoodputResult } from "./goodput.ts";
@@ -54,10 +54,32 @@ export function windowVariant(
 }
 
 function classVariant(slo: ClassSlo, rules: Pick<VariantRules, "slo" | "factor" | "gates">): ClassSlo {
-  const gates = rules.gates === "on" ? slo.gates : [];
-  if (rules.slo === "no_latency") return { gates };
+  const out: ClassSlo = { ...limitsVariant(slo, rules), gates: rules.gates === "on" ? slo.gates : [] };
+  if (slo.modes) out.modes = modesVariant(slo.modes, rules);
+  return out;
+}
+
+/** A degraded mode's variant: the same rules as its class (a limit it does not set stays the class's variant). */
+function modesVariant(
+  modes: Record<string, ModeSlo>,
+  rules: Pick<VariantRules, "slo" | "factor" | "gates">,
+): Record<string, ModeSlo> {
+  return Object.fromEntries(
+    Object.entries(modes).map(([m, s]) => [m, {
+      output: s.output,
+      ...limitsVariant(s, rules),
+      gates: rules.gates === "on" ? s.gates : [],
+    }]),
+  );
+}
+
+function limitsVariant(
+  slo: Pick<ClassSlo, "e2e_ms" | "ttft_ms" | "tpot_ms">,
+  rules: Pick<VariantRules, "slo" | "factor">,
+): Pick<ClassSlo, "e2e_ms" | "ttft_ms" | "tpot_ms"> {
+  if (rules.slo === "no_latency") return {};
   const f = rules.slo === "lenient" ? rules.factor : 1;
-  const out: ClassSlo = { gates };
+  const out: Pick<ClassSlo, "e2e_ms" | "ttft_ms" | "tpot_ms"> = {};
   if (slo.e2e_ms !== undefined) out.e2e_ms = slo.e2e_ms * f;
   if (slo.ttft_ms !== undefined) out.ttft_ms = slo.ttft_ms * f;
   if (slo.tpot_ms !== undefined) out.tpot_ms = slo.tpot_ms * f;
@@ -87,6 +109,7 @@ export function variantPolicy(policy: SloPolicy, rules: VariantRules, stages: Ru
     window: windowVariant(policy.window, rules.window, stages),
     classes: Object.fromEntries(Object.entries(policy.classes).map(([c, s]) => [c, classVariant(s, rules)])),
     default: classVariant(policy.default, rules),
+    ...(policy.modes ? { modes: modesVariant(policy.modes, rules) } : {}),
   };
 }
 

@@ -11,6 +11,7 @@ export type FailureReason =
   | "not_sent"
   | "timeout"
   | "error"
+  | "undeclared_mode"
   | "late_e2e"
   | "late_ttft"
   | "slow_tpot"
@@ -37,15 +38,17 @@ export function tpotFrame(attempts: pl.DataFrame): pl.DataFrame {
 }
 
 /**
- * One row per request scheduled in the window (by `scheduled_ms`), with
- * `e2e_ms`, `ttft_ms`, `tpot_ms`, the booleans `sent`, `completed`,
+ * One row per request scheduled in the window (by `scheduled_ms`), with its
+ * `service_mode`, `e2e_ms`, `ttft_ms`, `tpot_ms`, the booleans `sent`, `completed`,
  * `accepted`, and `reason`: the first failing {@linkcode FailureReason}
  * (null when accepted), in the requests' row order. Built with polars
  * expressions; inputs are not changed.
  *
  * A missing `completed_ms` or `first_token_ms` on an `ok` request fails a
  * set e2e or TTFT limit (it cannot be shown to meet it); an undefined TPOT
- * (≤ 1 output token) makes the TPOT limit not applicable.
+ * (≤ 1 output token) makes the TPOT limit not applicable. A request served
+ * in a degraded mode is held to that mode's SLO; an undeclared mode fails
+ * (`undeclared_mode`; see analysis/_mode_slo.ts).
  */
 export function classify(run: LoadedRun, policy: SloPolicy, window: ResolvedWindow): pl.DataFrame {
   const outcome = pl.col("outcome");

@@ -1,8 +1,9 @@
-import type { ClassSlo, SloPolicy } from "../schema/slo.ts";
+import type { ClassSlo, ModeSlo, SloPolicy } from "../schema/slo.ts";
 import { FAILURE_ORDER, type FailureReason } from "./classify.ts";
 import type { LoadedRun } from "./loaded_run.ts";
 import { classSlo, type ResolvedWindow } from "./policy.ts";
 import { RUN_END_RULE, type RunEnd } from "./run_end.ts";
+import { MODE_RULES } from "./service_modes.ts";
 
 /** Everything a goodput number is conditional on, printed with it. */
 export interface Disclosure {
@@ -21,12 +22,21 @@ export interface Disclosure {
   run_end: RunEnd;
   /** The inclusion and counting rules, in words. */
   inclusion_rules: string[];
-  /** The SLO applied to each class found in the window, and the default for other classes. */
-  slo: { classes: Record<string, ClassSlo>; default: ClassSlo };
+  /**
+   * The SLO applied to each class found in the window (its own degraded `modes` included), the default for other
+   * classes, and the policy's degraded modes (for every class that does not declare the mode itself).
+   */
+  slo: { classes: Record<string, ClassSlo>; default: ClassSlo; modes: Record<string, ModeSlo> };
   tpot_definition: string;
   failure_order: readonly FailureReason[];
   /** Sample count (requests offered in the window) of every row. */
-  n: { overall: number; by_class: Record<string, number>; by_stage: Record<string, number> };
+  n: {
+    overall: number;
+    by_class: Record<string, number>;
+    by_stage: Record<string, number>;
+    /** By service mode label (`(none)`: none announced). */
+    by_mode: Record<string, number>;
+  };
   /** Warnings raised while loading the run. */
   warnings: string[];
 }
@@ -85,8 +95,9 @@ export function buildDisclosure(
       "accepted_goodput = accepted / measurement_seconds; per-stage rows use that stage's seconds inside the window",
       "a rate with a zero denominator is null",
       `each non-accepted request is attributed to its first failing reason, in order: ${FAILURE_ORDER.join(", ")}`,
+      ...MODE_RULES,
     ],
-    slo: { classes, default: policy.default },
+    slo: { classes, default: policy.default, modes: policy.modes ?? {} },
     tpot_definition: TPOT_DEFINITION,
     failure_order: FAILURE_ORDER,
     n,

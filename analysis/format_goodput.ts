@@ -1,5 +1,6 @@
 import { FAILURE_ORDER } from "./classify.ts";
 import type { GoodputResult, GoodputRow } from "./goodput.ts";
+import { modeLabel, modeSloLines } from "./service_modes.ts";
 
 const num = (v: number | null, digits: number): string => (v === null ? "-" : v.toFixed(digits));
 
@@ -46,7 +47,7 @@ export interface FormatGoodputOptions {
 /**
  * Renders a goodput result as plain aligned text: the verdicts first (an
  * incomplete run says so in its first line), the disclosure, then the
- * overall, by-class and by-stage tables.
+ * overall, by-class, by-stage and by-service-mode tables.
  *
  * @example The disclosure comes before the numbers
  * ```ts ignore
@@ -56,11 +57,12 @@ export interface FormatGoodputOptions {
 export function formatGoodput(result: GoodputResult, options: FormatGoodputOptions = {}): string {
   const d = result.disclosure;
   const verdicts = options.verdicts ?? (d.run_end.headline ? [d.run_end.headline] : []);
-  const slo = Object.entries(d.slo.classes).map(([c, s]) =>
+  const slo = Object.entries(d.slo.classes).flatMap(([c, s]) => [
     `  ${c}: e2e ≤ ${s.e2e_ms ?? "-"} ms, TTFT ≤ ${s.ttft_ms ?? "-"} ms, TPOT ≤ ${s.tpot_ms ?? "-"} ms; gates ${
       s.gates.join(", ") || "none"
-    }`
-  );
+    }`,
+    ...modeSloLines(s.modes, s, "    "),
+  ]);
   const out = [
     ...verdicts,
     ...(options.header ?? []),
@@ -77,6 +79,9 @@ export function formatGoodput(result: GoodputResult, options: FormatGoodputOptio
     `  (any other class): e2e ≤ ${d.slo.default.e2e_ms ?? "-"} ms, TTFT ≤ ${d.slo.default.ttft_ms ?? "-"} ms, TPOT ≤ ${
       d.slo.default.tpot_ms ?? "-"
     } ms; gates ${d.slo.default.gates.join(", ") || "none"}`,
+    ...modeSloLines(d.slo.default.modes, d.slo.default, "    "),
+    ...(Object.keys(d.slo.modes).length ? ["  (every class that does not declare the mode itself):"] : []),
+    ...modeSloLines(d.slo.modes, null, "    "),
     ...d.warnings.map((w) => `WARNING: ${w}`),
     "",
     ...table("overall", "", [{ name: "all", row: result.overall }]),
@@ -84,6 +89,12 @@ export function formatGoodput(result: GoodputResult, options: FormatGoodputOptio
     ...table("by class", "class", result.by_class.map((r) => ({ name: r.class, row: r }))),
     "",
     ...table("by stage", "stage", result.by_stage.map((r) => ({ name: r.stage, row: r }))),
+    "",
+    ...table(
+      "by service mode (of the final answer; (none) = none announced; goodput over the whole window)",
+      "mode",
+      result.by_mode.map((r) => ({ name: modeLabel(r.mode), row: r })),
+    ),
   ];
   return out.join("\n");
 }

@@ -6,6 +6,7 @@ import { buildDisclosure, type Disclosure } from "./disclosure.ts";
 import type { LoadedRun } from "./loaded_run.ts";
 import { type ResolvedWindow, runWindow } from "./policy.ts";
 import type { ScannedRun } from "./scanned_run.ts";
+import { modeLabel, undeclaredModeWarning } from "./service_modes.ts";
 
 /** Counts and rates of one row of a goodput table. Rates with a zero denominator are null. */
 export interface GoodputRow {
@@ -28,19 +29,25 @@ export interface GoodputResult {
   by_class: (GoodputRow & { class: string })[];
   by_stage: (GoodputRow & { stage: string })[];
   by_class_stage: (GoodputRow & { class: string; stage: string })[];
+  /**
+   * By the service mode of each request's final answer (`requests.service_mode`; null = none announced, also for
+   * requests that got no answer), over the window's measurement_seconds: the modes' rows add up to `overall`.
+   */
+  by_mode: (GoodputRow & { mode: string | null })[];
 }
 
 const ratio = (a: number, b: number | null): number | null => (b ? a / b : null);
 
 /** Counts of one class × stage group. */
 interface Group {
-  key: { class: string; stage: string };
+  key: { class: string; stage: string; mode: string | null };
   counts: Record<string, number>;
   failures: Record<FailureReason, number>;
 }
 
 const NOT_SENT = new Set([FAILURE_ORDER.indexOf("not_sent"), FAILURE_ORDER.indexOf("client_shed")]);
-const FIRST_COMPLETED = FAILURE_ORDER.indexOf("late_e2e");
+// Every reason after `error` is judged on a completed (outcome ok) request.
+const FIRST_COMPLETED = FAILURE_ORDER.indexOf("error") + 1;
 
 function isScanned(run: LoadedRun | ScannedRun): run is ScannedRun {
   return typeof (run.requests as { collectSync?: unknown }).collectSync === "function";
@@ -56,11 +63,12 @@ function aggregate(run: LoadedRun | ScannedRun, policy: SloPolicy, window: Resol
   const add = (df: pl.DataFrame) => {
     const cls = df.getColumn("class").toArray() as string[];
     const stage = df.getColumn("stage").toArray() as string[];
+    const mode = df.getColumn("service_mode").toArray() as (string | null)[];
     const reason = df.getColumn("reason").toArray() as (number | null)[];
     const n = df.getColumn("n").toArray() as number[];
     for (let i = 0; i < df.height; i++) {
-      const key = { class: String(cls[i]), stage: String(stage[i]) };
-      const id = JSON.stringify([key.class, key.stage]);
+      const key = { class: String(cls[i]), stage: String(stage[i]), mode: mode[i] ?? null };
+      const id = JSON.stringify([key.class, key.stage, key.mode]);
       let g = groups.get(id);
       if (!g) {
         g = { key, counts: { offered: 0, sent: 0, completed: 0, accepted: 0 }, failures: zeroFailures() };
@@ -75,7 +83,8 @@ function aggregate(run: LoadedRun | ScannedRun, policy: SloPolicy, window: Resol
     }
   };
   const query = (req: pl.LazyDataFrame, att: pl.LazyDataFrame) =>
-    classifyLazy(req, att, policy, window).groupBy(["class", "stage", "reason"]).agg(pl.len().alias("n"));
+    classifyLazy(req, att, policy, window).groupBy(["class", "stage", "service_mode", "reason"])
+      .agg(pl.len().alias("n"));
   if (!isScanned(run)) add(query(run.requests.lazy(), run.attempts.lazy()).collectSync());
   else {
     // A scanned run may not fit in memory: one shard at a time (a request's attempts are in its own shard, and the
@@ -84,6 +93,14 @@ function aggregate(run: LoadedRun | ScannedRun, policy: SloPolicy, window: Resol
   }
   const cmp = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
   return [...groups.values()].sort((a, b) => cmp(a.key.class, b.key.class) || cmp(a.key.stage, b.key.stage));
+}
+
+/** Mode order: none announced first, then by name. */
+function byMode(a: string | null, b: string | null): number {
+  if (a === b) return 0;
+  if (a === null) return -1;
+  if (b === null) return 1;
+  return a < b ? -1 : 1;
 }
 
 /** Sums groups that share `keyOf` (counts and failures are additive). */
@@ -164,17 +181,25 @@ export function goodput(run: LoadedRun | ScannedRun, policy: SloPolicy): Goodput
   ];
   const order = new Map(run.manifest.stages.map((s, i) => [s.name, i]));
   by_stage.sort((a, b) => (order.get(a.stage) ?? Infinity) - (order.get(b.stage) ?? Infinity));
-  const by_class_stage = fine.map((g) => ({
-    class: g.key.class,
-    stage: g.key.stage,
-    ...makeRow(g.counts, g.failures, secs(g.key.stage), den),
-  }));
+  const by_class_stage = [...rollUp(fine, (g) => JSON.stringify([g.key.class, g.key.stage]))].map(([k, g]) => {
+    const [cls, stage] = JSON.parse(k) as [string, string];
+    return { class: cls, stage, ...makeRow(g.counts, g.failures, secs(stage), den) };
+  });
+  const by_mode = [...rollUp(fine, (g) => JSON.stringify(g.key.mode))]
+    .map(([k, g]) => ({
+      mode: JSON.parse(k) as string | null,
+      ...makeRow(g.counts, g.failures, window.measurement_seconds, den),
+    }))
+    .sort((a, b) => byMode(a.mode, b.mode));
 
   // The disclosure reads only the run's metadata (folder, manifests, format, warnings, whether a server table exists).
   const disclosure = buildDisclosure(run as LoadedRun, policy, window, {
     overall: overall.offered,
     by_class: Object.fromEntries(by_class.map((r) => [r.class, r.offered])),
     by_stage: Object.fromEntries(by_stage.map((r) => [r.stage, r.offered])),
+    by_mode: Object.fromEntries(by_mode.map((r) => [modeLabel(r.mode), r.offered])),
   });
-  return { disclosure, overall, by_class, by_stage, by_class_stage };
+  const undeclared = undeclaredModeWarning(by_mode);
+  if (undeclared) disclosure.warnings = [...disclosure.warnings, undeclared];
+  return { disclosure, overall, by_class, by_stage, by_class_stage, by_mode };
 }

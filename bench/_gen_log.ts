@@ -213,6 +213,7 @@ export function generateRunLog(dir: string, n: number, seed = 1): string {
           service_mode: null,
           reasoning_tokens: null,
           cache_write_tokens: null,
+          retry_after_ms: null,
         });
       }
       if (cls === "tool_agent" && !last || cls === "rag_answer" && round === 0) {

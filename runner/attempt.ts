@@ -1,9 +1,9 @@
-import type { AttemptRow, Outcome } from "../schema/mod.ts";
+import { type AttemptRow, type Outcome, recordedServiceMode, SERVICE_MODE_HEADER } from "../schema/mod.ts";
 import type { Clock } from "./clock.ts";
 import type { HttpClient } from "./http/client.ts";
 import { SseDecoder } from "./http/sse.ts";
 import { ResponseState } from "./openai.ts";
-import type { AttemptFailure } from "./retry.ts";
+import { type AttemptFailure, parseRetryAfter } from "./retry.ts";
 import type { Watchdog, Watched } from "./watchdog.ts";
 
 /** Where an attempt goes and how long it may take. */
@@ -57,6 +57,7 @@ export async function runAttempt(
   let headersMs: number | null = null;
   let contentType = "";
   let retryAfter: string | null = null;
+  let serviceMode: string | null = null;
   let sse: SseDecoder | null = null;
   const parts: Uint8Array[] = [];
 
@@ -69,6 +70,7 @@ export async function runAttempt(
         w.lastActivityMs = t;
         contentType = headers.get("content-type") ?? "";
         retryAfter = headers.get("retry-after") ?? null;
+        serviceMode = recordedServiceMode(headers.get(SERVICE_MODE_HEADER) ?? null);
         if (s >= 200 && s < 300 && call.stream && contentType.includes("text/event-stream")) sse = new SseDecoder();
       },
       onData(chunk, t) {
@@ -123,9 +125,10 @@ export async function runAttempt(
     itl_p50_ms: itl.p50,
     itl_max_ms: itl.max,
     streamed: call.stream,
-    service_mode: null,
+    service_mode: serviceMode,
     reasoning_tokens: null,
     cache_write_tokens: null,
+    retry_after_ms: parseRetryAfter(retryAfter),
   };
   return { row, state, failure };
 }

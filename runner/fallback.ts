@@ -135,6 +135,7 @@ function heldBack(ctx: FallbackContext, target: AttemptTarget, requestId: string
     service_mode: null,
     reasoning_tokens: null,
     cache_write_tokens: null,
+    retry_after_ms: null,
   };
   return { row, state, failure: { status: null, kind, outcome: "timeout" as const } };
 }

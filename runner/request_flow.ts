@@ -162,6 +162,8 @@ function finishRow(
   }
   row.http_status = last.row.http_status;
   row.finish_reason = last.state.finishReason;
+  // The mode the target announced for the final answer (or the final failure).
+  row.service_mode = last.row.service_mode;
   if (last.failure) {
     row.outcome = last.failure.outcome;
     row.error_kind = last.failure.kind;

@@ -17,6 +17,7 @@ import { startClock } from "./clock.ts";
 import { runClosedLoop } from "./closed_loop.ts";
 import { dispatchOpenLoop, newCounters } from "./dispatch.ts";
 import type { HttpClientKind } from "./http/mod.ts";
+import { startDrills } from "./intake_drill.ts";
 import { OutputsSink } from "./outputs_sink.ts";
 import { type ProgressTally, startProgress } from "./progress.ts";
 import { initialManifest } from "./manifest.ts";
@@ -216,6 +217,10 @@ export async function runLoadTest(o: RunOptions): Promise<RunResult> {
   manifest.epoch_iso = new Date(clock.epochUnixMs).toISOString();
   // Written before the first arrival so that a killed run still says what it was conditional on.
   Deno.writeTextFileSync(join(dir, "run.json"), JSON.stringify(manifest, null, 2) + "\n");
+  // Operator drills run on the run clock beside dispatch; a sharded run calls the hooks from shard 0 only.
+  const drills = plan.spec.drills && shard.index === 0
+    ? startDrills(plan.spec.drills, { clock, planDir: plan.planDir })
+    : null;
   const progress = startProgress(counters, tally, {
     total: built.entries.length,
     now: clock.now,
@@ -274,6 +279,7 @@ export async function runLoadTest(o: RunOptions): Promise<RunResult> {
     await routes.close();
     stopTokenCounter();
   }
+  if (drills) manifest.drills = await drills.finish();
   // A closed loop's arrivals, or a sweep cut short by its stop rule: save what was offered.
   if (realised !== built.entries) {
     const saved = await saveSchedule(dir, realised);

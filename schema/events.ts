@@ -68,7 +68,7 @@ export const RequestRow = z.object({
    * is judged by auth_ok). A gate not listed is not applicable; a listed gate that is null was not evaluated.
    */
   applicable_gates: z.string().nullable(),
-  /** The service mode the final answer was served in, as the target announced it (null: none announced). */
+  /** The service mode of the attempt that gave the final answer (or final failure); null: none announced. */
   service_mode: z.string().nullable(),
   /** Reasoning tokens over every attempt, from the target's usage (null: no attempt reported them). */
   reasoning_tokens: count.nullable(),
@@ -107,12 +107,20 @@ export const AttemptRow = z.object({
   // Added in contract 1.1 (a 1.0 log reads them as null: not recorded).
   /** This call asked for an SSE stream (`stream: true`); false: one JSON body, whose first token is its last. */
   streamed: z.boolean().nullable(),
-  /** The service mode the target announced for this answer (`x-service-mode` header or body field; null: none). */
+  /**
+   * The service mode the target announced for this answer in its `x-service-mode` header (null: none; `!malformed`:
+   * a value that is not 1–64 of `A-Z a-z 0-9 _ . : -`; schema/service_mode.ts).
+   */
   service_mode: z.string().nullable(),
   /** Usage `completion_tokens_details.reasoning_tokens` (null: not reported). Part of `output_tokens`. */
   reasoning_tokens: count.nullable(),
   /** Prompt-cache write tokens from usage (null: not reported). */
   cache_write_tokens: count.nullable(),
+  /**
+   * The Retry-After the target sent with this response (delta seconds or an HTTP date), in ms; null when it sent
+   * none or one the runner cannot read. A refusal is clean only with it (429/503 + Retry-After).
+   */
+  retry_after_ms: ms,
 }).strict();
 export type AttemptRow = z.infer<typeof AttemptRow>;
 
@@ -156,7 +164,7 @@ export type ServerRow = z.infer<typeof ServerRow>;
  */
 export const COLUMN_SINCE_MINOR: Partial<Record<TableName, Record<string, number>>> = {
   requests: { streamed: 1, applicable_gates: 1, service_mode: 1, reasoning_tokens: 1, cache_write_tokens: 1 },
-  attempts: { streamed: 1, service_mode: 1, reasoning_tokens: 1, cache_write_tokens: 1 },
+  attempts: { streamed: 1, service_mode: 1, reasoning_tokens: 1, cache_write_tokens: 1, retry_after_ms: 1 },
 };
 
 /** Column names of each log table, in file order. */

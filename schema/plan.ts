@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { drillOrderIssues, IntakeDrill } from "./drill.ts";
 
 /**
  * `warmup`: the cold start; `steady` and `burst`: load levels (the knee's points); `recovery`: a stage after a burst or
@@ -163,7 +164,11 @@ export const PlanSpec = z.object({
   mix: CaseMix.default({ class_weights: {} }),
   /** Stop planning after this many arrivals. */
   max_requests: z.number().int().positive().optional(),
-}).strict();
+  /** Operator drills on the run clock (schema/drill.ts), in time order. Absent = none. */
+  drills: z.array(IntakeDrill).min(1).max(20).optional(),
+}).strict().superRefine((p, ctx) => {
+  for (const issue of drillOrderIssues(p.drills ?? [])) ctx.addIssue({ code: "custom", ...issue });
+});
 export type PlanSpec = z.input<typeof PlanSpec>;
 export type PlanSpecParsed = z.infer<typeof PlanSpec>;
 

@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { RunConditions } from "./conditions.ts";
+import { DrillRecord } from "./drill.ts";
 import { PlanSpec, Stage } from "./plan.ts";
 import { RouteLimits, RoutingPolicy } from "./routes.ts";
 
@@ -166,6 +167,8 @@ export const RunManifest = z.object({
      */
     stopped_by: SweepStoppedBy.nullable().optional(),
   }).strict(),
+  /** The plan's operator drills and each hook call's result (1.1; absent when the plan has none). */
+  drills: z.array(DrillRecord).optional(),
   /** File name → sha256 when the run was finalised (tamper evidence). */
   files: z.record(z.string(), sha),
 }).strict();

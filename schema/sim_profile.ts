@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { ServerRow } from "./events.ts";
 import { loadJsonFile } from "./load.ts";
+import { ServiceModeName } from "./service_mode.ts";
 
 const ms = z.number().nonnegative().max(86_400_000);
 const rate = z.number().min(0).max(1);
@@ -129,6 +130,26 @@ export const SimBehaviour = z.object({
   }).strict().prefault({}),
 }).strict();
 
+/**
+ * An announced degraded service mode: while the load `signal` is above
+ * `threshold` when a request arrives, the simulator serves it in mode `name`
+ * — a shorter answer: at most `max_output_tokens` tokens of the text it would
+ * have given, still with `finish_reason: "stop"` (which may fail quality or,
+ * for JSON, validity) — and announces it in the `x-service-mode` response
+ * header. Tool calls are never shortened. Absent: no announced mode.
+ */
+export const SimDegradedMode = z.object({
+  /** The mode announced in `x-service-mode`. */
+  name: ServiceModeName,
+  /** `queue_len`: requests waiting in the queue; `running`: sequences running on every replica. @default "queue_len" */
+  signal: z.enum(["queue_len", "running"]).default("queue_len"),
+  /** Degraded while the signal is above this, judged at each arrival. */
+  threshold: z.number().int().nonnegative(),
+  /** Longest degraded answer, tokens. */
+  max_output_tokens: z.number().int().positive(),
+}).strict();
+export type SimDegradedMode = z.infer<typeof SimDegradedMode>;
+
 /** A simulator profile file (`data/sim/*.json`). */
 export const SimProfile = z.object({
   name: z.string().min(1),
@@ -155,6 +176,8 @@ export const SimProfile = z.object({
   /** Hosted-API quotas (429 with Retry-After); absent = none. */
   rate_limits: SimRateLimits.optional(),
   behaviour: SimBehaviour.prefault({}),
+  /** A degraded mode the simulator serves under load and announces; absent = none. */
+  degraded_mode: SimDegradedMode.optional(),
   /** Timeline row interval. @default 1000 */
   timeline_ms: z.number().int().min(10).max(60_000).default(1000),
 }).strict();

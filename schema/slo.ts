@@ -1,8 +1,32 @@
 import { z } from "zod";
 import { StageKind } from "./plan.ts";
+import { ServiceModeName } from "./service_mode.ts";
 
 export const Gate = z.enum(["output_valid", "schema_ok", "quality_ok", "safety_ok", "auth_ok"]);
 export type Gate = z.infer<typeof Gate>;
+
+/** The gates no degraded mode may drop where its class requires them. */
+export const UNRELAXABLE_GATES: readonly Gate[] = ["auth_ok", "safety_ok"];
+
+/**
+ * What a request served in one degraded service mode is held to. Its gates
+ * replace the class's; each latency limit set here replaces the class's, one
+ * not set stays the class's. A mode never drops `auth_ok` or `safety_ok`
+ * where the class requires them (the policy is refused).
+ */
+export const ModeSlo = z.object({
+  /** The output this mode may give, in words (printed with the SLO), e.g. "answers cut to 48 tokens". */
+  output: z.string().min(1),
+  /** The gates a request served in this mode must pass. */
+  gates: z.array(Gate),
+  e2e_ms: z.number().positive().optional(),
+  ttft_ms: z.number().positive().optional(),
+  tpot_ms: z.number().positive().optional(),
+}).strict();
+export type ModeSlo = z.infer<typeof ModeSlo>;
+
+/** Service mode name → what that mode is allowed. */
+export const ModeSlos = z.record(ServiceModeName, ModeSlo);
 
 /** Latency limits and required gates of one class. */
 export const ClassSlo = z.object({
@@ -10,6 +34,8 @@ export const ClassSlo = z.object({
   ttft_ms: z.number().positive().optional(),
   tpot_ms: z.number().positive().optional(),
   gates: z.array(Gate).default(["output_valid", "quality_ok", "safety_ok", "auth_ok"]),
+  /** The degraded service modes this class may be served in (before the policy's `modes`). */
+  modes: ModeSlos.optional(),
 }).strict();
 export type ClassSlo = z.infer<typeof ClassSlo>;
 
@@ -28,5 +54,54 @@ export const SloPolicy = z.object({
   window: SloWindow.default({ exclude_stage_kinds: [] }),
   classes: z.record(z.string(), ClassSlo).default({}),
   default: ClassSlo,
-}).strict();
+  /** Degraded service modes every class may be served in (a class's own `modes` entry comes first). */
+  modes: ModeSlos.optional(),
+}).strict().superRefine((p, ctx) => {
+  for (const issue of modeRelaxations(p)) ctx.addIssue({ code: "custom", ...issue });
+});
 export type SloPolicy = z.infer<typeof SloPolicy>;
+
+/**
+ * Every mode of `p` that drops `auth_ok` or `safety_ok` although a class it
+ * applies to requires it: a class's own modes against that class's gates,
+ * `default.modes` against the default's, the policy's `modes` against the
+ * gates of every class it applies to (each class, and the default, that does
+ * not declare that mode itself).
+ */
+function modeRelaxations(p: {
+  classes: Record<string, ClassSlo>;
+  default: ClassSlo;
+  modes?: Record<string, ModeSlo>;
+}): { path: (string | number)[]; message: string }[] {
+  const out: { path: (string | number)[]; message: string }[] = [];
+  const check = (path: string[], mode: string, slo: ModeSlo, owners: [string, ClassSlo][]) => {
+    for (const g of UNRELAXABLE_GATES) {
+      if (slo.gates.includes(g)) continue;
+      const strict = owners.filter(([, c]) => c.gates.includes(g)).map(([name]) => name);
+      if (!strict.length) continue;
+      out.push({
+        path: [...path, mode, "gates"],
+        message: `mode "${mode}" drops ${g}, which ${strict.join(", ")} require${
+          strict.length === 1 ? "s" : ""
+        }: a degraded mode may never relax authorization or safety`,
+      });
+    }
+  };
+  for (const [name, c] of Object.entries(p.classes)) {
+    for (const [mode, slo] of Object.entries(c.modes ?? {})) {
+      check(["classes", name, "modes"], mode, slo, [[`class ${name}`, c]]);
+    }
+  }
+  for (const [mode, slo] of Object.entries(p.default.modes ?? {})) {
+    check(["default", "modes"], mode, slo, [["the default class", p.default]]);
+  }
+  // A policy-level mode applies to every class that does not declare that mode itself.
+  const all: [string, ClassSlo][] = [
+    ["the default class", p.default],
+    ...Object.entries(p.classes).map(([n, c]): [string, ClassSlo] => [`class ${n}`, c]),
+  ];
+  for (const [mode, slo] of Object.entries(p.modes ?? {})) {
+    check(["modes"], mode, slo, all.filter(([, c]) => c.modes?.[mode] === undefined));
+  }
+  return out;
+}

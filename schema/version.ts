@@ -10,7 +10,8 @@ export const SCHEMA_VERSION = 1;
  *
  * - 1.0: the first contract.
  * - 1.1: requests `streamed`, `applicable_gates`, `service_mode`, `reasoning_tokens`, `cache_write_tokens`;
- *   attempts `streamed`, `service_mode`, `reasoning_tokens`, `cache_write_tokens`; run.json `workload.classes`.
+ *   attempts `streamed`, `service_mode`, `reasoning_tokens`, `cache_write_tokens`, `retry_after_ms`; run.json
+ *   `workload.classes` and `drills`.
  */
 export const SCHEMA_MINOR = 1;
 

@@ -1,6 +1,8 @@
-import type { SimProfile } from "../schema/mod.ts";
+import { SERVICE_MODE_HEADER, type SimProfile } from "../schema/mod.ts";
 import { parseChatRequest } from "./chat_request.ts";
 import type { Engine } from "./engine.ts";
+import { degradedModeAt, shortened } from "./degraded_mode.ts";
+import type { IntakeSwitch } from "./intake.ts";
 import { ChunkFormat, errorResponse, usage } from "./openai_format.ts";
 import type { RateLimiter, RateLimitRefusal } from "./rate_limiter.ts";
 import type { Answer, Responder } from "./responder.ts";
@@ -15,6 +17,8 @@ export interface ChatContext {
   rateLimiter: RateLimiter | null;
   /** The outage mode in force, or null. */
   outage(): "503" | "refuse" | null;
+  /** The operator's intake switch (`POST /admin/intake`). */
+  intake: IntakeSwitch;
   /** The next uniform draw of the sim's seeded PRNG. */
   draw(): number;
   /** A fresh request number. */
@@ -29,8 +33,9 @@ const encoder = new TextEncoder();
 export const STOPPED = "simulator stopped";
 
 /**
- * `POST /v1/chat/completions`: faults first (outage 503, then `error_rate`
- * 500, both before admission), then the answer is decided, the rate limits
+ * `POST /v1/chat/completions`: faults first (outage 503, a new task while
+ * intake is stopped 503 + Retry-After, then `error_rate` 500, all before
+ * admission), then the answer is decided, the rate limits
  * are checked (429 quota, never queued), and the request is offered to the
  * engine. Headers go out only when it is admitted, so a
  * request shed from the queue still gets a clean 429.
@@ -61,6 +66,9 @@ export async function handleChat(req: Request, ctx: ChatContext): Promise<Respon
     });
   }
   const chat = parsed.value;
+  // Intake stopped by the operator: a new task is refused before any draw; later rounds of tasks in flight go on.
+  const stopped = ctx.intake.refusal(chat.messages);
+  if (stopped) return stopped;
   // Always four draws per accepted request, so the sequence depends only on the seed and arrival order.
   const uError = ctx.draw(), accuracy = ctx.draw(), validity = ctx.draw(), variant = ctx.draw();
   const { profile, engine } = ctx;
@@ -72,11 +80,15 @@ export async function handleChat(req: Request, ctx: ChatContext): Promise<Respon
     });
   }
   const cap = chat.maxTokens ?? profile.engine.default_max_tokens;
-  const answer = ctx.responder.respond(chat.messages, { accuracy, validity, variant }, {
+  const decided = ctx.responder.respond(chat.messages, { accuracy, validity, variant }, {
     maxTokens: cap,
     degraded: engine.queue.length > profile.behaviour.degraded.queue_len_threshold,
     prefixCaching: profile.engine.prefix_caching,
   });
+  // An announced degraded mode, judged at arrival: a shorter answer, said in x-service-mode.
+  const dm = profile.degraded_mode;
+  const mode = dm ? degradedModeAt(dm, engine.snapshot()) : null;
+  const answer = dm && mode ? shortened(decided, dm.max_output_tokens) : decided;
   const kvTokens = answer.promptTokens + cap;
   if (!engine.fits(kvTokens)) {
     return errorResponse(
@@ -90,7 +102,7 @@ export async function handleChat(req: Request, ctx: ChatContext): Promise<Respon
     engine.countRateLimited();
     return rateLimitResponse(refused, kvTokens);
   }
-  return await serve(req, ctx, answer, cap, chat.stream, chat.includeUsage, chat.model);
+  return await serve(req, ctx, answer, cap, chat.stream, chat.includeUsage, chat.model, mode);
 }
 
 function serve(
@@ -101,6 +113,7 @@ function serve(
   stream: boolean,
   includeUsage: boolean,
   model: string,
+  mode: string | null,
 ): Promise<Response> {
   const n = ctx.nextId();
   const id = `chatcmpl-sim-${n}`;
@@ -114,6 +127,7 @@ function serve(
     "x-request-id": id,
     "x-sim-case-id": answer.caseId ?? "",
     "x-sim-verdict": answer.verdict + (answer.brokenJson ? "+broken_json" : ""),
+    ...(mode ? { [SERVICE_MODE_HEADER]: mode } : {}),
   };
   const fmt = new ChunkFormat(id, model, created);
   const tail = fmt.finish(finish) + (includeUsage ? fmt.usage(u) : "") + ChunkFormat.DONE;

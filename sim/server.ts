@@ -4,6 +4,7 @@ import { type ChatContext, handleChat, STOPPED } from "./chat_handler.ts";
 import { Engine } from "./engine.ts";
 import { OutageSchedule } from "./faults.ts";
 import { errorResponse } from "./openai_format.ts";
+import { IntakeSwitch, parseIntakeBody } from "./intake.ts";
 import { createPrng } from "./prng.ts";
 import { RateLimiter } from "./rate_limiter.ts";
 import { Responder } from "./responder.ts";
@@ -34,7 +35,10 @@ export interface SimHandle {
   port: number;
   /** Timeline rows so far. */
   timeline(): SimTimelineRow[];
-  /** Same as `POST /sim/reset`: outage windows count from now, the PRNG restarts from `seed`, rate limits refill. */
+  /**
+   * Same as `POST /sim/reset`: outage windows count from now, the PRNG restarts from `seed`, rate limits refill,
+   * intake is open again.
+   */
   reset(seed?: number): void;
   /** Stops timers, cuts requests in flight and closes the listener. */
   stop(): Promise<void>;
@@ -86,12 +90,14 @@ function start(options: SimOptions): SimHandle {
   const live = new Set<() => void>();
   const rateLimiter = profile.rate_limits ? new RateLimiter(profile.rate_limits, () => performance.now()) : null;
   let outageMode: () => "503" | "refuse" | null = () => null;
+  const intake = new IntakeSwitch(profile.queue.retry_after_s);
   const ctx: ChatContext = {
     profile,
     engine,
     responder,
     rateLimiter,
     outage: () => outageMode(),
+    intake,
     draw: () => prng(),
     nextId: () => ++n,
     live,
@@ -133,6 +139,7 @@ function start(options: SimOptions): SimHandle {
     prng = createPrng(seed);
     outages.reset();
     rateLimiter?.reset();
+    intake.set(true);
   };
 
   async function route(req: Request): Promise<Response> {
@@ -157,6 +164,17 @@ function start(options: SimOptions): SimHandle {
         return Response.json(timeline.rows());
       case "GET /sim/profile":
         return Response.json(profile);
+      case "GET /admin/intake":
+        return Response.json(intake.state());
+      case "POST /admin/intake": {
+        const body = await req.json().catch(() => undefined);
+        const parsed = parseIntakeBody(body);
+        if (typeof parsed === "string") {
+          return errorResponse(400, `POST /admin/intake: ${parsed}`, { type: "invalid_request_error", code: null });
+        }
+        log(parsed.accept ? "intake resumed" : "intake stopped by the operator");
+        return Response.json(intake.set(parsed.accept, parsed.retryAfterS));
+      }
       case "POST /sim/reset": {
         const body = await req.json().catch(() => ({})) as { seed?: unknown };
         const s = typeof body?.seed === "number" && Number.isInteger(body.seed) ? body.seed : undefined;
@@ -164,7 +182,15 @@ function start(options: SimOptions): SimHandle {
         return Response.json({ ok: true, seed, origin_unix_ms: Math.round(outages.originUnixMs()) });
       }
     }
-    const known = ["/v1/chat/completions", "/v1/models", "/health", "/sim/timeline", "/sim/profile", "/sim/reset"];
+    const known = [
+      "/v1/chat/completions",
+      "/v1/models",
+      "/health",
+      "/sim/timeline",
+      "/sim/profile",
+      "/sim/reset",
+      "/admin/intake",
+    ];
     if (known.includes(path)) {
       return errorResponse(405, `${req.method} is not allowed on ${path}`, {
         type: "invalid_request_error",

@@ -5,6 +5,8 @@ import { alternatives, formatAlternatives } from "../alternatives.ts";
 import { latencyInWindow } from "../audit.ts";
 import { formatGoodput } from "../format_goodput.ts";
 import { goodput } from "../goodput.ts";
+import { formatIntakeDrills } from "../format_intake_drill.ts";
+import { intakeDrills } from "../intake_drill.ts";
 import type { LatencyRow } from "../latency.ts";
 import { loadRun } from "../load_run.ts";
 import { loadSloPolicy, runWindow } from "../policy.ts";
@@ -43,8 +45,10 @@ async function main(args: string[]): Promise<void> {
   const latency = latencyInWindow(run, window, supportConfidence === undefined ? {} : { supportConfidence });
   const alt = v.alternatives ? alternatives(run, effective) : null;
   const verdicts = runVerdicts(run, window, result);
+  const drills = intakeDrills(run);
+  const hasDrills = drills.drills.length > 0 || drills.not_measured.length > 0;
   if (v.json) {
-    const { disclosure, overall, by_class, by_stage } = result;
+    const { disclosure, overall, by_class, by_stage, by_mode } = result;
     // Each alternative row's full disclosure would repeat the policy 36 times: its rules are in the row.
     const altRows = alt?.rows.map(({ disclosure: _d, ...r }) => r);
     console.log(
@@ -55,8 +59,10 @@ async function main(args: string[]): Promise<void> {
           overall,
           by_class,
           by_stage,
+          by_mode,
           latency: { window: window.description, rows: latency },
           ...(alt ? { alternatives: { class: alt.class, lenient_factor: alt.lenient_factor, rows: altRows } } : {}),
+          ...(hasDrills ? { intake_drills: drills } : {}),
         },
         null,
         2,
@@ -67,6 +73,8 @@ async function main(args: string[]): Promise<void> {
     console.log(formatGoodput(result, { verdicts: verdicts.lines, header: [policyLine] }));
     console.log(`\n${formatLatency(latency, window.description)}`);
     if (alt) console.log(`\n${formatAlternatives(alt)}`);
+    const drillText = formatIntakeDrills(drills);
+    if (drillText) console.log(`\n${drillText}`);
   }
 }
 

@@ -22,6 +22,7 @@ const REASON_COLOUR: Record<string, string> = {
   not_sent: "#c7c7c7",
   timeout: "#e377c2",
   error: "#d62728",
+  undeclared_mode: "#843c39",
   late_e2e: "#ff7f0e",
   late_ttft: "#ffbb78",
   slow_tpot: "#bcbd22",

@@ -5,7 +5,7 @@
  * @module
  */
 import pl from "nodejs-polars";
-import type { ClassSlo, SloPolicy } from "../../schema/slo.ts";
+import type { ClassSlo, ModeSlo, SloPolicy } from "../../schema/slo.ts";
 import { classify } from "../classify.ts";
 import type { LoadedRun } from "../loaded_run.ts";
 import { classSlo, runWindow } from "../policy.ts";
@@ -31,10 +31,17 @@ export interface SloSweepInput {
   disclosure: string;
 }
 
-const withoutLimit = (slo: ClassSlo, metric: SloMetric): ClassSlo => {
+/** `slo` without the `metric` limit, its degraded modes' own limits of that metric included. */
+function withoutLimit<S extends ClassSlo | ModeSlo>(slo: S, metric: SloMetric): S {
   const { [metric]: _drop, ...rest } = slo;
-  return rest as ClassSlo;
-};
+  const out = rest as S;
+  if ("modes" in out && out.modes) out.modes = withoutModeLimits(out.modes, metric);
+  return out;
+}
+
+function withoutModeLimits(modes: Record<string, ModeSlo>, metric: SloMetric): Record<string, ModeSlo> {
+  return Object.fromEntries(Object.entries(modes).map(([m, s]) => [m, withoutLimit(s, metric)]));
+}
 
 /** Options of {@linkcode sloSweepInput}. */
 export interface SloSweepInputOptions {
@@ -59,6 +66,7 @@ export function sloSweepInput(run: LoadedRun, policy: SloPolicy, options: SloSwe
     ...policy,
     classes: Object.fromEntries(Object.entries(policy.classes).map(([c, s]) => [c, withoutLimit(s, metric)])),
     default: withoutLimit(policy.default, metric),
+    ...(policy.modes ? { modes: withoutModeLimits(policy.modes, metric) } : {}),
   };
   const rows = classify(run, relaxed, window);
   const classes = (rows.getColumn("class").unique().toArray() as string[]).sort();

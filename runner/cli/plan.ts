@@ -14,6 +14,7 @@ import { loadWorkload } from "../../schema/workload_file.ts";
 import { buildSchedule, loadPlan, scheduleSha256, type Shard, summarizeSchedule } from "../schedule.ts";
 import type { ScheduleSummary } from "../plans/summarize.ts";
 import { describeSweep } from "../plans/sweep.ts";
+import { describeDrills } from "../intake_drill.ts";
 
 const USAGE = "usage: deno task plan --plan FILE [--workload DIR] [--shard i/N] [--json]";
 const DEFAULT_WORKLOAD = fileURLToPath(new URL("../../data/workloads/design-v1", import.meta.url));
@@ -95,7 +96,8 @@ export async function main(args: string[]): Promise<number> {
     const summary = summarizeSchedule(built);
     const sha256 = built.mode === "open" ? await scheduleSha256(built.entries) : null;
     if (flags.json) {
-      console.log(JSON.stringify({ plan: plan.spec.name, workload: workload.workload, ...summary, sha256 }, null, 2));
+      const out = { plan: plan.spec.name, workload: workload.workload, ...summary, sha256 };
+      console.log(JSON.stringify(plan.spec.drills ? { ...out, drills: plan.spec.drills } : out, null, 2));
     } else {
       const a = plan.spec.arrivals;
       console.log(
@@ -103,6 +105,7 @@ export async function main(args: string[]): Promise<number> {
           `(${workload.cases.length} cases)`,
       );
       if (a.process === "sweep") console.log(describeSweep(a));
+      for (const line of describeDrills(plan.spec.drills)) console.log(line);
       console.log(renderSummary(summary, sha256));
     }
     return 0;

@@ -162,6 +162,7 @@ export function att(over: Partial<AttemptRow> & Pick<AttemptRow, "request_id" | 
     service_mode: null,
     reasoning_tokens: null,
     cache_write_tokens: null,
+    retry_after_ms: null,
     ...over,
   };
 }

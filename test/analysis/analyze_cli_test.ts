@@ -28,7 +28,15 @@ Deno.test("the analyze CLI", async (t) => {
     const r = await analyze(run, "--slo", slo, "--json", "--denominator", "completed");
     assert.equal(r.code, 0, r.stderr);
     const j = JSON.parse(r.stdout);
-    assert.deepEqual(Object.keys(j), ["verdicts", "disclosure", "overall", "by_class", "by_stage", "latency"]);
+    assert.deepEqual(Object.keys(j), [
+      "verdicts",
+      "disclosure",
+      "overall",
+      "by_class",
+      "by_stage",
+      "by_mode",
+      "latency",
+    ]);
     const fields = [
       "offered",
       "sent",
@@ -43,6 +51,7 @@ Deno.test("the analyze CLI", async (t) => {
     assert.deepEqual(Object.keys(j.overall), fields);
     assert.deepEqual(Object.keys(j.by_class[0]), ["class", ...fields]);
     assert.deepEqual(Object.keys(j.by_stage[0]), ["stage", ...fields]);
+    assert.deepEqual(Object.keys(j.by_mode[0]), ["mode", ...fields]);
     assert.equal(j.disclosure.denominator, "completed");
     assert.equal(j.overall.slo_miss_rate, 10 / 15);
     assert.ok(Array.isArray(j.disclosure.inclusion_rules));

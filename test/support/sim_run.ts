@@ -10,8 +10,8 @@ const DESIGN_V1 = join(ROOT, "data/workloads/design-v1");
 
 /** How {@linkcode runDesignV1OnSim} runs. */
 export interface SimRunOptions {
-  /** The plan file. */
-  plan: string;
+  /** The plan file, or a function of the started simulator that writes it (e.g. to point a drill hook at it). */
+  plan: string | ((sim: SimHandle) => string);
   /** The simulator's seed. */
   simSeed: number;
   formats: ("csv" | "parquet")[];
@@ -34,7 +34,7 @@ export async function runDesignV1OnSim(dir: string, o: SimRunOptions): Promise<R
     o.onStart?.(sim);
     return await runLoadTest({
       workload: DESIGN_V1,
-      plan: o.plan,
+      plan: typeof o.plan === "string" ? o.plan : o.plan(sim),
       target: sim.url,
       out: join(dir, "out"),
       formats: o.formats,

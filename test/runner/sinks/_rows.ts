@@ -73,6 +73,7 @@ export function attemptRow(over: Partial<AttemptRow> = {}): AttemptRow {
     service_mode: null,
     reasoning_tokens: null,
     cache_write_tokens: null,
+    retry_after_ms: null,
     ...over,
   };
 }
