@@ -59,7 +59,7 @@ Deno.test("prepareChecks reports every bad schema and pattern of a workload at o
   prepareChecks([cases[0]!]);
 });
 
-Deno.test("evaluateChecks is cheap enough to run inline for thousands of requests per second", () => {
+Deno.test("evaluateChecks passes 5,000 distinct valid structured tool answers (the runner's cost per request is measured by bench/runner_bench.ts, not by a timed test)", () => {
   const c = makeCase({
     case_id: "perf",
     ...ORDER_TOOLS,
@@ -72,11 +72,7 @@ Deno.test("evaluateChecks is cheap enough to run inline for thousands of request
       text: `{"total":10,"currency":"EUR","lines":[{"sku":"A"},{"sku":"n${i}"}]}`,
       tool_calls: [call("get_order", '{"order_id":"A1"}')],
     }));
-  const t0 = performance.now();
   let passed = 0;
   for (const x of inputs) if (failureDetail(evaluateChecks(x)) === null) passed++;
-  const ms = performance.now() - t0;
-  console.log(`evaluateChecks: 5000 requests in ${ms.toFixed(1)} ms`);
   assert.equal(passed, 5000);
-  assert.ok(ms < 250, `took ${ms} ms`);
 });
