@@ -26,6 +26,9 @@ export interface StagesCost {
   accepted: number;
 }
 
+/** The stages that are load levels (as analysis/levels.ts takes them): every steady and burst stage. */
+const LEVEL_STAGES: SloPolicy["window"] = { exclude_stage_kinds: ["warmup", "drain"] };
+
 /** Why `cost_per_accepted` has no statistical test: printed as its guard's evidence. */
 export const COST_GUARD_NOTE = "tolerance only: no bootstrap of the full ledger, because its fixed costs (GPU-hours, " +
   "spare replicas, operations over the level's seconds) are paid once per level, not drawn per request, so " +
@@ -36,9 +39,12 @@ export const COST_GUARD_NOTE = "tolerance only: no bootstrap of the full ledger,
  * Prices sets of one run's stages with {@linkcode ledger}, under the SLO
  * policy with its window replaced by exactly those stages: requests
  * scheduled in them, their attempts and tool calls, and the server rows
- * (GPU time) and window hours (spare replicas, operations) of those stages
- * only. Results are kept, so a level priced twice (alone and pooled) costs
- * one ledger.
+ * (GPU time) and window hours (spare replicas, operations) of those stages,
+ * plus — under a self-hosted sheet's `gpu_time: "run"` — their share of the
+ * run's time outside every level (warm-up, drains, after the last stage),
+ * allocated to the levels (the steady and burst stages) in proportion to
+ * their seconds, so the levels' GPU time adds up to the run's. Results are
+ * kept, so a level priced twice (alone and pooled) costs one ledger.
  */
 export class LevelCoster {
   /** The ledger's warnings, once each, prefixed with the run folder. */
@@ -60,7 +66,10 @@ export class LevelCoster {
     const known = this.#memo.get(key);
     if (known) return known;
     const policy: SloPolicy = { ...this.#policy, window: { include_stages: stages, exclude_stage_kinds: [] } };
-    const r = ledger(this.#run, policy, this.#pricing.prices, { overheads: this.#pricing.overheads ?? null });
+    const r = ledger(this.#run, policy, this.#pricing.prices, {
+      overheads: this.#pricing.overheads ?? null,
+      measured: LEVEL_STAGES,
+    });
     for (const w of r.pricing.warnings) {
       const line = `${this.#run.dir}: cost: ${w}`;
       if (!this.warnings.includes(line)) this.warnings.push(line);
