@@ -26,9 +26,6 @@ export interface StagesCost {
   accepted: number;
 }
 
-/** The stages that are load levels (as analysis/levels.ts takes them): every steady and burst stage. */
-const LEVEL_STAGES: SloPolicy["window"] = { exclude_stage_kinds: ["warmup", "drain"] };
-
 /** Why `cost_per_accepted` has no statistical test: printed as its guard's evidence. */
 export const COST_GUARD_NOTE = "tolerance only: no bootstrap of the full ledger, because its fixed costs (GPU-hours, " +
   "spare replicas, operations over the level's seconds) are paid once per level, not drawn per request, so " +
@@ -41,7 +38,7 @@ export const COST_GUARD_NOTE = "tolerance only: no bootstrap of the full ledger,
  * scheduled in them, their attempts and tool calls, and the server rows
  * (GPU time) and window hours (spare replicas, operations) of those stages,
  * plus — under a self-hosted sheet's `gpu_time: "run"` — their share of the
- * run's time outside every level (warm-up, drains, after the last stage),
+ * run's time outside every level (warm-up, recovery, drains, after the last stage),
  * allocated to the levels (the steady and burst stages) in proportion to
  * their seconds, so the levels' GPU time adds up to the run's. Results are
  * kept, so a level priced twice (alone and pooled) costs one ledger.
@@ -53,8 +50,13 @@ export class LevelCoster {
   readonly #run: LoadedRun;
   readonly #policy: SloPolicy;
   readonly #pricing: LevelPricing;
+  /** The window of every level: the time outside it is shared by the levels. */
+  readonly #levels: SloPolicy["window"];
 
   constructor(run: LoadedRun, policy: SloPolicy, pricing: LevelPricing) {
+    // The load levels, as analysis/levels.ts takes them: every steady and burst stage (not warm-up, recovery, drain).
+    const levels = run.manifest.stages.filter((s) => s.kind === "steady" || s.kind === "burst").map((s) => s.name);
+    this.#levels = { include_stages: levels, exclude_stage_kinds: [] };
     this.#run = run;
     this.#policy = policy;
     this.#pricing = pricing;
@@ -68,7 +70,7 @@ export class LevelCoster {
     const policy: SloPolicy = { ...this.#policy, window: { include_stages: stages, exclude_stage_kinds: [] } };
     const r = ledger(this.#run, policy, this.#pricing.prices, {
       overheads: this.#pricing.overheads ?? null,
-      measured: LEVEL_STAGES,
+      measured: this.#levels,
     });
     for (const w of r.pricing.warnings) {
       const line = `${this.#run.dir}: cost: ${w}`;
