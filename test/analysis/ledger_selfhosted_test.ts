@@ -3,6 +3,7 @@ import pl from "nodejs-polars";
 import { ledger } from "../../analysis/ledger.ts";
 import { loadRun } from "../../analysis/load_run.ts";
 import type { LedgerLine } from "../../analysis/price_lines.ts";
+import { ledgerWaterfall } from "../../analysis/route_costs.ts";
 import { COLUMNS } from "../../schema/events.ts";
 import type { SloPolicy } from "../../schema/slo.ts";
 import { GPU_POLICY, selfSheet, writeGpuRun } from "./ledger_fixture.ts";
@@ -76,6 +77,11 @@ Deno.test("ledger() charges a self-hosted route for the whole run: warm-up, drai
     }]);
     assert.ok(r.pricing.rules.some((s) => /gpu_time "run", the default\): paid from the run's start/.test(s)));
     assert.deepEqual(r.pricing.warnings, []);
+    // The report's cost waterfall carries the rule too.
+    assert.match(
+      ledgerWaterfall(r).disclosure,
+      /; hosted: GPU time of the whole 26 s run, 16 s outside the measured stages × share 1$/,
+    );
   });
 
   await t.step("fixed costs are spread by tokens on the route", () => {
