@@ -31,10 +31,23 @@ function costTable(label: string, rows: { name: string; row: CostRow }[]): strin
   );
 }
 
+/** One self-hosted target's paid time, for the disclosure. */
+function gpuTimeLine(g: LedgerResult["gpu_time"][number]): string {
+  const rs = g.replica_seconds;
+  const states = (x: { busy: number; idle: number; warming: number }) =>
+    `busy ${qty(x.busy)}, idle ${qty(x.idle)}, warming ${qty(x.warming)}`;
+  return `GPU time of ${g.route} (gpu_time ${g.gpu_time}, from the ${g.basis}): run 0–${qty(g.run_end_ms)} ms ` +
+    `(end: ${g.run_end_from}); window ${qty(g.window_seconds)} s of ${qty(g.measured_seconds)} measured s; ` +
+    `outside every measured stage ${qty(g.outside_seconds)} s (${g.outside_parts.join(", ") || "none"}), share ` +
+    `${qty(g.share)} ${g.gpu_time === "run" ? "charged here" : "listed at 0"}` +
+    (rs ? `; replica-seconds in the window ${states(rs.window)}; outside ${states(rs.outside)}` : "");
+}
+
 /**
  * Renders a ledger as plain aligned text: the verdicts (an incomplete run
  * says so in its first line), the sheets with their dates, the
- * window and denominator, the pricing rules, every line item (sources as a
+ * window and denominator, the pricing rules, each self-hosted target's paid
+ * time, every line item (sources as a
  * numbered legend), then cost per accepted task beside the naive figures,
  * by route and by class.
  *
@@ -74,6 +87,7 @@ export function formatLedger(r: LedgerResult, options: { verdicts?: string[]; he
     `accepted tasks as in goodput: denominator ${d.denominator}; window ${d.window.description}; measurement_seconds = ${d.window.measurement_seconds}; n = ${d.n.overall} offered (full disclosure: --json or deno task analyze)`,
     "pricing rules:",
     ...r.pricing.rules.map((s) => `  - ${s}`),
+    ...r.gpu_time.map(gpuTimeLine),
     ...[...d.warnings, ...r.pricing.warnings].map((w) => `WARNING: ${w}`),
     "",
     `line items (${c})`,

@@ -23,12 +23,18 @@ export interface LitellmImportOptions {
 }
 
 const CHAT_MODES = ["chat", "completion", "responses"];
-/** Map fields this importer prices; other cost fields (cache writes, audio, search, ...) have no count in the log. */
+/**
+ * Map fields this importer prices. Others are listed in the sheet's notes: costs the log has no count for (audio,
+ * search, ...), 1-hour cache writes (`*_above_1hr`: the log does not tell them from 5-minute ones, so every write is
+ * priced at `cache_creation_input_token_cost`), and tier variants of cache writes (a service tier's input factor
+ * applies to them).
+ */
 const USED = [
   /^(input_cost_per_token|output_cost_per_token|cache_read_input_token_cost|output_cost_per_reasoning_token)$/,
+  /^cache_creation_input_token_cost$/,
   /^input_cost_per_request$/,
   /^(input_cost_per_token|output_cost_per_token|cache_read_input_token_cost)_(batches|priority|flex)$/,
-  /^(input_cost_per_token|output_cost_per_token|cache_read_input_token_cost)_above_\d+k_tokens$/,
+  /^(input_cost_per_token|output_cost_per_token|cache_read_input_token_cost|cache_creation_input_token_cost)_above_\d+k_tokens$/,
   /^tiered_pricing$/,
 ];
 const DEFAULT_CHARGE: ChargePolicy = { rejected: false, failed: false, cancelled: true };
@@ -41,6 +47,7 @@ const ratio = (a: number, b: number) => Number((a / b).toPrecision(10));
  * Builds a price sheet for one model of the LiteLLM model price map
  * (`model_prices_and_context_window.json`). Fields read, per token:
  * `input_cost_per_token`, `cache_read_input_token_cost`,
+ * `cache_creation_input_token_cost` (cache writes),
  * `output_cost_per_token`, `output_cost_per_reasoning_token`,
  * `input_cost_per_request`; the batch API from `*_cost_per_token_batches`
  * (as a discount), the `priority` and `flex` tiers from `*_priority` and
@@ -82,6 +89,11 @@ export function importLitellm(map: Record<string, unknown>, model: string, optio
   }
   const cached = num("cache_read_input_token_cost") ?? (base?.cache_read_input_token_cost as number | undefined) ??
     null;
+  const writes = num("cache_creation_input_token_cost") ??
+    (base?.cache_creation_input_token_cost as number | undefined) ?? null;
+  const reasoning = num("output_cost_per_reasoning_token") ??
+    (base?.output_cost_per_reasoning_token as number | undefined) ?? null;
+  const mtokOrNull = (v: unknown) => (typeof v === "number" ? perMtok(v) : null);
   const costFields = Object.keys(e).filter((k) => /cost/.test(k) || k === "tiered_pricing").sort();
   const used = costFields.filter((k) => USED.some((r) => r.test(k)));
   const unused = costFields.filter((k) => !used.includes(k));
@@ -115,6 +127,9 @@ export function importLitellm(map: Record<string, unknown>, model: string, optio
       input_per_mtok: perMtok(num(k)!),
       cached_input_per_mtok: c === null ? null : perMtok(c),
       output_per_mtok: perMtok(out),
+      // The map has no reasoning price above a threshold: LiteLLM keeps the standard reasoning price there.
+      reasoning_per_mtok: mtokOrNull(reasoning),
+      cache_write_per_mtok: mtokOrNull(num(`cache_creation_input_token_cost_above_${m[1]}k_tokens`)),
     });
   }
   for (const t of tiered) {
@@ -122,17 +137,18 @@ export function importLitellm(map: Record<string, unknown>, model: string, optio
     if (!(lo > 0) || typeof t.input_cost_per_token !== "number" || typeof t.output_cost_per_token !== "number") {
       continue;
     }
-    const c = t.cache_read_input_token_cost;
     context_tiers.push({
       above_input_tokens: lo,
       input_per_mtok: perMtok(t.input_cost_per_token),
-      cached_input_per_mtok: typeof c === "number" ? perMtok(c) : null,
+      cached_input_per_mtok: mtokOrNull(t.cache_read_input_token_cost),
       output_per_mtok: perMtok(t.output_cost_per_token),
+      // A tiered_pricing range without these falls back to its own output and input prices, as in LiteLLM.
+      reasoning_per_mtok: mtokOrNull(t.output_cost_per_reasoning_token),
+      cache_write_per_mtok: mtokOrNull(t.cache_creation_input_token_cost),
     });
   }
   context_tiers.sort((a, b) => a.above_input_tokens - b.above_input_tokens);
 
-  const reasoning = num("output_cost_per_reasoning_token");
   const price: HostedPrice = {
     kind: "hosted",
     provider: typeof e.litellm_provider === "string" ? e.litellm_provider : null,
@@ -140,7 +156,8 @@ export function importLitellm(map: Record<string, unknown>, model: string, optio
     input_per_mtok: perMtok(input),
     cached_input_per_mtok: cached === null ? null : perMtok(cached),
     output_per_mtok: perMtok(output),
-    reasoning_per_mtok: reasoning === null ? null : perMtok(reasoning),
+    reasoning_per_mtok: mtokOrNull(reasoning),
+    cache_write_per_mtok: mtokOrNull(writes),
     per_request: num("input_cost_per_request") ?? 0,
     context_tiers,
     service_tier: options.service_tier ?? "standard",
@@ -156,7 +173,11 @@ export function importLitellm(map: Record<string, unknown>, model: string, optio
     source:
       `LiteLLM model price map (BerriAI, MIT licence), ${options.file}, key "${model}", snapshot dated ${options.as_of}`,
     notes: `Imported by analysis/cli/import_prices.ts. Fields used: ${used.join(", ")}. ` +
-      (unused.length ? `Cost fields not used (the log has no count for them): ${unused.join(", ")}. ` : "") +
+      (unused.length
+        ? `Cost fields not used (no count in the log, or 1-hour and tier variants of cache writes): ${
+          unused.join(", ")
+        }. `
+        : "") +
       `Charge terms are not in the map: ${options.charge ? "given on the command line" : "assumed"} ` +
       `rejected=${price.charge.rejected}, failed=${price.charge.failed}, cancelled=${price.charge.cancelled}; check the provider's terms.`,
     routes: { [options.route ?? "*"]: price },

@@ -1,21 +1,29 @@
 import pl from "nodejs-polars";
 import { InputError } from "../schema/errors.ts";
-import type { OverheadSheet, PriceSheet, RoutePrice, SelfHostedPrice } from "../schema/prices.ts";
+import type { OverheadSheet, PriceSheet, RoutePrice } from "../schema/prices.ts";
 import type { SloPolicy } from "../schema/slo.ts";
 import { classify } from "./classify.ts";
 import type { Disclosure } from "./disclosure.ts";
 import { goodput } from "./goodput.ts";
+import { runSpan, splitRunTime } from "./gpu_time.ts";
 import type { LoadedRun } from "./loaded_run.ts";
 import { runWindow } from "./policy.ts";
-import { attemptCategory, type AttemptColumns, priceHostedAttempts } from "./price_attempts.ts";
-import { priceSelfHosted } from "./price_gpu.ts";
+import {
+  attemptCategory,
+  type AttemptColumns,
+  type HostedCharge,
+  NOT_REPORTED,
+  priceHostedAttempts,
+} from "./price_attempts.ts";
+import { type GpuTimeSummary, priceSelfHosted } from "./price_gpu.ts";
 import { LEDGER_ITEMS, type LedgerLine, LineBook } from "./price_lines.ts";
 import { priceOverheads } from "./price_overheads.ts";
 import { priceSource, routePrice } from "./price_sheet.ts";
 import { type CostRow, rollUpCosts } from "./price_rollup.ts";
 import { ledgerRules } from "./price_rules.ts";
+import { selfHostedTargets, targetWeights } from "./self_hosted_targets.ts";
 
-export type { CostRow };
+export type { CostRow, GpuTimeSummary };
 
 /** The figures a price calculator would give, for comparison. */
 export interface NaiveFigures {
@@ -53,12 +61,20 @@ export interface LedgerResult {
   /** By `requests.route` (the route a task was sent to; fallback attempts on other routes count here). */
   by_route: (CostRow & { route: string })[];
   by_class: (CostRow & { class: string })[];
+  /** Each self-hosted target's paid time: the run's span, the window's share of the time outside it, by state. */
+  gpu_time: GpuTimeSummary[];
 }
 
 /** Options of {@linkcode ledger}. */
 export interface LedgerOptions {
   /** Retrieval, tools, storage, observability, review and operations prices. @default null (not priced, shown at 0) */
   overheads?: OverheadSheet | null;
+  /**
+   * The window of every measured stage of the run: self-hosted time outside it is allocated to the measured
+   * stages in proportion to their seconds, this window getting its share (a knee level passes every steady and
+   * burst stage). @default the policy's window (the window gets all of it)
+   */
+  measured?: SloPolicy["window"];
 }
 
 const strings = (df: pl.DataFrame, c: string) => df.getColumn(c).toArray() as string[];
@@ -115,6 +131,8 @@ export function ledger(
     input: numbers(att, "input_tokens"),
     cached: numbers(att, "cached_input_tokens"),
     output: numbers(att, "output_tokens"),
+    reasoning: att.getColumn("reasoning_tokens").toArray() as (number | null)[],
+    cache_write: att.getColumn("cache_write_tokens").toArray() as (number | null)[],
   };
 
   const byRoute = new Map<string, number[]>();
@@ -140,16 +158,13 @@ export function ledger(
   for (const r of routes) {
     const p = price.get(r)!, idx = byRoute.get(r)!;
     if (p.kind === "hosted") {
-      tokens += priceHostedAttempts(book, cols, idx, r, p, priceSource(prices, p));
+      const charge = priceHostedAttempts(book, cols, idx, r, p, priceSource(prices, p));
+      tokens += charge.tokens;
       const models = [...new Set(idx.map((i) => cols.model[i]!))].sort();
       if (p.model !== null && models.some((m) => m !== p.model)) {
         warnings.push(`route ${r}: priced as model ${p.model}; the log's attempts name ${models.join(", ")}`);
       }
-      if (p.reasoning_per_mtok !== null && p.reasoning_per_mtok !== p.output_per_mtok) {
-        warnings.push(
-          `route ${r}: reasoning_per_mtok is not applied: the log has no reasoning-token count, so reasoning tokens are inside output_tokens at output_per_mtok`,
-        );
-      }
+      warnings.push(...notReportedWarnings(r, charge, run.manifest.schema_minor));
     } else {
       for (const i of idx) {
         if (attemptCategory(cols.http_status[i]!, cols.error_kind[i]!) === "served") {
@@ -158,16 +173,15 @@ export function ledger(
       }
     }
   }
-  for (const t of selfHostedTargets(run, routes, price)) {
-    priceSelfHosted(
-      book,
-      t,
-      t.price,
-      window,
-      targetWeights(cols, n, t.members),
-      priceSource(prices, t.price),
-      warnings,
-    );
+  const gpu_time: GpuTimeSummary[] = [];
+  const targets = selfHostedTargets(run.server, routes, price);
+  if (targets.length) {
+    const measured = runWindow(run, options.measured ?? policy.window);
+    const split = splitRunTime(runSpan(run.manifest, logEndMs(run)), window, measured, run.manifest.stages);
+    for (const t of targets) {
+      const weights = targetWeights(cols, n, t.members);
+      gpu_time.push(priceSelfHosted(book, t, t.price, split, weights, priceSource(prices, t.price), warnings));
+    }
   }
 
   const attemptsPerRequest = new Int32Array(n);
@@ -222,72 +236,43 @@ export function ledger(
     },
     by_route: rolled.by_route,
     by_class: rolled.by_class,
+    gpu_time,
   };
 }
 
-interface Target {
-  label: string;
-  members: string[];
-  price: SelfHostedPrice;
-  server: pl.DataFrame | null;
-  match: (label: string) => boolean;
-}
-
-/**
- * Self-hosted targets of the run: one per server-timeline label (routes
- * sharing a target are labelled "a+b" and priced once); without a route
- * column the single self-hosted route gets the whole timeline.
- */
-function selfHostedTargets(run: LoadedRun, routes: string[], price: Map<string, RoutePrice>): Target[] {
-  const self = routes.filter((r) => price.get(r)!.kind === "self_hosted");
-  if (!self.length) return [];
-  const server = run.server;
-  if (!server || !server.columns.includes("route")) {
-    if (self.length > 1) {
-      throw new InputError(
-        `routes ${
-          self.join(", ")
-        } are priced self-hosted but the server timeline has no route column to split GPU time`,
-      );
-    }
-    return [{
-      label: self[0]!,
-      members: self,
-      price: price.get(self[0]!) as SelfHostedPrice,
-      server,
-      match: () => true,
-    }];
-  }
-  const labels = [...new Set(strings(server, "route"))].sort();
-  const out: Target[] = [];
-  const placed = new Set<string>();
-  for (const label of labels) {
-    const members = label.split("+").filter((m) => self.includes(m));
-    if (!members.length) continue;
-    const ps = members.map((m) => price.get(m) as SelfHostedPrice);
-    if (ps.some((p) => JSON.stringify(p) !== JSON.stringify(ps[0]))) {
-      throw new InputError(
-        `routes ${members.join(", ")} share one server (${label}) but have different self-hosted prices`,
-      );
-    }
-    members.forEach((m) => placed.add(m));
-    out.push({ label, members, price: ps[0]!, server, match: (l) => l === label });
-  }
-  for (const r of self.filter((m) => !placed.has(m))) {
-    out.push({ label: r, members: [r], price: price.get(r) as SelfHostedPrice, server: null, match: () => false });
+/** Warnings for a route whose sheet prices reasoning or cache writes apart but whose attempts lack the count. */
+function notReportedWarnings(route: string, charge: HostedCharge, minor: number): string[] {
+  const why = minor < 1
+    ? "not recorded: the log is contract 1.0, which has no such column"
+    : "not reported by the target";
+  const out: string[] = [];
+  const terms = {
+    reasoning: ["reasoning_per_mtok", "reasoning-token", "their output tokens are billed at output_per_mtok"],
+    cache_write: ["cache_write_per_mtok", "cache-write", "their uncached input is billed at input_per_mtok"],
+  } as const;
+  for (const k of ["reasoning", "cache_write"] as const) {
+    const missing = charge.not_reported[k];
+    if (!missing) continue;
+    const [field, count, billed] = terms[k];
+    out.push(
+      `route ${route}: ${field} is set but ${missing} of ${charge.applicable[k]} charged attempts have no ${count} ` +
+        `count (${why}): ${billed} (line "${NOT_REPORTED[k]}")`,
+    );
   }
   return out;
 }
 
-/** Each request's input + output tokens on the target's routes (its attempt count when no tokens were logged). */
-function targetWeights(cols: AttemptColumns, n: number, members: string[]): Float64Array {
-  const tok = new Float64Array(n), cnt = new Float64Array(n);
-  let total = 0;
-  for (let i = 0; i < cols.req.length; i++) {
-    if (!members.includes(cols.route[i]!)) continue;
-    tok[cols.req[i]!]! += cols.input[i]! + cols.output[i]!;
-    cnt[cols.req[i]!]! += 1;
-    total += cols.input[i]! + cols.output[i]!;
-  }
-  return total > 0 ? tok : cnt;
+/** The log's last event: the latest server row, attempt send or completion, or scheduled request. */
+function logEndMs(run: LoadedRun): number {
+  const max = (df: pl.DataFrame | null, c: string) => {
+    if (!df || !df.height) return 0;
+    const v = Number(df.getColumn(c).max());
+    return Number.isFinite(v) ? v : 0;
+  };
+  return Math.max(
+    max(run.server, "t_ms"),
+    max(run.attempts, "sent_ms"),
+    max(run.attempts, "completed_ms"),
+    max(run.requests, "scheduled_ms"),
+  );
 }

@@ -36,9 +36,12 @@ export const COST_GUARD_NOTE = "tolerance only: no bootstrap of the full ledger,
  * Prices sets of one run's stages with {@linkcode ledger}, under the SLO
  * policy with its window replaced by exactly those stages: requests
  * scheduled in them, their attempts and tool calls, and the server rows
- * (GPU time) and window hours (spare replicas, operations) of those stages
- * only. Results are kept, so a level priced twice (alone and pooled) costs
- * one ledger.
+ * (GPU time) and window hours (spare replicas, operations) of those stages,
+ * plus — under a self-hosted sheet's `gpu_time: "run"` — their share of the
+ * run's time outside every level (warm-up, recovery, drains, after the last stage),
+ * allocated to the levels (the steady and burst stages) in proportion to
+ * their seconds, so the levels' GPU time adds up to the run's. Results are
+ * kept, so a level priced twice (alone and pooled) costs one ledger.
  */
 export class LevelCoster {
   /** The ledger's warnings, once each, prefixed with the run folder. */
@@ -47,8 +50,13 @@ export class LevelCoster {
   readonly #run: LoadedRun;
   readonly #policy: SloPolicy;
   readonly #pricing: LevelPricing;
+  /** The window of every level: the time outside it is shared by the levels. */
+  readonly #levels: SloPolicy["window"];
 
   constructor(run: LoadedRun, policy: SloPolicy, pricing: LevelPricing) {
+    // The load levels, as analysis/levels.ts takes them: every steady and burst stage (not warm-up, recovery, drain).
+    const levels = run.manifest.stages.filter((s) => s.kind === "steady" || s.kind === "burst").map((s) => s.name);
+    this.#levels = { include_stages: levels, exclude_stage_kinds: [] };
     this.#run = run;
     this.#policy = policy;
     this.#pricing = pricing;
@@ -60,7 +68,10 @@ export class LevelCoster {
     const known = this.#memo.get(key);
     if (known) return known;
     const policy: SloPolicy = { ...this.#policy, window: { include_stages: stages, exclude_stage_kinds: [] } };
-    const r = ledger(this.#run, policy, this.#pricing.prices, { overheads: this.#pricing.overheads ?? null });
+    const r = ledger(this.#run, policy, this.#pricing.prices, {
+      overheads: this.#pricing.overheads ?? null,
+      measured: this.#levels,
+    });
     for (const w of r.pricing.warnings) {
       const line = `${this.#run.dir}: cost: ${w}`;
       if (!this.warnings.includes(line)) this.warnings.push(line);

@@ -41,6 +41,20 @@ export interface AttemptColumns {
   input: number[];
   cached: number[];
   output: number[];
+  /** Reasoning tokens (part of output; null: not reported by the target, or a contract 1.0 log). */
+  reasoning: (number | null)[];
+  /** Prompt-cache write tokens (part of input; null: not reported, or a contract 1.0 log). */
+  cache_write: (number | null)[];
+}
+
+/** What {@linkcode priceHostedAttempts} charged. */
+export interface HostedCharge {
+  /** Input + output tokens of the charged attempts. */
+  tokens: number;
+  /** Charged attempts whose tokens this count would have split but that have none (null), by count. */
+  not_reported: { reasoning: number; cache_write: number };
+  /** Charged attempts whose tokens the count applies to (output > 0, resp. uncached input > 0). */
+  applicable: { reasoning: number; cache_write: number };
 }
 
 type Component = "input" | "cached_input" | "output";
@@ -59,12 +73,35 @@ export function tierFactor(price: HostedPrice, c: Component): number {
   return part(m, c);
 }
 
+/** Whether a route's sheet prices reasoning tokens, resp. cache writes, apart (base price or a context tier's). */
+export function pricedApart(price: HostedPrice): { reasoning: boolean; cache_write: boolean } {
+  const tiers = price.context_tiers;
+  return {
+    reasoning: price.reasoning_per_mtok !== null || tiers.some((t) => t.reasoning_per_mtok !== null),
+    cache_write: price.cache_write_per_mtok !== null || tiers.some((t) => t.cache_write_per_mtok !== null),
+  };
+}
+
+/** Line details of tokens whose split count the target did not report. */
+export const NOT_REPORTED = {
+  reasoning: "output tokens, reasoning not reported by the target (all at the output price)",
+  cache_write: "input tokens, uncached, cache writes not reported by the target (all at the input price)",
+} as const;
+
 /**
  * Prices the hosted attempts `rows` of one route: uncached input, cached
  * input and output tokens (each at its context tier and service tier), a
  * per-attempt fee, under `provider_or_gpu` for first attempts of a round
  * and `retries` for later ones. Attempts the sheet does not charge get a zero line with
- * their count, so they stay visible. Returns input + output tokens charged.
+ * their count, so they stay visible.
+ *
+ * When the sheet prices reasoning tokens apart (`reasoning_per_mtok`), an
+ * attempt's reasoning tokens, which are part of its output tokens, are billed
+ * at that price and the rest of its output at the output price — each token
+ * once. Likewise cache writes (`cache_write_per_mtok`), part of the input:
+ * uncached input = input − cached − cache writes. An attempt whose count is
+ * null (not reported) is billed wholly at the output (input) price on a line
+ * that says so, and counted in `not_reported`.
  */
 export function priceHostedAttempts(
   book: LineBook,
@@ -73,15 +110,20 @@ export function priceHostedAttempts(
   route: string,
   price: HostedPrice,
   source: string,
-): number {
+): HostedCharge {
   const tiers = [...price.context_tiers].sort((a, b) => b.above_input_tokens - a.above_input_tokens);
   const f = {
     input: tierFactor(price, "input"),
     cached_input: tierFactor(price, "cached_input"),
     output: tierFactor(price, "output"),
   };
+  const apart = pricedApart(price);
   const tierName = price.service_tier === "standard" ? "" : `, ${price.service_tier} tier`;
-  let tokens = 0;
+  const out: HostedCharge = {
+    tokens: 0,
+    not_reported: { reasoning: 0, cache_write: 0 },
+    applicable: { reasoning: 0, cache_write: 0 },
+  };
   for (const i of rows) {
     const req = cols.req[i]!;
     const item = cols.retry[i] ? "retries" : "provider_or_gpu";
@@ -92,18 +134,23 @@ export function priceHostedAttempts(
       continue;
     }
     const input = cols.input[i]!, cached = Math.min(cols.cached[i]!, input), output = cols.output[i]!;
-    tokens += input + output;
+    const writes = cols.cache_write[i] ?? null, reasoning = cols.reasoning[i] ?? null;
+    out.tokens += input + output;
     const tier = tiers.find((t) => input > t.above_input_tokens);
     const p = tier
       ? {
         in: tier.input_per_mtok,
         cached: tier.cached_input_per_mtok ?? tier.input_per_mtok,
         out: tier.output_per_mtok,
+        reasoning: tier.reasoning_per_mtok ?? tier.output_per_mtok,
+        write: tier.cache_write_per_mtok ?? tier.input_per_mtok,
       }
       : {
         in: price.input_per_mtok,
         cached: price.cached_input_per_mtok ?? price.input_per_mtok,
         out: price.output_per_mtok,
+        reasoning: price.reasoning_per_mtok ?? price.output_per_mtok,
+        write: price.cache_write_per_mtok ?? price.input_per_mtok,
       };
     const suffix = `${tier ? `, input above ${tier.above_input_tokens} tokens` : ""}${tierName}${
       cat === "served" ? "" : ` (${cat}, charged)`
@@ -113,9 +160,32 @@ export function priceHostedAttempts(
         book.add({ item, route, detail: detail + suffix, unit: "Mtok", unit_price: unitPrice, source }, mtok, req);
       }
     };
-    put("input tokens, uncached", (input - cached) / 1e6, p.in * f.input);
+    const uncached = input - cached;
+    if (!apart.cache_write) put("input tokens, uncached", uncached / 1e6, p.in * f.input);
+    else {
+      if (uncached > 0) out.applicable.cache_write++;
+      if (writes === null) {
+        if (uncached > 0) out.not_reported.cache_write++;
+        put(NOT_REPORTED.cache_write, uncached / 1e6, p.in * f.input);
+      } else {
+        const w = Math.min(writes, uncached);
+        put("input tokens, uncached", (uncached - w) / 1e6, p.in * f.input);
+        put("input tokens, cache writes", w / 1e6, p.write * f.input);
+      }
+    }
     put("input tokens, cached", cached / 1e6, p.cached * f.cached_input);
-    put("output tokens", output / 1e6, p.out * f.output);
+    if (!apart.reasoning) put("output tokens", output / 1e6, p.out * f.output);
+    else {
+      if (output > 0) out.applicable.reasoning++;
+      if (reasoning === null) {
+        if (output > 0) out.not_reported.reasoning++;
+        put(NOT_REPORTED.reasoning, output / 1e6, p.out * f.output);
+      } else {
+        const r = Math.min(reasoning, output);
+        put("output tokens, excluding reasoning", (output - r) / 1e6, p.out * f.output);
+        put("reasoning tokens (part of output tokens)", r / 1e6, p.reasoning * f.output);
+      }
+    }
     if (price.per_request > 0) {
       book.add(
         { item, route, detail: `per-attempt fee${suffix}`, unit: "attempt", unit_price: price.per_request, source },
@@ -124,5 +194,5 @@ export function priceHostedAttempts(
       );
     }
   }
-  return tokens;
+  return out;
 }

@@ -1,126 +1,154 @@
 import type pl from "nodejs-polars";
 import { InputError } from "../schema/errors.ts";
 import type { SelfHostedPrice } from "../schema/prices.ts";
-import type { ResolvedWindow } from "./policy.ts";
+import { replicaTime, type StateSeconds, type TimeSplit } from "./gpu_time.ts";
 import type { LineBook } from "./price_lines.ts";
 
-/** Replica time of one target inside the window, from its server timeline. */
-export interface ReplicaTime {
-  /** Σ (replicas + replicas_warming) × row duration over rows inside the window, in seconds. */
-  replica_seconds: number;
-  /** Seconds of timeline inside the window (to compare with the window's length). */
-  covered_seconds: number;
-  rows: number;
+/** How a self-hosted target's time was charged: the ledger's `gpu_time` entries. */
+export interface GpuTimeSummary {
+  route: string;
+  /** The sheet's rule: the whole run's time, or the window's only. */
+  gpu_time: SelfHostedPrice["gpu_time"];
+  /** Where the replica counts come from. */
+  basis: "server timeline" | "fixed_replicas";
+  run_end_ms: number;
+  run_end_from: string;
+  window_seconds: number;
+  measured_seconds: number;
+  outside_seconds: number;
+  /** Share of the outside time allocated to this window (window_seconds / measured_seconds). */
+  share: number;
+  outside_parts: string[];
+  /** Replica-seconds from the timeline (null with fixed_replicas). */
+  replica_seconds: { window: StateSeconds; outside: StateSeconds } | null;
 }
 
-/**
- * Replica-seconds of the server rows whose `route` label passes `match`
- * (all rows when the table has no route column). A row covers the time
- * since the previous row of its label (the first row: the median gap), so
- * a stalled, longer row counts for its real length; rows are in the window
- * when their `t_ms` is. Idle and warming replicas are paid for.
- */
-export function replicaTime(
-  server: pl.DataFrame,
-  window: ResolvedWindow,
-  match: (label: string) => boolean,
-): ReplicaTime {
-  const t = server.getColumn("t_ms").toArray() as number[];
-  const rep = server.getColumn("replicas").toArray() as number[];
-  const warm = server.getColumn("replicas_warming").toArray() as number[];
-  const labels = server.columns.includes("route") ? server.getColumn("route").toArray() as string[] : null;
-  const byLabel = new Map<string, number[]>();
-  for (let i = 0; i < t.length; i++) {
-    const label = labels ? labels[i]! : "";
-    if (labels && !match(label)) continue;
-    const list = byLabel.get(label);
-    if (list) list.push(i);
-    else byLabel.set(label, [i]);
-  }
-  const inWindow = (ms: number) => window.intervals.some(([a, b]) => ms >= a && ms < b);
-  const out: ReplicaTime = { replica_seconds: 0, covered_seconds: 0, rows: 0 };
-  for (const idx of byLabel.values()) {
-    idx.sort((a, b) => t[a]! - t[b]!);
-    const gaps = idx.slice(1).map((r, j) => t[r]! - t[idx[j]!]!).sort((a, b) => a - b);
-    const firstGap = gaps.length ? gaps[Math.floor(gaps.length / 2)]! : 1000;
-    idx.forEach((r, j) => {
-      if (!inWindow(t[r]!)) return;
-      const seconds = (j === 0 ? firstGap : t[r]! - t[idx[j - 1]!]!) / 1000;
-      out.replica_seconds += (rep[r]! + warm[r]!) * seconds;
-      out.covered_seconds += seconds;
-      out.rows++;
-    });
-  }
-  return out;
-}
+const STATES: [keyof StateSeconds, string][] = [
+  ["busy", "min(running, replicas): serving, a sequence running"],
+  ["idle", "max(replicas − running, 0): serving, no sequence running"],
+  ["warming", "replicas_warming: provisioning or loading"],
+];
+
+const num = (v: number) => String(+v.toPrecision(6));
 
 /**
- * Prices a self-hosted target over the window: GPU time from the server
- * timeline (or `fixed_replicas` when there is none), spare replicas for
- * redundancy, and the deployment's operations, each spread over requests
- * by `weights` (their tokens on the target). Warnings note a timeline that
- * covers less than the window.
+ * Prices a self-hosted target's replica time: GPU time from the server
+ * timeline (busy, idle and warming replicas), or `fixed_replicas` when there
+ * is none, spare replicas for redundancy, and the deployment's operations,
+ * each spread over requests by `weights` (their tokens on the target).
+ *
+ * With `gpu_time: "run"` the target is paid from the run's start to its end:
+ * the window's rows are charged to it, and the time outside every measured
+ * stage (warm-up, drain, pauses, after the last stage) is charged at the
+ * window's `share` of it. With `"window"` only the window's rows are charged
+ * and the outside share is listed at price 0. Warnings note a timeline that
+ * covers less than the run.
  */
 export function priceSelfHosted(
   book: LineBook,
   target: { label: string; server: pl.DataFrame | null; match: (label: string) => boolean },
   price: SelfHostedPrice,
-  window: ResolvedWindow,
+  split: TimeSplit,
   weights: Float64Array,
   source: string,
   warnings: string[],
-): void {
+): GpuTimeSummary {
   const route = target.label;
-  const hours = window.measurement_seconds / 3600;
-  const time = target.server ? replicaTime(target.server, window, target.match) : null;
+  const charged = price.gpu_time === "run";
   const per = `${price.gpus_per_replica} × ${price.gpu_type} per replica`;
+  const gpuLine = (detail: string, replicaSeconds: number, unitPrice = price.gpu_hour) =>
+    book.addSpread(
+      { item: "provider_or_gpu", route, detail, unit: "GPU-hour", unit_price: unitPrice, source },
+      replicaSeconds / 3600 * price.gpus_per_replica,
+      weights,
+    );
+  const share = num(split.share);
+  const outsideTerms = charged
+    ? `share ${share} (window ${num(split.window_seconds)} s of ${num(split.measured_seconds)} measured s)`
+    : `share ${share}, not charged (gpu_time: window)`;
+  const runSeconds = split.run.end_ms / 1000;
+  const time = target.server ? replicaTime(target.server, split, target.match) : null;
+  const summary: GpuTimeSummary = {
+    route,
+    gpu_time: price.gpu_time,
+    basis: "server timeline",
+    run_end_ms: split.run.end_ms,
+    run_end_from: split.run.end_from,
+    window_seconds: split.window_seconds,
+    measured_seconds: split.measured_seconds,
+    outside_seconds: split.outside_seconds,
+    share: split.share,
+    outside_parts: split.outside_parts,
+    replica_seconds: null,
+  };
   if (time && time.rows > 0) {
-    if (time.covered_seconds < 0.95 * window.measurement_seconds) {
+    if (time.covered_seconds < 0.95 * runSeconds) {
       warnings.push(
-        `route ${route}: the server timeline covers ${
-          time.covered_seconds.toFixed(1)
-        } s of the ${window.measurement_seconds} s window; GPU time outside it is not charged`,
+        `route ${route}: the server timeline covers ${time.covered_seconds.toFixed(1)} s of the run's ${
+          num(runSeconds)
+        } s; GPU time outside it is not charged`,
       );
     }
-    const gpuHours = time.replica_seconds / 3600 * price.gpus_per_replica;
-    const detail =
-      `GPU time: (replicas + replicas_warming) × row seconds from the server timeline (${time.rows} rows), ${per}`;
-    book.addSpread(
-      { item: "provider_or_gpu", route, detail, unit: "GPU-hour", unit_price: price.gpu_hour, source },
-      gpuHours,
-      weights,
-    );
+    summary.replica_seconds = { window: time.window, outside: time.outside };
+    for (const [state, what] of STATES) {
+      gpuLine(`GPU time in the window, ${state} (${what}), ${per}`, time.window[state]);
+    }
+    for (const [state, what] of STATES) {
+      const q = time.outside[state] * split.share;
+      if (q > 0) {
+        gpuLine(
+          `GPU time outside every measured stage, ${state} (${what}), ${outsideTerms}, ${per}`,
+          q,
+          charged ? price.gpu_hour : 0,
+        );
+      }
+    }
   } else if (price.fixed_replicas !== null) {
+    summary.basis = "fixed_replicas";
     warnings.push(
-      `route ${route}: no server timeline rows; priced at fixed_replicas = ${price.fixed_replicas} over the window`,
+      `route ${route}: no server timeline rows; priced at fixed_replicas = ${price.fixed_replicas} over the ${
+        charged ? "run" : "window"
+      }`,
     );
-    const detail = `GPU time: fixed_replicas ${price.fixed_replicas} × window hours (no server timeline), ${per}`;
-    const gpuHours = price.fixed_replicas * price.gpus_per_replica * hours;
-    book.addSpread(
-      { item: "provider_or_gpu", route, detail, unit: "GPU-hour", unit_price: price.gpu_hour, source },
-      gpuHours,
-      weights,
-    );
+    const fixed = `fixed_replicas ${price.fixed_replicas} (no server timeline: busy and idle cannot be told apart)`;
+    gpuLine(`GPU time in the window: ${fixed} × window seconds, ${per}`, price.fixed_replicas * split.window_seconds);
+    const q = price.fixed_replicas * split.outside_seconds * split.share;
+    if (q > 0) {
+      gpuLine(
+        `GPU time outside every measured stage: ${fixed}, ${outsideTerms}, ${per}`,
+        q,
+        charged ? price.gpu_hour : 0,
+      );
+    }
   } else {
     throw new InputError(
       `route ${route} is priced self-hosted but the run has no server timeline rows for it; set fixed_replicas in the price sheet`,
     );
   }
+  // Spares and operations run as long as the deployment: over the window, plus the outside share under "run".
+  const paidSeconds = split.window_seconds + (charged ? split.outside_seconds * split.share : 0);
+  const over = charged
+    ? `(window ${num(split.window_seconds)} s + share ${share} of ${num(split.outside_seconds)} s outside it)`
+    : `window hours (gpu_time: window)`;
   if (price.redundancy_replicas > 0) {
-    const detail = `redundancy: ${price.redundancy_replicas} spare replicas × window hours, ${per}`;
-    const gpuHours = price.redundancy_replicas * price.gpus_per_replica * hours;
-    book.addSpread(
-      { item: "provider_or_gpu", route, detail, unit: "GPU-hour", unit_price: price.gpu_hour, source },
-      gpuHours,
-      weights,
+    gpuLine(
+      `redundancy: ${price.redundancy_replicas} spare replicas (idle by design) × ${over}, ${per}`,
+      price.redundancy_replicas * paidSeconds,
     );
   }
   if (price.operations_per_hour > 0) {
-    const detail = "deployment operations × window hours";
     book.addSpread(
-      { item: "allocated_operations", route, detail, unit: "hour", unit_price: price.operations_per_hour, source },
-      hours,
+      {
+        item: "allocated_operations",
+        route,
+        detail: `deployment operations × ${over}`,
+        unit: "hour",
+        unit_price: price.operations_per_hour,
+        source,
+      },
+      paidSeconds / 3600,
       weights,
     );
   }
+  return summary;
 }

@@ -32,7 +32,7 @@ export function loadOverheadSheet(file: string): Promise<OverheadSheet> {
  * import assert from "node:assert/strict";
  * const sheet = { price_sheet_version: 1 as const, name: "s", currency: "USD", as_of: "2026-01-01", source: "x",
  *   notes: "", routes: { "*": { kind: "self_hosted" as const, gpu_type: "A", gpu_hour: 2, gpus_per_replica: 1,
- *   redundancy_replicas: 0, operations_per_hour: 0, fixed_replicas: null } } };
+ *   redundancy_replicas: 0, operations_per_hour: 0, fixed_replicas: null, gpu_time: "run" as const } } };
  * assert.equal(routePrice(sheet, "any").kind, "self_hosted");
  * ```
  */

@@ -10,7 +10,7 @@ import type { SloPolicy } from "../schema/slo.ts";
 import { type CompareResult, compareRoutes } from "./compare.ts";
 import { goodput } from "./goodput.ts";
 import { kneeAnalysis, type KneeReport } from "./knee.ts";
-import { ledger, type LedgerResult } from "./ledger.ts";
+import { type GpuTimeSummary, ledger, type LedgerResult } from "./ledger.ts";
 import type { ProductionLimit } from "./limit.ts";
 import { limitFromKnee } from "./verdicts.ts";
 import type { LoadedRun } from "./loaded_run.ts";
@@ -24,7 +24,8 @@ import type { ShadedPeriod } from "./plots/timeline.ts";
 /**
  * The cost waterfall input of a ledger: one component per ledger item (in
  * the design formula's order, zeros included so an unpriced item shows),
- * the overall accepted tasks, and the sheets and window in the disclosure.
+ * the overall accepted tasks, and the sheets, window and self-hosted GPU
+ * time rule in the disclosure.
  */
 export function ledgerWaterfall(l: LedgerResult): CostWaterfallInput {
   const d = l.disclosure;
@@ -35,8 +36,33 @@ export function ledgerWaterfall(l: LedgerResult): CostWaterfallInput {
     disclosure: `run ${d.run_id}; prices ${l.pricing.price_sheet.name} (as of ${l.pricing.price_sheet.as_of}); ` +
       `overheads ${
         l.pricing.overheads?.name ?? "not priced"
-      }; window ${d.window.description}; n = ${l.overall.offered}`,
+      }; window ${d.window.description}; n = ${l.overall.offered}${gpuTimeNote(l.gpu_time)}`,
   };
+}
+
+/**
+ * How each self-hosted target's time was charged, for a figure's disclosure
+ * ("" when the ledger has none).
+ *
+ * @example
+ * ```ts
+ * import { gpuTimeNote } from "./route_costs.ts";
+ * import assert from "node:assert/strict";
+ * const g = { route: "sh", gpu_time: "run" as const, run_end_ms: 39_000, outside_seconds: 18, share: 1 };
+ * assert.equal(gpuTimeNote([g]), "; sh: GPU time of the whole 39 s run, 18 s outside the measured stages × share 1");
+ * ```
+ */
+export function gpuTimeNote(
+  targets: readonly Pick<GpuTimeSummary, "route" | "gpu_time" | "run_end_ms" | "outside_seconds" | "share">[],
+): string {
+  const n = (v: number) => String(+v.toPrecision(4));
+  return targets.map((g) =>
+    g.gpu_time === "run"
+      ? `; ${g.route}: GPU time of the whole ${n(g.run_end_ms / 1000)} s run, ${
+        n(g.outside_seconds)
+      } s outside the measured stages × share ${n(g.share)}`
+      : `; ${g.route}: GPU time of the window only (gpu_time window)`
+  ).join("");
 }
 
 /**

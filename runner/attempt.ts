@@ -126,8 +126,8 @@ export async function runAttempt(
     itl_max_ms: itl.max,
     streamed: call.stream,
     service_mode: serviceMode,
-    reasoning_tokens: null,
-    cache_write_tokens: null,
+    reasoning_tokens: usage?.reasoning_tokens ?? null,
+    cache_write_tokens: usage?.cache_write_tokens ?? null,
     retry_after_ms: parseRetryAfter(retryAfter),
   };
   return { row, state, failure };
@@ -148,11 +148,12 @@ function classifyBody(
     for (const ev of tail.events) state.feedChunk(ev.data, endMs);
     if (state.malformed) return invalid("malformed_sse");
     if (!state.done && state.finishReason === null) return invalid("stream_incomplete");
-    return null;
+    return state.badUsage ? invalid("bad_usage") : null;
   }
   if (!contentType.includes("json")) return invalid("bad_content_type");
   state.feedBody(new TextDecoder().decode(concat(parts)), endMs);
-  return state.malformed ? invalid("invalid_json") : null;
+  // A usage count that breaks the wire format (runner/usage.ts) would price the answer wrongly: not usable.
+  return state.malformed ? invalid("invalid_json") : state.badUsage ? invalid("bad_usage") : null;
 }
 
 function concat(parts: Uint8Array[]): Uint8Array {

@@ -1,5 +1,8 @@
 import type { WorkloadCase } from "../schema/mod.ts";
 import type { ObservedToolCall } from "./checks/check.ts";
+import { readUsage, type Usage } from "./usage.ts";
+
+export type { Usage };
 
 /** A message of the OpenAI Chat Completions wire format. */
 export type WireMessage =
@@ -11,12 +14,6 @@ export interface WireToolCall {
   id: string;
   type: "function";
   function: { name: string; arguments: string };
-}
-
-export interface Usage {
-  prompt_tokens: number;
-  completion_tokens: number;
-  cached_tokens: number;
 }
 
 /** Builds the JSON body of one Chat Completions call. */
@@ -53,6 +50,8 @@ export class ResponseState {
   text = "";
   finishReason: string | null = null;
   usage: Usage | null = null;
+  /** Set when a usage object cannot be used (see runner/usage.ts); `usage` is then null. */
+  badUsage: string | null = null;
   done = false;
   firstTokenMs: number | null = null;
   lastTokenMs: number | null = null;
@@ -87,7 +86,7 @@ export class ResponseState {
       return;
     }
     this.#learnTemplate(data, chunk);
-    if (chunk.usage) this.usage = readUsage(chunk.usage);
+    if (chunk.usage != null) this.#takeUsage(chunk.usage);
     const choice = chunk.choices?.[0];
     if (!choice) return;
     const delta = choice.delta ?? {};
@@ -121,7 +120,7 @@ export class ResponseState {
     this.text = typeof choice.message.content === "string" ? choice.message.content : "";
     for (const [i, tc] of (choice.message.tool_calls ?? []).entries()) this.#mergeCall({ index: i, ...tc });
     this.finishReason = choice.finish_reason ?? null;
-    if (parsed.usage) this.usage = readUsage(parsed.usage);
+    if (parsed?.usage != null) this.#takeUsage(parsed.usage);
     this.firstTokenMs = this.lastTokenMs = tMs;
     this.done = true;
   }
@@ -180,6 +179,16 @@ export class ResponseState {
     this.#suffix = data.slice(at + marker.length - 1);
   }
 
+  #takeUsage(u: unknown): void {
+    const r = readUsage(u);
+    if (r.ok) {
+      if (this.badUsage === null) this.usage = r.usage;
+      return;
+    }
+    this.usage = null;
+    this.badUsage ??= r.problem;
+  }
+
   #tokenAt(tMs: number): void {
     if (this.firstTokenMs === null) this.firstTokenMs = tMs;
     else this.#gaps.push(tMs - this.lastTokenMs!);
@@ -206,30 +215,16 @@ interface ToolCallDelta {
 }
 interface ChunkShape {
   error?: unknown;
-  usage?: UsageShape;
+  usage?: unknown;
   choices?: { delta?: { content?: unknown; tool_calls?: ToolCallDelta[] }; finish_reason?: string | null }[];
 }
 interface BodyShape {
-  usage?: UsageShape;
+  usage?: unknown;
   choices?: {
     message?: { content?: unknown; tool_calls?: ToolCallDelta[] };
     finish_reason?: string | null;
   }[];
 }
-interface UsageShape {
-  prompt_tokens?: number;
-  completion_tokens?: number;
-  prompt_tokens_details?: { cached_tokens?: number } | null;
-}
-
-function readUsage(u: UsageShape): Usage {
-  return {
-    prompt_tokens: u.prompt_tokens ?? 0,
-    completion_tokens: u.completion_tokens ?? 0,
-    cached_tokens: u.prompt_tokens_details?.cached_tokens ?? 0,
-  };
-}
-
 function parseArgs(raw: string): Record<string, unknown> | undefined {
   try {
     const v = JSON.parse(raw);

@@ -13,6 +13,7 @@ import { applicableGates, evaluateChecks, failureDetail, notEvaluated } from "./
 import { attemptWithFallback, type FallbackContext, type RoundResult } from "./fallback.ts";
 import { chatBody, type WireMessage } from "./openai.ts";
 import { countTokens } from "./tokens.ts";
+import { sumReported } from "./usage.ts";
 
 export type { FlowRoute, FlowRouter } from "./fallback.ts";
 
@@ -125,6 +126,9 @@ export async function executeRequest(
     row.cached_input_tokens += a.cached_input_tokens;
     row.output_tokens += a.output_tokens;
   }
+  // Reasoning and cache writes are billed on every attempt that reported them, so the row sums all of them.
+  row.reasoning_tokens = sumReported(attemptRows, "reasoning_tokens");
+  row.cache_write_tokens = sumReported(attemptRows, "cache_write_tokens");
   finishRow(ctx, row, c, last, allCalls, maxTokens);
   for (const a of attemptRows) ctx.sinks.attempts.append(a);
   ctx.sinks.requests.append(row);

@@ -24,6 +24,10 @@ export const ContextTier = z.object({
   /** null: the tier's input price. */
   cached_input_per_mtok: usd.nullable().default(null),
   output_per_mtok: usd,
+  /** Reasoning tokens in this tier (null: the tier's output price). */
+  reasoning_per_mtok: usd.nullable().default(null),
+  /** Prompt-cache writes in this tier (null: the tier's input price). */
+  cache_write_per_mtok: usd.nullable().default(null),
 }).strict();
 export type ContextTier = z.infer<typeof ContextTier>;
 
@@ -47,13 +51,24 @@ export const HostedPrice = z.object({
   /** What was priced (informational; the ledger warns when the log's model differs). */
   provider: z.string().nullable().default(null),
   model: z.string().nullable().default(null),
-  /** Uncached input: input_tokens − cached_input_tokens (OpenAI usage counts cached tokens inside prompt_tokens). */
+  /**
+   * Uncached input: input_tokens − cached_input_tokens (OpenAI usage counts cached tokens inside prompt_tokens), minus
+   * cache_write_tokens when cache_write_per_mtok prices them.
+   */
   input_per_mtok: usd,
   /** null: cached input is billed at the input price. */
   cached_input_per_mtok: usd.nullable().default(null),
   output_per_mtok: usd,
-  /** Reasoning tokens, when billed apart from output (null: billed as output). */
+  /**
+   * Reasoning tokens (attempts' reasoning_tokens, which are part of output_tokens) at this price instead of
+   * output_per_mtok: output − reasoning at the output price, reasoning at this one, never both. null: billed as output.
+   */
   reasoning_per_mtok: usd.nullable().default(null),
+  /**
+   * Prompt-cache writes (attempts' cache_write_tokens, which are part of input_tokens) at this price instead of
+   * input_per_mtok. null: billed as uncached input.
+   */
+  cache_write_per_mtok: usd.nullable().default(null),
   /** A fee per charged attempt. @default 0 */
   per_request: usd.default(0),
   /** Higher prices above a context length; the highest threshold below the attempt's input applies. */
@@ -87,12 +102,19 @@ export const SelfHostedPrice = z.object({
   gpu_type: z.string().min(1),
   gpu_hour: usd,
   gpus_per_replica: z.number().int().positive(),
-  /** Spare replicas kept running (paid for over the whole window) beyond what the timeline shows. @default 0 */
+  /** Spare replicas kept running beyond what the timeline shows, paid for over the time `gpu_time` charges. @default 0 */
   redundancy_replicas: z.number().int().nonnegative().default(0),
-  /** Operating the deployment (on-call, cluster), per hour of the window. @default 0 */
+  /** Operating the deployment (on-call, cluster), per hour of the time `gpu_time` charges. @default 0 */
   operations_per_hour: usd.default(0),
   /** Replicas to assume when the run has no server timeline (null: a timeline is required). */
   fixed_replicas: z.number().int().positive().nullable().default(null),
+  /**
+   * Which replica time a ledger charges. `run`: the whole run's, from its start to its end (warm-up, drain, pauses,
+   * idle and warming replicas included): time outside every measured stage is allocated to the measured stages in
+   * proportion to their seconds. `window`: only the window's rows (a deployment shared and always on, whose warm-up
+   * and drain time other work pays for); the rest is listed at price 0. @default "run"
+   */
+  gpu_time: z.enum(["run", "window"]).default("run"),
   source: source.optional(),
   as_of: z.iso.date().optional(),
 }).strict();

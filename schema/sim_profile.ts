@@ -24,6 +24,13 @@ export const SimEngine = z.object({
   default_max_tokens: z.number().int().positive().default(1024),
   /** Later tool rounds reuse the cached prefix: those tokens skip prefill and are reported as cached. @default true */
   prefix_caching: z.boolean().default(true),
+  /**
+   * Reports the prompt tokens each prefill writes to the prefix cache (prompt − cached with prefix_caching, else 0)
+   * under this usage field, as an OpenAI-compatible proxy passes them: `cache_write_tokens` in prompt_tokens_details
+   * (OpenRouter) or `cache_creation_input_tokens` at the top of usage (Anthropic's name, as LiteLLM passes it).
+   * @default "none" (not reported, as OpenAI)
+   */
+  cache_write_field: z.enum(["none", "cache_write_tokens", "cache_creation_input_tokens"]).default("none"),
 }).strict();
 export type SimEngine = z.infer<typeof SimEngine>;
 
@@ -105,7 +112,7 @@ export const SimRateLimits = z.object({
 }).strict();
 export type SimRateLimits = z.infer<typeof SimRateLimits>;
 
-/** How often the simulated model is right, per class. */
+/** How the simulated model answers, per class: how often it is right, and how long it reasons first. */
 export const SimBehaviourRates = z.object({
   /** Prose and JSON cases: the reference answer (else another case's answer). @default 0.95 */
   accuracy: rate.default(0.95),
@@ -115,6 +122,13 @@ export const SimBehaviourRates = z.object({
   json_validity: rate.default(0.98),
   /** Tool cases: each expected call made as permitted (else a forbidden tool or argument). @default 0.95 */
   tool_accuracy: rate.default(0.95),
+  /**
+   * Hidden reasoning tokens decoded before each answer: one decode step each, nothing streamed, counted in
+   * completion_tokens and against max_tokens, and reported as completion_tokens_details.reasoning_tokens. When any
+   * class has some, the profile is a reasoning model and every answer reports the count (0 included); otherwise none
+   * does. @default 0
+   */
+  reasoning_tokens: z.number().int().nonnegative().max(100_000).default(0),
 }).strict();
 export type SimBehaviourRates = z.infer<typeof SimBehaviourRates>;
 

@@ -6,6 +6,7 @@
  * @module
  */
 import { ReportExtras } from "../analysis/plots/extras.ts";
+import { gpuTimeNote } from "../analysis/route_costs.ts";
 
 // The parts of the CLIs' JSON that the extras use (the CLIs print more).
 interface KneeJson {
@@ -26,6 +27,7 @@ interface LedgerJson {
   pricing: { price_sheet: { name: string; as_of: string }; overheads: { name: string } | null };
   disclosure: { run_id: string; denominator: string; window: { description: string } };
   overall: { accepted: number; cost: Record<string, number>; cost_per_accepted_task: number | null };
+  gpu_time: Parameters<typeof gpuTimeNote>[0];
 }
 interface CompareJson {
   slo_file: string;
@@ -66,7 +68,7 @@ export function demoReportExtras(knee: KneeJson, ledger: LedgerJson, compare: Co
       accepted_tasks: ledger.overall.accepted,
       disclosure: `run ${ledger.disclosure.run_id} priced with ${lp.price_sheet.name} (as of ${lp.price_sheet.as_of})` +
         ` + overheads ${lp.overheads?.name ?? "none"}; denominator ${ledger.disclosure.denominator}; window: ` +
-        ledger.disclosure.window.description,
+        ledger.disclosure.window.description + gpuTimeNote(ledger.gpu_time),
     },
     routes: {
       currency,

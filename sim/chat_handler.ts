@@ -3,7 +3,7 @@ import { parseChatRequest } from "./chat_request.ts";
 import type { Engine } from "./engine.ts";
 import { degradedModeAt, shortened } from "./degraded_mode.ts";
 import type { IntakeSwitch } from "./intake.ts";
-import { ChunkFormat, errorResponse, usage } from "./openai_format.ts";
+import { ChunkFormat, errorResponse, usage, type UsageDetails } from "./openai_format.ts";
 import type { RateLimiter, RateLimitRefusal } from "./rate_limiter.ts";
 import type { Answer, Responder } from "./responder.ts";
 import type { SimSequence } from "./sequence.ts";
@@ -120,9 +120,13 @@ function serve(
   const callId = `call_sim_${n}`;
   const created = Math.floor(Date.now() / 1000);
   const out = answer.output;
-  const outputTokens = Math.min(out.pieces.length, cap);
-  const finish = out.pieces.length > cap ? "length" : answer.finishReason;
-  const u = usage(answer.promptTokens, outputTokens, answer.cachedTokens);
+  // Hidden reasoning is decoded first and counts against max_tokens; only the rest is visible.
+  const planned = (answer.reasoningTokens ?? 0) + out.pieces.length;
+  const outputTokens = Math.min(planned, cap);
+  const hidden = Math.min(answer.reasoningTokens ?? 0, outputTokens);
+  const visible = outputTokens - hidden;
+  const finish = planned > cap ? "length" : answer.finishReason;
+  const u = usage(answer.promptTokens, outputTokens, answer.cachedTokens, usageDetails(ctx.profile, answer, hidden));
   const headers = {
     "x-request-id": id,
     "x-sim-case-id": answer.caseId ?? "",
@@ -132,7 +136,9 @@ function serve(
   const fmt = new ChunkFormat(id, model, created);
   const tail = fmt.finish(finish) + (includeUsage ? fmt.usage(u) : "") + ChunkFormat.DONE;
   const nameTokens = out.kind === "tool_call" ? out.nameTokens : 0;
-  const tokenLine = (i: number): string => {
+  const tokenLine = (step: number): string => {
+    const i = step - hidden;
+    if (i < 0) return "";
     if (out.kind === "text") return fmt.content(out.pieces[i]!);
     if (i === 0) return fmt.toolCallStart(callId, out.name);
     return i < nameTokens ? "" : fmt.toolCallArguments(out.pieces[i]!);
@@ -204,7 +210,7 @@ function serve(
         if (outputTokens === 0) write(tail, true);
         return;
       }
-      resolve(Response.json(completion(id, created, model, answer, outputTokens, finish, callId, u), { headers }));
+      resolve(Response.json(completion(id, created, model, answer, visible, finish, callId, u), { headers }));
     },
     onShed(reason) {
       resolve(shedResponse(ctx.profile, reason === "queue_full" ? "queue is full" : "waited too long in the queue"));
@@ -247,11 +253,22 @@ function rateLimitResponse(r: RateLimitRefusal, tokens: number): Response {
   return errorResponse(429, message, { type: r.kind, code: "rate_limit_exceeded", headers });
 }
 
+/** The usage counts beyond prompt, completion and cached tokens that the profile reports. */
+function usageDetails(profile: SimProfile, answer: Answer, reasoning: number): UsageDetails {
+  const field = profile.engine.cache_write_field;
+  const written = profile.engine.prefix_caching ? answer.promptTokens - answer.cachedTokens : 0;
+  return {
+    ...(answer.reasoningTokens === null ? {} : { reasoning }),
+    ...(field === "none" ? {} : { cacheWrite: { field, tokens: written } }),
+  };
+}
+
 function completion(
   id: string,
   created: number,
   model: string,
   answer: Answer,
+  /** Visible tokens (hidden reasoning excluded). */
   outputTokens: number,
   finish: string,
   callId: string,

@@ -3,17 +3,45 @@ export interface Usage {
   prompt_tokens: number;
   completion_tokens: number;
   total_tokens: number;
-  prompt_tokens_details: { cached_tokens: number };
+  prompt_tokens_details: { cached_tokens: number; cache_write_tokens?: number };
+  completion_tokens_details?: { reasoning_tokens: number };
+  /** Anthropic's name for prompt-cache writes, as LiteLLM passes it at the top of usage. */
+  cache_creation_input_tokens?: number;
 }
 
-/** Builds a `usage` object. */
-export function usage(prompt: number, completion: number, cached: number): Usage {
-  return {
+/** Counts a completion reports beyond prompt, completion and cached tokens (absent: not reported). */
+export interface UsageDetails {
+  /** Part of completion tokens. */
+  reasoning?: number;
+  /** Part of prompt tokens, under the field the profile names. */
+  cacheWrite?: { field: "cache_write_tokens" | "cache_creation_input_tokens"; tokens: number };
+}
+
+/**
+ * Builds a `usage` object.
+ *
+ * @example Reasoning tokens inside completion tokens, cache writes in prompt_tokens_details
+ * ```ts
+ * import { usage } from "./openai_format.ts";
+ * import assert from "node:assert/strict";
+ * const u = usage(100, 40, 20, { reasoning: 30, cacheWrite: { field: "cache_write_tokens", tokens: 80 } });
+ * assert.deepEqual(u.completion_tokens_details, { reasoning_tokens: 30 });
+ * assert.deepEqual(u.prompt_tokens_details, { cached_tokens: 20, cache_write_tokens: 80 });
+ * assert.equal(u.total_tokens, 140);
+ * ```
+ */
+export function usage(prompt: number, completion: number, cached: number, details: UsageDetails = {}): Usage {
+  const u: Usage = {
     prompt_tokens: prompt,
     completion_tokens: completion,
     total_tokens: prompt + completion,
     prompt_tokens_details: { cached_tokens: cached },
   };
+  if (details.reasoning !== undefined) u.completion_tokens_details = { reasoning_tokens: details.reasoning };
+  const w = details.cacheWrite;
+  if (w?.field === "cache_write_tokens") u.prompt_tokens_details.cache_write_tokens = w.tokens;
+  if (w?.field === "cache_creation_input_tokens") u.cache_creation_input_tokens = w.tokens;
+  return u;
 }
 
 /**

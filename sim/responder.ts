@@ -30,6 +30,8 @@ export interface Answer {
   promptTokens: number;
   /** Prompt tokens served from the prefix cache (later tool rounds). */
   cachedTokens: number;
+  /** Hidden reasoning tokens decoded before the answer; null when the profile is not a reasoning model (not reported). */
+  reasoningTokens: number | null;
 }
 
 export interface RespondOptions {
@@ -71,9 +73,14 @@ export class Responder {
   readonly #behaviour: SimProfile["behaviour"];
   readonly #tok: SimTokenizer;
   readonly #filler = new Map<number, PlannedOutput>();
+  /** Some class reasons: every answer reports its reasoning tokens. */
+  readonly #reasoningModel: boolean;
 
   constructor(workload: Workload | undefined, behaviour: SimProfile["behaviour"], tok: SimTokenizer) {
     this.#behaviour = behaviour;
+    this.#reasoningModel = [behaviour.default, ...Object.values(behaviour.classes)].some((r) =>
+      (r.reasoning_tokens ?? 0) > 0
+    );
     this.#tok = tok;
     const cases = workload?.cases ?? [];
     for (const c of cases) {
@@ -110,9 +117,10 @@ export class Responder {
     const cachedTokens = options.prefixCaching && lastAssistant >= 0
       ? c.input_tokens + count(later.slice(0, lastAssistant + 1))
       : 0;
-    const base = { caseId: c.case_id, round, promptTokens, cachedTokens, brokenJson: false };
-
     const rates = this.rates(c.class);
+    const reasoningTokens = this.#reasoningModel ? rates.reasoning_tokens : null;
+    const base = { caseId: c.case_id, round, promptTokens, cachedTokens, reasoningTokens, brokenJson: false };
+
     const deg = this.#behaviour.degraded;
     const factor = options.degraded && deg.enabled ? deg.accuracy_factor : 1;
     if (round < c.tool_calls_expected.length) {
@@ -153,6 +161,7 @@ export class Responder {
       brokenJson: false,
       promptTokens: messages.reduce((s, m) => s + this.#tok.count(m.content + m.toolCallText), 0),
       cachedTokens: 0,
+      reasoningTokens: this.#reasoningModel ? this.#behaviour.default.reasoning_tokens : null,
     };
   }
 }

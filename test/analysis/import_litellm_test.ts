@@ -34,14 +34,36 @@ Deno.test("importLitellm() reads the real LiteLLM snapshot's field names", async
     assert.deepEqual(p.context_tiers, []);
   });
 
-  await t.step("claude-sonnet-4-5: the price above 200k input tokens", () => {
-    // input 3e-06 → 6e-06, cache read 3e-07 → 6e-07, output 1.5e-05 → 2.25e-05 above 200k tokens.
+  await t.step("claude-sonnet-4-5: cache writes, and the prices above 200k input tokens", () => {
+    // input 3e-06 → 6e-06, cache read 3e-07 → 6e-07, output 1.5e-05 → 2.25e-05 above 200k tokens;
+    // cache_creation_input_token_cost 3.75e-06 → 7.5e-06 above 200k. No reasoning price: null (billed as output).
     const p = only("claude-sonnet-4-5");
     assert.deepEqual([p.input_per_mtok, p.cached_input_per_mtok, p.output_per_mtok], [3, 0.3, 15]);
+    assert.deepEqual([p.cache_write_per_mtok, p.reasoning_per_mtok], [3.75, null]);
     assert.deepEqual(p.context_tiers, [
-      { above_input_tokens: 200_000, input_per_mtok: 6, cached_input_per_mtok: 0.6, output_per_mtok: 22.5 },
+      {
+        above_input_tokens: 200_000,
+        input_per_mtok: 6,
+        cached_input_per_mtok: 0.6,
+        output_per_mtok: 22.5,
+        reasoning_per_mtok: null,
+        cache_write_per_mtok: 7.5,
+      },
     ]);
     assert.equal(p.batch_discount, null);
+    // 1-hour cache writes cannot be told from 5-minute ones in the log: listed as not used.
+    const notes = importLitellm(map, "claude-sonnet-4-5", opts).notes;
+    assert.match(
+      notes,
+      /Fields used: [^.]*cache_creation_input_token_cost, cache_creation_input_token_cost_above_200k_tokens/,
+    );
+    assert.match(notes, /not used [^:]*: cache_creation_input_token_cost_above_1hr, /);
+  });
+
+  await t.step("a reasoning price apart from output (dashscope/qwen-plus-2025-07-14)", () => {
+    // output_cost_per_token 1.2e-06, output_cost_per_reasoning_token 4e-06.
+    const p = only("dashscope/qwen-plus-2025-07-14");
+    assert.deepEqual([p.output_per_mtok, p.reasoning_per_mtok, p.cache_write_per_mtok], [1.2, 4, null]);
   });
 
   await t.step("tiered_pricing ranges (dashscope/qwen-flash)", () => {
@@ -49,7 +71,14 @@ Deno.test("importLitellm() reads the real LiteLLM snapshot's field names", async
     const p = only("dashscope/qwen-flash");
     assert.deepEqual([p.input_per_mtok, p.output_per_mtok], [0.05, 0.4]);
     assert.deepEqual(p.context_tiers, [
-      { above_input_tokens: 256_000, input_per_mtok: 0.25, cached_input_per_mtok: null, output_per_mtok: 2 },
+      {
+        above_input_tokens: 256_000,
+        input_per_mtok: 0.25,
+        cached_input_per_mtok: null,
+        output_per_mtok: 2,
+        reasoning_per_mtok: null,
+        cache_write_per_mtok: null,
+      },
     ]);
   });
 

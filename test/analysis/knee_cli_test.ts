@@ -104,7 +104,7 @@ Deno.test("knee CLI --prices adds the ledger's cost per accepted task; bad sheet
       const values = j.levels.map((l: { signals: Record<string, { value: number | null }> }) =>
         l.signals.cost_per_accepted!.value
       );
-      const want = [0.13 / 40, 0.228 / 78, 0.654 / 144, null];
+      const want = [0.13375 / 40, 0.23175 / 78, 0.65775 / 144, null];
       values.forEach((v: number | null, i: number) => {
         if (want[i] === null) assert.equal(v, null);
         else assert.ok(Math.abs(v! - want[i]!) < 1e-12, `level ${i}: ${v}`);
@@ -118,8 +118,9 @@ Deno.test("knee CLI --prices adds the ledger's cost per accepted task; bad sheet
   await t.step("text: a cost_per_accepted row and the unit-cost line naming the sheets", async () => {
     const r = await runCli(CLI, [run, "--slo", slo, "--prices", prices]);
     assert.equal(r.code, 0, r.stderr);
-    // Without overheads: GPU (1, 2, 16 replicas) + 1 spare, 0.02 each per 20 s: 0.04/40, 0.06/78, 0.34/144.
-    assert.match(r.stdout, /cost_per_accepted\s+↑ worse\s+20 %\s+0\.001\s+0\.0007692\s+0\.002361 !\s+-/);
+    // Without overheads: GPU (1, 2, 16 replicas) 0.02 per replica per 20 s + 1 spare over 20 s + a quarter of the
+    // 15 s of warm-up and drain (0.02375): 0.04375/40, 0.06375/78, 0.34375/144.
+    assert.match(r.stdout, /cost_per_accepted\s+↑ worse\s+20 %\s+0\.001094\s+0\.0008173\s+0\.002387 !\s+-/);
     assert.match(r.stdout, /unit cost: cost_per_accepted \(price sheet sweep-prices \(as of 2026-01-01\)\): USD/);
   });
   await t.step("without --prices: no cost row, and the output says tokens stand for unit cost", async () => {

@@ -155,6 +155,7 @@ export const SWEEP_PRICES: PriceSheet = {
       redundancy_replicas: 1,
       operations_per_hour: 0,
       fixed_replicas: null,
+      gpu_time: "run",
     },
   },
 };

@@ -2,7 +2,15 @@ import assert from "node:assert/strict";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { runCli } from "../support/run_cli.ts";
-import { LEDGER_POLICY, overheadsA, sheetA, writeLedgerRun } from "./ledger_fixture.ts";
+import {
+  GPU_POLICY,
+  LEDGER_POLICY,
+  overheadsA,
+  selfSheet,
+  sheetA,
+  writeGpuRun,
+  writeLedgerRun,
+} from "./ledger_fixture.ts";
 
 const ROOT = fileURLToPath(new URL("../../", import.meta.url));
 const CLI = join(ROOT, "analysis/cli/ledger.ts");
@@ -38,6 +46,24 @@ Deno.test("ledger CLI prints and emits the hand-worked ledger; bad input exits 2
     assert.equal(j.disclosure.denominator, "offered");
     assert.ok(Math.abs(j.overall.total - 0.0129) < 1e-12);
     assert.equal(j.files.prices, prices);
+  });
+
+  await t.step("text: a self-hosted route's paid time, its idle line, and a bad gpu_time named", async () => {
+    const gpu = writeGpuRun();
+    const self = file("self.json", selfSheet());
+    const slo2 = file("slo2.json", GPU_POLICY);
+    const r = await runCli(CLI, [gpu, "--prices", self, "--slo", slo2]);
+    assert.equal(r.code, 0, r.stderr);
+    // The hand-worked figures of ledger_selfhosted_test.ts.
+    assert.match(
+      r.stdout,
+      /GPU time of hosted \(gpu_time run, from the server timeline\): run 0–26000 ms \(end: run\.json result\.ended_ms\); window 10 s of 10 measured s; outside every measured stage 16 s \(warm \(warmup\), drain \(drain\), after the last stage\), share 1 charged here; replica-seconds in the window busy 7, idle 13, warming 2; outside busy 2, idle 16, warming 4/,
+    );
+    assert.match(r.stdout, /GPU time in the window, idle \(max\(replicas − running, 0\)[^\n]* 0\.026 /);
+    const bad = file("badgpu.json", selfSheet({ gpu_time: "always" as never }));
+    const e = await runCli(CLI, [gpu, "--prices", bad, "--slo", slo2]);
+    assert.equal(e.code, 2);
+    assert.match(e.stderr, new RegExp(`${bad}: routes\\.hosted\\.gpu_time: `));
   });
 
   await t.step("input errors", async () => {

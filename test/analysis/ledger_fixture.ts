@@ -1,6 +1,6 @@
 import { join } from "node:path";
 import type { Stage } from "../../schema/plan.ts";
-import type { OverheadSheet, PriceSheet } from "../../schema/prices.ts";
+import type { OverheadSheet, PriceSheet, SelfHostedPrice } from "../../schema/prices.ts";
 import type { SloPolicy } from "../../schema/slo.ts";
 import { type AttemptRow, COLUMNS, type RequestRow } from "../../schema/events.ts";
 import { att, makeManifest, overheadSheet, req, type RunTables, sha256, writeManifest, writeRun } from "./_fixture.ts";
@@ -130,6 +130,7 @@ export function hosted(
     cached_input_per_mtok: cached,
     output_per_mtok: output,
     reasoning_per_mtok: null,
+    cache_write_per_mtok: null,
     per_request: 0,
     context_tiers: [],
     service_tier: "standard",
@@ -169,7 +170,7 @@ export function writeLedgerRun(tables: RunTables = ledgerTables()): string {
 /** Adds server.csv (every contract column; `route` only where the contract has it) and updates run.json's hashes. */
 export function addServer(
   dir: string,
-  rows: { t_ms: number; replicas: number; replicas_warming: number; route: string }[],
+  rows: { t_ms: number; replicas: number; replicas_warming: number; route: string; running?: number }[],
 ): void {
   const cols = COLUMNS.server as readonly string[];
   const text = cols.join(",") + "\n" +
@@ -179,4 +180,85 @@ export function addServer(
   const manifest = JSON.parse(Deno.readTextFileSync(join(dir, "run.json")));
   manifest.files["server.csv"] = sha256(join(dir, "server.csv"));
   writeManifest(dir, manifest);
+}
+
+/** The hand-worked run with a warm-up, a drain and a tail: warm 0–10 s, steady 10–20 s, drain 20–25 s, ended at 26 s. */
+export const GPU_STAGES: Stage[] = [
+  ...LEDGER_STAGES,
+  { name: "drain", kind: "drain", start_ms: 20_000, end_ms: 25_000, offered_rps: 0 },
+];
+
+/** The ledger policy measuring the steady stage only (warm-up and drain excluded). */
+export const GPU_POLICY: SloPolicy = { ...LEDGER_POLICY, window: { exclude_stage_kinds: ["warmup", "drain"] } };
+
+/** Route hosted self-hosted: 2 GPUs per replica at 3.6 per GPU-hour (0.002 per replica-second), 1 spare, 7.2 / h ops. */
+export const SELF: SelfHostedPrice = {
+  kind: "self_hosted",
+  gpu_type: "TEST-GPU",
+  gpu_hour: 3.6,
+  gpus_per_replica: 2,
+  redundancy_replicas: 1,
+  operations_per_hour: 7.2,
+  fixed_replicas: null,
+  gpu_time: "run",
+};
+
+/** Sheet A with route hosted self-hosted (`over` changes its price); backup stays hosted. */
+export function selfSheet(over: Partial<SelfHostedPrice> = {}): PriceSheet {
+  return sheetA({ routes: { hosted: { ...SELF, ...over }, backup: sheetA().routes.backup! } });
+}
+
+/**
+ * Server rows of route hosted, one per second at t = 1..26 s (each covers the second before it), as
+ * [t_s, replicas, running, replicas_warming]:
+ * - warm-up (t 1–9 s, outside the window): a replica loads for 4 s (warming 1), then serves; one sequence at 5 s.
+ * - steady (t 10–19 s, the window): 2 replicas; a third loads at 12–13 s.
+ * - drain (t 20–25 s) and the tail after the last stage (t 26 s, before ended_ms): outside the window.
+ * Route backup's rows (9 replicas each second) belong to no self-hosted target.
+ */
+export const GPU_ROWS: [number, number, number, number][] = [
+  [1, 0, 0, 1],
+  [2, 0, 0, 1],
+  [3, 0, 0, 1],
+  [4, 0, 0, 1],
+  [5, 1, 1, 0],
+  [6, 1, 0, 0],
+  [7, 1, 0, 0],
+  [8, 1, 0, 0],
+  [9, 1, 0, 0],
+  [10, 2, 0, 0],
+  [11, 2, 1, 0],
+  [12, 2, 3, 1],
+  [13, 2, 1, 1],
+  [14, 2, 1, 0],
+  [15, 2, 0, 0],
+  [16, 2, 2, 0],
+  [17, 2, 0, 0],
+  [18, 2, 0, 0],
+  [19, 2, 0, 0],
+  [20, 2, 1, 0],
+  [21, 2, 0, 0],
+  [22, 2, 0, 0],
+  [23, 2, 0, 0],
+  [24, 2, 0, 0],
+  [25, 2, 0, 0],
+  [26, 1, 0, 0],
+];
+
+/** Writes the hand-worked run with GPU_STAGES, run.json result.ended_ms = 26 000 and the GPU_ROWS timeline. */
+export function writeGpuRun(): string {
+  const manifest = makeManifest(GPU_STAGES);
+  manifest.result = { ...manifest.result, ended_ms: 26_000 };
+  const dir = writeRun(join(Deno.makeTempDirSync(), "run"), manifest, ledgerTables());
+  addServer(dir, [
+    ...GPU_ROWS.map(([t, replicas, running, replicas_warming]) => ({
+      t_ms: t * 1000,
+      route: "hosted",
+      replicas,
+      running,
+      replicas_warming,
+    })),
+    ...GPU_ROWS.map(([t]) => ({ t_ms: t * 1000, route: "backup", replicas: 9, running: 9, replicas_warming: 0 })),
+  ]);
+  return dir;
 }

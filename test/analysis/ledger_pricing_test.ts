@@ -80,7 +80,14 @@ Deno.test("ledger() pricing rules on the hand-worked run", async (t) => {
       service_tier: "batch",
       batch_discount: 0.5,
       // a1, a2 (1000 input tokens each) are above 900: 10 / 5 / 40 per Mtok, then halved by the batch tier.
-      context_tiers: [{ above_input_tokens: 900, input_per_mtok: 10, cached_input_per_mtok: 5, output_per_mtok: 40 }],
+      context_tiers: [{
+        above_input_tokens: 900,
+        input_per_mtok: 10,
+        cached_input_per_mtok: 5,
+        output_per_mtok: 40,
+        reasoning_per_mtok: null,
+        cache_write_per_mtok: null,
+      }],
     };
     const r = ledger(run, LEDGER_POLICY, sheetA({ routes: { ...sheetA().routes, hosted: tiered } }));
     const line = r.lines.find((l) =>

@@ -2,102 +2,146 @@ import assert from "node:assert/strict";
 import pl from "nodejs-polars";
 import { ledger } from "../../analysis/ledger.ts";
 import { loadRun } from "../../analysis/load_run.ts";
-import { resolveWindow } from "../../analysis/policy.ts";
-import { replicaTime } from "../../analysis/price_gpu.ts";
+import type { LedgerLine } from "../../analysis/price_lines.ts";
+import { ledgerWaterfall } from "../../analysis/route_costs.ts";
 import { COLUMNS } from "../../schema/events.ts";
-import type { SelfHostedPrice } from "../../schema/prices.ts";
-import { addServer, hosted, LEDGER_POLICY, LEDGER_STAGES, sheetA, writeLedgerRun } from "./ledger_fixture.ts";
+import type { SloPolicy } from "../../schema/slo.ts";
+import { GPU_POLICY, selfSheet, writeGpuRun } from "./ledger_fixture.ts";
 
-const close = (a: number | null, b: number, what: string) =>
-  assert.ok(a !== null && Math.abs(a - b) < 1e-12, `${what}: ${a} ≠ ${b}`);
+const close = (a: number | null | undefined, b: number, what: string) =>
+  assert.ok(a != null && Math.abs(a - b) < 1e-12, `${what}: ${a} ≠ ${b}`);
 
-const window = resolveWindow(LEDGER_STAGES, LEDGER_POLICY.window);
-
-Deno.test("replicaTime() pays idle and warming replicas for each row's real length", () => {
-  const server = pl.DataFrame({
-    t_ms: [9_000, 10_000, 11_000, 12_000, 15_000, 16_000, 12_000],
-    route: ["self", "self", "self", "self", "self", "self", "other"],
-    replicas: [5, 1, 1, 2, 2, 1, 9],
-    replicas_warming: [0, 0, 1, 0, 0, 0, 0],
-  });
-  const t = replicaTime(server, window, (l) => l === "self");
-  // Window [10000, 20000): rows 10000..16000. Gaps 1, 1, 1, 3 (a stall: one longer row), 1 s.
-  // 1×1 + (1+1)×1 + 2×1 + 2×3 + 1×1 = 12 replica-seconds over 7 s; the 9000 row and route "other" are out.
-  assert.deepEqual(t, { replica_seconds: 12, covered_seconds: 7, rows: 5 });
-  // First row of a label: the median gap (1 s here) since nothing precedes it.
-  const first = replicaTime(server.filter(pl.col("t_ms").gtEq(10_000)), window, (l) => l === "self");
-  assert.equal(first.replica_seconds, 12);
-});
-
-const SELF: SelfHostedPrice = {
-  kind: "self_hosted",
-  gpu_type: "TEST-GPU",
-  gpu_hour: 3.6,
-  gpus_per_replica: 2,
-  redundancy_replicas: 1,
-  operations_per_hour: 7.2,
-  fixed_replicas: null,
+const amount = (lines: LedgerLine[], detail: RegExp) => {
+  const hit = lines.filter((l) => l.route === "hosted" && detail.test(l.detail));
+  assert.equal(hit.length, 1, `one line ${detail}, got ${hit.length}: ${lines.map((l) => l.detail).join(" | ")}`);
+  return hit[0]!;
 };
 
-Deno.test("ledger() prices a self-hosted route from its own rows of the server timeline", async (t) => {
-  assert.ok((COLUMNS.server as readonly string[]).includes("route"), "the server table has a route column");
-  const dir = writeLedgerRun();
-  const rows = [];
-  for (let s = 9; s < 20; s++) {
-    rows.push({ t_ms: s * 1000, route: "hosted", replicas: s === 9 ? 5 : 1, replicas_warming: s === 12 ? 1 : 0 });
-    rows.push({ t_ms: s * 1000, route: "backup", replicas: 7, replicas_warming: 0 });
-  }
-  addServer(dir, rows);
-  const run = await loadRun(dir, { onWarning: () => {} });
-  const sheet = sheetA({
-    routes: { hosted: SELF, backup: hosted(2, null, 8, { rejected: false, failed: false, cancelled: false }) },
-  });
-  const r = ledger(run, LEDGER_POLICY, sheet);
+/*
+ * The hand-worked self-hosted run (ledger_fixture.ts GPU_ROWS): route hosted is self-hosted at 2 GPUs per replica
+ * × 3.6 per GPU-hour = 0.002 per replica-second; 1 spare replica; operations 7.2 / h = 0.002 per second.
+ * The run lasts 26 s (run.json result.ended_ms); the window is the steady stage, 10–20 s; outside every measured stage:
+ * warm 0–10 s, drain 20–25 s and the tail 25–26 s = 16 s. Each row covers 1 s.
+ *
+ * replica-seconds                       busy = min(running, replicas)   idle = max(replicas − running, 0)   warming
+ * window  (t 10–19: running 0 1 3 1 1 0 2 0 0 0, replicas 2)   0+1+2+1+1+0+2+0+0+0 = 7   2+1+0+1+1+2+0+2+2+2 = 13   t 12, 13: 2
+ * outside (warm t 1–9, drain t 20–25, tail t 26)                t 5 + t 20 = 2             4 + 11 + 1 = 16            t 1–4: 4
+ *
+ * gpu_time "run" (the default), the ledger's window is every measured stage, so share = 10 / 10 = 1:
+ *   window   busy 7 × 0.002 = 0.014, idle 13 × 0.002 = 0.026, warming 2 × 0.002 = 0.004
+ *   outside  busy 2 × 0.002 = 0.004, idle 16 × 0.002 = 0.032, warming 4 × 0.002 = 0.008      GPU time 44 × 0.002 = 0.088
+ *   redundancy 1 spare × (10 + 1 × 16) s × 0.002 = 0.052; operations 0.002 × 26 s = 0.052
+ * Backup's 9 replicas a second are not route hosted's. h1's fallback on hosted-priced backup: 0.003 (retries).
+ */
+Deno.test("ledger() charges a self-hosted route for the whole run: warm-up, drain, tail, idle and warming replicas", async (t) => {
+  assert.ok((COLUMNS.server as readonly string[]).includes("running"), "the server table has running");
+  const run = await loadRun(writeGpuRun(), { onWarning: () => {} });
+  const r = ledger(run, GPU_POLICY, selfSheet());
 
-  await t.step("GPU time, redundancy and operations", () => {
-    // Rows of route hosted at 10..19 s: 10 × 1 replica + 1 warming at 12 s = 11 replica-s (backup's 7 replicas
-    // are not this route's; 9 s is before the window) × 2 GPUs = 22 GPU-s = 22/3600 h × 3.6 = 0.022.
-    const gpu = r.lines.find((l) => /^GPU time/.test(l.detail))!;
-    close(gpu.quantity, 22 / 3600, "GPU-hours");
-    close(gpu.amount, 0.022, "GPU cost");
-    // Redundancy: 1 spare × 2 GPUs × 10 s = 20/3600 h × 3.6 = 0.02; operations 7.2 $/h × 10 s = 0.02.
-    close(r.lines.find((l) => /^redundancy/.test(l.detail))!.amount, 0.02, "redundancy");
-    const ops = r.lines.find((l) => l.item === "allocated_operations" && l.route === "hosted")!;
-    close(ops.amount, 0.02, "operations");
-    // The self-hosted route has no token lines; h1's fallback on hosted backup is still 0.003.
-    assert.ok(!r.lines.some((l) => l.route === "hosted" && l.unit === "Mtok"));
+  await t.step("each line by hand", () => {
+    const gpu = (place: string, state: string) => amount(r.lines, new RegExp(`^GPU time ${place}, ${state} `));
+    close(gpu("in the window", "busy").amount, 0.014, "window busy");
+    close(gpu("in the window", "busy").quantity, 14 / 3600, "window busy GPU-hours (7 replica-s × 2 GPUs)");
+    close(gpu("in the window", "idle").amount, 0.026, "window idle");
+    close(gpu("in the window", "warming").amount, 0.004, "window warming");
+    close(gpu("outside every measured stage", "busy").amount, 0.004, "outside busy");
+    close(gpu("outside every measured stage", "idle").amount, 0.032, "outside idle");
+    close(gpu("outside every measured stage", "warming").amount, 0.008, "outside warming");
+    assert.match(gpu("outside every measured stage", "idle").detail, /share 1 \(window 10 s of 10 measured s\)/);
+    close(amount(r.lines, /^redundancy/).amount, 0.052, "redundancy over 26 s");
+    close(amount(r.lines, /^deployment operations/).amount, 0.052, "operations over 26 s");
+    // provider_or_gpu = 0.088 + 0.052 = 0.14; retries = the fallback's 0.003.
+    close(r.overall.cost.provider_or_gpu, 0.14, "GPU + redundancy");
     close(r.overall.cost.retries, 0.003, "fallback");
-    close(r.overall.cost.provider_or_gpu, 0.042, "GPU + redundancy");
+  });
+
+  await t.step("the idle share is its own line, inside the window and outside it", () => {
+    const idle = r.lines.filter((l) => /, idle \(/.test(l.detail)).reduce((s, l) => s + l.amount, 0);
+    // 0.026 + 0.032 = 0.058 of the 0.088 GPU time.
+    close(idle, 0.058, "idle");
+  });
+
+  await t.step("the disclosure: the run's span, the outside time and its parts, the share, replica-seconds", () => {
+    assert.deepEqual(r.gpu_time, [{
+      route: "hosted",
+      gpu_time: "run",
+      basis: "server timeline",
+      run_end_ms: 26_000,
+      run_end_from: "run.json result.ended_ms",
+      window_seconds: 10,
+      measured_seconds: 10,
+      outside_seconds: 16,
+      share: 1,
+      outside_parts: ["warm (warmup)", "drain (drain)", "after the last stage"],
+      replica_seconds: { window: { busy: 7, idle: 13, warming: 2 }, outside: { busy: 2, idle: 16, warming: 4 } },
+    }]);
+    assert.ok(r.pricing.rules.some((s) => /gpu_time "run", the default\): paid from the run's start/.test(s)));
+    assert.deepEqual(r.pricing.warnings, []);
+    // The report's cost waterfall carries the rule too.
+    assert.match(
+      ledgerWaterfall(r).disclosure,
+      /; hosted: GPU time of the whole 26 s run, 16 s outside the measured stages × share 1$/,
+    );
   });
 
   await t.step("fixed costs are spread by tokens on the route", () => {
     // Tokens on hosted in the window: a1 1500 + a2 2400 + a3 800 + a4 900 + a5 600 + h1 700 = 6900; a4 (class other)
-    // carries 900/6900 of 0.042 and of the 0.02 operations.
+    // carries 900/6900 of the 0.14 and of the 0.052 operations.
     const other = r.by_class.find((c) => c.class === "other")!;
-    close(other.cost.provider_or_gpu, 0.042 * 900 / 6900, "other's GPU share");
-    close(other.cost.allocated_operations, 0.02 * 900 / 6900, "other's operations share");
-    // Served tokens: hosted attempts except the failed/429/cancelled ones: a1 1500, a2 retry 1400, a4 900 = 3800,
-    // plus backup's served 900 = 4700; model bill 0.042 + 0.003 = 0.045.
-    assert.equal(r.overall.naive.tokens, 4700);
-    close(r.overall.naive.per_mtok, 0.045 / 4700 * 1e6, "naive per Mtok");
+    close(other.cost.provider_or_gpu, 0.14 * 900 / 6900, "other's GPU share");
+    close(other.cost.allocated_operations, 0.052 * 900 / 6900, "other's operations share");
   });
 
-  await t.step("a timeline shorter than the window is warned about", () => {
-    assert.deepEqual(r.pricing.warnings, []);
-    const short = ledger({ ...run, server: run.server!.filter(pl.col("t_ms").lt(15_000)) }, LEDGER_POLICY, sheet);
+  await t.step('gpu_time "window": only the window\'s rows are charged; the outside share is listed at 0', () => {
+    const w = ledger(run, GPU_POLICY, selfSheet({ gpu_time: "window" }));
+    const out = amount(w.lines, /^GPU time outside every measured stage, idle /);
+    // Same quantity (16 replica-s × 2 GPUs = 32 GPU-s), price 0.
+    assert.deepEqual([out.unit_price, out.amount], [0, 0]);
+    close(out.quantity, 32 / 3600, "listed quantity");
+    assert.match(out.detail, /not charged \(gpu_time: window\)/);
+    // 0.014 + 0.026 + 0.004 = 0.044; redundancy 1 × 10 s × 0.002 = 0.02 → 0.064; operations 0.002 × 10 = 0.02.
+    close(w.overall.cost.provider_or_gpu, 0.064, "window only");
+    close(amount(w.lines, /^deployment operations/).amount, 0.02, "operations over the window");
+    assert.equal(w.gpu_time[0]!.gpu_time, "window");
+  });
+
+  await t.step("a timeline that covers less than the run is warned about", () => {
+    const short = ledger({ ...run, server: run.server!.filter(pl.col("t_ms").lt(15_000)) }, GPU_POLICY, selfSheet());
+    // Rows t = 1..14 s of route hosted: 14 s of the 26 s run.
     assert.ok(
-      short.pricing.warnings.some((w) => /covers 5\.0 s of the 10 s window/.test(w)),
+      short.pricing.warnings.some((w) => /route hosted: the server timeline covers 14\.0 s of the run's 26 s/.test(w)),
       short.pricing.warnings.join(),
     );
   });
 
-  await t.step("without a timeline: fixed_replicas, else an input error", () => {
+  await t.step("without a timeline: fixed_replicas over the whole run, else an input error", () => {
     const bare = { ...run, server: null };
-    assert.throws(() => ledger(bare, LEDGER_POLICY, sheet), /fixed_replicas/);
-    const fixed = sheetA({ routes: { ...sheet.routes, hosted: { ...SELF, fixed_replicas: 3 } } });
-    const f = ledger(bare, LEDGER_POLICY, fixed);
-    // 3 replicas × 2 GPUs × 10 s = 60/3600 h × 3.6 = 0.06.
-    close(f.lines.find((l) => /^GPU time: fixed_replicas/.test(l.detail))!.amount, 0.06, "fixed replicas");
-    assert.ok(f.pricing.warnings.some((w) => /fixed_replicas = 3/.test(w)));
+    assert.throws(() => ledger(bare, GPU_POLICY, selfSheet()), /fixed_replicas/);
+    const f = ledger(bare, GPU_POLICY, selfSheet({ fixed_replicas: 3 }));
+    // 3 replicas × 10 s = 30 replica-s × 0.002 = 0.06 in the window; 3 × 16 s × share 1 = 48 × 0.002 = 0.096 outside.
+    close(amount(f.lines, /^GPU time in the window: fixed_replicas 3/).amount, 0.06, "fixed, window");
+    close(amount(f.lines, /^GPU time outside every measured stage: fixed_replicas 3/).amount, 0.096, "fixed, outside");
+    assert.ok(f.pricing.warnings.some((w) => /fixed_replicas = 3 over the run/.test(w)));
+    assert.equal(f.gpu_time[0]!.basis, "fixed_replicas");
+    assert.equal(f.gpu_time[0]!.replica_seconds, null);
   });
+});
+
+Deno.test("windows that split the measured stages are charged their seconds' share and add up to the run", async () => {
+  const run = await loadRun(writeGpuRun(), { onWarning: () => {} });
+  const measured: SloPolicy["window"] = { include_stages: ["steady"], exclude_stage_kinds: [] };
+  const part = (a: number, b: number) =>
+    ledger(run, { ...GPU_POLICY, window: { start_ms: a, end_ms: b } }, selfSheet(), { measured });
+  const first = part(10_000, 15_000), second = part(15_000, 20_000);
+  // First half: window rows t 10–14: busy 0+1+2+1+1 = 5, idle 2+1+0+1+1 = 5, warming 2; share 5 / 10 = 0.5 of the
+  // outside 2 / 16 / 4 → 1 / 8 / 2. GPU: (5 + 5 + 2 + 1 + 8 + 2) = 23 replica-s × 0.002 = 0.046.
+  assert.equal(first.gpu_time[0]!.share, 0.5);
+  const gpuOf = (x: typeof first) =>
+    x.lines.filter((l) => /^GPU time/.test(l.detail)).reduce((s, l) => s + l.amount, 0);
+  close(gpuOf(first), 0.046, "first half");
+  // Second half: t 15–19: busy 0+2+0+0+0 = 2, idle 2+0+2+2+2 = 8, warming 0; + 1 / 8 / 2 → 21 × 0.002 = 0.042.
+  close(gpuOf(second), 0.042, "second half");
+  // 0.046 + 0.042 = 0.088, the whole run's GPU time; spares 1 × (5 + 0.5 × 16) = 13 s × 0.002 = 0.026 each → 0.052.
+  close(gpuOf(first) + gpuOf(second), gpuOf(ledger(run, GPU_POLICY, selfSheet())), "halves add up to the run");
+  close(amount(first.lines, /^redundancy/).amount, 0.026, "spares, one half");
 });

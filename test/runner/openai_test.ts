@@ -18,7 +18,14 @@ Deno.test("ResponseState assembles a streamed answer with token times and usage"
   assert.equal(s.lastTokenMs, 23);
   // gaps 3 and 8: median (3+8)/2 = 5.5, max 8
   assert.deepEqual(s.itl(), { p50: 5.5, max: 8 });
-  assert.deepEqual(s.usage, { prompt_tokens: 7, completion_tokens: 3, cached_tokens: 0 });
+  // No details reported: cached 0 (as before), reasoning and cache writes null (not reported).
+  assert.deepEqual(s.usage, {
+    prompt_tokens: 7,
+    completion_tokens: 3,
+    cached_tokens: 0,
+    reasoning_tokens: null,
+    cache_write_tokens: null,
+  });
   assert.equal(s.finishReason, "stop");
   assert.equal(s.done, true);
   assert.equal(s.malformed, null);
@@ -57,7 +64,13 @@ Deno.test("ResponseState reads a non-streamed body; its tokens arrive with the b
   assert.equal(s.text, '{"a":1}');
   assert.equal(s.firstTokenMs, 40);
   assert.equal(s.lastTokenMs, 40);
-  assert.deepEqual(s.usage, { prompt_tokens: 5, completion_tokens: 4, cached_tokens: 2 });
+  assert.deepEqual(s.usage, {
+    prompt_tokens: 5,
+    completion_tokens: 4,
+    cached_tokens: 2,
+    reasoning_tokens: null,
+    cache_write_tokens: null,
+  });
   const bad = new ResponseState();
   bad.feedBody("<html>", 1);
   assert.match(bad.malformed!, /not JSON/);
