@@ -32,7 +32,7 @@ export interface PhaseStats {
   accepted: number;
   acceptance_rate: number | null;
   accepted_goodput: number | null;
-  /** Completed requests only: e2e and TTFT from scheduled_ms, with n and a 95 % interval. */
+  /** Completed requests only (TTFT: streamed ones only): e2e and TTFT from scheduled_ms, with n and a 95 % interval. */
   e2e_ms: PercentileCI[];
   ttft_ms: PercentileCI[];
   /** Non-accepted requests by first failing reason. */
@@ -137,7 +137,8 @@ export function coldStartReport(run: LoadedRun, policy: SloPolicy, options: Cold
   return {
     rule:
       "cold = the warmup stages, else the first coldMs of the run; steady = the steady stages minus the cold span; " +
-      "requests by scheduled_ms; latency over completed requests (e2e, TTFT from scheduled_ms, nearest rank with n " +
+      "requests by scheduled_ms; latency over completed requests (e2e, TTFT from scheduled_ms — TTFT of the streamed " +
+      "ones only: a request that was not streamed has none —, nearest rank with n " +
       "and a 95 % distribution-free interval); acceptance = accepted / offered under the policy's class SLOs",
     cold: c,
     steady: s,

@@ -1,4 +1,4 @@
-import { FAILURE_ORDER } from "./classify.ts";
+import { FAILURE_ORDER, GATE_ORDER } from "./classify.ts";
 import type { GoodputResult, GoodputRow } from "./goodput.ts";
 
 const num = (v: number | null, digits: number): string => (v === null ? "-" : v.toFixed(digits));
@@ -46,11 +46,8 @@ function table(title: string, label: string, rows: { name: string; row: GoodputR
  */
 export function formatGoodput(result: GoodputResult): string {
   const d = result.disclosure;
-  const slo = Object.entries(d.slo.classes).map(([c, s]) =>
-    `  ${c}: e2e ≤ ${s.e2e_ms ?? "-"} ms, TTFT ≤ ${s.ttft_ms ?? "-"} ms, TPOT ≤ ${s.tpot_ms ?? "-"} ms; gates ${
-      s.gates.join(", ") || "none"
-    }`
-  );
+  const na = GATE_ORDER.filter((g) => d.gates_not_applicable.overall[g] > 0)
+    .map((g) => `${g} ${d.gates_not_applicable.overall[g]}`);
   const out = [
     `run ${d.run_id} (${d.files.dir}; ${d.files.format}${
       d.files.shards > 1 ? `, ${d.files.shards} shards` : ""
@@ -59,12 +56,13 @@ export function formatGoodput(result: GoodputResult): string {
     `window: ${d.window.description}; measurement_seconds = ${d.window.measurement_seconds}`,
     "inclusion rules:",
     ...d.inclusion_rules.map((r) => `  - ${r}`),
+    `TTFT: ${d.ttft_definition}`,
     `TPOT: ${d.tpot_definition}`,
-    "SLO per class:",
-    ...slo,
-    `  (any other class): e2e ≤ ${d.slo.default.e2e_ms ?? "-"} ms, TTFT ≤ ${d.slo.default.ttft_ms ?? "-"} ms, TPOT ≤ ${
-      d.slo.default.tpot_ms ?? "-"
-    } ms; gates ${d.slo.default.gates.join(", ") || "none"}`,
+    `streaming: ${d.streaming_rule}`,
+    `gates: ${d.gate_rule}`,
+    "SLO per class (as applied in the window):",
+    ...Object.values(d.slo_rules).map((r) => `  ${r}`),
+    `gates passed as n/a (completed requests whose case does not define the gate): ${na.join(", ") || "none"}`,
     ...d.warnings.map((w) => `WARNING: ${w}`),
     "",
     ...table("overall", "", [{ name: "all", row: result.overall }]),

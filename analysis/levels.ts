@@ -159,6 +159,8 @@ export function pointSignals(parts: { run: PreparedRun; stage: Stage }[]): Level
   for (const [name, col] of PERCENTILES) {
     for (const cls of ["all", ...classes]) {
       const values = column(cls === "all" ? done : done.filter(pl.col("class").eq(pl.lit(cls))), col);
+      // A class whose completed requests were not streamed has no TTFT (not observable): no signal, not "no data".
+      if (name === "ttft" && cls !== "all" && !values.length) continue;
       signals[`${name}_p95_ms@${cls}`] = pct(values, 0.95);
       signals[`${name}_p99_ms@${cls}`] = pct(values, 0.99);
     }

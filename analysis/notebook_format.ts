@@ -19,17 +19,20 @@ export interface FormatLatencyOptions {
 
 /**
  * Latency rows (of `latencyInWindow` / `latencyTable`, whole window: stage
- * rows are skipped) as aligned text, one line per class × metric with n and
- * each percentile's value and CI; UNSUPPORTED where n cannot bound it.
+ * rows are skipped) as aligned text, one line per class × metric with n, the
+ * completed requests excluded (`-` for metrics not over completed requests;
+ * how many of them were not streamed) and each percentile's value and CI;
+ * UNSUPPORTED where n cannot bound it.
  * Rows with n = 0 are left out.
  *
  * @example
  * ```ts
  * import assert from "node:assert/strict";
  * import { formatLatency } from "./notebook_format.ts";
- * const row = { class: null, stage: null, metric: "e2e_ms" as const, p: 0.99, value: 900, n: 10, confidence: 0.95,
+ * const row = { class: null, stage: null, metric: "e2e_ms" as const, p: 0.99, value: 900, n: 10, excluded: 0,
+ *   excluded_not_streamed: 0, confidence: 0.95,
  *   lower: 850, upper: null, supported: false, note: "n < 299", window: null, inclusion: "" };
- * assert.match(formatLatency([row]), /all\s+e2e_ms\s+10\s+900 \[850, ∞\] UNSUPPORTED/);
+ * assert.match(formatLatency([row]), /all\s+e2e_ms\s+10\s+0\s+900 \[850, ∞\] UNSUPPORTED/);
  * ```
  */
 export function formatLatency(rows: LatencyRow[], options: FormatLatencyOptions = {}): string {
@@ -49,11 +52,25 @@ export function formatLatency(rows: LatencyRow[], options: FormatLatencyOptions 
           r.supported ? "" : " UNSUPPORTED"
         }`;
       });
-      body.push([cls ?? "all", metric, String(mine[0]!.n), ...cells]);
+      const ex = mine[0]!;
+      const excluded = ex.excluded === null
+        ? "-"
+        : `${ex.excluded}${ex.excluded_not_streamed ? ` (${ex.excluded_not_streamed} not streamed)` : ""}`;
+      body.push([cls ?? "all", metric, String(mine[0]!.n), excluded, ...cells]);
     }
   }
   const conf = rows[0]?.confidence ?? 0.95;
-  return grid(["class", "metric", "n", ...ps.map((p) => `p${+(p * 100).toPrecision(6)} [${conf * 100} % CI]`)], body, 2)
+  return grid(
+    [
+      "class",
+      "metric",
+      "n",
+      "excluded",
+      ...ps.map((p) => `p${+(p * 100).toPrecision(6)} [${conf * 100} % CI]`),
+    ],
+    body,
+    2,
+  )
     .join("\n");
 }
 

@@ -159,6 +159,9 @@ export function buildReport(run: LoadedRun, policy: SloPolicy, options: ReportOp
       r.metric,
       `p${+(r.p * 100).toPrecision(6)}`,
       String(r.n),
+      r.excluded === null
+        ? "-"
+        : `${r.excluded}${r.excluded_not_streamed ? ` (${r.excluded_not_streamed} not streamed)` : ""}`,
       fmt(r.value),
       `[${fmt(r.lower)}, ${r.supported ? fmt(r.upper) : "∞"}]`,
       r.supported ? "" : "UNSUPPORTED",
@@ -169,6 +172,7 @@ export function buildReport(run: LoadedRun, policy: SloPolicy, options: ReportOp
     fmt(s.ttft_ms ?? null),
     fmt(s.tpot_ms ?? null),
     s.gates.join(", "),
+    d.slo_rules[c] ?? "",
   ]);
   const before = [
     `<h1>Run ${esc(m.run_id)}: accepted goodput ${esc(fmt(g.overall.accepted_goodput))} tasks/s</h1>`,
@@ -189,10 +193,19 @@ export function buildReport(run: LoadedRun, policy: SloPolicy, options: ReportOp
     table(["class", ...head.slice(1)], goodputRows(g.by_class.map((r) => ({ name: r.class, row: r })))),
     table(["stage", ...head.slice(1)], goodputRows(g.by_stage.map((r) => ({ name: r.stage, row: r })))),
     "<h2>Latency (policy window; nearest-rank percentiles, 95 % distribution-free CI)</h2>",
-    table(["class", "metric", "p", "n", "value (ms)", "CI", ""], latRows),
+    table(["class", "metric", "p", "n", "excluded", "value (ms)", "CI", ""], latRows),
     "<h2>Disclosure</h2>",
-    table(["class", "e2e ≤ ms", "TTFT ≤ ms", "TPOT ≤ ms", "gates required"], slo),
-    `<ul>${[...d.inclusion_rules, d.tpot_definition].map((r) => `<li>${esc(r)}</li>`).join("")}</ul>`,
+    table(["class", "e2e ≤ ms", "TTFT ≤ ms", "TPOT ≤ ms", "gates required", "as applied in the window"], slo),
+    `<ul>${
+      [
+        ...d.inclusion_rules,
+        d.ttft_definition,
+        d.tpot_definition,
+        d.streaming_rule,
+        d.gate_rule,
+        d.slo_rules["(any other class)"]!,
+      ].map((r) => `<li>${esc(r)}</li>`).join("")
+    }</ul>`,
     "<h2>Figures</h2>",
   ].join("\n");
   const after = [

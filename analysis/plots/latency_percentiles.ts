@@ -31,8 +31,9 @@ export interface LatencyPercentilesOptions {
  * ```ts
  * import assert from "node:assert/strict";
  * import { latencyPercentilesFigure } from "./latency_percentiles.ts";
- * const row = { class: "qa", stage: "low", metric: "e2e_ms" as const, p: 0.99, value: 900, n: 300, confidence: 0.95,
- *   lower: 850, upper: 990, supported: true, note: null, window: null, inclusion: "" };
+ * const row = { class: "qa", stage: "low", metric: "e2e_ms" as const, p: 0.99, value: 900, n: 300, excluded: 0,
+ *   excluded_not_streamed: 0, confidence: 0.95, lower: 850, upper: 990, supported: true, note: null, window: null,
+ *   inclusion: "" };
  * const f = latencyPercentilesFigure([row]);
  * assert.equal(f.data.length, 1);
  * assert.match(f.disclosure, /n = 300/);
@@ -55,6 +56,7 @@ export function latencyPercentilesFigure(rows: LatencyRow[], options: LatencyPer
   const conf = picked[0]?.confidence ?? 0.95;
   const n = picked.reduce((s, r) => s + r.n, 0);
   const unsupported = picked.filter((r) => !r.supported && r.value !== null).length;
+  const notStreamed = picked.reduce((s, r) => s + (r.excluded_not_streamed ?? 0), 0);
   const data = classes.map((cls, i) => {
     const byStage = new Map(picked.filter((r) => r.class === cls).map((r) => [r.stage!, r]));
     const cells = stages.map((s) => byStage.get(s) ?? null);
@@ -85,7 +87,9 @@ export function latencyPercentilesFigure(rows: LatencyRow[], options: LatencyPer
     disclosure:
       `${options.run_id ? `run ${options.run_id}; ` : ""}window ${
         options.window ?? "as computed"
-      }; n = ${n} requests with a ${metric}; ` +
+      }; n = ${n} requests with a ${metric}${
+        notStreamed ? ` (${notStreamed} completed not streamed: no ${metric}, excluded)` : ""
+      }; ` +
       `${conf * 100} % distribution-free CI${unsupported ? `; ${unsupported} bars UNSUPPORTED (n too small)` : ""}`,
     notes: [
       `${metric}: ${LATENCY_INCLUSION[metric]}`,

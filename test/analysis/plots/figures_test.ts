@@ -54,6 +54,8 @@ const row = (o: Partial<LatencyRow>): LatencyRow => ({
   p: 0.99,
   value: 900,
   n: 300,
+  excluded: 0,
+  excluded_not_streamed: 0,
   confidence: 0.95,
   lower: 850,
   upper: 990,
