@@ -1,7 +1,7 @@
 import pl from "nodejs-polars";
 import type { Gate, SloPolicy } from "../schema/slo.ts";
 import type { LoadedRun } from "./loaded_run.ts";
-import type { ResolvedWindow } from "./policy.ts";
+import { policyForRun, type ResolvedWindow } from "./policy.ts";
 import { classifyLazy, GATES, REASONS, tpotLazy } from "./_classify_lazy.ts";
 import { STREAMING } from "./_streaming.ts";
 
@@ -58,6 +58,7 @@ export function tpotFrame(attempts: pl.DataFrame): pl.DataFrame {
  * request and is not true; one that does not apply passes (n/a).
  */
 export function classify(run: LoadedRun, policy: SloPolicy, window: ResolvedWindow): pl.DataFrame {
+  policy = policyForRun(policy, run, "classify() policy");
   const outcome = pl.col("outcome");
   let reason = pl.when(pl.col("reason").isNull()).then(pl.lit(null).cast(pl.Utf8));
   for (const [i, r] of FAILURE_ORDER.entries()) reason = reason.when(pl.col("reason").eq(pl.lit(i))).then(pl.lit(r));

@@ -10,7 +10,7 @@ import type { SloPolicy } from "../schema/slo.ts";
 import { classify } from "./classify.ts";
 import type { LoadedRun } from "./loaded_run.ts";
 import { type PercentileCI, percentileWithCI } from "./percentile.ts";
-import type { ResolvedWindow } from "./policy.ts";
+import { policyForRun, type ResolvedWindow } from "./policy.ts";
 
 /** Options of {@linkcode coldStartReport}. */
 export interface ColdStartOptions {
@@ -117,6 +117,7 @@ function minus([a, b]: [number, number], cut: [number, number][]): [number, numb
  * ```
  */
 export function coldStartReport(run: LoadedRun, policy: SloPolicy, options: ColdStartOptions = {}): ColdStartReport {
+  policy = policyForRun(policy, run, "coldStartReport() policy");
   const coldMs = options.coldMs ?? 30_000;
   const ps = options.percentiles ?? [0.5, 0.95];
   const stages = run.manifest.stages;

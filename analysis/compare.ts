@@ -13,7 +13,7 @@ import type { SloPolicy } from "../schema/slo.ts";
 import { latencyInWindow } from "./audit.ts";
 import { goodput, type GoodputRow } from "./goodput.ts";
 import type { LoadedRun } from "./loaded_run.ts";
-import { resolveWindow } from "./policy.ts";
+import { policyForRuns, resolveWindow, workloadClasses } from "./policy.ts";
 
 /** One field that differs between the runs, with each run's value. */
 export interface Difference {
@@ -114,6 +114,7 @@ export interface CompareOptions {
  * {@linkcode InputError} naming every blocking difference unless `force`.
  */
 export function compareRoutes(runs: LoadedRun[], policy: SloPolicy, options: CompareOptions = {}): CompareResult {
+  policy = policyForRuns(policy, [...runs, ...(options.singleClassRuns ?? [])], "compareRoutes() policy");
   if (runs.length < 2) throw new InputError(`compare needs at least two runs, got ${runs.length}`);
   const differences = comparability(runs);
   const blocking = differences.filter((d) => d.blocking);
@@ -173,7 +174,11 @@ function routeComparison(
 function crowdingRows(routes: RouteComparison[], singles: LoadedRun[], policy: SloPolicy): CrowdingRow[] {
   const out: CrowdingRow[] = [];
   for (const single of singles) {
-    const g = goodput(single, policy);
+    // The policy was checked against every compared run's workload; a 1.0 single-class log knows only its own class,
+    // and the others' SLOs cannot change its numbers, so they are left out of its goodput call.
+    const own = workloadClasses(single).classes;
+    const classes = Object.fromEntries(Object.entries(policy.classes).filter(([c]) => own.includes(c)));
+    const g = goodput(single, { ...policy, classes });
     if (g.by_class.length !== 1) {
       throw new InputError(
         `${single.dir}: a single-class run must offer one class in the window, found ${g.by_class.length}`,

@@ -4,7 +4,7 @@ import { classifyLazy } from "./_classify_lazy.ts";
 import { FAILURE_ORDER, type FailureReason } from "./classify.ts";
 import { buildDisclosure, type Disclosure, noGates, noStreaming, type Observed } from "./disclosure.ts";
 import type { LoadedRun } from "./loaded_run.ts";
-import { type ResolvedWindow, resolveWindow } from "./policy.ts";
+import { policyForRun, type ResolvedWindow, resolveWindow } from "./policy.ts";
 import type { ScannedRun } from "./scanned_run.ts";
 import { maskGates } from "./_gates.ts";
 import { STREAMING } from "./_streaming.ts";
@@ -143,9 +143,12 @@ function makeRow(
 /**
  * Accepted goodput of a run under an SLO policy: overall, by class, by
  * stage and by class × stage, with the disclosure (denominator, window,
- * inclusion rules, SLO per class, TPOT definition, n). See
- * `classify` for the per-request rules. Pure: the run's frames are not
- * changed. Stages of the window without requests get a zero row.
+ * inclusion rules, SLO per class as applied, TTFT/TPOT definitions, gates
+ * passed as n/a, n). See `classify` for the per-request rules. The policy,
+ * from a file or built in code, is validated first (`policyForRun`: the
+ * schema, and its classes against the run's workload): a bad one is an
+ * `InputError` naming the field. Pure: the run's frames are not changed.
+ * Stages of the window without requests get a zero row.
  *
  * The classification and the counts are one polars query that returns one
  * row per class × stage × reason (1 M requests in 0.3–0.7 s, bench/README.md).
@@ -160,6 +163,7 @@ function makeRow(
  * ```
  */
 export function goodput(run: LoadedRun | ScannedRun, policy: SloPolicy): GoodputResult {
+  policy = policyForRun(policy, run, "goodput() policy");
   const window = resolveWindow(run.manifest.stages, policy.window);
   const den = policy.denominator;
   const secs = (stage: string) => window.stage_seconds[stage] ?? null;

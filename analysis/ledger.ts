@@ -6,7 +6,7 @@ import { classify } from "./classify.ts";
 import type { Disclosure } from "./disclosure.ts";
 import { goodput } from "./goodput.ts";
 import type { LoadedRun } from "./loaded_run.ts";
-import { resolveWindow } from "./policy.ts";
+import { policyForRun, resolveWindow } from "./policy.ts";
 import { attemptCategory, type AttemptColumns, priceHostedAttempts } from "./price_attempts.ts";
 import { priceSelfHosted } from "./price_gpu.ts";
 import { LEDGER_ITEMS, type LedgerLine, LineBook } from "./price_lines.ts";
@@ -85,6 +85,7 @@ export function ledger(
   prices: PriceSheet,
   options: LedgerOptions = {},
 ): LedgerResult {
+  policy = policyForRun(policy, run, "ledger() policy");
   const overheads = options.overheads ?? null;
   if (overheads && overheads.currency !== prices.currency) {
     throw new InputError(

@@ -11,6 +11,7 @@ import type { SloPolicy } from "../schema/slo.ts";
 import { ledger } from "./ledger.ts";
 import type { LoadedRun } from "./loaded_run.ts";
 import type { SignalSample } from "./signals.ts";
+import { policyForRun } from "./policy.ts";
 
 /** The sheets that price the knee's levels. */
 export interface LevelPricing {
@@ -49,6 +50,7 @@ export class LevelCoster {
   readonly #pricing: LevelPricing;
 
   constructor(run: LoadedRun, policy: SloPolicy, pricing: LevelPricing) {
+    policy = policyForRun(policy, run, "LevelCoster policy");
     this.#run = run;
     this.#policy = policy;
     this.#pricing = pricing;

@@ -14,7 +14,7 @@ import { classify, GATE_ORDER } from "./classify.ts";
 import { costSample, LevelCoster, type LevelPricing } from "./level_cost.ts";
 import type { LoadedRun } from "./loaded_run.ts";
 import { percentileWithCI } from "./percentile.ts";
-import { resolveWindow } from "./policy.ts";
+import { policyForRun, resolveWindow } from "./policy.ts";
 import { ratioBootstrap } from "./ratio_bootstrap.ts";
 import type { SignalSample } from "./signals.ts";
 
@@ -62,6 +62,7 @@ const PERCENTILES = [["e2e", "e2e_ms"], ["ttft", "ttft_ms"]] as const;
  * also priced by the cost ledger (`cost_per_accepted`).
  */
 export function prepareRun(run: LoadedRun, policy: SloPolicy, pricing: LevelPricing | null = null): PreparedRun {
+  policy = policyForRun(policy, run, "prepareRun() policy");
   const stages = run.manifest.stages.filter((s) => s.kind === "steady" || s.kind === "burst");
   if (!stages.length) {
     throw new InputError(`${run.dir}: run.json stages has no steady or burst stage: there is no load level to analyse`);

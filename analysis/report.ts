@@ -12,7 +12,7 @@ import { latencyInWindow } from "./audit.ts";
 import { FAILURE_ORDER } from "./classify.ts";
 import { goodput, type GoodputRow } from "./goodput.ts";
 import type { LoadedRun } from "./loaded_run.ts";
-import { resolveWindow } from "./policy.ts";
+import { policyForRun, resolveWindow } from "./policy.ts";
 import { alternativesFigure } from "./plots/alternatives_chart.ts";
 import { costWaterfallFigure } from "./plots/cost_waterfall.ts";
 import type { ReportExtras } from "./plots/extras.ts";
@@ -82,6 +82,7 @@ function goodputRows(rows: { name: string; row: GoodputRow }[]): string[][] {
  * (`extras.routes`). Each absent figure or mark is listed with its reason.
  */
 export function buildReport(run: LoadedRun, policy: SloPolicy, options: ReportOptions = {}): Report {
+  policy = policyForRun(policy, run, "buildReport() policy");
   const extras = options.extras ?? {};
   const m = run.manifest;
   const stageOrder = m.stages.map((s) => s.name);

@@ -7,7 +7,7 @@ import pl from "nodejs-polars";
 import type { SloPolicy } from "../../schema/slo.ts";
 import { classify } from "../classify.ts";
 import type { LoadedRun } from "../loaded_run.ts";
-import { classSlo, resolveWindow } from "../policy.ts";
+import { classSlo, policyForRun, resolveWindow } from "../policy.ts";
 import { thin, windowLine } from "./_disclosure.ts";
 import { colour, type Figure, fmt, makeFigure, plain } from "./figure.ts";
 
@@ -45,6 +45,7 @@ const LIMIT_KEY = { e2e_ms: "e2e_ms", ttft_ms: "ttft_ms", tpot_ms: "tpot_ms" } a
  * streamed, where the limit does not apply) and how many were not streamed.
  */
 export function latencyCdfInput(run: LoadedRun, policy: SloPolicy, metric: SloMetric = "e2e_ms"): LatencyCdfInput {
+  policy = policyForRun(policy, run, "latencyCdfInput() policy");
   const window = resolveWindow(run.manifest.stages, policy.window);
   const rows = classify(run, policy, window);
   const classes = (rows.getColumn("class").unique().toArray() as string[]).sort();

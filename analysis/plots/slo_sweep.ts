@@ -8,7 +8,7 @@ import pl from "nodejs-polars";
 import type { ClassSlo, SloPolicy } from "../../schema/slo.ts";
 import { classify } from "../classify.ts";
 import type { LoadedRun } from "../loaded_run.ts";
-import { classSlo, resolveWindow } from "../policy.ts";
+import { classSlo, policyForRun, resolveWindow } from "../policy.ts";
 import { sloSweep, type SweepCurve, sweepLimits } from "../sweep.ts";
 import { windowLine } from "./_disclosure.ts";
 import { colour, type Figure, fmt, makeFigure, plain } from "./figure.ts";
@@ -57,6 +57,7 @@ export interface SloSweepInputOptions {
  * is not marked. The denominator is the policy's, counted per class.
  */
 export function sloSweepInput(run: LoadedRun, policy: SloPolicy, options: SloSweepInputOptions = {}): SloSweepInput {
+  policy = policyForRun(policy, run, "sloSweepInput() policy");
   const metric = options.metric ?? "e2e_ms";
   const points = options.points ?? 200;
   const window = resolveWindow(run.manifest.stages, policy.window);
