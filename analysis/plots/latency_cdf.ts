@@ -99,7 +99,10 @@ export function latencyCdfFigure(input: LatencyCdfInput, options: LatencyCdfOpti
   const max = options.maxPoints ?? 400;
   const shapes: Record<string, unknown>[] = [];
   const annotations: Record<string, unknown>[] = [];
-  const data = input.series.map((s, i) => {
+  // A class without a value (none completed, or none streamed for TTFT/TPOT) has no curve: plotly would draw nothing.
+  const empty = input.series.filter((s) => !s.values.length);
+  const data = input.series.flatMap((s, i) => {
+    if (!s.values.length) return [];
     const sorted = Float64Array.from(s.values).sort();
     const idx = thin(sorted.length, max);
     const c = colour(i);
@@ -128,7 +131,7 @@ export function latencyCdfFigure(input: LatencyCdfInput, options: LatencyCdfOpti
         text: `${s.class} SLO ${fmt(s.limit_ms)} ms: ${share === null ? "-" : fmt(share * 100, 3)} % within`,
       });
     }
-    return {
+    return [{
       type: "scatter",
       mode: "lines",
       name: `${s.class} (n = ${s.offered}${s.not_streamed ? `; ${s.not_streamed} not streamed, not drawn` : ""})`,
@@ -136,7 +139,7 @@ export function latencyCdfFigure(input: LatencyCdfInput, options: LatencyCdfOpti
       x: plain(idx.map((k) => sorted[k]!)),
       y: idx.map((k) => (s.offered ? (k + 1) / s.offered : null)),
       hovertemplate: `${s.class}: %{y:.1%} of ${s.offered} offered ≤ %{x:.1f} ms<extra></extra>`,
-    };
+    }];
   });
   return makeFigure({
     id: `cdf-${input.metric}`,
@@ -147,6 +150,16 @@ export function latencyCdfFigure(input: LatencyCdfInput, options: LatencyCdfOpti
       "a curve ends at completed / offered: the gap below 1 is requests that never completed",
       "dashed lines: each class's SLO limit (inclusive); TTFT/TPOT exist only for streamed requests: a class none of " +
       "whose completed requests was streamed has no curve and no limit line (its limit does not apply)",
+      ...(empty.length
+        ? [
+          `no curve: ${
+            empty.map((s) =>
+              `${s.class} (${s.not_streamed ? `${s.not_streamed} completed, not streamed` : "none completed"})`
+            )
+              .join(", ")
+          }`,
+        ]
+        : []),
     ],
     data,
     layout: {

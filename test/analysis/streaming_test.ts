@@ -13,7 +13,7 @@ import { latencyTable } from "../../analysis/latency.ts";
 import { loadRun } from "../../analysis/load_run.ts";
 import type { LoadedRun } from "../../analysis/loaded_run.ts";
 import { resolveWindow } from "../../analysis/policy.ts";
-import { latencyCdfInput } from "../../analysis/plots/latency_cdf.ts";
+import { latencyCdfFigure, latencyCdfInput } from "../../analysis/plots/latency_cdf.ts";
 import { sloSweepInput } from "../../analysis/plots/slo_sweep.ts";
 import type { AttemptRow, RequestRow } from "../../schema/events.ts";
 import type { Stage } from "../../schema/plan.ts";
@@ -216,6 +216,10 @@ Deno.test("an unstreamed class has no TTFT or TPOT and is judged by its e2e limi
     assert.deepEqual([json.values.length, json.limit_ms, json.not_streamed], [0, null, 3]);
     assert.match(cdf.disclosure, /3 completed not streamed: no ttft_ms/);
     assert.equal(latencyCdfInput(run, POLICY, "e2e_ms").series.find((s) => s.class === "json")!.limit_ms, 2000);
+    // The figure draws the two streamed classes and says why json has no curve.
+    const fig = latencyCdfFigure(cdf);
+    assert.deepEqual(fig.data.map((d) => String(d.name).split(" ")[0]), ["agent", "qa"]);
+    assert.ok(fig.notes.includes("no curve: json (3 completed, not streamed)"), fig.notes.join("\n"));
     const sweep = sloSweepInput(run, POLICY, { metric: "ttft_ms", points: 10 });
     const js = sweep.series.find((s) => s.class === "json")!;
     // Eligible without the TTFT limit: j1 (j2 late, j3 schema): accepted at every limit, 1 of 3 offered.
