@@ -12,6 +12,7 @@ import type { RunManifest } from "../schema/run_manifest.ts";
 import type { Disclosure } from "./disclosure.ts";
 import { goodput, type GoodputResult } from "./goodput.ts";
 import type { LoadedRun } from "./loaded_run.ts";
+import { parseSloPolicy, policyForRun } from "./policy.ts";
 
 /** A denominator of the miss rate. */
 export type Denominator = SloPolicy["denominator"];
@@ -104,6 +105,7 @@ function limitsVariant(
  * ```
  */
 export function variantPolicy(policy: SloPolicy, rules: VariantRules, stages: RunManifest["stages"]): SloPolicy {
+  policy = parseSloPolicy(policy, "variantPolicy() policy");
   return {
     denominator: rules.denominator,
     window: windowVariant(policy.window, rules.window, stages),
@@ -195,6 +197,7 @@ const ratio = (a: number, b: number | null): number | null => (b ? a / b : null)
  * ```
  */
 export function alternatives(run: LoadedRun, policy: SloPolicy, options: AlternativesOptions = {}): AlternativesResult {
+  policy = policyForRun(policy, run, "alternatives() policy");
   const cls = options.class ?? null;
   const factor = options.lenient_factor ?? 2;
   if (!(factor > 0)) throw new RangeError(`alternatives: lenient_factor must be > 0, got ${factor}`);

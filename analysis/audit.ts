@@ -24,7 +24,7 @@ import { DEFAULT_SUPPORT_CONFIDENCE } from "./early_stopping.ts";
 import { goodput } from "./goodput.ts";
 import { type LatencyOptions, type LatencyRow, latencyTable } from "./latency.ts";
 import type { LoadedRun } from "./loaded_run.ts";
-import { type ResolvedWindow, runWindow } from "./policy.ts";
+import { policyForRun, type ResolvedWindow, runWindow } from "./policy.ts";
 
 /** SLO variants searched: as stated (or the default policy), every latency limit × 1.5 or × 2, or none. */
 export const AUDIT_SLO_VARIANTS = [
@@ -166,7 +166,10 @@ export function audit(run: LoadedRun, claim: ResolvedClaim, options: AuditOption
   const matches = (v: number | null) =>
     v !== null && Math.abs(v - claim.value) <= allowed + 1e-9 * Math.max(1, Math.abs(claim.value));
 
-  const base = claim.slo ?? options.policy;
+  const fallback = policyForRun(options.policy, run, "audit() options.policy");
+  const base = claim.slo
+    ? policyForRun(claim.slo, run, `audit() claim slo (${claim.slo_source ?? "inline"})`)
+    : fallback;
   if (!claim.slo) assumed.push(`SLO policy: ${options.policy_source ?? "the default SLO policy"}`);
   const stages = run.manifest.stages;
   const window = statedWindow(claim, base.window, stages, assumed);

@@ -18,6 +18,7 @@ import { audit, type AuditOptions } from "./audit.ts";
 import type { ResolvedClaim } from "./claim.ts";
 import { goodput } from "./goodput.ts";
 import type { LoadedRun } from "./loaded_run.ts";
+import { policyForRun } from "./policy.ts";
 
 /** The claim recomputed with one rule changed from the stated ones. */
 export interface ClaimMove {
@@ -67,7 +68,7 @@ export function claimMoves(run: LoadedRun, claim: ResolvedClaim, options: AuditO
   });
   const out = [move("as stated", rulesText(stated), base.stated.value)];
   const stages = run.manifest.stages;
-  const policy = claim.slo ?? options.policy;
+  const policy = policyForRun(claim.slo ?? options.policy, run, "claimMoves() policy");
   const window = statedWindow(claim, policy, stages);
   const WINDOWS = [["warmup_included", "warm-up stages put back"], [
     "whole_run",

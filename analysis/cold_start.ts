@@ -10,7 +10,7 @@ import type { SloPolicy } from "../schema/slo.ts";
 import { classify } from "./classify.ts";
 import type { LoadedRun } from "./loaded_run.ts";
 import { type PercentileCI, percentileWithCI } from "./percentile.ts";
-import type { ResolvedWindow } from "./policy.ts";
+import { policyForRun, type ResolvedWindow } from "./policy.ts";
 
 /** Options of {@linkcode coldStartReport}. */
 export interface ColdStartOptions {
@@ -32,7 +32,7 @@ export interface PhaseStats {
   accepted: number;
   acceptance_rate: number | null;
   accepted_goodput: number | null;
-  /** Completed requests only: e2e and TTFT from scheduled_ms, with n and a 95 % interval. */
+  /** Completed requests only (TTFT: streamed ones only): e2e and TTFT from scheduled_ms, with n and a 95 % interval. */
   e2e_ms: PercentileCI[];
   ttft_ms: PercentileCI[];
   /** Non-accepted requests by first failing reason. */
@@ -117,6 +117,7 @@ function minus([a, b]: [number, number], cut: [number, number][]): [number, numb
  * ```
  */
 export function coldStartReport(run: LoadedRun, policy: SloPolicy, options: ColdStartOptions = {}): ColdStartReport {
+  policy = policyForRun(policy, run, "coldStartReport() policy");
   const coldMs = options.coldMs ?? 30_000;
   const ps = options.percentiles ?? [0.5, 0.95];
   const stages = run.manifest.stages;
@@ -137,7 +138,8 @@ export function coldStartReport(run: LoadedRun, policy: SloPolicy, options: Cold
   return {
     rule:
       "cold = the warmup stages, else the first coldMs of the run; steady = the steady stages minus the cold span; " +
-      "requests by scheduled_ms; latency over completed requests (e2e, TTFT from scheduled_ms, nearest rank with n " +
+      "requests by scheduled_ms; latency over completed requests (e2e, TTFT from scheduled_ms — TTFT of the streamed " +
+      "ones only: a request that was not streamed has none —, nearest rank with n " +
       "and a 95 % distribution-free interval); acceptance = accepted / offered under the policy's class SLOs",
     cold: c,
     steady: s,

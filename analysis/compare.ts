@@ -14,7 +14,7 @@ import { latencyInWindow } from "./audit.ts";
 import { DEFAULT_SUPPORT_CONFIDENCE } from "./early_stopping.ts";
 import { goodput, type GoodputRow } from "./goodput.ts";
 import type { LoadedRun } from "./loaded_run.ts";
-import { runWindow } from "./policy.ts";
+import { policyForRuns, runWindow, workloadClasses } from "./policy.ts";
 
 /** One field that differs between the runs, with each run's value. */
 export interface Difference {
@@ -122,6 +122,7 @@ export interface CompareOptions {
  * {@linkcode InputError} naming every blocking difference unless `force`.
  */
 export function compareRoutes(runs: LoadedRun[], policy: SloPolicy, options: CompareOptions = {}): CompareResult {
+  policy = policyForRuns(policy, [...runs, ...(options.singleClassRuns ?? [])], "compareRoutes() policy");
   if (runs.length < 2) throw new InputError(`compare needs at least two runs, got ${runs.length}`);
   const differences = comparability(runs);
   const blocking = differences.filter((d) => d.blocking);
@@ -184,7 +185,11 @@ function routeComparison(
 function crowdingRows(routes: RouteComparison[], singles: LoadedRun[], policy: SloPolicy): CrowdingRow[] {
   const out: CrowdingRow[] = [];
   for (const single of singles) {
-    const g = goodput(single, policy);
+    // The policy was checked against every compared run's workload; a 1.0 single-class log knows only its own class,
+    // and the others' SLOs cannot change its numbers, so they are left out of its goodput call.
+    const own = workloadClasses(single).classes;
+    const classes = Object.fromEntries(Object.entries(policy.classes).filter(([c]) => own.includes(c)));
+    const g = goodput(single, { ...policy, classes });
     if (g.by_class.length !== 1) {
       throw new InputError(
         `${single.dir}: a single-class run must offer one class in the window, found ${g.by_class.length}`,

@@ -1,4 +1,4 @@
-import { FAILURE_ORDER } from "./classify.ts";
+import { FAILURE_ORDER, GATE_ORDER } from "./classify.ts";
 import type { GoodputResult, GoodputRow } from "./goodput.ts";
 import { modeLabel, modeSloLines } from "./service_modes.ts";
 
@@ -57,12 +57,12 @@ export interface FormatGoodputOptions {
 export function formatGoodput(result: GoodputResult, options: FormatGoodputOptions = {}): string {
   const d = result.disclosure;
   const verdicts = options.verdicts ?? (d.run_end.headline ? [d.run_end.headline] : []);
-  const slo = Object.entries(d.slo.classes).flatMap(([c, s]) => [
-    `  ${c}: e2e ≤ ${s.e2e_ms ?? "-"} ms, TTFT ≤ ${s.ttft_ms ?? "-"} ms, TPOT ≤ ${s.tpot_ms ?? "-"} ms; gates ${
-      s.gates.join(", ") || "none"
-    }`,
-    ...modeSloLines(s.modes, s, "    "),
-  ]);
+  const slo = Object.entries(d.slo_rules).flatMap(([c, rule]) => {
+    const s = c === "(any other class)" ? d.slo.default : d.slo.classes[c];
+    return [`  ${rule}`, ...(s ? modeSloLines(s.modes, s, "    ") : [])];
+  });
+  const na = GATE_ORDER.filter((g) => d.gates_not_applicable.overall[g] > 0)
+    .map((g) => `${g} ${d.gates_not_applicable.overall[g]}`);
   const out = [
     ...verdicts,
     ...(options.header ?? []),
@@ -73,15 +73,15 @@ export function formatGoodput(result: GoodputResult, options: FormatGoodputOptio
     `window: ${d.window.description}; measurement_seconds = ${d.window.measurement_seconds}`,
     "inclusion rules:",
     ...d.inclusion_rules.map((r) => `  - ${r}`),
+    `TTFT: ${d.ttft_definition}`,
     `TPOT: ${d.tpot_definition}`,
-    "SLO per class:",
+    `streaming: ${d.streaming_rule}`,
+    `gates: ${d.gate_rule}`,
+    "SLO per class (as applied in the window):",
     ...slo,
-    `  (any other class): e2e ≤ ${d.slo.default.e2e_ms ?? "-"} ms, TTFT ≤ ${d.slo.default.ttft_ms ?? "-"} ms, TPOT ≤ ${
-      d.slo.default.tpot_ms ?? "-"
-    } ms; gates ${d.slo.default.gates.join(", ") || "none"}`,
-    ...modeSloLines(d.slo.default.modes, d.slo.default, "    "),
     ...(Object.keys(d.slo.modes).length ? ["  (every class that does not declare the mode itself):"] : []),
     ...modeSloLines(d.slo.modes, null, "    "),
+    `gates passed as n/a (completed requests whose case does not define the gate): ${na.join(", ") || "none"}`,
     ...d.warnings.map((w) => `WARNING: ${w}`),
     "",
     ...table("overall", "", [{ name: "all", row: result.overall }]),

@@ -2,11 +2,13 @@ import pl from "nodejs-polars";
 import type { SloPolicy } from "../schema/slo.ts";
 import { classifyLazy } from "./_classify_lazy.ts";
 import { FAILURE_ORDER, type FailureReason } from "./classify.ts";
-import { buildDisclosure, type Disclosure } from "./disclosure.ts";
+import { buildDisclosure, type Disclosure, noGates, noStreaming, type Observed } from "./disclosure.ts";
 import type { LoadedRun } from "./loaded_run.ts";
-import { type ResolvedWindow, runWindow } from "./policy.ts";
+import { policyForRun, type ResolvedWindow, runWindow } from "./policy.ts";
 import type { ScannedRun } from "./scanned_run.ts";
 import { modeLabel, undeclaredModeWarning } from "./service_modes.ts";
+import { maskGates } from "./_gates.ts";
+import { STREAMING } from "./_streaming.ts";
 
 /** Counts and rates of one row of a goodput table. Rates with a zero denominator are null. */
 export interface GoodputRow {
@@ -55,26 +57,39 @@ function isScanned(run: LoadedRun | ScannedRun): run is ScannedRun {
 
 /**
  * Classifies and counts the window's requests by class × stage × first
- * failing reason in one polars query (a few hundred rows come back); sent and
- * completed follow from the reason, since outcomes are checked first.
+ * failing reason (× how a completed request was streamed × the gates that
+ * passed as n/a) in one polars query (a few hundred rows come back); sent and
+ * completed follow from the reason, since outcomes are checked first. The
+ * streaming and n/a counts per class go to `observed`.
  */
-function aggregate(run: LoadedRun | ScannedRun, policy: SloPolicy, window: ResolvedWindow): Group[] {
+function aggregate(
+  run: LoadedRun | ScannedRun,
+  policy: SloPolicy,
+  window: ResolvedWindow,
+  observed: Observed,
+): Group[] {
   const groups = new Map<string, Group>();
   const add = (df: pl.DataFrame) => {
     const cls = df.getColumn("class").toArray() as string[];
     const stage = df.getColumn("stage").toArray() as string[];
     const mode = df.getColumn("service_mode").toArray() as (string | null)[];
     const reason = df.getColumn("reason").toArray() as (number | null)[];
+    const streaming = df.getColumn("streaming").toArray() as (number | null)[];
+    const na = df.getColumn("gates_na").toArray() as number[];
     const n = df.getColumn("n").toArray() as number[];
     for (let i = 0; i < df.height; i++) {
-      const key = { class: String(cls[i]), stage: String(stage[i]), mode: mode[i] ?? null };
+      const c = String(cls[i]), k = Number(n[i]);
+      const s = streaming[i] ?? null;
+      if (s !== null) (observed.streaming[c] ??= noStreaming())[STREAMING[s]!] += k;
+      for (const g of maskGates(Number(na[i]))) (observed.gates_na[c] ??= noGates())[g] += k;
+      const key = { class: c, stage: String(stage[i]), mode: mode[i] ?? null };
       const id = JSON.stringify([key.class, key.stage, key.mode]);
       let g = groups.get(id);
       if (!g) {
         g = { key, counts: { offered: 0, sent: 0, completed: 0, accepted: 0 }, failures: zeroFailures() };
         groups.set(id, g);
       }
-      const r = reason[i] ?? null, k = Number(n[i]);
+      const r = reason[i] ?? null;
       g.counts.offered! += k;
       if (r === null || !NOT_SENT.has(r)) g.counts.sent! += k;
       if (r === null || r >= FIRST_COMPLETED) g.counts.completed! += k;
@@ -83,7 +98,14 @@ function aggregate(run: LoadedRun | ScannedRun, policy: SloPolicy, window: Resol
     }
   };
   const query = (req: pl.LazyDataFrame, att: pl.LazyDataFrame) =>
-    classifyLazy(req, att, policy, window).groupBy(["class", "stage", "service_mode", "reason"])
+    classifyLazy(req, att, policy, window).groupBy([
+      "class",
+      "stage",
+      "service_mode",
+      "reason",
+      "streaming",
+      "gates_na",
+    ])
       .agg(pl.len().alias("n"));
   if (!isScanned(run)) add(query(run.requests.lazy(), run.attempts.lazy()).collectSync());
   else {
@@ -144,9 +166,12 @@ function makeRow(
 /**
  * Accepted goodput of a run under an SLO policy: overall, by class, by
  * stage and by class × stage, with the disclosure (denominator, window,
- * inclusion rules, SLO per class, TPOT definition, n). See
- * `classify` for the per-request rules. Pure: the run's frames are not
- * changed. Stages of the window without requests get a zero row.
+ * inclusion rules, SLO per class as applied, TTFT/TPOT definitions, gates
+ * passed as n/a, n). See `classify` for the per-request rules. The policy,
+ * from a file or built in code, is validated first (`policyForRun`: the
+ * schema, and its classes against the run's workload): a bad one is an
+ * `InputError` naming the field. Pure: the run's frames are not changed.
+ * Stages of the window without requests get a zero row.
  *
  * The classification and the counts are one polars query that returns one
  * row per class × stage × reason (1 M requests in 0.3–0.7 s, bench/README.md).
@@ -161,12 +186,14 @@ function makeRow(
  * ```
  */
 export function goodput(run: LoadedRun | ScannedRun, policy: SloPolicy): GoodputResult {
+  policy = policyForRun(policy, run, "goodput() policy");
   const window = runWindow(run, policy.window);
   const den = policy.denominator;
   const secs = (stage: string) => window.stage_seconds[stage] ?? null;
 
   // One pass over the requests (class × stage); the coarser tables are sums of its small result.
-  const fine = aggregate(run, policy, window);
+  const observed: Observed = { streaming: {}, gates_na: {} };
+  const fine = aggregate(run, policy, window, observed);
   const all = rollUp(fine, () => "all").get("all");
   const overall = makeRow(all?.counts ?? {}, all?.failures ?? zeroFailures(), window.measurement_seconds, den);
   const by_class = [...rollUp(fine, (g) => g.key.class)].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
@@ -198,7 +225,7 @@ export function goodput(run: LoadedRun | ScannedRun, policy: SloPolicy): Goodput
     by_class: Object.fromEntries(by_class.map((r) => [r.class, r.offered])),
     by_stage: Object.fromEntries(by_stage.map((r) => [r.stage, r.offered])),
     by_mode: Object.fromEntries(by_mode.map((r) => [modeLabel(r.mode), r.offered])),
-  });
+  }, observed);
   const undeclared = undeclaredModeWarning(by_mode);
   if (undeclared) disclosure.warnings = [...disclosure.warnings, undeclared];
   return { disclosure, overall, by_class, by_stage, by_class_stage, by_mode };

@@ -23,7 +23,7 @@ import {
   SIGNALS,
   type SignalSample,
 } from "./levels.ts";
-import { classSlo } from "./policy.ts";
+import { classSlo, policyForRuns } from "./policy.ts";
 import { checkRepeatRuns, groupLevels, type Level, type SkippedStage, spreadOf, straddles } from "./repeats.ts";
 import { type ExcludedLevel, excludeLevels } from "./client_limit.ts";
 import type { RunEnd } from "./run_end.ts";
@@ -114,6 +114,7 @@ function goodputKnee(levels: Level[], S: number): KneeReport["kneedle"] {
  * ledger's cost per accepted task; without, tokens per accepted task.
  */
 export function kneeAnalysis(runs: LoadedRun[], policy: SloPolicy, options: KneeOptions = {}): KneeReport {
+  policy = policyForRuns(policy, runs, "kneeAnalysis() policy");
   const alpha = options.alpha ?? 0.05;
   const S = options.S ?? 1;
   const prices = options.prices ?? null;

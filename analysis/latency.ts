@@ -9,6 +9,7 @@ import pl from "nodejs-polars";
 import type { LoadedRun } from "./loaded_run.ts";
 import { DEFAULT_SUPPORT_CONFIDENCE } from "./early_stopping.ts";
 import { percentileWithCI } from "./percentile.ts";
+import { ATTEMPT_COLUMNS, finalAttemptLazy, streamingExprs } from "./_streaming.ts";
 
 /** The metrics of the table, in output order. */
 export const LATENCY_METRICS = [
@@ -24,9 +25,13 @@ export type LatencyMetric = typeof LATENCY_METRICS[number];
 
 /** Which requests each metric is computed over, and how: printed in every row. */
 export const LATENCY_INCLUSION: Record<LatencyMetric, string> = {
-  ttft_ms: "completed requests (outcome ok): first_token_ms − scheduled_ms (from the intended start, not the send)",
-  tpot_ms:
-    "completed requests: (last_token_ms − first_token_ms) / (output_tokens − 1) of the last attempt with both token times in the last round; requests with < 2 output tokens excluded",
+  ttft_ms:
+    "completed requests (outcome ok) that were streamed: first_token_ms − scheduled_ms (from the intended start, " +
+    "not the send), the first token of the first model round; requests not streamed excluded (TTFT not " +
+    "observable) and counted in `excluded`",
+  tpot_ms: "completed requests: (last_token_ms − first_token_ms) / (output_tokens − 1) of the last attempt with both " +
+    "token times in the last round; excluded (counted in `excluded`): requests or attempts not streamed, < 2 output " +
+    "tokens, every token at one instant",
   e2e_ms: "completed requests (outcome ok): completed_ms − scheduled_ms",
   send_lag_ms: "requests the runner began (send_lag_ms not null), whatever their outcome",
   server_wait_ms: "requests with a first attempt that got headers: headers_ms − sent_ms of the first attempt",
@@ -64,6 +69,14 @@ export interface LatencyRow {
   /** Nearest-rank value; null when n = 0. */
   value: number | null;
   n: number;
+  /**
+   * For a metric over completed requests (TTFT, TPOT, e2e, rounds): the
+   * group's completed requests without a value (not in n); null for the
+   * other metrics, whose inclusion rule defines their population.
+   */
+  excluded: number | null;
+  /** Of `excluded`, the requests that were not streamed (TTFT and TPOT not observable); null as `excluded`. */
+  excluded_not_streamed: number | null;
   confidence: number;
   lower: number | null;
   upper: number | null;
@@ -81,7 +94,16 @@ export interface LatencyRow {
 
 const F64 = pl.Float64;
 
-/** Per-request metric columns (null where a request is not included), keyed by request_id. */
+/** Metrics computed over completed requests: their rows count the completed requests left out. */
+const OVER_COMPLETED: ReadonlySet<LatencyMetric> = new Set(["ttft_ms", "tpot_ms", "e2e_ms", "rounds"]);
+/** Metrics a request that was not streamed does not have. */
+const NOT_OBSERVABLE: ReadonlySet<LatencyMetric> = new Set(["ttft_ms", "tpot_ms"]);
+
+/**
+ * Per-request metric columns (null where a request is not included), keyed
+ * by request_id, plus `_ok` (completed) and `_not_streamed`. TTFT and TPOT
+ * follow the classification's streaming rules (`_streaming.ts`).
+ */
 function perRequest(run: LoadedRun, window: MsWindow | null): pl.DataFrame {
   let req = run.requests;
   if (window) {
@@ -97,53 +119,50 @@ function perRequest(run: LoadedRun, window: MsWindow | null): pl.DataFrame {
     pl.col("request_id"),
     pl.col("headers_ms").cast(F64).sub(pl.col("sent_ms").cast(F64)).alias("server_wait_ms"),
   );
-  // Last answered attempt (both token times) of the last round: it produced the answer's tokens.
-  const answered = att.filter(
-    pl.col("first_token_ms").isNotNull().and(pl.col("last_token_ms").isNotNull())
-      .and(pl.col("round").eq(pl.col("round").max().over("request_id"))),
-  );
-  const final = answered.filter(pl.col("_order").eq(pl.col("_order").max().over("request_id"))).select(
-    pl.col("request_id"),
-    pl.col("last_token_ms").cast(F64).sub(pl.col("first_token_ms").cast(F64)).alias("_decode_ms"),
-    pl.col("output_tokens").cast(F64).alias("_out_tokens"),
-  );
+  // The final answered attempt of the last round: TPOT, and a 1.0 log's streaming inference.
+  const final = finalAttemptLazy(run.attempts.lazy().select(ATTEMPT_COLUMNS)).collectSync();
   const ok = pl.col("outcome").eq(pl.lit("ok"));
   const onlyOk = (e: pl.Expr) => pl.when(ok).then(e).otherwise(pl.lit(null));
+  const streaming = streamingExprs();
   return req
     .join(first, { on: "request_id", how: "left" })
     .join(final, { on: "request_id", how: "left" })
     .select(
       pl.col("class").cast(pl.Utf8),
       pl.col("stage").cast(pl.Utf8),
-      onlyOk(pl.col("first_token_ms").cast(F64).sub(pl.col("scheduled_ms").cast(F64))).alias("ttft_ms"),
-      onlyOk(
-        pl.when(pl.col("_out_tokens").gtEq(2))
-          .then(pl.col("_decode_ms").div(pl.col("_out_tokens").sub(1)))
-          .otherwise(pl.lit(null)),
-      ).alias("tpot_ms"),
+      onlyOk(streaming.ttft).cast(F64).alias("ttft_ms"),
+      onlyOk(streaming.tpot).cast(F64).alias("tpot_ms"),
       onlyOk(pl.col("completed_ms").cast(F64).sub(pl.col("scheduled_ms").cast(F64))).alias("e2e_ms"),
       pl.col("send_lag_ms").cast(F64),
       pl.col("server_wait_ms").cast(F64),
       pl.when(pl.col("tool_calls").gt(0)).then(pl.col("tool_ms").cast(F64)).otherwise(pl.lit(null)).alias("tool_ms"),
       onlyOk(pl.col("rounds").cast(F64)).alias("rounds"),
+      ok.alias("_ok"),
+      ok.and(streaming.observable.not()).alias("_not_streamed"),
     );
 }
 
-/** A group of the table: its labels and, per metric, its ascending values. */
+/** A group of the table: its labels and, per metric, its ascending values and the completed requests left out. */
 interface Group {
   class: string | null;
   stage: string | null;
   values: Map<LatencyMetric, Float64Array>;
+  excluded: Map<LatencyMetric, number>;
+  /** Completed requests of the group that were not streamed. */
+  notStreamed: number;
 }
 
 /** The four groupings: overall, by class, by stage, by class × stage. */
 const GROUPINGS = [[false, false], [true, false], [false, true], [true, true]] as const;
 
+const int32 = (df: pl.DataFrame, c: string) => Int32Array.from(df.getColumn(c).toTypedArray() as ArrayLike<number>);
+
 /**
- * Every group's sorted values of every metric. Each metric is sorted once in
- * polars; a stable counting pass per grouping then splits it by dense
- * class/stage codes, so each group's slice stays sorted (no per-group sort,
- * no list columns crossing into JS).
+ * Every group's sorted values of every metric, and its counts of completed
+ * requests left out. Each metric is sorted once in polars; a stable counting
+ * pass per grouping then splits it by dense class/stage codes, so each
+ * group's slice stays sorted (no per-group sort, no list columns crossing
+ * into JS).
  */
 function groups(frame: pl.DataFrame): Group[] {
   const coded = frame.withColumns(
@@ -167,7 +186,7 @@ function groups(frame: pl.DataFrame): Group[] {
     const key = JSON.stringify([cls, stage]);
     let g = index.get(key);
     if (!g) {
-      g = { class: cls, stage, values: new Map() };
+      g = { class: cls, stage, values: new Map(), excluded: new Map(), notStreamed: 0 };
       index.set(key, g);
       out.push(g);
     }
@@ -178,27 +197,45 @@ function groups(frame: pl.DataFrame): Group[] {
   classes.forEach((c) => group(c, null));
   stages.forEach((st) => group(null, st));
   [...combos].sort((x, y) => x - y).forEach((k) => group(classes[Math.floor(k / nStages)]!, stages[k % nStages]!));
+  // Per grouping: a row's slot from its class and stage codes, and each slot's group (null: a class × stage absent).
+  const slotted = GROUPINGS.map(([byClass, byStage]) => {
+    const size = (byClass ? classes.length : 1) * (byStage ? nStages : 1);
+    const slot = (c: number, st: number) => (byClass ? c : 0) * (byStage ? nStages : 1) + (byStage ? st : 0);
+    const at = Array.from({ length: size }, (_, k) => {
+      if (byClass && byStage && !combos.has(k)) return null;
+      return group(
+        byClass ? classes[Math.floor(k / (byStage ? nStages : 1))]! : null,
+        byStage ? stages[k % nStages]! : null,
+      );
+    });
+    return { size, slot, at };
+  });
+  /** Rows of `rows` per group, over every grouping. */
+  const tally = (rows: pl.DataFrame, add: (g: Group, n: number) => void) => {
+    const c = int32(rows, "_c"), st = int32(rows, "_s");
+    for (const { size, slot, at } of slotted) {
+      const counts = new Int32Array(size);
+      for (let i = 0; i < c.length; i++) counts[slot(c[i]!, st[i]!)]!++;
+      for (let k = 0; k < size; k++) if (at[k]) add(at[k]!, counts[k]!);
+    }
+  };
+  tally(coded.filter(pl.col("_not_streamed")), (g, n) => g.notStreamed = n);
   for (const metric of LATENCY_METRICS) {
     const col = pl.col(metric);
+    if (OVER_COMPLETED.has(metric)) {
+      tally(coded.filter(pl.col("_ok").and(col.isNull())), (g, n) => g.excluded.set(metric, n));
+    }
     const sorted = coded.select("_c", "_s", metric).filter(col.isNotNull().and(col.isNotNan())).sort(metric);
     const values = Float64Array.from(sorted.getColumn(metric).toTypedArray() as ArrayLike<number>);
-    const c = Int32Array.from(sorted.getColumn("_c").toTypedArray() as ArrayLike<number>);
-    const st = Int32Array.from(sorted.getColumn("_s").toTypedArray() as ArrayLike<number>);
-    for (const [byClass, byStage] of GROUPINGS) {
-      const size = (byClass ? classes.length : 1) * (byStage ? nStages : 1);
-      const code = (i: number) => (byClass ? c[i]! : 0) * (byStage ? nStages : 1) + (byStage ? st[i]! : 0);
+    const c = int32(sorted, "_c"), st = int32(sorted, "_s");
+    for (const { size, slot, at } of slotted) {
       const counts = new Int32Array(size + 1);
-      for (let i = 0; i < values.length; i++) counts[code(i) + 1]!++;
+      for (let i = 0; i < values.length; i++) counts[slot(c[i]!, st[i]!) + 1]!++;
       for (let k = 0; k < size; k++) counts[k + 1]! += counts[k]!;
       const starts = counts.slice(0, size);
       const split = new Float64Array(values.length);
-      for (let i = 0; i < values.length; i++) split[starts[code(i)]!++] = values[i]!;
-      for (let k = 0; k < size; k++) {
-        const cls = byClass ? classes[Math.floor(k / (byStage ? nStages : 1))]! : null;
-        const stage = byStage ? stages[k % nStages]! : null;
-        if (byClass && byStage && !combos.has(k)) continue;
-        group(cls, stage).values.set(metric, split.subarray(counts[k]!, counts[k + 1]!));
-      }
+      for (let i = 0; i < values.length; i++) split[starts[slot(c[i]!, st[i]!)]!++] = values[i]!;
+      for (let k = 0; k < size; k++) at[k]?.values.set(metric, split.subarray(counts[k]!, counts[k + 1]!));
     }
   }
   return out;
@@ -207,9 +244,11 @@ function groups(frame: pl.DataFrame): Group[] {
 /**
  * Latency percentiles per class, per stage, per class × stage and overall
  * (class/stage null = all), for every metric in {@linkcode LATENCY_METRICS}.
- * Each row carries n, the confidence interval, `supported` and `bound`
- * (MLPerf LoadGen's early-stopping rule at `supportConfidence`; false with a
- * note when n cannot bound the percentile), the window and the inclusion rule.
+ * Each row carries n, the completed requests left out (`excluded`, of which
+ * `excluded_not_streamed`: a request that was not streamed has no TTFT or
+ * TPOT), the confidence interval, `supported` and `bound` (MLPerf LoadGen's
+ * early-stopping rule at `supportConfidence`; false with a note when n cannot
+ * bound the percentile), the window and the inclusion rule.
  *
  * @example
  * ```ts ignore
@@ -238,6 +277,8 @@ export function latencyTable(run: LoadedRun, options: LatencyOptions = {}): Late
           p,
           value: ci.value,
           n: ci.n,
+          excluded: OVER_COMPLETED.has(metric) ? g.excluded.get(metric) ?? 0 : null,
+          excluded_not_streamed: NOT_OBSERVABLE.has(metric) ? g.notStreamed : OVER_COMPLETED.has(metric) ? 0 : null,
           confidence,
           lower: ci.lower,
           upper: ci.upper,

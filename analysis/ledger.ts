@@ -7,7 +7,7 @@ import type { Disclosure } from "./disclosure.ts";
 import { goodput } from "./goodput.ts";
 import { runSpan, splitRunTime } from "./gpu_time.ts";
 import type { LoadedRun } from "./loaded_run.ts";
-import { runWindow } from "./policy.ts";
+import { policyForRun, runWindow } from "./policy.ts";
 import {
   attemptCategory,
   type AttemptColumns,
@@ -101,6 +101,7 @@ export function ledger(
   prices: PriceSheet,
   options: LedgerOptions = {},
 ): LedgerResult {
+  policy = policyForRun(policy, run, "ledger() policy");
   const overheads = options.overheads ?? null;
   if (overheads && overheads.currency !== prices.currency) {
     throw new InputError(

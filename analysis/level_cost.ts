@@ -11,6 +11,7 @@ import type { SloPolicy } from "../schema/slo.ts";
 import { ledger } from "./ledger.ts";
 import type { LoadedRun } from "./loaded_run.ts";
 import type { SignalSample } from "./signals.ts";
+import { policyForRun } from "./policy.ts";
 
 /** The sheets that price the knee's levels. */
 export interface LevelPricing {
@@ -54,6 +55,7 @@ export class LevelCoster {
   readonly #levels: SloPolicy["window"];
 
   constructor(run: LoadedRun, policy: SloPolicy, pricing: LevelPricing) {
+    policy = policyForRun(policy, run, "LevelCoster policy");
     // The load levels, as analysis/levels.ts takes them: every steady and burst stage (not warm-up, recovery, drain).
     const levels = run.manifest.stages.filter((s) => s.kind === "steady" || s.kind === "burst").map((s) => s.name);
     this.#levels = { include_stages: levels, exclude_stage_kinds: [] };

@@ -14,7 +14,7 @@ import { classify, GATE_ORDER } from "./classify.ts";
 import { costSample, LevelCoster, type LevelPricing } from "./level_cost.ts";
 import type { LoadedRun } from "./loaded_run.ts";
 import { percentileWithCI } from "./percentile.ts";
-import { runWindow } from "./policy.ts";
+import { policyForRun, runWindow } from "./policy.ts";
 import { ratioBootstrap } from "./ratio_bootstrap.ts";
 import type { SignalSample } from "./signals.ts";
 
@@ -62,6 +62,7 @@ const PERCENTILES = [["e2e", "e2e_ms"], ["ttft", "ttft_ms"]] as const;
  * also priced by the cost ledger (`cost_per_accepted`).
  */
 export function prepareRun(run: LoadedRun, policy: SloPolicy, pricing: LevelPricing | null = null): PreparedRun {
+  policy = policyForRun(policy, run, "prepareRun() policy");
   const stages = run.manifest.stages.filter((s) => s.kind === "steady" || s.kind === "burst");
   if (!stages.length) {
     const cut = run.end.cut_ms === null ? "" : ` before the end of its log (${run.end.headline})`;
@@ -168,6 +169,8 @@ export function pointSignals(parts: { run: PreparedRun; stage: Stage }[]): Level
   for (const [name, col] of PERCENTILES) {
     for (const cls of ["all", ...classes]) {
       const values = column(cls === "all" ? done : done.filter(pl.col("class").eq(pl.lit(cls))), col);
+      // A class whose completed requests were not streamed has no TTFT (not observable): no signal, not "no data".
+      if (name === "ttft" && cls !== "all" && !values.length) continue;
       signals[`${name}_p95_ms@${cls}`] = pct(values, 0.95);
       signals[`${name}_p99_ms@${cls}`] = pct(values, 0.99);
     }

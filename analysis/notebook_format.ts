@@ -20,19 +20,21 @@ export interface FormatLatencyOptions {
 
 /**
  * Latency rows (of `latencyInWindow` / `latencyTable`, whole window: stage
- * rows are skipped) as aligned text, one line per class × metric with n and
- * each percentile's value and CI; UNSUPPORTED where n does not support it
- * (MLPerf LoadGen's early-stopping rule, its confidence in the last line).
+ * rows are skipped) as aligned text, one line per class × metric with n, the
+ * completed requests excluded (`-` for metrics not over completed requests;
+ * how many of them were not streamed) and each percentile's value and CI;
+ * UNSUPPORTED where n does not support it (MLPerf LoadGen's early-stopping
+ * rule, its confidence in the last line).
  * Rows with n = 0 are left out.
  *
  * @example
  * ```ts
  * import assert from "node:assert/strict";
  * import { formatLatency } from "./notebook_format.ts";
- * const row = { class: null, stage: null, metric: "e2e_ms" as const, p: 0.99, value: 900, n: 10, confidence: 0.95,
- *   lower: 850, upper: null, support_confidence: 0.99, bound: null, supported: false, note: "n < 459", window: null,
- *   inclusion: "" };
- * assert.match(formatLatency([row]), /all\s+e2e_ms\s+10\s+900 \[850, ∞\] UNSUPPORTED/);
+ * const row = { class: null, stage: null, metric: "e2e_ms" as const, p: 0.99, value: 900, n: 10, excluded: 0,
+ *   excluded_not_streamed: 0, confidence: 0.95, lower: 850, upper: null, support_confidence: 0.99, bound: null,
+ *   supported: false, note: "n < 459", window: null, inclusion: "" };
+ * assert.match(formatLatency([row]), /all\s+e2e_ms\s+10\s+0\s+900 \[850, ∞\] UNSUPPORTED/);
  * assert.match(formatLatency([row]), /99 % one-sided confidence \(n ≥ 459 for p99\)/);
  * ```
  */
@@ -53,13 +55,27 @@ export function formatLatency(rows: LatencyRow[], options: FormatLatencyOptions 
           r.supported ? "" : " UNSUPPORTED"
         }`;
       });
-      body.push([cls ?? "all", metric, String(mine[0]!.n), ...cells]);
+      const ex = mine[0]!;
+      const excluded = ex.excluded === null
+        ? "-"
+        : `${ex.excluded}${ex.excluded_not_streamed ? ` (${ex.excluded_not_streamed} not streamed)` : ""}`;
+      body.push([cls ?? "all", metric, String(mine[0]!.n), excluded, ...cells]);
     }
   }
   const conf = rows[0]?.confidence ?? 0.95;
   const support = rows[0]?.support_confidence ?? DEFAULT_SUPPORT_CONFIDENCE;
   return [
-    ...grid(["class", "metric", "n", ...ps.map((p) => `p${+(p * 100).toPrecision(6)} [${conf * 100} % CI]`)], body, 2),
+    ...grid(
+      [
+        "class",
+        "metric",
+        "n",
+        "excluded",
+        ...ps.map((p) => `p${+(p * 100).toPrecision(6)} [${conf * 100} % CI]`),
+      ],
+      body,
+      2,
+    ),
     `${supportRuleText(ps, { confidence: support })}, else UNSUPPORTED`,
   ].join("\n");
 }

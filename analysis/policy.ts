@@ -1,10 +1,96 @@
 import { InputError } from "../schema/errors.ts";
+import { describeIssues } from "../schema/load.ts";
 import type { RunManifest } from "../schema/run_manifest.ts";
 import { type ClassSlo, SloPolicy } from "../schema/slo.ts";
+import type { LoadedRun } from "./loaded_run.ts";
+import type { ScannedRun } from "./scanned_run.ts";
 
 /**
- * Reads and validates an SLO policy file (JSON, zod `SloPolicy`). Errors are
- * {@linkcode InputError}s naming the file and every bad field at once.
+ * Validates an SLO policy, from a file or passed in code, against the
+ * contract's schema (`schema/slo.ts`, strict: a misspelt key is refused;
+ * defaults filled, e.g. a class without `gates` gets the default gates).
+ * The one validation every policy goes through: {@linkcode loadSloPolicy}
+ * and every analysis entry that takes a policy call it. Throws an
+ * {@linkcode InputError} naming `source` and every bad field at once.
+ *
+ * @example A misspelt key and a missing `default` are named
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { parseSloPolicy } from "./policy.ts";
+ * assert.throws(
+ *   () => parseSloPolicy({ classes: { qa: { e2e: 100 } } }, "my policy"),
+ *   (e: Error) => /my policy: classes\.qa: Unrecognized key: "e2e"/.test(e.message) && /my policy: default/.test(e.message),
+ * );
+ * assert.deepEqual(parseSloPolicy({ default: { e2e_ms: 10000 } }, "minimal").default.gates,
+ *   ["output_valid", "quality_ok", "safety_ok", "auth_ok"]);
+ * ```
+ */
+export function parseSloPolicy(input: unknown, source: string): SloPolicy {
+  const res = SloPolicy.safeParse(input);
+  if (!res.success) throw new InputError(`${source}: invalid SLO policy`, describeIssues(source, res.error));
+  return res.data;
+}
+
+/** The classes a run's workload defines, and where they were read. */
+export interface WorkloadClasses {
+  classes: string[];
+  /** `run.json workload.classes` (contract 1.1), or the requests log (a 1.0 log records no workload classes). */
+  from: string;
+}
+
+/**
+ * The classes of a run's workload: run.json `workload.classes` (1.1); a log
+ * without them (1.0) gives the classes present in its requests log.
+ */
+export function workloadClasses(run: LoadedRun | ScannedRun): WorkloadClasses {
+  const declared = run.manifest.workload.classes;
+  if (declared) return { classes: [...declared].sort(), from: "run.json workload.classes" };
+  const requests = run.requests as LoadedRun["requests"] | ScannedRun["requests"];
+  const column = "collectSync" in requests
+    ? requests.select("class").unique().collectSync().getColumn("class")
+    : requests.getColumn("class").unique();
+  return {
+    classes: (column.toArray() as string[]).sort(),
+    from: `the classes present in its requests log: run.json records no workload.classes${
+      run.manifest.schema_minor === 0 ? " (contract 1.0)" : ""
+    }`,
+  };
+}
+
+/**
+ * The policy an analysis applies to its runs: {@linkcode parseSloPolicy},
+ * then every class the policy names must be a class of the runs' workload
+ * ({@linkcode workloadClasses}; with several runs, of at least one of them:
+ * a comparison may include a single-class run): a class name that matches
+ * none would otherwise leave that class silently under the default SLO.
+ * `source` names the caller in errors (`goodput() policy`).
+ */
+export function policyForRuns(input: unknown, runs: readonly (LoadedRun | ScannedRun)[], source: string): SloPolicy {
+  const policy = parseSloPolicy(input, source);
+  const named = Object.keys(policy.classes);
+  if (!named.length) return policy;
+  const workloads = runs.map((run) => ({ run, w: workloadClasses(run) }));
+  const unknown = named.filter((c) => !workloads.some(({ w }) => w.classes.includes(c)));
+  if (!unknown.length) return policy;
+  const problems = [
+    `${source}: classes: ${unknown.join(", ")} not in the workload of ${runs.length === 1 ? "run" : "any run"}`,
+    ...workloads.map(({ run, w }) =>
+      `${source}: run ${run.manifest.run_id} (${run.dir}) has the classes (${w.from}): ${
+        w.classes.join(", ") || "none"
+      }`
+    ),
+  ];
+  throw new InputError(`${source}: SLO policy names classes the workload does not have`, problems);
+}
+
+/** {@linkcode policyForRuns} for one run. */
+export function policyForRun(input: unknown, run: LoadedRun | ScannedRun, source: string): SloPolicy {
+  return policyForRuns(input, [run], source);
+}
+
+/**
+ * Reads and validates an SLO policy file (JSON, {@linkcode parseSloPolicy}).
+ * Errors are {@linkcode InputError}s naming the file and every bad field at once.
  *
  * @example A missing file is an input error naming it
  * ```ts
@@ -20,12 +106,7 @@ export async function loadSloPolicy(file: string): Promise<SloPolicy> {
   } catch (e) {
     throw new InputError(`${file}: cannot read SLO policy: ${(e as Error).message}`, [], { cause: e });
   }
-  const res = SloPolicy.safeParse(raw);
-  if (!res.success) {
-    const problems = res.error.issues.map((i) => `${file}: ${i.path.map(String).join(".") || "(root)"}: ${i.message}`);
-    throw new InputError(`${file}: invalid SLO policy`, problems);
-  }
-  return res.data;
+  return parseSloPolicy(raw, file);
 }
 
 /** The SLO of one class: its own entry, else the policy's `default`. */

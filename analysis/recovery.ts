@@ -19,6 +19,7 @@ import {
   type ServerTotals,
   serverTotals,
 } from "./outages.ts";
+import { policyForRun } from "./policy.ts";
 
 /** Options of {@linkcode recoveryReport}. */
 export interface RecoveryOptions extends OutageOptions {
@@ -141,6 +142,7 @@ function rules(o: Required<Omit<RecoveryOptions, keyof OutageOptions>>): string[
  * ```
  */
 export function recoveryReport(run: LoadedRun, policy: SloPolicy, options: RecoveryOptions = {}): RecoveryReport {
+  policy = policyForRun(policy, run, "recoveryReport() policy");
   const o = {
     baselineMs: options.baselineMs ?? 10_000,
     hold: options.hold ?? 2,

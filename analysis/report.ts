@@ -14,7 +14,7 @@ import { roundUp } from "./round_display.ts";
 import { FAILURE_ORDER } from "./classify.ts";
 import { goodput, type GoodputRow } from "./goodput.ts";
 import type { LoadedRun } from "./loaded_run.ts";
-import { runWindow } from "./policy.ts";
+import { policyForRun, runWindow } from "./policy.ts";
 import { runVerdicts } from "./verdicts.ts";
 import { alternativesFigure } from "./plots/alternatives_chart.ts";
 import { costWaterfallFigure } from "./plots/cost_waterfall.ts";
@@ -91,6 +91,7 @@ function goodputRows(rows: { name: string; row: GoodputRow }[]): string[][] {
  * ended, nothing accepted, a client-limited run or stage (`runVerdicts`).
  */
 export function buildReport(run: LoadedRun, policy: SloPolicy, options: ReportOptions = {}): Report {
+  policy = policyForRun(policy, run, "buildReport() policy");
   const extras = options.extras ?? {};
   const m = run.manifest;
   const stageOrder = m.stages.map((s) => s.name);
@@ -170,6 +171,9 @@ export function buildReport(run: LoadedRun, policy: SloPolicy, options: ReportOp
       r.metric,
       `p${+(r.p * 100).toPrecision(6)}`,
       String(r.n),
+      r.excluded === null
+        ? "-"
+        : `${r.excluded}${r.excluded_not_streamed ? ` (${r.excluded_not_streamed} not streamed)` : ""}`,
       fmt(r.value),
       `[${fmt(r.lower)}, ${r.upper === null ? "∞" : fmt(r.upper)}]`,
       r.supported && r.bound !== null ? `≤ ${fmt(roundUp(r.bound))}` : "UNSUPPORTED",
@@ -180,6 +184,7 @@ export function buildReport(run: LoadedRun, policy: SloPolicy, options: ReportOp
     fmt(s.ttft_ms ?? null),
     fmt(s.tpot_ms ?? null),
     s.gates.join(", "),
+    d.slo_rules[c] ?? "",
   ]);
   const before = [
     // The verdicts stand above everything: an incomplete run, nothing accepted, the client as the limit.
@@ -212,13 +217,23 @@ export function buildReport(run: LoadedRun, policy: SloPolicy, options: ReportOp
       esc(
         `${supportRuleText(latency.map((r) => r.p), { confidence: support })}; a supported percentile is shown with ` +
           'its early-stopping bound (the smallest sample x at which the claim "percentile ≤ x" is supported; shown ' +
-          "rounded up, never down), else UNSUPPORTED.",
+          "rounded up, never down), else UNSUPPORTED; excluded = completed requests without the metric (a request " +
+          "that was not streamed has no TTFT or TPOT), not in n.",
       )
     }</p>`,
-    table(["class", "metric", "p", "n", "value (ms)", "CI", `bound at ${fmt(support * 100)} %`], latRows),
+    table(["class", "metric", "p", "n", "excluded", "value (ms)", "CI", `bound at ${fmt(support * 100)} %`], latRows),
     "<h2>Disclosure</h2>",
-    table(["class", "e2e ≤ ms", "TTFT ≤ ms", "TPOT ≤ ms", "gates required"], slo),
-    `<ul>${[...d.inclusion_rules, d.tpot_definition].map((r) => `<li>${esc(r)}</li>`).join("")}</ul>`,
+    table(["class", "e2e ≤ ms", "TTFT ≤ ms", "TPOT ≤ ms", "gates required", "as applied in the window"], slo),
+    `<ul>${
+      [
+        ...d.inclusion_rules,
+        d.ttft_definition,
+        d.tpot_definition,
+        d.streaming_rule,
+        d.gate_rule,
+        d.slo_rules["(any other class)"]!,
+      ].map((r) => `<li>${esc(r)}</li>`).join("")
+    }</ul>`,
     "<h2>Figures</h2>",
   ].join("\n");
   const after = [

@@ -15,6 +15,7 @@ import type { LoadedRun } from "./loaded_run.ts";
 import { detectOutages } from "./outages.ts";
 import type { ReportExtras } from "./plots/extras.ts";
 import { kneeCurve, ledgerWaterfall, outagePeriods } from "./route_costs.ts";
+import { policyForRun } from "./policy.ts";
 
 /** Options of {@linkcode runReportExtras}. */
 export interface RunExtrasOptions {
@@ -39,6 +40,7 @@ export function runReportExtras(
   options: RunExtrasOptions = {},
   given: ReportExtras = {},
 ): { extras: ReportExtras; notes: string[] } {
+  policy = policyForRun(policy, run, "runReportExtras() policy");
   const extras: ReportExtras = { ...given };
   const notes: string[] = [];
   if (!extras.knee) {

@@ -20,6 +20,7 @@ import type { CostWaterfallInput } from "./plots/cost_waterfall.ts";
 import { loadCurveFromGoodput, type LoadCurveInput } from "./plots/goodput_vs_load.ts";
 import type { RouteComparisonInput } from "./plots/route_comparison.ts";
 import type { ShadedPeriod } from "./plots/timeline.ts";
+import { policyForRun, policyForRuns } from "./policy.ts";
 
 /**
  * The cost waterfall input of a ledger: one component per ledger item (in
@@ -70,6 +71,7 @@ export function gpuTimeNote(
  * marked: the limit at the chosen headroom, else every headroom choice.
  */
 export function kneeCurve(run: LoadedRun, policy: SloPolicy, knee: KneeReport, limit: ProductionLimit): LoadCurveInput {
+  policy = policyForRun(policy, run, "kneeCurve() policy");
   const curve = loadCurveFromGoodput(goodput(run, policy), run.manifest.stages);
   const limits = limit.headroom !== null && limit.limit_rps !== null
     ? [{ headroom: limit.headroom, rps: limit.limit_rps }]
@@ -130,6 +132,7 @@ export interface RouteCostResult {
  * and ledgers kept for their own tables and figures.
  */
 export function compareRouteCosts(runs: LoadedRun[], policy: SloPolicy, options: RouteCostOptions): RouteCostResult {
+  policy = policyForRuns(policy, [...runs, ...(options.singleClassRuns ?? [])], "compareRouteCosts() policy");
   const overheads = options.overheads ?? null;
   const per = new Map<string, RouteCost>();
   const comparison = compareRoutes(runs, policy, {

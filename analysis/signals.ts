@@ -83,8 +83,18 @@ export const SIGNALS: Record<string, SignalSpec> = {
   },
   e2e_p95_ms: { worse: "higher", unit: "ms", definition: "p95 of completed_ms − scheduled_ms, completed requests" },
   e2e_p99_ms: { worse: "higher", unit: "ms", definition: "p99 of completed_ms − scheduled_ms, completed requests" },
-  ttft_p95_ms: { worse: "higher", unit: "ms", definition: "p95 of first_token_ms − scheduled_ms, completed requests" },
-  ttft_p99_ms: { worse: "higher", unit: "ms", definition: "p99 of first_token_ms − scheduled_ms, completed requests" },
+  ttft_p95_ms: {
+    worse: "higher",
+    unit: "ms",
+    definition: "p95 of first_token_ms − scheduled_ms, completed streamed requests (TTFT is not observable for a " +
+      "request that was not streamed; a class none of whose requests was streamed has no TTFT signal)",
+  },
+  ttft_p99_ms: {
+    worse: "higher",
+    unit: "ms",
+    definition: "p99 of first_token_ms − scheduled_ms, completed streamed requests (TTFT is not observable for a " +
+      "request that was not streamed; a class none of whose requests was streamed has no TTFT signal)",
+  },
   server_wait_p95_ms: {
     worse: "higher",
     unit: "ms",

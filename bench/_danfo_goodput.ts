@@ -45,6 +45,10 @@ export function danfoGoodput(dfd: Dfd, run: LoadedRun, cols: Columns, policy: Sl
     completed_ms: nan(r.completed_ms!),
   };
   for (const g of GATE_ORDER) reqData[g] = nan(r[g]!);
+  reqData.streamed = nan(r.streamed!);
+  // Whether each gate applies (listed in applicable_gates; not recorded = applies), 1/0: danfo has no string split.
+  const listed = (r.applicable_gates as (string | null)[]).map((x) => (x === null ? null : x.split(",")));
+  for (const g of GATE_ORDER) reqData[`applies_${g}`] = listed.map((l) => (l === null || l.includes(g) ? 1 : 0));
   let req = new dfd.DataFrame(reqData);
   const sched = req.column("scheduled_ms");
   const inWindow = window.intervals
@@ -60,6 +64,8 @@ export function danfoGoodput(dfd: Dfd, run: LoadedRun, cols: Columns, policy: Sl
     ft: nan(a.first_token_ms!),
     lt: nan(a.last_token_ms!),
     out: a.output_tokens!,
+    itl: nan(a.itl_p50_ms!),
+    st: nan(a.streamed!),
   });
   const lastRound = att.groupby(["request_id"]).col(["round"]).max();
   att = dfd.merge({ left: att, right: lastRound, on: ["request_id"], how: "inner" });
@@ -70,9 +76,20 @@ export function danfoGoodput(dfd: Dfd, run: LoadedRun, cols: Columns, policy: Sl
   );
   const lastAttempt = att.groupby(["request_id"]).col(["attempt"]).max();
   att = dfd.merge({ left: att, right: lastAttempt, on: ["request_id"], how: "inner" });
-  att = att.query(att.column("attempt").eq(att.column("attempt_max")).and(att.column("out").gt(1)));
-  const tpot = att.column("lt").sub(att.column("ft")).div(att.column("out").sub(1));
-  const tp = new dfd.DataFrame({ request_id: att.column("request_id").values, tpot_ms: tpot.values });
+  att = att.query(att.column("attempt").eq(att.column("attempt_max")));
+  // The attempt's streaming: recorded (1.1), else inferred (1.0) from a whole body at once (first = last token, no
+  // inter-token gap, ≥ 2 tokens): then not streamed.
+  const col = (name: string) => att.column(name);
+  const wholeBody = col("ft").eq(col("lt")).and(col("itl").isNa()).and(col("out").ge(2));
+  const attStreamed = col("st").eq(1).or(col("st").isNa().and(wholeBody.map((v) => (v ? 0 : 1)).eq(1)));
+  const hasTpot = attStreamed.and(col("out").gt(1)).and(col("lt").gt(col("ft")));
+  const tpot = col("lt").sub(col("ft")).div(col("out").sub(1)).values as number[];
+  const hasTpotValues = hasTpot.values as boolean[];
+  const tp = new dfd.DataFrame({
+    request_id: col("request_id").values,
+    tpot_ms: tpot.map((v, i) => (hasTpotValues[i] ? v : NaN)),
+    att_streamed: (attStreamed.values as boolean[]).map((v) => (v ? 1 : 0)),
+  });
   req = dfd.merge({ left: req, right: tp, on: ["request_id"], how: "left" });
 
   const cls = req.column("class");
@@ -85,14 +102,21 @@ export function danfoGoodput(dfd: Dfd, run: LoadedRun, cols: Columns, policy: Sl
   const e2e = s("completed_ms").sub(s("scheduled_ms"));
   const ttft = s("first_token_ms").sub(s("scheduled_ms"));
   const tpotMs = s("tpot_ms");
-  // Passing a limit, written positively: NaN compares false, so a missing latency fails it.
-  const e2eOk = e2e.le(limit((c) => classSlo(policy, c).e2e_ms));
-  const ttftOk = ttft.le(limit((c) => classSlo(policy, c).ttft_ms));
-  const tpotOk = tpotMs.le(limit((c) => classSlo(policy, c).tpot_ms)).or(tpotMs.isNa());
+  // Not streamed (recorded, else the answering attempt's): TTFT and TPOT do not exist and their limits do not apply.
+  const hidden = s("streamed").eq(0).or(s("streamed").isNa().and(s("att_streamed").eq(0)));
+  // Passing a limit, written positively: NaN compares false, so a missing latency fails a set limit; no limit
+  // (Infinity) passes whatever the latency.
+  const within = (v: Series, pick: (c: string) => number | undefined) => {
+    const lim = limit(pick);
+    return v.le(lim).or(lim.eq(Infinity));
+  };
+  const e2eOk = within(e2e, (c) => classSlo(policy, c).e2e_ms);
+  const ttftOk = within(ttft, (c) => classSlo(policy, c).ttft_ms).or(hidden);
+  const tpotOk = within(tpotMs, (c) => classSlo(policy, c).tpot_ms).or(tpotMs.isNa()).or(hidden);
   let gatesOk: Series | null = null;
   for (const g of GATE_ORDER) {
     const required = limit((c) => (classSlo(policy, c).gates.includes(g) ? 1 : 0));
-    const ok = s(g).eq(1).or(required.eq(0));
+    const ok = s(g).eq(1).or(required.eq(0)).or(s(`applies_${g}`).eq(0));
     gatesOk = gatesOk ? gatesOk.and(ok) : ok;
   }
   const outcome = s("outcome");

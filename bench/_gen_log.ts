@@ -138,6 +138,10 @@ export function generateRunLog(dir: string, n: number, seed = 1): string {
     const outTok = cls === "long_summary" ? 300 + Math.floor(r() * 700) : 20 + Math.floor(r() * 300);
     const lag = sent ? r() * 0.2 : null;
     const noFirstToken = ok && r() < 0.002;
+    // extract_json is not streamed (as design-v1 sends it); 5 % of requests do not record streaming or applicable gates
+    // (as a 1.0 log reads), so the three goodput paths also meet the 1.0 inference and the 1.0 gate rule.
+    const streamed = cls !== "extract_json";
+    const recorded = r() >= 0.05;
     set("run_id", i, "bench-run");
     set("request_id", i, id);
     set("case_id", i, `${cls}-${Math.floor(r() * 50)}`);
@@ -149,7 +153,7 @@ export function generateRunLog(dir: string, n: number, seed = 1): string {
     set("scheduled_ms", i, scheduled);
     set("send_lag_ms", i, lag);
     set("first_sent_ms", i, lag === null ? null : scheduled + lag);
-    set("first_token_ms", i, ok && !noFirstToken ? scheduled + ttft : null);
+    set("first_token_ms", i, ok && !noFirstToken ? (streamed ? scheduled + ttft : scheduled + e2e - 1) : null);
     set("completed_ms", i, ok ? scheduled + e2e : null);
     set("outcome", i, outcome);
     set("http_status", i, ok ? 200 : outcome === "http_error" ? 500 : outcome === "rejected" ? 429 : null);
@@ -165,14 +169,18 @@ export function generateRunLog(dir: string, n: number, seed = 1): string {
     set("output_valid", i, ok ? gate(r, 0.97, 0.005) : null);
     set("schema_ok", i, ok && cls === "extract_json" ? gate(r, 0.95, 0.01) : null);
     set("quality_ok", i, ok ? gate(r, 0.93, 0.005) : null);
-    set("safety_ok", i, ok ? gate(r, 0.99, cls === "safety" ? 0 : 0.01) : null);
-    set("auth_ok", i, ok ? gate(r, cls === "tool_agent" ? 0.97 : 0.995, 0) : null);
+    // safety_ok and auth_ok are judged where the case defines them; a few other answers are judged anyway (a planted
+    // canary, a stray tool call), and then the gate is applicable.
+    const judgedSafety = cls === "safety" || r() < 0.01, judgedAuth = cls === "tool_agent" || r() < 0.005;
+    set("safety_ok", i, ok && judgedSafety ? gate(r, 0.99, cls === "safety" ? 0 : 0.01) : null);
+    set("auth_ok", i, ok && judgedAuth ? gate(r, cls === "tool_agent" ? 0.97 : 0.5, 0) : null);
     set("quality_detail", i, ok ? "" : null);
     set("prompt_sha256", i, "0".repeat(64));
     set("output_sha256", i, null);
-    // Contract 1.1 columns as a 1.0 log reads them (not recorded): the bench's three goodput paths share 1.0 rules.
-    set("streamed", i, null);
-    set("applicable_gates", i, null);
+    const applicable = ["output_valid", cls === "extract_json" && "schema_ok", "quality_ok"]
+      .concat(judgedSafety ? ["safety_ok"] : [], judgedAuth ? ["auth_ok"] : []).filter(Boolean).join(",");
+    set("streamed", i, recorded ? streamed : null);
+    set("applicable_gates", i, recorded ? applicable : null);
     set("service_mode", i, null);
     set("reasoning_tokens", i, null);
     set("cache_write_tokens", i, null);
@@ -184,8 +192,9 @@ export function generateRunLog(dir: string, n: number, seed = 1): string {
       const t0 = scheduled + (lag ?? 0) + (e2e * round) / rounds;
       for (let a = 0; a <= (retry ? 1 : 0); a++) {
         const answered = ok && (!retry || a === 1) && !(last && noFirstToken);
-        const ft = last ? scheduled + ttft : t0 + 5;
+        // A non-streamed answer's tokens all arrive with its body, without inter-token gaps.
         const lt = last ? scheduled + e2e - 1 : t0 + 50;
+        const ft = !streamed ? lt : last ? scheduled + ttft : t0 + 5;
         push(A, {
           request_id: id,
           round,
@@ -207,9 +216,9 @@ export function generateRunLog(dir: string, n: number, seed = 1): string {
           output_tokens: answered ? (last ? outTok : 20) : 0,
           token_source: answered ? "usage" : null,
           finish_reason: answered ? (last ? "stop" : "tool_calls") : null,
-          itl_p50_ms: answered ? 20 : null,
-          itl_max_ms: answered ? 80 : null,
-          streamed: null,
+          itl_p50_ms: answered && streamed ? 20 : null,
+          itl_max_ms: answered && streamed ? 80 : null,
+          streamed: recorded ? streamed : null,
           service_mode: null,
           reasoning_tokens: null,
           cache_write_tokens: null,
@@ -244,6 +253,7 @@ export function generateRunLog(dir: string, n: number, seed = 1): string {
   const manifest = RunManifest.parse({
     ...base,
     run_id: "bench-run",
+    workload: { ...base.workload, classes: CLASSES.map(([c]) => c).sort() },
     runner: { ...base.runner, name: "bench/_gen_log.ts", formats: ["parquet"] },
     plan: { ...base.plan, seed, scheduled_requests: n },
     result: {

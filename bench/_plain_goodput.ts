@@ -17,7 +17,7 @@ import type { Gate, SloPolicy } from "../schema/slo.ts";
 /** The columns the computation reads, as plain arrays (polars nulls stay null). */
 export interface Columns {
   req: Record<string, (string | number | boolean | null)[]>;
-  att: Record<string, (string | number | null)[]>;
+  att: Record<string, (string | number | boolean | null)[]>;
 }
 
 // The same columns the polars path reads (only which columns: the computation below is independent of it).
@@ -104,7 +104,10 @@ export function plainGoodput(run: LoadedRun, cols: Columns, policy: SloPolicy): 
   const best = new Int32Array(n).fill(-1);
   const aRid = att.request_id as string[], aRound = att.round as number[], aAttempt = att.attempt as number[];
   const aFt = att.first_token_ms as (number | null)[], aLt = att.last_token_ms as (number | null)[];
-  const aOut = att.output_tokens as number[];
+  const aOut = att.output_tokens as number[], aItl = att.itl_p50_ms as (number | null)[];
+  const aStreamed = att.streamed as unknown as (boolean | null)[];
+  // An attempt's streaming: recorded (1.1), else inferred (1.0): a whole body at once (first = last token, no gap, ≥ 2).
+  const attemptStreamed = (j: number) => aStreamed[j] ?? !(aFt[j] === aLt[j] && aItl[j] === null && aOut[j]! >= 2);
   const rowOfAttempt = new Int32Array(aRid.length);
   for (let j = 0; j < aRid.length; j++) {
     const i = index.get(aRid[j]!) ?? -1;
@@ -122,6 +125,11 @@ export function plainGoodput(run: LoadedRun, cols: Columns, policy: SloPolicy): 
   const sched = req.scheduled_ms as number[];
   const ft = req.first_token_ms as (number | null)[], done = req.completed_ms as (number | null)[];
   const gates = GATE_ORDER.map((g) => req[g] as (boolean | null)[]);
+  const reqStreamed = req.streamed as (boolean | null)[];
+  const applicable = (req.applicable_gates as (string | null)[]).map((a) => (a === null ? null : a.split(",")));
+  // A required gate counts when it applies to the request (listed; not recorded = applies) and then must be true.
+  const gateOk = (i: number, g: number) =>
+    !(applicable[i] === null || applicable[i]!.includes(GATE_ORDER[g]!)) || gates[g]![i] === true;
   const slos = new Map<string, { e2e: number | null; ttft: number | null; tpot: number | null; gates: boolean[] }>();
   const sloOf = (c: string) => {
     let s = slos.get(c);
@@ -153,25 +161,30 @@ export function plainGoodput(run: LoadedRun, cols: Columns, policy: SloPolicy): 
     const c = cls[i]!, s = stage[i]!, o = outcome[i]!;
     const slo = sloOf(c);
     const e2e = done[i] === null ? null : done[i]! - t;
-    const ttft = ft[i] === null ? null : ft[i]! - t;
     const j = best[i]!;
-    const tpot = j >= 0 && aOut[j]! > 1 ? (aLt[j]! - aFt[j]!) / (aOut[j]! - 1) : null;
+    const attStreamed = j >= 0 ? attemptStreamed(j) : null;
+    // TTFT and TPOT exist only for a streamed request (unknown: the 1.0 rule, streamed).
+    const observable = reqStreamed[i] ?? attStreamed ?? true;
+    const ttft = !observable || ft[i] === null ? null : ft[i]! - t;
+    const tpot = observable && attStreamed && aOut[j]! > 1 && aLt[j]! > aFt[j]!
+      ? (aLt[j]! - aFt[j]!) / (aOut[j]! - 1)
+      : null;
     let reason: FailureReason | null = null;
     if (o === "rejected" || o === "client_shed" || o === "not_sent" || o === "timeout") reason = o;
     else if (o !== "ok") reason = "error";
     else if (over(e2e, slo.e2e)) reason = "late_e2e";
-    else if (over(ttft, slo.ttft)) reason = "late_ttft";
+    else if (observable && over(ttft, slo.ttft)) reason = "late_ttft";
     else if (tpot !== null && over(tpot, slo.tpot)) reason = "slow_tpot";
     else {
       for (let g = 0; g < GATE_ORDER.length; g++) {
-        if (slo.gates[g] && gates[g]![i] !== true) {
+        if (slo.gates[g] && !gateOk(i, g)) {
           reason = `gate_${GATE_ORDER[g]!}`;
           break;
         }
       }
     }
-    // Curve eligibility: every non-latency condition (outcome ok, each required gate true).
-    if (o === "ok" && e2e !== null && slo.gates.every((req, g) => !req || gates[g]![i] === true)) {
+    // Curve eligibility: every non-latency condition (outcome ok, each required gate that applies true).
+    if (o === "ok" && e2e !== null && slo.gates.every((req, g) => !req || gateOk(i, g))) {
       let e = eligible.get(c);
       if (!e) eligible.set(c, e = []);
       e.push(e2e);

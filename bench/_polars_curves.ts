@@ -1,7 +1,8 @@
 /**
  * The analysis benchmark's polars path for the SLO curves: per class, the
  * e2e latencies of the window's requests that passed every non-latency
- * condition (outcome ok, `completed_ms` set, every required gate true),
+ * condition (outcome ok, `completed_ms` set, every required gate that
+ * applies to the request true: `analysis/_gates.ts`),
  * counted at each of 1,000 limits with `sloSweep`.
  *
  * @module
@@ -10,6 +11,7 @@ import pl from "nodejs-polars";
 import { GATE_ORDER } from "../analysis/classify.ts";
 import type { GoodputResult } from "../analysis/goodput.ts";
 import { classSlo, resolveWindow } from "../analysis/policy.ts";
+import { gateApplies } from "../analysis/_gates.ts";
 import { sloSweep } from "../analysis/sweep.ts";
 import type { RunManifest } from "../schema/run_manifest.ts";
 import type { SloPolicy } from "../schema/slo.ts";
@@ -34,16 +36,21 @@ export function polarsCurves(
     .map(([a, b]) => pl.col("scheduled_ms").gtEq(a).and(pl.col("scheduled_ms").lt(b)))
     .reduce((x, y) => x.or(y));
   const q = requests
-    .select("class", "outcome", "scheduled_ms", "completed_ms", ...GATE_ORDER)
+    .select("class", "outcome", "scheduled_ms", "completed_ms", "applicable_gates", ...GATE_ORDER)
     .filter(inWindow.and(pl.col("outcome").eq(pl.lit("ok"))).and(pl.col("completed_ms").isNotNull()))
-    .select("class", pl.col("completed_ms").minus(pl.col("scheduled_ms")).alias("e2e_ms"), ...GATE_ORDER);
+    .select(
+      "class",
+      pl.col("completed_ms").minus(pl.col("scheduled_ms")).alias("e2e_ms"),
+      "applicable_gates",
+      ...GATE_ORDER,
+    );
   const df = streaming ? q.collectSync({ engine: "streaming" }) : q.collectSync();
   const parts = new Map<string, Float64Array>();
   for (const part of df.partitionBy("class")) {
     // Within one class the required gates are fixed: a plain AND of those columns (per-row class lookups cost ~4×).
     const cls = String(part.getColumn("class").get(0));
     const gates = classSlo(policy, cls).gates;
-    const ok = gates.reduce((acc, g) => acc.and(pl.col(g).fillNull(false)), pl.lit(true));
+    const ok = gates.reduce((acc, g) => acc.and(gateApplies(g).not().or(pl.col(g).fillNull(false))), pl.lit(true));
     const e2e = part.lazy().filter(ok).select("e2e_ms").collectSync().getColumn("e2e_ms");
     // No nulls (completed_ms was filtered non-null): the typed copy is ~50× faster than toArray().
     parts.set(cls, e2e.toTypedArray() as Float64Array);

@@ -66,11 +66,17 @@ export function startDrills(drills: readonly IntakeDrill[], ctx: DrillContext): 
         error: "not called: the run ended before its time",
       };
       calls.push(call);
-      const t = setTimeout(() => {
-        timers.delete(t);
-        inProgress.push(callHook(d, action, call, ctx));
-      }, Math.max(0, call.planned_ms - ctx.clock.now()));
-      timers.add(t);
+      // A timer may fire a fraction of a millisecond before the run clock reaches its time: then it waits again, so a
+      // hook is never called before its planned time.
+      const arm = () => {
+        const t = setTimeout(() => {
+          timers.delete(t);
+          if (ctx.clock.now() < call.planned_ms) arm();
+          else inProgress.push(callHook(d, action, call, ctx));
+        }, Math.max(0, Math.ceil(call.planned_ms - ctx.clock.now())));
+        timers.add(t);
+      };
+      arm();
     };
     plan("stop", d.stop_at_s);
     if (d.resume_at_s !== undefined) plan("resume", d.resume_at_s);

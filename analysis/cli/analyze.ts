@@ -79,15 +79,22 @@ async function main(args: string[]): Promise<void> {
 }
 
 const SLO_METRICS = new Set(["ttft_ms", "tpot_ms", "e2e_ms"]);
+
+/** Completed requests left out of a row's n, with how many were not streamed. */
+function excludedText(r: LatencyRow): string {
+  if (r.excluded === null) return "-";
+  return r.excluded_not_streamed ? `${r.excluded} (${r.excluded_not_streamed} not streamed)` : String(r.excluded);
+}
 const num = (v: number | null): string => (v === null ? "-" : String(+v.toPrecision(5)));
 
 /** Overall and per-class percentiles (every metric overall, the SLO metrics per class), each with n and its CI. */
 function formatLatency(rows: LatencyRow[], window: string): string {
-  const lines = new Map<string, { label: string; metric: string; n: number; cells: string[] }>();
+  const lines = new Map<string, { label: string; metric: string; n: number; excluded: string; cells: string[] }>();
   for (const r of rows) {
     if (r.stage !== null || (r.class !== null && !SLO_METRICS.has(r.metric))) continue;
     const key = `${r.class}/${r.metric}`;
-    const line = lines.get(key) ?? { label: r.class ?? "all", metric: r.metric, n: r.n, cells: [] };
+    const line = lines.get(key) ??
+      { label: r.class ?? "all", metric: r.metric, n: r.n, excluded: excludedText(r), cells: [] };
     const ci = `[${num(r.lower)}, ${r.upper === null ? "∞" : num(r.upper)}]`;
     line.cells.push(
       r.value === null ? "-" : `${num(r.value)} ${ci}${r.supported ? "" : " UNSUPPORTED"}`,
@@ -97,14 +104,21 @@ function formatLatency(rows: LatencyRow[], window: string): string {
   const ps = [...new Set(rows.map((r) => r.p))];
   const conf = rows[0]?.confidence ?? 0.95;
   const support = rows[0]?.support_confidence ?? DEFAULT_SUPPORT_CONFIDENCE;
-  const head = ["class", "metric", "n", ...ps.map((p) => `p${+(p * 100).toPrecision(6)} [${conf * 100} % CI]`)];
-  const body = [...lines.values()].map((l) => [l.label, l.metric, String(l.n), ...l.cells]);
+  const head = [
+    "class",
+    "metric",
+    "n",
+    "excluded",
+    ...ps.map((p) => `p${+(p * 100).toPrecision(6)} [${conf * 100} % CI]`),
+  ];
+  const body = [...lines.values()].map((l) => [l.label, l.metric, String(l.n), l.excluded, ...l.cells]);
   const widths = head.map((h, i) => Math.max(h.length, ...body.map((b) => (b[i] ?? "").length)));
   const fmt = (cells: string[]) => cells.map((c, i) => c.padEnd(widths[i]!)).join("  ").trimEnd();
   return [
     `latency (window: ${window}; nearest-rank percentiles, distribution-free CI; ` +
-    `${supportRuleText(ps, { confidence: support })}, else UNSUPPORTED; TTFT/e2e from scheduled_ms; per-metric ` +
-    "inclusion rules and each percentile's early-stopping bound in --json)",
+    `${supportRuleText(ps, { confidence: support })}, else UNSUPPORTED; TTFT/e2e from scheduled_ms; excluded = ` +
+    "completed requests without the metric, not in n: a request that was not streamed has no TTFT or TPOT; " +
+    "per-metric inclusion rules and each percentile's early-stopping bound in --json)",
     fmt(head),
     ...body.map(fmt),
   ].join("\n");

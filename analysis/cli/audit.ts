@@ -44,14 +44,11 @@ function formatAudit(r: AuditResult): string {
         `  inclusion: ${lat.inclusion}`,
       ]
       : [
-        `  SLO per class: ${
-          Object.entries(d.slo.classes).map(([k, s]) =>
-            `${k} e2e ≤ ${s.e2e_ms ?? "-"}, TTFT ≤ ${s.ttft_ms ?? "-"}, TPOT ≤ ${s.tpot_ms ?? "-"}, gates ${
-              s.gates.join("+") || "none"
-            }`
-          ).join("; ")
-        }`,
+        "  SLO per class (as applied in the window):",
+        ...Object.values(d.slo_rules).map((rule) => `    ${rule}`),
+        `  TTFT: ${d.ttft_definition}`,
         `  TPOT: ${d.tpot_definition}`,
+        `  gates: ${d.gate_rule}`,
       ]),
     "assumed (not stated by the claim):",
     ...(r.assumed.length ? r.assumed.map((a) => `  - ${a}`) : ["  (nothing)"]),

@@ -7,7 +7,7 @@ import pl from "nodejs-polars";
 import type { SloPolicy } from "../../schema/slo.ts";
 import { classify } from "../classify.ts";
 import type { LoadedRun } from "../loaded_run.ts";
-import { classSlo, runWindow } from "../policy.ts";
+import { classSlo, policyForRun, runWindow } from "../policy.ts";
 import { thin, windowLine } from "./_disclosure.ts";
 import { colour, type Figure, fmt, makeFigure, plain } from "./figure.ts";
 
@@ -21,8 +21,10 @@ export interface CdfSeries {
   values: ArrayLike<number>;
   /** Requests of the class offered in the window: y = share of these. */
   offered: number;
-  /** The class's SLO limit for the metric; null = none. */
+  /** The class's SLO limit for the metric; null = none, or not applicable (no completed request was streamed). */
   limit_ms: number | null;
+  /** Completed requests of the class that were not streamed: no TTFT or TPOT (not observable), not drawn. @default {0} */
+  not_streamed?: number;
 }
 
 /** The input of {@linkcode latencyCdfFigure}. */
@@ -37,25 +39,35 @@ const LIMIT_KEY = { e2e_ms: "e2e_ms", ttft_ms: "ttft_ms", tpot_ms: "tpot_ms" } a
 
 /**
  * The CDF input of a run under a policy: per class, the metric of every
- * completed request scheduled in the policy window, the class's offered
- * count and its SLO limit (from `classify`).
+ * completed request scheduled in the policy window (TTFT and TPOT of the
+ * streamed ones only, as `classify` gives them), the class's offered count,
+ * its SLO limit (for TTFT/TPOT: null when none of its completed requests was
+ * streamed, where the limit does not apply) and how many were not streamed.
  */
 export function latencyCdfInput(run: LoadedRun, policy: SloPolicy, metric: SloMetric = "e2e_ms"): LatencyCdfInput {
+  policy = policyForRun(policy, run, "latencyCdfInput() policy");
   const window = runWindow(run, policy.window);
   const rows = classify(run, policy, window);
   const classes = (rows.getColumn("class").unique().toArray() as string[]).sort();
+  const unstreamed = pl.col("streaming").isIn(["not_streamed", "inferred_not_streamed"]);
   const series = classes.map((cls) => {
     const mine = rows.filter(pl.col("class").eq(pl.lit(cls)));
-    const done = mine.filter(pl.col("completed").and(pl.col(metric).isNotNull()));
+    const completed = mine.filter(pl.col("completed"));
+    const done = completed.filter(pl.col(metric).isNotNull());
+    const notStreamed = metric === "e2e_ms" ? 0 : completed.filter(unstreamed).height;
+    const applies = notStreamed === 0 || notStreamed < completed.height;
     return {
       class: cls,
       values: Float64Array.from(done.getColumn(metric).toArray() as number[]),
       offered: mine.height,
-      limit_ms: classSlo(policy, cls)[LIMIT_KEY[metric]] ?? null,
+      limit_ms: applies ? classSlo(policy, cls)[LIMIT_KEY[metric]] ?? null : null,
+      not_streamed: notStreamed,
     };
   });
+  const hidden = series.reduce((n, s) => n + s.not_streamed, 0);
   const line = windowLine(run.manifest.run_id, window.stages, window.measurement_seconds, [
     `n = ${rows.height} offered`,
+    ...(hidden ? [`${hidden} completed not streamed: no ${metric} (not observable)`] : []),
     `y = share of offered (denominator offered, whatever the policy's)`,
   ]);
   return { metric, series, disclosure: line };
@@ -87,7 +99,10 @@ export function latencyCdfFigure(input: LatencyCdfInput, options: LatencyCdfOpti
   const max = options.maxPoints ?? 400;
   const shapes: Record<string, unknown>[] = [];
   const annotations: Record<string, unknown>[] = [];
-  const data = input.series.map((s, i) => {
+  // A class without a value (none completed, or none streamed for TTFT/TPOT) has no curve: plotly would draw nothing.
+  const empty = input.series.filter((s) => !s.values.length);
+  const data = input.series.flatMap((s, i) => {
+    if (!s.values.length) return [];
     const sorted = Float64Array.from(s.values).sort();
     const idx = thin(sorted.length, max);
     const c = colour(i);
@@ -116,15 +131,15 @@ export function latencyCdfFigure(input: LatencyCdfInput, options: LatencyCdfOpti
         text: `${s.class} SLO ${fmt(s.limit_ms)} ms: ${share === null ? "-" : fmt(share * 100, 3)} % within`,
       });
     }
-    return {
+    return [{
       type: "scatter",
       mode: "lines",
-      name: `${s.class} (n = ${s.offered})`,
+      name: `${s.class} (n = ${s.offered}${s.not_streamed ? `; ${s.not_streamed} not streamed, not drawn` : ""})`,
       line: { shape: "hv", color: c },
       x: plain(idx.map((k) => sorted[k]!)),
       y: idx.map((k) => (s.offered ? (k + 1) / s.offered : null)),
       hovertemplate: `${s.class}: %{y:.1%} of ${s.offered} offered ≤ %{x:.1f} ms<extra></extra>`,
-    };
+    }];
   });
   return makeFigure({
     id: `cdf-${input.metric}`,
@@ -133,7 +148,18 @@ export function latencyCdfFigure(input: LatencyCdfInput, options: LatencyCdfOpti
     notes: [
       `x = ${input.metric} of completed requests (outcome ok); y = share of the class's offered requests in the window`,
       "a curve ends at completed / offered: the gap below 1 is requests that never completed",
-      "dashed lines: each class's SLO limit (inclusive)",
+      "dashed lines: each class's SLO limit (inclusive); TTFT/TPOT exist only for streamed requests: a class none of " +
+      "whose completed requests was streamed has no curve and no limit line (its limit does not apply)",
+      ...(empty.length
+        ? [
+          `no curve: ${
+            empty.map((s) =>
+              `${s.class} (${s.not_streamed ? `${s.not_streamed} completed, not streamed` : "none completed"})`
+            )
+              .join(", ")
+          }`,
+        ]
+        : []),
     ],
     data,
     layout: {

@@ -34,8 +34,9 @@ export interface LatencyPercentilesOptions {
  * ```ts
  * import assert from "node:assert/strict";
  * import { latencyPercentilesFigure } from "./latency_percentiles.ts";
- * const row = { class: "qa", stage: "low", metric: "e2e_ms" as const, p: 0.99, value: 900, n: 500, confidence: 0.95,
- *   lower: 850, upper: 990, support_confidence: 0.99, bound: 995, supported: true, note: null, window: null,
+ * const row = { class: "qa", stage: "low", metric: "e2e_ms" as const, p: 0.99, value: 900, n: 500, excluded: 0,
+ *   excluded_not_streamed: 0, confidence: 0.95, lower: 850, upper: 990, support_confidence: 0.99, bound: 995,
+ *   supported: true, note: null, window: null,
  *   inclusion: "" };
  * const f = latencyPercentilesFigure([row]);
  * assert.equal(f.data.length, 1);
@@ -61,6 +62,7 @@ export function latencyPercentilesFigure(rows: LatencyRow[], options: LatencyPer
   const support = picked[0]?.support_confidence ?? DEFAULT_SUPPORT_CONFIDENCE;
   const n = picked.reduce((s, r) => s + r.n, 0);
   const unsupported = picked.filter((r) => !r.supported && r.value !== null).length;
+  const notStreamed = picked.reduce((s, r) => s + (r.excluded_not_streamed ?? 0), 0);
   const data = classes.map((cls, i) => {
     const byStage = new Map(picked.filter((r) => r.class === cls).map((r) => [r.stage!, r]));
     const cells = stages.map((s) => byStage.get(s) ?? null);
@@ -92,7 +94,9 @@ export function latencyPercentilesFigure(rows: LatencyRow[], options: LatencyPer
     disclosure:
       `${options.run_id ? `run ${options.run_id}; ` : ""}window ${
         options.window ?? "as computed"
-      }; n = ${n} requests with a ${metric}; ` +
+      }; n = ${n} requests with a ${metric}${
+        notStreamed ? ` (${notStreamed} completed not streamed: no ${metric}, excluded)` : ""
+      }; ` +
       `${conf * 100} % distribution-free CI; ${supportRuleText([p], { confidence: support })}${
         unsupported ? `; ${unsupported} bars UNSUPPORTED (n too small)` : ""
       }`,

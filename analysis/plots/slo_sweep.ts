@@ -8,7 +8,7 @@ import pl from "nodejs-polars";
 import type { ClassSlo, ModeSlo, SloPolicy } from "../../schema/slo.ts";
 import { classify } from "../classify.ts";
 import type { LoadedRun } from "../loaded_run.ts";
-import { classSlo, runWindow } from "../policy.ts";
+import { classSlo, policyForRun, runWindow } from "../policy.ts";
 import { sloSweep, type SweepCurve, sweepLimits } from "../sweep.ts";
 import { windowLine } from "./_disclosure.ts";
 import { colour, type Figure, fmt, makeFigure, plain } from "./figure.ts";
@@ -18,8 +18,10 @@ import type { SloMetric } from "./latency_cdf.ts";
 export interface SweepSeries {
   class: string;
   curve: SweepCurve;
-  /** The class's limit in the policy; null = none. */
+  /** The class's limit in the policy; null = none, or not applicable (TTFT/TPOT of a class none of whose requests was streamed). */
   limit_ms: number | null;
+  /** Completed requests of the class that were not streamed (no TTFT/TPOT: the limit does not apply). @default {0} */
+  not_streamed?: number;
 }
 
 /** The input of {@linkcode sloSweepFigure}. */
@@ -54,11 +56,15 @@ export interface SloSweepInputOptions {
 /**
  * Sweep curves of a run under a policy, one per class. A request is
  * eligible when it passes every other condition of its class (the metric's
- * limit removed, `classify`); its latency is then the metric, and an
- * undefined TPOT (≤ 1 output token) passes every limit (counted as 0 ms).
- * The denominator is the policy's, counted per class.
+ * limit removed, `classify`); its latency is then the metric. A metric the
+ * request does not have — TTFT or TPOT of a request that was not streamed
+ * (not observable), a TPOT undefined for another reason (≤ 1 output token)
+ * — means the limit does not apply to it: it passes every limit (counted as
+ * 0 ms), so an unstreamed class's TTFT curve is flat, and its policy limit
+ * is not marked. The denominator is the policy's, counted per class.
  */
 export function sloSweepInput(run: LoadedRun, policy: SloPolicy, options: SloSweepInputOptions = {}): SloSweepInput {
+  policy = policyForRun(policy, run, "sloSweepInput() policy");
   const metric = options.metric ?? "e2e_ms";
   const points = options.points ?? 200;
   const window = runWindow(run, policy.window);
@@ -76,7 +82,10 @@ export function sloSweepInput(run: LoadedRun, policy: SloPolicy, options: SloSwe
     const ok = mine.filter(pl.col("accepted"));
     const lat = (ok.getColumn(metric).toArray() as (number | null)[]).map((v) => v ?? 0);
     const D = den === "offered" ? mine.height : mine.filter(pl.col(den === "sent" ? "sent" : "completed")).height;
-    return { cls, lat, D, limit: classSlo(policy, cls)[metric] ?? null };
+    const completed = mine.filter(pl.col("completed"));
+    const unstreamed = completed.filter(pl.col("streaming").isIn(["not_streamed", "inferred_not_streamed"])).height;
+    const applies = metric === "e2e_ms" || unstreamed === 0 || unstreamed < completed.height;
+    return { cls, lat, D, limit: applies ? classSlo(policy, cls)[metric] ?? null : null, unstreamed };
   });
   const all = perClass.flatMap((c) => [...c.lat, ...(c.limit === null ? [] : [c.limit])]).filter((v) => v > 0);
   const lo = all.length ? Math.min(...all) * 0.8 : 1;
@@ -88,6 +97,7 @@ export function sloSweepInput(run: LoadedRun, policy: SloPolicy, options: SloSwe
   // Ineligible requests stay in the denominator D.
   const series = perClass.map((c) => ({
     class: c.cls,
+    not_streamed: metric === "e2e_ms" ? 0 : c.unstreamed,
     limit_ms: c.limit,
     curve: sloSweep(c.lat, limits, { denominator: c.D, measurement_seconds: window.measurement_seconds }),
   }));
@@ -126,7 +136,9 @@ export function sloSweepFigure(input: SloSweepInput): Figure {
     const line = {
       type: "scatter",
       mode: "lines",
-      name: `${s.class} (${input.denominator} ${c.denominator})`,
+      name: `${s.class} (${input.denominator} ${c.denominator}${
+        s.not_streamed ? `; ${s.not_streamed} not streamed: limit not applicable to them` : ""
+      })`,
       legendgroup: s.class,
       x: plain(c.limit_ms),
       y: plain(c.acceptance_rate),
@@ -155,7 +167,8 @@ export function sloSweepFigure(input: SloSweepInput): Figure {
     disclosure: input.disclosure,
     notes: [
       `y = accepted / ${input.denominator} per class; a request counts at a limit when it passes every other ` +
-      `condition of its class and its ${input.metric} ≤ the limit`,
+      `condition of its class and its ${input.metric} ≤ the limit; a request without one (TTFT/TPOT of a request ` +
+      "that was not streamed) passes every limit: the limit does not apply to it",
       "diamonds: each class's policy limit",
     ],
     data,

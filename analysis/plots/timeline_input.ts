@@ -7,7 +7,7 @@ import pl from "nodejs-polars";
 import type { SloPolicy } from "../../schema/slo.ts";
 import { classify } from "../classify.ts";
 import type { LoadedRun } from "../loaded_run.ts";
-import { resolveWindow } from "../policy.ts";
+import { policyForRun, resolveWindow } from "../policy.ts";
 import type { ShadedPeriod, TimelineInput } from "./timeline.ts";
 
 /** Options of {@linkcode timelineInput}. */
@@ -39,6 +39,7 @@ const nums = (df: pl.DataFrame, col: string): (number | null)[] => df.getColumn(
  * recorded time (last token, first token, headers), else only at sent_ms.
  */
 export function timelineInput(run: LoadedRun, policy: SloPolicy, options: TimelineInputOptions = {}): TimelineInput {
+  policy = policyForRun(policy, run, "timelineInput() policy");
   const stages = run.manifest.stages;
   const whole = resolveWindow(stages, { exclude_stage_kinds: [] });
   const rows = classify(run, policy, whole);

@@ -2,7 +2,7 @@ import { createHash } from "node:crypto";
 import type { z } from "zod";
 import { join } from "node:path";
 import { encodeCsvRows } from "../../runner/sinks/_csv_encode.ts";
-import { type AttemptRow, COLUMNS, type RequestRow, type TableName, type ToolRow } from "../../schema/events.ts";
+import { type AttemptRow, columnsAt, type RequestRow, type TableName, type ToolRow } from "../../schema/events.ts";
 import { RetryPolicy, type RunManifest, Timeouts } from "../../schema/run_manifest.ts";
 import type { Stage } from "../../schema/plan.ts";
 import { OverheadSheet } from "../../schema/prices.ts";
@@ -185,8 +185,12 @@ export interface RunTables {
   tools?: ToolRow[];
 }
 
-/** Writes a run folder as CSV (the runner's dialect) with run.json `files` holding each file's sha256. */
-export function writeRun(dir: string, manifest: RunManifest, tables: RunTables): string {
+/**
+ * Writes a run folder as CSV (the runner's dialect) with run.json `files` holding each file's sha256. With
+ * `minor` (the contract minor version, default the manifest's), only the columns that version has are written and
+ * run.json says that version: `minor: 0` writes a 1.0 log.
+ */
+export function writeRun(dir: string, manifest: RunManifest, tables: RunTables, minor = manifest.schema_minor): string {
   Deno.mkdirSync(dir, { recursive: true });
   const files: Record<string, string> = {};
   const data: Record<Exclude<TableName, "server">, readonly object[]> = {
@@ -195,14 +199,14 @@ export function writeRun(dir: string, manifest: RunManifest, tables: RunTables):
     tools: tables.tools ?? [],
   };
   for (const [table, rows] of Object.entries(data) as [Exclude<TableName, "server">, object[]][]) {
-    const cols = COLUMNS[table] as readonly string[];
+    const cols = columnsAt(table, minor);
     const text = cols.join(",") + "\n" +
       encodeCsvRows(rows.map((r) => cols.map((c) => (r as Record<string, unknown>)[c])));
     const name = `${table}.csv`;
     Deno.writeTextFileSync(join(dir, name), text);
     files[name] = sha256(join(dir, name));
   }
-  writeManifest(dir, { ...manifest, files: { ...manifest.files, ...files } });
+  writeManifest(dir, { ...manifest, schema_minor: minor, files: { ...manifest.files, ...files } });
   return dir;
 }
 

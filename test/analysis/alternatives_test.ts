@@ -109,8 +109,8 @@ Deno.test("analyze prints the latency table with n and CI and, with --alternativ
   const text = await cli("--alternatives");
   const out = new TextDecoder().decode(text.stdout);
   assert.equal(text.code, 0, new TextDecoder().decode(text.stderr));
-  // e2e of the 15 completed in the window: p50 = rank 8 = 800; p99 = the maximum 4000, unbounded above.
-  assert.match(out, /^all\s+e2e_ms\s+15\s+800 \[800, 1200\]\s+4000 \[1200, ∞\] UNSUPPORTED/m);
+  // e2e of the 15 completed in the window (none excluded): p50 = rank 8 = 800; p99 = the maximum 4000, unbounded above.
+  assert.match(out, /^all\s+e2e_ms\s+15\s+0\s+800 \[800, 1200\]\s+4000 \[1200, ∞\] UNSUPPORTED/m);
   assert.match(out, /^policy\s+strict\s+off\s+completed\s+10\s+15\s+20\.0\s+0\.5000\s+0\.4348\s+0\.3333\s+\*$/m);
   const json = await cli("--json");
   const j = JSON.parse(new TextDecoder().decode(json.stdout));

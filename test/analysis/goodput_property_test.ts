@@ -31,6 +31,11 @@ function randomLog(seed: number, n: number): { requests: RequestRow[]; attempts:
     const ok = outcome === "ok";
     const ttft = Math.round(r() * 60) * 10;
     const e2e = ttft + Math.round(r() * 150) * 10;
+    // Streaming recorded (1.1) or not (null, as a 1.0 log reads); a non-streamed or some unrecorded answers come as one
+    // body (first = last token, no gap). Applicable gates: a random subset, or not recorded.
+    const streamed = pick([true, true, false, null]);
+    const wholeBody = streamed === false || (streamed === null && r() < 0.5);
+    const applicable = r() < 0.25 ? null : GATE_ORDER.filter(() => r() < 0.6).join(",");
     requests.push(req({
       request_id: id,
       class: pick(["a", "b", "c"]),
@@ -44,6 +49,8 @@ function randomLog(seed: number, n: number): { requests: RequestRow[]; attempts:
       quality_ok: gate(),
       safety_ok: gate(),
       auth_ok: gate(),
+      streamed,
+      applicable_gates: applicable,
     }));
     if (outcome === "not_sent" || outcome === "client_shed") continue;
     const rounds = 1 + Math.floor(r() * 2);
@@ -52,14 +59,17 @@ function randomLog(seed: number, n: number): { requests: RequestRow[]; attempts:
       for (let a = 0; a < tries; a++) {
         const answered = r() < 0.7;
         const ft = t + ttft + round * 100 + a * 10;
+        const span = wholeBody ? 0 : Math.round(r() * 200) * 5;
         attempts.push(att({
           request_id: id,
           round,
           attempt: a,
           sent_ms: t,
           first_token_ms: answered ? ft : null,
-          last_token_ms: answered ? ft + Math.round(r() * 200) * 5 : null,
+          last_token_ms: answered ? ft + span : null,
           output_tokens: answered ? Math.floor(r() * 12) : 0,
+          itl_p50_ms: answered && span > 0 ? 5 : null,
+          streamed,
         }));
       }
     }
@@ -75,19 +85,29 @@ function reasonOf(q: RequestRow, tries: AttemptRow[], p: SloPolicy): FailureReas
   if (q.outcome !== "ok") return "error";
   const slo = p.classes[q.class] ?? p.default;
   const e2e = q.completed_ms === null ? null : q.completed_ms - q.scheduled_ms;
-  const ttft = q.first_token_ms === null ? null : q.first_token_ms - q.scheduled_ms;
   const lastRound = Math.max(...tries.map((a) => a.round));
   const answered = tries.filter((a) => a.round === lastRound && a.first_token_ms !== null && a.last_token_ms !== null)
     .sort((x, y) => x.attempt - y.attempt).at(-1);
-  const tpot = answered && answered.output_tokens > 1
-    ? (answered.last_token_ms! - answered.first_token_ms!) / (answered.output_tokens - 1)
+  // Streaming: recorded, else (1.0) inferred from the answering attempt: one body = first = last, no gap, ≥ 2 tokens.
+  const attStreamed = answered
+    ? answered.streamed ?? !(answered.first_token_ms === answered.last_token_ms && answered.itl_p50_ms === null &&
+      answered.output_tokens >= 2)
+    : null;
+  const observable = q.streamed ?? attStreamed ?? true;
+  const ttft = !observable || q.first_token_ms === null ? null : q.first_token_ms - q.scheduled_ms;
+  const tpot = observable && attStreamed && answered!.output_tokens > 1 &&
+      answered!.last_token_ms! > answered!.first_token_ms!
+    ? (answered!.last_token_ms! - answered!.first_token_ms!) / (answered!.output_tokens - 1)
     : null;
   if (slo.e2e_ms !== undefined && (e2e === null || e2e > slo.e2e_ms)) return "late_e2e";
-  if (slo.ttft_ms !== undefined && (ttft === null || ttft > slo.ttft_ms)) return "late_ttft";
+  if (observable && slo.ttft_ms !== undefined && (ttft === null || ttft > slo.ttft_ms)) return "late_ttft";
   if (slo.tpot_ms !== undefined && tpot !== null && tpot > slo.tpot_ms) return "slow_tpot";
-  for (const g of GATE_ORDER) if (slo.gates.includes(g) && q[g] !== true) return `gate_${g}`;
+  for (const g of GATE_ORDER) if (slo.gates.includes(g) && applies(q, g) && q[g] !== true) return `gate_${g}`;
   return null;
 }
+
+/** A gate applies when listed in applicable_gates, or when applicability is not recorded (null). */
+const applies = (q: RequestRow, g: string) => q.applicable_gates === null || q.applicable_gates.split(",").includes(g);
 
 function oracleRow(qs: RequestRow[], reasons: Map<string, FailureReason | null>, secs: number, p: SloPolicy) {
   const failures = Object.fromEntries(FAILURE_ORDER.map((f) => [f, 0])) as Record<FailureReason, number>;
@@ -175,6 +195,13 @@ Deno.test("goodput agrees exactly with a plain TypeScript computation on random 
           assert.deepEqual(row, { stage: row.stage, ...want }, `stage ${row.stage}`);
         }
         assert.ok(got.overall.offered > 50 && got.overall.accepted > 0 && got.overall.accepted < got.overall.offered);
+        // Gates passed as n/a: completed requests whose class requires the gate and whose case does not define it.
+        for (const g of GATE_ORDER) {
+          const na = inWin.filter((q) =>
+            q.outcome === "ok" && (p.classes[q.class] ?? p.default).gates.includes(g) && !applies(q, g)
+          ).length;
+          assert.equal(got.disclosure.gates_not_applicable.overall[g], na, `n/a ${g}`);
+        }
       }
     });
   }

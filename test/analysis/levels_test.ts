@@ -72,10 +72,10 @@ Deno.test("pointSignals() has no server signals when the run has no timeline", a
 
 Deno.test("prepareRun() refuses a run without a steady or burst stage", async () => {
   const dir = Deno.makeTempDirSync() + "/run";
-  writeRun(dir, makeManifest([{ name: "w", kind: "warmup", start_ms: 0, end_ms: 1000, offered_rps: 1 }]), {
-    requests: [],
-    attempts: [],
-  });
+  const manifest = makeManifest([{ name: "w", kind: "warmup", start_ms: 0, end_ms: 1000, offered_rps: 1 }]);
+  // The workload defines the policy's class (no request of it was offered: the policy itself is valid).
+  manifest.workload.classes = Object.keys(SWEEP_POLICY.classes);
+  writeRun(dir, manifest, { requests: [], attempts: [] });
   const run = await loadRun(dir, quiet);
   assert.throws(
     () => prepareRun(run, SWEEP_POLICY),

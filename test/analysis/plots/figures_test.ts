@@ -64,6 +64,8 @@ const row = (o: Partial<LatencyRow>): LatencyRow => ({
   p: 0.99,
   value: 900,
   n: 500,
+  excluded: 0,
+  excluded_not_streamed: 0,
   confidence: 0.95,
   lower: 850,
   upper: 990,

@@ -63,9 +63,10 @@ Deno.test("buildReport() includes every figure whose inputs exist and lists the 
     assert.match(r.html, /early-stopping rule at 99 % one-sided confidence \(n ≥ 7 for p50, 90 for p95, 459 for p99\)/);
     assert.match(r.html, /<th>bound at 99 %<\/th>/);
     // The 15 completed e2e values support their p50 at 99 %: the bound column shows "≤ x", the p99 UNSUPPORTED.
+    // Columns: class, metric, p, n, excluded (0: every completed request has an e2e), value, CI, bound.
     assert.match(
       r.html,
-      /<td>all<\/td><td>e2e_ms<\/td><td>p50<\/td><td>15<\/td><td>[^<]+<\/td><td>[^<]+<\/td><td>≤ \d/,
+      /<td>all<\/td><td>e2e_ms<\/td><td>p50<\/td><td>15<\/td><td>0<\/td><td>[^<]+<\/td><td>[^<]+<\/td><td>≤ \d/,
     );
     assert.match(r.html, /<td>all<\/td><td>e2e_ms<\/td><td>p99<\/td><td>15<\/td>.*?<td>UNSUPPORTED<\/td>/);
     const loose = buildReport(run, POLICY, { supportConfidence: 0.9 });
