@@ -34,7 +34,7 @@ export interface SimHandle {
   port: number;
   /** Timeline rows so far. */
   timeline(): SimTimelineRow[];
-  /** Same as `POST /sim/reset`: outage windows count from now, the PRNG restarts from `seed`, rate limits refill. */
+  /** Same as `POST /sim/reset`: outage and stall windows count from now, the PRNG restarts from `seed`, rate limits refill. */
   reset(seed?: number): void;
   /** Stops timers, cuts requests in flight and closes the listener. */
   stop(): Promise<void>;
@@ -132,6 +132,7 @@ function start(options: SimOptions): SimHandle {
     if (s !== undefined) seed = s;
     prng = createPrng(seed);
     outages.reset();
+    engine.resetStalls();
     rateLimiter?.reset();
   };
 
