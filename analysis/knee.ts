@@ -133,7 +133,7 @@ export function kneeAnalysis(runs: LoadedRun[], policy: SloPolicy, options: Knee
     const tol = tolerances[family] ?? { rel: 0, abs: 0 };
     const base = basePoint.signals[key];
     const departures = above.map((l) =>
-      base ? departure(key, base, l, spec.worse, tol, alpha) : departure(key, noData(), l, spec.worse, tol, alpha)
+      departure(key, base ?? noData(), l, spec.worse, tol, alpha, basePoint.blocks[key])
     );
     const cls = key.includes("@") ? key.slice(key.indexOf("@") + 1) : null;
     const limit = cls && cls !== "all"

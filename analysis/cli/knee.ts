@@ -7,7 +7,7 @@ import { formatRecovery, type RecoveryParts } from "../format_recovery.ts";
 import { coldStartReport } from "../cold_start.ts";
 import { recoveryReport } from "../recovery.ts";
 import { retryReport } from "../retries.ts";
-import type { Tolerance } from "../departure.ts";
+import { BLOCK_TEST_RULE, type Tolerance } from "../departure.ts";
 import { kneeAnalysis, type KneeOptions, type KneeReport } from "../knee.ts";
 import { SIGNALS } from "../levels.ts";
 import { type ProductionLimit, productionLimit } from "../limit.ts";
@@ -77,9 +77,12 @@ export function kneeJson(
       departure_rule: "degraded = beyond baseline·(1 ± rel) ± abs in the worse direction AND the guard confirms; " +
         "beyond tolerance without confirmation, or repeats on both sides of the threshold = undecidable",
       guards: {
-        proportion: `one-sided Fisher exact test, α = ${report.alpha}`,
-        percentile: "95 % distribution-free CIs (percentileWithCI) disjoint",
-        bootstrap: "tokens_per_accepted: seeded 95 % percentile bootstrap CIs over requests disjoint",
+        proportion: `rates (Σ hits / Σ requests): ${BLOCK_TEST_RULE}; α = ${report.alpha}`,
+        percentile: "nearest-rank percentiles, tested only when both sides' n support the percentile " +
+          `(percentile.ts): ${BLOCK_TEST_RULE}; α = ${report.alpha}; a percentile signal's lower/upper are its ` +
+          "distribution-free CI under independence, shown for reference",
+        bootstrap: `tokens_per_accepted (Σ tokens / Σ accepted): ${BLOCK_TEST_RULE}; α = ${report.alpha}; its ` +
+          "lower/upper are the block bootstrap's 95 % interval (seed 1)",
         none: "server timeline signals and cost_per_accepted: tolerance only (the reason in each departure's guard)",
       },
       alpha: report.alpha,
