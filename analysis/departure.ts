@@ -19,6 +19,7 @@
  *
  * @module
  */
+import type { Persistence } from "./persistence.ts";
 import type { SignalSample } from "./signals.ts";
 import { type Level, type Spread, spreadOf, straddles } from "./repeats.ts";
 import {
@@ -92,6 +93,8 @@ export interface Departure {
   /** Latency signals: the class SLO limit, and whether the repeats straddle it. */
   slo_limit_ms?: number;
   slo_undecidable?: boolean;
+  /** Degraded departures in a knee report: whether it persists, so counts for the knee (persistence.ts). */
+  persistence?: Persistence;
 }
 
 const logFactCache: number[] = [0];
@@ -173,7 +176,7 @@ function guard(
   const p = Math.max(t.p_value, independent);
   const sig = p < alpha;
   const ci = (c: [number | null, number | null]) => `[${r4(c[0])}, ${r4(c[1])}]`;
-  const p3 = (x: number) => x.toPrecision(3);
+  const p3 = (x: number) => (x === 0 ? "0" : x.toPrecision(3));
   const counts = rates ? `${level.num}/${level.den} vs baseline ${base.num}/${base.den}: ` : "";
   return {
     name,

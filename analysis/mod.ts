@@ -31,6 +31,7 @@ export * from "./kneedle.ts";
 export * from "./levels.ts";
 export * from "./departure.ts";
 export * from "./block_bootstrap.ts";
+export * from "./persistence.ts";
 export * from "./knee.ts";
 export * from "./repeats.ts";
 export * from "./limit.ts";
