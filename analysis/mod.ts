@@ -70,5 +70,4 @@ export * from "./scan_run.ts";
 export * from "./scanned_run.ts";
 export * from "./notebook_helpers.ts";
 export * from "./level_cost.ts";
-export * from "./ratio_bootstrap.ts";
 export * from "./report_extras.ts";
