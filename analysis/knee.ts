@@ -80,7 +80,7 @@ export interface KneeReport {
   /** The Kneedle curve (without `excluded`: dips that did not persist), its result and why none. */
   kneedle: { x: number[]; y: number[]; excluded: GoodputDip[]; result: KneedleResult | null; note: string | null };
   kneedle_by_run: { run_id: string; knee: number | null; note: string | null }[];
-  /** The knee: the lower of the first departure and the Kneedle knee; null when neither exists. */
+  /** The knee: the lower of the first persistent departure and the Kneedle knee; null when neither exists. */
   knee: { offered_rps: number; source: "departure" | "kneedle"; signal: string | null } | null;
   acceptance_floor: { floor: number; levels: { planned_rps: number; meets: boolean | null; why: string }[] } | null;
   unit_cost: UnitCost;
