@@ -73,6 +73,8 @@ interface Measured {
   report: KneeReport;
   clientLimited: boolean;
   why: string | null;
+  /** The runner's p99 send lag, ms. */
+  lagP99: number | null;
   /** Where the planted stall lay in run ms (from the simulator's reset origin and the run's epoch), or null. */
   stall: { start_ms: number; end_ms: number } | null;
 }
@@ -141,6 +143,7 @@ async function sweepProfile(dir: string, name: string, stalled: boolean): Promis
       report: kneeAnalysis([loaded], POLICY),
       clientLimited: run.manifest.result.client_limited,
       why: run.manifest.result.client_limit_reason,
+      lagP99: run.manifest.result.send_lag_p99_ms,
       stall: origin === null
         ? null
         : { start_ms: origin + STALL.start_ms - epoch, end_ms: origin + STALL.end_ms - epoch },
@@ -209,18 +212,20 @@ function summary(m: Measured): string {
     m.report.first_degrading?.signals.join(", ") ?? ""
   }]; offered→goodput ${levels.join(" ")}; transients [${transients.join(", ")}]; left off Kneedle [${
     dips.join(", ")
-  }]${m.stall ? `; stall at ${m.stall.start_ms.toFixed(0)}–${m.stall.end_ms.toFixed(0)} ms` : ""}`;
+  }]; p99 send lag ${m.lagP99?.toFixed(1) ?? "-"} ms${
+    m.stall ? `; stall at ${m.stall.start_ms.toFixed(0)}–${m.stall.end_ms.toFixed(0)} ms` : ""
+  }`;
 }
 
 Deno.test("the reported knee of a simulator sweep lies within 15 % of the profile's designed capacity, with or without a 4 s stall in one step", async (t) => {
   const dir = await Deno.makeTempDir({ prefix: "knee_capacity_" });
   try {
-    // Two sweeps at a time, each 56 s (7 × (7 s + 1 s drain)) at ≤ 17 req/s: first both profiles as they are, then
-    // both with the stall. Four at once made the runner's p99 send lag exceed 50 ms on the shared 2-core machine.
-    const measured: Measured[] = [];
-    for (const stalled of [false, true]) {
-      measured.push(...await Promise.all(["capacity-a", "capacity-b"].map((p) => sweepProfile(dir, p, stalled))));
-    }
+    // All four sweeps at once — each profile as it is and with the stall — each 56 s (7 × (7 s + 1 s drain)) at
+    // ≤ 17 req/s, ≤ 51 req/s together: the runner's p99 send lag stays at a few ms. (One after another, the second pair
+    // ran beside the suite's headless-browser test and lagged by 600 ms.)
+    const measured = await Promise.all(
+      [false, true].flatMap((stalled) => ["capacity-a", "capacity-b"].map((p) => sweepProfile(dir, p, stalled))),
+    );
     for (const m of measured) console.log(summary(m));
 
     await t.step("the two profiles are designed for clearly different capacities", () => {
