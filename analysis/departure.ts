@@ -5,16 +5,33 @@
  * A signal departs at a level when its value is beyond the baseline by more
  * than its tolerance (higher-is-worse: value > baseline·(1 + rel) + abs;
  * lower-is-worse: value < baseline·(1 − rel) − abs) and the guard agrees:
- * a one-sided Fisher exact test at α for proportions, disjoint 95 %
- * confidence intervals for percentiles (distribution-free) and for tokens
- * per accepted task (seeded bootstrap), none for the server timeline and the
- * ledger's cost per accepted task (tolerance only, the reason in the evidence).
- * Repeats on both sides of the threshold make it undecidable.
+ * for rates, percentiles and tokens per accepted task, two one-sided tests
+ * at α must both confirm it — a block bootstrap over one-second blocks of
+ * scheduled time (`block_bootstrap.ts`: requests close in time are
+ * correlated, so they are not taken for independent) and the same
+ * comparison under independence (Fisher's exact test for rates, the
+ * bootstrap over single requests otherwise), so that a few blocks never make
+ * the guard bolder than independence would; none for the server timeline
+ * and the ledger's cost per accepted task (tolerance only, the reason in the
+ * evidence). A percentile
+ * that either side's n does not support is not tested. Repeats on both
+ * sides of the threshold make it undecidable.
  *
  * @module
  */
+import type { Persistence } from "./persistence.ts";
 import type { SignalSample } from "./signals.ts";
 import { type Level, type Spread, spreadOf, straddles } from "./repeats.ts";
+import {
+  BASELINE_SEED,
+  BLOCK_MS,
+  BLOCK_RESAMPLES,
+  blockBootstrapTest,
+  type Blocks,
+  LEVEL_SEED,
+  MIN_BLOCKS,
+  singletons,
+} from "./block_bootstrap.ts";
 
 /** A departure tolerance: relative to the baseline plus absolute, in the signal's unit. */
 export interface Tolerance {
@@ -48,9 +65,13 @@ export const DEFAULT_TOLERANCES: Record<string, Tolerance> = {
 
 /** The guard's result at one level. */
 export interface GuardResult {
-  name: "fisher_exact_one_sided" | "ci_non_overlap" | "bootstrap_ci_non_overlap" | "none";
-  /** Fisher's p-value; null for the other tests. */
+  name: "block_bootstrap_and_independent" | "none";
+  /** The larger of the two one-sided p-values (the guard confirms when it is < α); null when not tested. */
   p_value: number | null;
+  /** The block bootstrap's p over one-second blocks. */
+  block_p_value: number | null;
+  /** The same test taken under independence: Fisher's exact test for rates, the bootstrap over single requests else. */
+  independent_p_value: number | null;
   /** True when the guard confirms the departure; null when it cannot be applied. */
   significant: boolean | null;
   detail: string;
@@ -72,6 +93,8 @@ export interface Departure {
   /** Latency signals: the class SLO limit, and whether the repeats straddle it. */
   slo_limit_ms?: number;
   slo_undecidable?: boolean;
+  /** Degraded departures in a knee report: whether it persists, so counts for the knee (persistence.ts). */
+  persistence?: Persistence;
 }
 
 const logFactCache: number[] = [0];
@@ -83,7 +106,8 @@ function logFact(n: number): number {
 /**
  * One-sided Fisher exact test that `x1`/`n1` is higher (or lower) than
  * `x0`/`n0`: the hypergeometric tail P(X ≥ x1) (or P(X ≤ x1)) of the level's
- * count given both margins.
+ * count given both margins. It takes the requests for independent: the
+ * departure guard asks it and the block bootstrap, and confirms only when both do.
  *
  * @example 0 of 50 against 10 of 50: p ≈ 0.0006
  * ```ts
@@ -107,41 +131,65 @@ export function fisherOneSided(x0: number, n0: number, x1: number, n1: number, s
   return Math.min(1, p);
 }
 
-function guard(base: SignalSample, level: SignalSample, worse: "higher" | "lower", alpha: number): GuardResult {
-  if (base.test === "proportion" && level.test === "proportion") {
-    if (!base.den || !level.den) {
-      return { name: "fisher_exact_one_sided", p_value: null, significant: null, detail: "no data" };
-    }
-    const p = fisherOneSided(base.num, base.den, level.num, level.den, worse);
+/** The method in words, for the evidence and the disclosure. */
+export const BLOCK_TEST_RULE = `confirmed when two one-sided tests both give p < α: a block bootstrap over ` +
+  `${BLOCK_MS / 1000} s blocks of scheduled time (non-overlapping, from each stage's start; ${BLOCK_RESAMPLES} ` +
+  `resamples per side, mulberry32 seeds ${BASELINE_SEED} baseline / ${LEVEL_SEED} level; p = share of resamples ` +
+  `where level − baseline is not worse; ≥ ${MIN_BLOCKS} blocks per side), which does not take requests close in ` +
+  `time for independent, and the same comparison under independence (Fisher's exact test for rates, the same ` +
+  `bootstrap with each request its own block otherwise), so the block test, with its few blocks, is never bolder ` +
+  `than independence`;
+
+function guard(
+  base: SignalSample,
+  baseBlocks: Blocks | undefined,
+  level: SignalSample,
+  levelBlocks: Blocks | undefined,
+  worse: "higher" | "lower",
+  alpha: number,
+): GuardResult {
+  const name = "block_bootstrap_and_independent" as const;
+  const none = { p_value: null, block_p_value: null, independent_p_value: null, significant: null };
+  if (base.test === "none" || level.test === "none" || base.test !== level.test) {
     return {
-      name: "fisher_exact_one_sided",
-      p_value: p,
-      significant: p < alpha,
-      detail: `${level.num}/${level.den} vs baseline ${base.num}/${base.den}: one-sided Fisher exact p = ${
-        p.toPrecision(3)
-      } (${p < alpha ? "<" : "≥"} α = ${alpha})`,
+      name: "none",
+      ...none,
+      detail: level.test === "none" && level.note ? level.note : "no statistical test for this signal: tolerance only",
     };
   }
-  if ((base.test === "percentile" || base.test === "bootstrap") && level.test === base.test) {
-    const name = base.test === "percentile" ? "ci_non_overlap" : "bootstrap_ci_non_overlap";
-    const what = base.test === "percentile" ? "distribution-free" : "bootstrap";
-    // The worse side of the level's interval must clear the baseline's other side.
-    const [mine, theirs] = worse === "higher" ? [level.lower, base.upper] : [level.upper, base.lower];
-    if (mine === null || theirs === null) {
-      const detail = `n = ${level.n} vs baseline n = ${base.n}: too few samples for a bounded 95 % ${what} CI`;
-      return { name, p_value: null, significant: null, detail };
-    }
-    const sig = worse === "higher" ? mine > theirs : mine < theirs;
-    const ci = (x: { lower: number | null; upper: number | null; n: number }) =>
-      `[${r4(x.lower)}, ${r4(x.upper)}] (n = ${x.n})`;
-    const detail = `95 % ${what} CI ${ci(level)} vs baseline ${ci(base)}: ${sig ? "disjoint" : "overlap"}`;
-    return { name, p_value: null, significant: sig, detail };
+  if (base.test === "percentile" && level.test === "percentile" && !(base.supported && level.supported)) {
+    const side = !base.supported && !level.supported
+      ? "neither side's n supports"
+      : `the ${base.supported ? "level" : "baseline"}'s n does not support`;
+    return { name, ...none, detail: `n = ${level.n} vs baseline n = ${base.n}: ${side} this percentile, not tested` };
   }
+  if (!baseBlocks || !levelBlocks) return { name, ...none, detail: "no data" };
+  const t = blockBootstrapTest(baseBlocks, levelBlocks, worse);
+  const count = `${levelBlocks.at.length} blocks vs baseline ${baseBlocks.at.length}`;
+  if (!t) {
+    return { name, ...none, detail: `${count}: the block bootstrap needs at least ${MIN_BLOCKS} on each side` };
+  }
+  const rates = base.test === "proportion" && level.test === "proportion";
+  const independent = rates
+    ? fisherOneSided(base.num, base.den, level.num, level.den, worse)
+    : blockBootstrapTest(singletons(baseBlocks), singletons(levelBlocks), worse)?.p_value ?? 1;
+  const p = Math.max(t.p_value, independent);
+  const sig = p < alpha;
+  const ci = (c: [number | null, number | null]) => `[${r4(c[0])}, ${r4(c[1])}]`;
+  const p3 = (x: number) => (x === 0 ? "0" : x.toPrecision(3));
+  const counts = rates ? `${level.num}/${level.den} vs baseline ${base.num}/${base.den}: ` : "";
   return {
-    name: "none",
-    p_value: null,
-    significant: null,
-    detail: level.test === "none" && level.note ? level.note : "no statistical test for this signal: tolerance only",
+    name,
+    p_value: p,
+    block_p_value: t.p_value,
+    independent_p_value: independent,
+    significant: sig,
+    detail: `${counts}block bootstrap (${count} of ${BLOCK_MS / 1000} s, ${BLOCK_RESAMPLES} resamples, seeds ` +
+      `${BASELINE_SEED}/${LEVEL_SEED}): 95 % CI ${ci(t.level_ci)} vs baseline ${ci(t.baseline_ci)}, p = ${
+        p3(t.p_value)
+      }; under independence (${rates ? "Fisher exact" : "bootstrap over requests"}) p = ${p3(independent)}: ${
+        sig ? "both <" : "not both <"
+      } α = ${alpha}`,
   };
 }
 
@@ -152,7 +200,10 @@ function thresholdOf(baseline: number, worse: "higher" | "lower", t: Tolerance):
   return worse === "higher" ? baseline * (1 + t.rel) + t.abs : baseline * (1 - t.rel) - t.abs;
 }
 
-/** One signal at one level against the baseline sample: value, threshold, guard, spread and verdict. */
+/**
+ * One signal at one level against the baseline sample (and its blocks, for
+ * the test): value, threshold, guard, spread and verdict.
+ */
 export function departure(
   key: string,
   base: SignalSample,
@@ -160,13 +211,21 @@ export function departure(
   worse: "higher" | "lower",
   tol: Tolerance,
   alpha: number,
+  baseBlocks?: Blocks,
 ): Departure {
   const sample = level.pooled.signals[key];
   const value = sample?.value ?? null;
   const common = { planned_rps: level.planned_rps, offered_rps: level.pooled.offered_rps, value, baseline: base.value };
   const spread = level.repeats.length > 1 ? spreadOf(level.repeats.map((r) => r.signals[key]?.value ?? null)) : null;
   if (!sample || value === null || base.value === null) {
-    const g: GuardResult = { name: "none", p_value: null, significant: null, detail: "no data" };
+    const g: GuardResult = {
+      name: "none",
+      p_value: null,
+      block_p_value: null,
+      independent_p_value: null,
+      significant: null,
+      detail: "no data",
+    };
     return {
       ...common,
       threshold: null,
@@ -179,7 +238,7 @@ export function departure(
   }
   const threshold = thresholdOf(base.value, worse, tol);
   const beyond = worse === "higher" ? value > threshold : value < threshold;
-  const g = guard(base, sample, worse, alpha);
+  const g = guard(base, baseBlocks, sample, level.pooled.blocks[key], worse, alpha);
   const out = { ...common, threshold, beyond_tolerance: beyond, guard: g, spread };
   const side = worse === "higher" ? "above" : "below";
   if (spread && straddles(spread, threshold)) {

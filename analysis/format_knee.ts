@@ -1,3 +1,4 @@
+import type { Departure } from "./departure.ts";
 import type { KneeReport } from "./knee.ts";
 import { type ProductionLimit, rateText } from "./limit.ts";
 import { roundDown } from "./round_display.ts";
@@ -18,6 +19,40 @@ function table(head: string[], rows: string[][]): string[] {
 const UNDECIDABLE_SHOWN = 12;
 
 const MARK = { ok: "", degraded: " !", undecidable: " ?", "no data": "" } as const;
+const mark = (d: Departure) => (d.persistence?.status === "transient" ? " ~" : MARK[d.verdict]);
+
+/** The transients, grouped by level: where (stage span, seconds out of line) and why each is not counted. */
+function transientLines(report: KneeReport): string[] {
+  if (!report.transients.length) return [];
+  const out = [
+    `transients (degraded at a level but not persistent, so not counted for the knee): ${report.transients.length}`,
+  ];
+  for (const rps of [...new Set(report.transients.map((t) => t.planned_rps))]) {
+    const here = report.transients.filter((t) => t.planned_rps === rps);
+    const stages = here[0]!.where.map((w) =>
+      `${report.runs.length > 1 ? `${w.run_id}:` : ""}${w.stage} (${num(w.start_ms)}–${num(w.end_ms)} ms)`
+    );
+    out.push(`  @ ${num(rps)} req/s (measured ${num(here[0]!.offered_rps)}), ${stages.join(", ")}:`);
+    for (const t of here) {
+      const spans = t.where.flatMap((w) =>
+        (w.out_of_line_s ?? []).map(([a, b]) =>
+          `${t.where.length > 1 ? `${report.runs.length > 1 ? `${w.run_id}:` : ""}${w.stage} ` : ""}${a}–${b} s`
+        )
+      );
+      const when = t.where.every((w) => w.out_of_line_s === null)
+        ? "not measured per second"
+        : spans.length
+        ? `out of line at ${spans.join(", ")}`
+        : "no single second out of line";
+      out.push(
+        `    ${t.signal}: ${num(t.value)} vs baseline ${num(t.baseline)} (threshold ${
+          num(t.threshold)
+        }), ${when}; ${t.why}`,
+      );
+    }
+  }
+  return out;
+}
 
 /**
  * The knee report as text: the levels, every signal per level (`!`
@@ -60,7 +95,8 @@ export function formatKnee(report: KneeReport, limit: ProductionLimit, options: 
   out.push(
     "",
     `signals per level (baseline = level(s) ${report.baseline.planned_rps.join(", ")} req/s planned; ! degraded: ` +
-      `beyond tolerance and confirmed by the guard at α = ${report.alpha}; ? undecidable)`,
+      `beyond tolerance, confirmed by the guard at α = ${report.alpha} and persistent; ~ transient: degraded but not ` +
+      "persistent, not counted; ? undecidable)",
   );
   const rows = Object.entries(report.signals).map(([key, s]) => {
     const tol = report.tolerances[key.split("@")[0]!];
@@ -71,7 +107,7 @@ export function formatKnee(report: KneeReport, limit: ProductionLimit, options: 
         ? `${tol.rel ? `${tol.rel * 100} %` : ""}${tol.rel && tol.abs ? " + " : ""}${tol.abs ? num(tol.abs) : ""}`
         : "",
       num(report.baseline.point.signals[key]?.value),
-      ...s.departures.map((d) => `${num(d.value)}${MARK[d.verdict]}${d.slo_undecidable ? " (SLO?)" : ""}`),
+      ...s.departures.map((d) => `${num(d.value)}${mark(d)}${d.slo_undecidable ? " (SLO?)" : ""}`),
     ];
   });
   out.push(...table(
@@ -101,8 +137,10 @@ export function formatKnee(report: KneeReport, limit: ProductionLimit, options: 
     for (const key of f.signals) {
       const d = report.signals[key]!.departures.find((x) => x.planned_rps === f.planned_rps)!;
       out.push(`  ${key}: ${num(d.value)} vs baseline ${num(d.baseline)}: ${d.why}`);
+      out.push(`    ${d.persistence?.status === "last_level" ? "unconfirmed" : "persists"}: ${d.persistence?.why}`);
     }
-  } else out.push("no signal degraded within the tested range");
+  } else out.push("no signal degraded persistently within the tested range");
+  out.push(...transientLines(report));
   if (report.undecidable.length) {
     out.push(`undecidable (at or below the first degrading level): ${report.undecidable.length}`);
     for (const u of report.undecidable.slice(0, UNDECIDABLE_SHOWN)) {
@@ -119,6 +157,7 @@ export function formatKnee(report: KneeReport, limit: ProductionLimit, options: 
       `${k.result?.S ?? "-"}; normalise, difference curve y_n − x_n, threshold = local max − S·mean Δx_n)`,
   );
   out.push(`  points: ${k.x.map((x, i) => `(${num(x)}, ${num(k.y[i])})`).join(" ")}`);
+  for (const e of k.excluded) out.push(`  left out: ${num(e.offered_rps)} req/s: ${e.why}`);
   if (k.result?.knee != null) {
     const diff = k.result.y_difference.map(num).join(" ");
     const maxima = k.result.maxima.map((m) => `#${m.index}: T = ${num(m.threshold)}`).join(", ");
@@ -160,7 +199,9 @@ export function formatKnee(report: KneeReport, limit: ProductionLimit, options: 
       : "Kneedle knee of accepted goodput";
     const x = report.knee.offered_rps;
     out.push(
-      `knee: ${down(x)} req/s offered (${downNote(x)}the lower of the first departure and the Kneedle knee: ${src})`,
+      `knee: ${down(x)} req/s offered (${
+        downNote(x)
+      }the lower of the first persistent departure and the Kneedle knee: ${src})`,
     );
   } else if (report.no_capacity) out.push(`knee: none — ${report.no_capacity}`);
   else out.push("knee: none found within the tested range");

@@ -2,8 +2,9 @@
  * The knee: where each signal departs from its low-load baseline as offered
  * load rises, and a Kneedle knee of accepted goodput against offered load.
  *
- * The departure rule and its guards are in `departure.ts`; the knee is the
- * lower of the first departure's offered rate and the Kneedle knee.
+ * The departure rule and its guards are in `departure.ts`, the persistence
+ * rule in `persistence.ts`; the knee is the lower of the first departure that
+ * persists and the Kneedle knee (of the curve without dips that did not persist).
  *
  * @module
  */
@@ -23,6 +24,7 @@ import {
   SIGNALS,
   type SignalSample,
 } from "./levels.ts";
+import { type GoodputDip, goodputDips, persist, type Transient, transientsOf } from "./persistence.ts";
 import { classSlo, policyForRuns } from "./policy.ts";
 import { checkRepeatRuns, groupLevels, type Level, type SkippedStage, spreadOf, straddles } from "./repeats.ts";
 import { type ExcludedLevel, excludeLevels } from "./client_limit.ts";
@@ -80,36 +82,45 @@ export interface KneeReport {
   tolerances: Record<string, Tolerance>;
   /** Signal key → its departures at each level above the baseline. */
   signals: Record<string, { worse: "higher" | "lower"; unit: string; definition: string; departures: Departure[] }>;
-  /** The lowest level where some signal degraded, and which did. */
+  /** The lowest level where some signal degraded and the departure persists (confirmed or last_level), and which did. */
   first_degrading: { planned_rps: number; offered_rps: number; signals: string[] } | null;
+  /** Degraded departures that did not persist (not counted for the knee), lowest level first. */
+  transients: Transient[];
   /** Undecidable departures at or below the first degrading level (or anywhere, if none degraded). */
   undecidable: { signal: string; planned_rps: number; why: string }[];
-  kneedle: { x: number[]; y: number[]; result: KneedleResult | null; note: string | null };
+  /** The Kneedle curve (without `excluded`: dips that did not persist), its result and why none. */
+  kneedle: { x: number[]; y: number[]; excluded: GoodputDip[]; result: KneedleResult | null; note: string | null };
   kneedle_by_run: { run_id: string; knee: number | null; note: string | null }[];
-  /** The knee: the lower of the first departure and the Kneedle knee; null when neither exists. */
+  /** The knee: the lower of the first persistent departure and the Kneedle knee; null when neither exists. */
   knee: { offered_rps: number; source: "departure" | "kneedle"; signal: string | null } | null;
   acceptance_floor: { floor: number; levels: { planned_rps: number; meets: boolean | null; why: string }[] } | null;
   unit_cost: UnitCost;
 }
 
-/** Kneedle of accepted goodput against measured offered rate (concave, increasing). */
+/** Kneedle of accepted goodput against measured offered rate (concave, increasing), dips that did not persist left out. */
 function goodputKnee(levels: Level[], S: number): KneeReport["kneedle"] {
   const pts = levels.map((l) => [l.pooled.offered_rps, l.pooled.accepted_goodput] as const).sort((a, b) => a[0] - b[0]);
-  const x = pts.map((p) => p[0]), y = pts.map((p) => p[1]);
-  for (let i = 1; i < x.length; i++) {
-    if (!(x[i]! > x[i - 1]!)) {
-      return { x, y, result: null, note: `two levels were measured at the same offered rate (${x[i]} req/s)` };
+  const all = { x: pts.map((p) => p[0]), y: pts.map((p) => p[1]) };
+  for (let i = 1; i < all.x.length; i++) {
+    if (!(all.x[i]! > all.x[i - 1]!)) {
+      const note = `two levels were measured at the same offered rate (${all.x[i]} req/s)`;
+      return { ...all, excluded: [], result: null, note };
     }
   }
+  const dips = goodputDips(all.x, all.y);
+  const kept = (_: number, i: number) => !dips.some((d) => d.index === i);
+  const x = all.x.filter(kept), y = all.y.filter(kept);
+  const excluded = dips.map(({ index: _, ...d }) => d);
   const result = kneedle(x, y, { curve: "concave", direction: "increasing", S });
-  return { x, y, result, note: result.note };
+  return { x, y, excluded, result, note: result.note };
 }
 
 /**
  * Runs the knee analysis over one run, or several repeats of one plan
  * (checked by {@linkcode checkRepeatRuns}): signals per level, departures
- * from the baseline with their evidence, the first degrading signal, the
- * Kneedle knee of accepted goodput, and the knee (the lower of the two).
+ * from the baseline with their evidence and persistence, the first degrading
+ * signal that persists, the transients that do not, the Kneedle knee of
+ * accepted goodput, and the knee (the lower of the two).
  * With `prices` (and optionally `overheads`), each level's unit cost is the
  * ledger's cost per accepted task; without, tokens per accepted task.
  */
@@ -149,9 +160,8 @@ export function kneeAnalysis(runs: LoadedRun[], policy: SloPolicy, options: Knee
     const spec = SIGNALS[family]!;
     const tol = tolerances[family] ?? { rel: 0, abs: 0 };
     const base = basePoint.signals[key];
-    const departures = above.map((l) =>
-      base ? departure(key, base, l, spec.worse, tol, alpha) : departure(key, noData(), l, spec.worse, tol, alpha)
-    );
+    const judge = (l: Level) => departure(key, base ?? noData(), l, spec.worse, tol, alpha, basePoint.blocks[key]);
+    const departures = above.map(judge);
     const cls = key.includes("@") ? key.slice(key.indexOf("@") + 1) : null;
     const limit = cls && cls !== "all"
       ? (family.startsWith("e2e") ? classSlo(policy, cls).e2e_ms : classSlo(policy, cls).ttft_ms)
@@ -162,17 +172,23 @@ export function kneeAnalysis(runs: LoadedRun[], policy: SloPolicy, options: Knee
         d.slo_undecidable = d.spread !== null && straddles(d.spread, limit);
       }
     }
-    signals[key] = { ...spec, departures };
+    // A repeat judged alone: a level of one repeat.
+    const repeatsAt = (i: number) =>
+      above[i]!.repeats.map((r) => judge({ planned_rps: r.planned_rps, pooled: r, repeats: [r] }));
+    signals[key] = { ...spec, departures: persist(departures, above, repeatsAt) };
   }
 
+  const counts = (d: Departure) => d.verdict === "degraded" && d.persistence?.status !== "transient";
   let first: KneeReport["first_degrading"] = null;
   for (const [i, l] of above.entries()) {
-    const degraded = Object.keys(signals).filter((k) => signals[k]!.departures[i]!.verdict === "degraded");
+    const degraded = Object.keys(signals).filter((k) => counts(signals[k]!.departures[i]!));
     if (degraded.length) {
       first = { planned_rps: l.planned_rps, offered_rps: l.pooled.offered_rps, signals: degraded };
       break;
     }
   }
+  const transients = Object.entries(signals).flatMap(([signal, s]) => transientsOf(signal, s.departures, above))
+    .sort((a, b) => a.planned_rps - b.planned_rps);
   const undecidable = Object.entries(signals).flatMap(([signal, s]) =>
     s.departures.filter((d) => d.verdict === "undecidable" && (!first || d.planned_rps <= first.planned_rps))
       .map((d) => ({ signal, planned_rps: d.planned_rps, why: d.why }))
@@ -230,6 +246,7 @@ export function kneeAnalysis(runs: LoadedRun[], policy: SloPolicy, options: Knee
     tolerances,
     signals,
     first_degrading: first,
+    transients,
     undecidable,
     kneedle: kn,
     kneedle_by_run,

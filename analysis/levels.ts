@@ -8,6 +8,15 @@
  */
 import pl from "nodejs-polars";
 import { InputError } from "../schema/errors.ts";
+import {
+  BLOCK_MS,
+  type BlockRows,
+  type Blocks,
+  percentileInterval,
+  quantileBlocks,
+  ratioBlocks,
+  resampleBlocks,
+} from "./block_bootstrap.ts";
 import type { Stage } from "../schema/plan.ts";
 import type { SloPolicy } from "../schema/slo.ts";
 import { classify, GATE_ORDER } from "./classify.ts";
@@ -15,15 +24,14 @@ import { costSample, LevelCoster, type LevelPricing } from "./level_cost.ts";
 import type { LoadedRun } from "./loaded_run.ts";
 import { percentileWithCI } from "./percentile.ts";
 import { policyForRun, runWindow } from "./policy.ts";
-import { ratioBootstrap } from "./ratio_bootstrap.ts";
 import type { SignalSample } from "./signals.ts";
 
 export { signalFamily, SIGNALS, type SignalSample, type SignalSpec, type Worse } from "./signals.ts";
 
 /** Signals at one point: one stage of one run, or several pooled. */
 export interface LevelPoint {
-  /** Runs and stages pooled into this point. */
-  parts: { run_id: string; stage: string; kind: Stage["kind"] }[];
+  /** Runs and stages pooled into this point (with the stage's span, run ms). */
+  parts: { run_id: string; stage: string; kind: Stage["kind"]; start_ms: number; end_ms: number }[];
   /** The planned rate (run.json stages offered_rps). */
   planned_rps: number;
   /** Sum of the stages' durations, s. */
@@ -35,6 +43,8 @@ export interface LevelPoint {
   /** accepted / seconds. */
   accepted_goodput: number;
   signals: Record<string, SignalSample>;
+  /** Each sampled signal in one-second blocks of scheduled time, for the departure test (block_bootstrap.ts). */
+  blocks: Record<string, Blocks>;
 }
 
 /** A run read for the level analysis: one row per request of its steady and burst stages. */
@@ -94,6 +104,7 @@ export function prepareRun(run: LoadedRun, policy: SloPolicy, pricing: LevelPric
     .join(first, { on: "request_id", how: "left" })
     .select(
       "stage",
+      pl.col("scheduled_ms").cast(F64),
       "class",
       "outcome",
       "accepted",
@@ -119,20 +130,49 @@ export function prepareRun(run: LoadedRun, policy: SloPolicy, pricing: LevelPric
   return { run_id: run.manifest.run_id, dir: run.dir, stages, requests, server, coster };
 }
 
-function proportion(num: number, den: number, value?: number | null): SignalSample {
-  return { test: "proportion", value: value !== undefined ? value : den ? num / den : null, num, den };
-}
-
-function pct(values: Float64Array, p: number): SignalSample {
-  const ci = percentileWithCI(values, p);
-  return { test: "percentile", value: ci.value, n: ci.n, lower: ci.lower, upper: ci.upper, supported: ci.supported };
-}
-
 const sumOf = (df: pl.DataFrame, col: string): number => (df.height ? Number(df.getColumn(col).sum()) : 0);
 
-function column(df: pl.DataFrame, col: string): Float64Array {
-  const s = df.getColumn(col).dropNulls();
-  return Float64Array.from(s.toArray() as number[]).filter((v) => !Number.isNaN(v));
+const numbers = (df: pl.DataFrame, col: string): (number | null)[] => df.getColumn(col).toArray() as (number | null)[];
+const flags = (df: pl.DataFrame, expr: pl.Expr): boolean[] =>
+  df.select(expr.fillNull(false).alias("_f")).getColumn("_f").toArray() as boolean[];
+
+/** The rows' blocks and the signal samples built on them. */
+class Sampler {
+  readonly rows: BlockRows;
+  readonly blocks: Record<string, Blocks> = {};
+  readonly #df: pl.DataFrame;
+
+  constructor(df: pl.DataFrame) {
+    this.#df = df;
+    this.rows = { part: numbers(df, "_part") as number[], second: numbers(df, "_second") as number[] };
+  }
+
+  /** Rows where `num` holds, of rows where `den` holds (every row when not given). */
+  proportion(key: string, num: pl.Expr, den?: pl.Expr): SignalSample {
+    const keep = den ? flags(this.#df, den) : undefined;
+    const hit = flags(this.#df, num).map((v) => (v ? 1 : 0));
+    const b = ratioBlocks(this.rows, { num: hit, den: hit.map(() => 1), ...(keep ? { keep } : {}) });
+    this.blocks[key] = b;
+    let x = 0, n = 0;
+    for (let i = 0; i < b.num.length; i++) {
+      x += b.num[i]!;
+      n += b.den[i]!;
+    }
+    return { test: "proportion", value: n ? x / n : null, num: x, den: n };
+  }
+
+  /** Σ num / Σ den per block over every row. */
+  ratio(key: string, num: number[], den: number[]): Blocks {
+    return this.blocks[key] = ratioBlocks(this.rows, { num, den });
+  }
+
+  /** The p-percentile of the rows' values (null left out), with its distribution-free CI and support flag. */
+  percentile(key: string, values: (number | null)[], p: number): SignalSample {
+    const b = quantileBlocks(this.rows, values, p);
+    this.blocks[key] = b;
+    const ci = percentileWithCI(values.filter((v): v is number => v !== null && !Number.isNaN(v)), p);
+    return { test: "percentile", value: ci.value, n: ci.n, lower: ci.lower, upper: ci.upper, supported: ci.supported };
+  }
 }
 
 /**
@@ -140,42 +180,73 @@ function column(df: pl.DataFrame, col: string): Float64Array {
  * pooled (counts summed, percentiles over the union of values), with the
  * measured offered rate and accepted goodput over the parts' total seconds.
  * `cost_per_accepted` is there when the runs were prepared with pricing.
+ * Each sampled signal is also kept in one-second blocks of scheduled time
+ * (`blocks`), seconds counted from each stage's start.
  */
 export function pointSignals(parts: { run: PreparedRun; stage: Stage }[]): LevelPoint {
   if (!parts.length) throw new RangeError("pointSignals: no parts");
-  const frames = parts.map((p) => p.run.requests.filter(pl.col("stage").eq(pl.lit(p.stage.name))));
+  const frames = parts.map((p, i) =>
+    p.run.requests.filter(pl.col("stage").eq(pl.lit(p.stage.name))).withColumns(
+      pl.lit(i).cast(F64).alias("_part"),
+      pl.col("scheduled_ms").sub(p.stage.start_ms).div(BLOCK_MS).floor().clip(0, 1e9).alias("_second"),
+    )
+  );
   const df = frames.length === 1 ? frames[0]! : pl.concat(frames, { how: "vertical" });
   const seconds = parts.reduce((s, p) => s + (p.stage.end_ms - p.stage.start_ms) / 1000, 0);
   const offered = df.height;
-  const count = (expr: pl.Expr): number => df.filter(expr).height;
   const outcome = pl.col("outcome");
-  const accepted = count(pl.col("accepted"));
+  const ok = outcome.eq(pl.lit("ok"));
+  const sm = new Sampler(df);
   const signals: Record<string, SignalSample> = {
-    acceptance_rate: proportion(accepted, offered),
-    rejection_rate: proportion(count(outcome.eq(pl.lit("rejected"))), offered),
-    error_rate: proportion(count(outcome.isIn(ERRORS)), offered),
-    client_limit_rate: proportion(count(outcome.isIn(["not_sent", "client_shed"])), offered),
+    acceptance_rate: sm.proportion("acceptance_rate", pl.col("accepted")),
+    rejection_rate: sm.proportion("rejection_rate", outcome.eq(pl.lit("rejected"))),
+    error_rate: sm.proportion("error_rate", outcome.isIn(ERRORS)),
+    client_limit_rate: sm.proportion("client_limit_rate", outcome.isIn(["not_sent", "client_shed"])),
   };
-  const done = df.filter(outcome.eq(pl.lit("ok")));
+  const accepted = (signals.acceptance_rate as { num: number }).num;
   for (const g of GATE_ORDER) {
-    const evaluated = done.filter(pl.col(g).isNotNull());
-    if (evaluated.height) signals[`${g}_rate`] = proportion(evaluated.filter(pl.col(g)).height, evaluated.height);
+    const sample = sm.proportion(`${g}_rate`, pl.col(g), ok.and(pl.col(g).isNotNull()));
+    if (sample.test === "proportion" && sample.den) signals[`${g}_rate`] = sample;
+    else delete sm.blocks[`${g}_rate`];
   }
   const calls = sumOf(df, "calls"), modelCalls = sumOf(df, "model_calls");
-  signals.retry_amplification = proportion(calls - modelCalls, calls, modelCalls ? calls / modelCalls : null);
-  signals.tokens_per_accepted = ratioBootstrap(column(df, "tokens"), df.getColumn("accepted").toArray() as boolean[]);
+  const callsOf = numbers(df, "calls") as number[], modelOf = numbers(df, "model_calls") as number[];
+  sm.ratio("retry_amplification", callsOf.map((c, i) => c - modelOf[i]!), callsOf);
+  signals.retry_amplification = {
+    test: "proportion",
+    value: modelCalls ? calls / modelCalls : null,
+    num: calls - modelCalls,
+    den: calls,
+  };
+  const tokens = numbers(df, "tokens") as number[];
+  const acc = flags(df, pl.col("accepted")).map((v) => (v ? 1 : 0));
+  const tpa = sm.ratio("tokens_per_accepted", tokens, acc);
+  // Its own 95 % interval: the block bootstrap with seed 1 (a resample without an accepted task is +∞).
+  const [lower, upper] = accepted ? percentileInterval(resampleBlocks(tpa, 1)) : [null, null];
+  signals.tokens_per_accepted = {
+    test: "bootstrap",
+    value: accepted ? tokens.reduce((a, b) => a + b, 0) / accepted : null,
+    n: accepted,
+    lower,
+    upper,
+  };
   if (parts.every((p) => p.run.coster)) signals.cost_per_accepted = levelCost(parts, offered, accepted);
-  const classes = (done.getColumn("class").unique().toArray() as string[]).sort();
+  const done = flags(df, ok);
+  const cls = df.getColumn("class").toArray() as string[];
+  const classes = [...new Set(cls.filter((_, i) => done[i]))].sort();
   for (const [name, col] of PERCENTILES) {
-    for (const cls of ["all", ...classes]) {
-      const values = column(cls === "all" ? done : done.filter(pl.col("class").eq(pl.lit(cls))), col);
+    const values = numbers(df, col);
+    for (const c of ["all", ...classes]) {
+      const mine = values.map((v, i) => (done[i] && (c === "all" || cls[i] === c) ? v : null));
       // A class whose completed requests were not streamed has no TTFT (not observable): no signal, not "no data".
-      if (name === "ttft" && cls !== "all" && !values.length) continue;
-      signals[`${name}_p95_ms@${cls}`] = pct(values, 0.95);
-      signals[`${name}_p99_ms@${cls}`] = pct(values, 0.99);
+      if (name === "ttft" && c !== "all" && mine.every((v) => v === null)) continue;
+      for (const [suffix, p] of [["p95", 0.95], ["p99", 0.99]] as const) {
+        const key = `${name}_${suffix}_ms@${c}`;
+        signals[key] = sm.percentile(key, mine, p);
+      }
     }
   }
-  signals.server_wait_p95_ms = pct(column(df, "server_wait_ms"), 0.95);
+  signals.server_wait_p95_ms = sm.percentile("server_wait_p95_ms", numbers(df, "server_wait_ms"), 0.95);
   const timeline = parts.flatMap((p) =>
     p.run.server
       ? [p.run.server.filter(pl.col("t_ms").gtEq(p.stage.start_ms).and(pl.col("t_ms").lt(p.stage.end_ms)))]
@@ -189,7 +260,13 @@ export function pointSignals(parts: { run: PreparedRun; stage: Stage }[]): Level
     signals.server_oldest_queued_max_ms = { test: "none", value: oldest, n };
   }
   return {
-    parts: parts.map((p) => ({ run_id: p.run.run_id, stage: p.stage.name, kind: p.stage.kind })),
+    parts: parts.map((p) => ({
+      run_id: p.run.run_id,
+      stage: p.stage.name,
+      kind: p.stage.kind,
+      start_ms: p.stage.start_ms,
+      end_ms: p.stage.end_ms,
+    })),
     planned_rps: parts[0]!.stage.offered_rps,
     seconds,
     offered,
@@ -197,6 +274,7 @@ export function pointSignals(parts: { run: PreparedRun; stage: Stage }[]): Level
     accepted,
     accepted_goodput: seconds ? accepted / seconds : 0,
     signals,
+    blocks: sm.blocks,
   };
 }
 

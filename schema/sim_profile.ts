@@ -77,22 +77,42 @@ export const SimOutage = z.object({
 }).strict().refine((o) => o.end_ms > o.start_ms, { message: "end_ms must be after start_ms", path: ["end_ms"] });
 export type SimOutage = z.infer<typeof SimOutage>;
 
-export const SimFaults = z.object({
-  /** Fraction of requests answered 500 before admission. @default 0 */
-  error_rate: rate.default(0),
-  outages: z.array(SimOutage).default([]),
-}).strict().superRefine((f, ctx) => {
-  const sorted = f.outages.map((o, i) => ({ ...o, i })).sort((a, b) => a.start_ms - b.start_ms);
+/**
+ * An engine stall: from `start_ms` to `end_ms` the replicas make no progress (no step runs, no token is produced,
+ * nothing is admitted into a batch), while arrivals still queue (and a full queue still sheds); a step under way
+ * resumes where it stopped. Like a host that freezes the model server for a few seconds.
+ */
+export const SimStall = z.object({
+  /** Relative to sim start or to the last `POST /sim/reset`, like the outage windows. */
+  start_ms: ms,
+  end_ms: ms,
+}).strict().refine((o) => o.end_ms > o.start_ms, { message: "end_ms must be after start_ms", path: ["end_ms"] });
+export type SimStall = z.infer<typeof SimStall>;
+
+/** Issues for windows of one list that overlap (each named by its index). */
+function overlaps(windows: { start_ms: number; end_ms: number }[], key: string, what: string, ctx: z.RefinementCtx) {
+  const sorted = windows.map((o, i) => ({ ...o, i })).sort((a, b) => a.start_ms - b.start_ms);
   for (let k = 1; k < sorted.length; k++) {
     const prev = sorted[k - 1]!, cur = sorted[k]!;
     if (cur.start_ms < prev.end_ms) {
       ctx.addIssue({
         code: "custom",
-        path: ["outages", cur.i, "start_ms"],
-        message: `overlaps outage ${prev.i} (${prev.start_ms}–${prev.end_ms} ms)`,
+        path: [key, cur.i, "start_ms"],
+        message: `overlaps ${what} ${prev.i} (${prev.start_ms}–${prev.end_ms} ms)`,
       });
     }
   }
+}
+
+export const SimFaults = z.object({
+  /** Fraction of requests answered 500 before admission. @default 0 */
+  error_rate: rate.default(0),
+  outages: z.array(SimOutage).default([]),
+  /** Engine stalls (see {@linkcode SimStall}). @default [] */
+  stalls: z.array(SimStall).default([]),
+}).strict().superRefine((f, ctx) => {
+  overlaps(f.outages, "outages", "outage", ctx);
+  overlaps(f.stalls, "stalls", "stall", ctx);
 });
 
 /**

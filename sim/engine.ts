@@ -3,6 +3,7 @@ import { Autoscaler } from "./autoscaler.ts";
 import { RequestQueue } from "./queue.ts";
 import { Replica, type ReplicaHost } from "./replica.ts";
 import type { ShedReason, SimSequence } from "./sequence.ts";
+import { StallWindows } from "./stalls.ts";
 
 /** How often the autoscaler looks at the queue (ms). */
 const SCALE_TICK_MS = 100;
@@ -30,7 +31,8 @@ export interface EngineSnapshot {
  * with an optional autoscaler. Arrivals go to the least-loaded serving
  * replica with room (a slot and enough KV); when none has room, or others
  * already wait, they queue; a full queue sheds at once. Replicas pull from
- * the queue head at each step boundary.
+ * the queue head at each step boundary. During a stall (`faults.stalls`)
+ * arrivals only queue, no step runs, and every replica wakes at its end.
  */
 export class Engine {
   readonly queue: RequestQueue;
@@ -39,6 +41,8 @@ export class Engine {
   readonly #autoscaler: Autoscaler | null;
   readonly #host: ReplicaHost;
   readonly #timers = new Set<ReturnType<typeof setTimeout>>();
+  readonly #stalls: StallWindows;
+  readonly #stallTimers = new Set<ReturnType<typeof setTimeout>>();
   #nextId = 0;
   #tick: ReturnType<typeof setInterval> | undefined;
   #counts = { admitted: 0, finished: 0, shed: 0, rate_limited: 0, errors: 0 };
@@ -49,8 +53,11 @@ export class Engine {
       { maxLen: profile.queue.max_len, maxAgeMs: profile.queue.max_age_ms, now },
       (seq, reason) => this.#shed(seq, reason),
     );
+    this.#stalls = new StallWindows(profile.faults.stalls, now);
     this.#host = {
       now,
+      stallEnd: () => this.#stalls.endAt(),
+      advance: (start, ms) => this.#stalls.advance(start, ms),
       fill: (r) => this.#fill(r),
       admitted: () => this.#counts.admitted++,
       finished: () => this.#counts.finished++,
@@ -63,6 +70,13 @@ export class Engine {
     this.#autoscaler = a.enabled ? new Autoscaler(a, profile.replicas) : null;
     for (let i = 0; i < profile.replicas.initial; i++) this.#addReplica().startServing(profile.cold_start.warmup_ms);
     if (this.#autoscaler) this.#tick = setInterval(() => this.#scale(), SCALE_TICK_MS);
+    this.#armStalls();
+  }
+
+  /** Stall windows count from now (`POST /sim/reset`). */
+  resetStalls(): void {
+    this.#stalls.reset();
+    this.#armStalls();
   }
 
   /**
@@ -70,7 +84,7 @@ export class Engine {
    * `onShed` is not called, the caller answers 429).
    */
   submit(seq: SimSequence): "assigned" | "queued" | "shed" {
-    if (this.queue.length === 0) {
+    if (this.queue.length === 0 && this.#stalls.endAt() === null) {
       const r = this.#route(seq);
       if (r) {
         r.assign(seq);
@@ -127,10 +141,24 @@ export class Engine {
   /** Stops every timer; in-flight sequences get no more callbacks. */
   stop(): void {
     clearInterval(this.#tick);
-    for (const t of this.#timers) clearTimeout(t);
+    for (const t of [...this.#timers, ...this.#stallTimers]) clearTimeout(t);
     this.#timers.clear();
+    this.#stallTimers.clear();
     this.queue.clear();
     for (const r of this.#replicas) r.stop();
+  }
+
+  /** At the end of each stall, every idle replica looks at the queue again. */
+  #armStalls(): void {
+    for (const t of this.#stallTimers) clearTimeout(t);
+    this.#stallTimers.clear();
+    for (const end of this.#stalls.upcomingEnds()) {
+      const t = setTimeout(() => {
+        this.#stallTimers.delete(t);
+        for (const r of this.#replicas) r.wake();
+      }, end - this.#host.now());
+      this.#stallTimers.add(t);
+    }
   }
 
   #route(seq: SimSequence): Replica | undefined {

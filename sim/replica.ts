@@ -7,6 +7,10 @@ export type ReplicaState = "provisioning" | "loading" | "serving" | "draining" |
 /** What a replica needs from the engine around it. */
 export interface ReplicaHost {
   now(): number;
+  /** The end of the engine stall in force now, or null. */
+  stallEnd(): number | null;
+  /** When `ms` of work started at `start` is done, paused through engine stalls. */
+  advance(start: number, ms: number): number;
   /** Moves queued sequences into `replica` while it has room. */
   fill(replica: Replica): void;
   admitted(seq: SimSequence): void;
@@ -38,7 +42,8 @@ const MAX_CATCH_UP_MS = 25;
  * prefill + n × (base + per_seq) for n tokens. Admission reserves prompt +
  * output cap KV tokens, so nothing is ever preempted. One timer per replica
  * drives the loop; steps are scheduled back to back on their nominal end
- * times so timer jitter does not accumulate.
+ * times so timer jitter does not accumulate. An engine stall pauses the
+ * step under way (it ends that much later) and no step starts inside one.
  */
 export class Replica {
   readonly id: number;
@@ -95,6 +100,11 @@ export class Replica {
     if (!this.#stepping) this.#step(this.#host.now());
   }
 
+  /** After a stall: an idle serving replica takes what queued meanwhile. */
+  wake(): void {
+    if (!this.#stepping && this.state === "serving") this.#step(this.#host.now());
+  }
+
   /** Takes no new work; stops once its batch is empty. */
   drain(): void {
     this.state = "draining";
@@ -113,6 +123,11 @@ export class Replica {
 
   #step(start: number): void {
     this.#stepping = true;
+    const stalled = this.#host.stallEnd();
+    if (stalled !== null) {
+      this.#timer = setTimeout(() => this.#step(stalled), Math.max(0, stalled - this.#host.now()));
+      return;
+    }
     if (this.state === "serving") this.#host.fill(this);
     const fresh = this.#pending;
     this.#pending = [];
@@ -135,13 +150,19 @@ export class Replica {
     }
     const cold = start < this.coldUntil ? this.#slowdown : 1;
     const decode = this.#cfg.decode_step_ms_base + this.#cfg.decode_step_ms_per_seq * this.#running.length;
-    const end = start + (prefill + decode) * cold;
+    const end = this.#host.advance(start, (prefill + decode) * cold);
     this.#timer = setTimeout(() => this.#endStep(end), Math.max(0, end - this.#host.now()));
   }
 
   #endStep(end: number): void {
     this.#timer = undefined;
     if (this.state === "stopped") return;
+    // A late timer that lands inside a stall: the step ends when the stall does.
+    const stalled = this.#host.stallEnd();
+    if (stalled !== null) {
+      this.#timer = setTimeout(() => this.#endStep(stalled), Math.max(0, stalled - this.#host.now()));
+      return;
+    }
     const next: Slot[] = [];
     for (const slot of this.#running) {
       if (!this.#keep(slot)) continue;

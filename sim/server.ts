@@ -36,8 +36,8 @@ export interface SimHandle {
   /** Timeline rows so far. */
   timeline(): SimTimelineRow[];
   /**
-   * Same as `POST /sim/reset`: outage windows count from now, the PRNG restarts from `seed`, rate limits refill,
-   * intake is open again.
+   * Same as `POST /sim/reset`: outage and stall windows count from now, the PRNG restarts from `seed`, rate limits
+   * refill, intake is open again.
    */
   reset(seed?: number): void;
   /** Stops timers, cuts requests in flight and closes the listener. */
@@ -138,6 +138,7 @@ function start(options: SimOptions): SimHandle {
     if (s !== undefined) seed = s;
     prng = createPrng(seed);
     outages.reset();
+    engine.resetStalls();
     rateLimiter?.reset();
     intake.set(true);
   };

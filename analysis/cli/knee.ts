@@ -7,9 +7,10 @@ import { formatRecovery, type RecoveryParts } from "../format_recovery.ts";
 import { coldStartReport } from "../cold_start.ts";
 import { recoveryReport } from "../recovery.ts";
 import { retryReport } from "../retries.ts";
-import type { Tolerance } from "../departure.ts";
+import { BLOCK_TEST_RULE, type Tolerance } from "../departure.ts";
 import { supportRuleText } from "../early_stopping.ts";
 import { kneeAnalysis, type KneeOptions, type KneeReport } from "../knee.ts";
+import { PERSISTENCE_RULE } from "../persistence.ts";
 import { SIGNALS } from "../levels.ts";
 import type { ProductionLimit } from "../limit.ts";
 import { KNEE_VERDICT_RULES, limitFromKnee } from "../verdicts.ts";
@@ -67,6 +68,7 @@ export function kneeJson(
     knee_source: report.knee?.source ?? null,
     first_degrading_signal: report.first_degrading?.signals[0] ?? null,
     first_degrading: report.first_degrading,
+    transients: report.transients,
     limit,
     disclosure: {
       runs: report.runs,
@@ -83,11 +85,15 @@ export function kneeJson(
       baseline: { planned_rps: report.baseline.planned_rps, rule: "the lowest level(s), pooled" },
       departure_rule: "degraded = beyond baseline·(1 ± rel) ± abs in the worse direction AND the guard confirms; " +
         "beyond tolerance without confirmation, or repeats on both sides of the threshold = undecidable",
+      persistence_rule: PERSISTENCE_RULE,
       guards: {
-        proportion: `one-sided Fisher exact test, α = ${report.alpha}`,
-        percentile: "95 % distribution-free CIs (percentileWithCI) disjoint",
+        proportion: `rates (Σ hits / Σ requests): ${BLOCK_TEST_RULE}; α = ${report.alpha}`,
+        percentile: "nearest-rank percentiles, tested only when both sides' n support the percentile " +
+          `(percentile.ts): ${BLOCK_TEST_RULE}; α = ${report.alpha}; a percentile signal's lower/upper are its ` +
+          "distribution-free CI under independence, shown for reference",
         percentile_supported: `each percentile signal's "supported": ${supportRuleText([0.95, 0.99])}`,
-        bootstrap: "tokens_per_accepted: seeded 95 % percentile bootstrap CIs over requests disjoint",
+        bootstrap: `tokens_per_accepted (Σ tokens / Σ accepted): ${BLOCK_TEST_RULE}; α = ${report.alpha}; its ` +
+          "lower/upper are the block bootstrap's 95 % interval (seed 1)",
         none: "server timeline signals and cost_per_accepted: tolerance only (the reason in each departure's guard)",
       },
       alpha: report.alpha,
@@ -96,8 +102,9 @@ export function kneeJson(
       signal_definitions: report.unit_cost.signal === "cost_per_accepted"
         ? SIGNALS
         : Object.fromEntries(Object.entries(SIGNALS).filter(([k]) => k !== "cost_per_accepted")),
-      knee_rule: "knee = the lower of the first departure's measured offered rate and the Kneedle knee of accepted " +
-        "goodput vs offered rate",
+      knee_rule: "knee = the lower of the measured offered rate of the first degraded departure that persists " +
+        "(persistence_rule) and the Kneedle knee of accepted goodput vs offered rate, read without the levels " +
+        "whose goodput dips below a lower level's while a higher level is back at or above it (kneedle.excluded)",
     },
     levels: report.levels.map((l) => ({ ...point(l.pooled), repeats: l.repeats.map(point) })),
     baseline: point(report.baseline.point),

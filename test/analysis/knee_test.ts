@@ -25,10 +25,16 @@ Deno.test("kneeAnalysis() finds the first degrading signal, with its evidence", 
     assert.equal(d.value, 0.975); // 78 / 80
     assert.equal(d.threshold, 0.98); // 1 − 0.02
     assert.equal(d.verdict, "undecidable");
-    // both failures in the level: C(80, 2) / C(120, 2) = 80·79 / (120·119) ≈ 0.443
-    assert.ok(Math.abs(d.guard.p_value! - (80 * 79) / (120 * 119)) < 1e-12);
+    // Blocks: both rejections (requests 0 and 1, at 30 000 and 30 250 ms) are in the level's first second of 20
+    // (4 requests each); every baseline second is 2 of 2 accepted. A resample is worse than the baseline exactly
+    // when it draws that second: p = P(never in 20 draws) = (19/20)^20 ≈ 0.358 (1000 resamples: 4 SE = 0.061).
+    assert.ok(Math.abs(d.guard.block_p_value! - (19 / 20) ** 20) < 0.061, `p = ${d.guard.block_p_value}`);
+    // Independence, Fisher: both failures in the level: C(80, 2) / C(120, 2) = 80·79 / (120·119) ≈ 0.443
+    assert.ok(Math.abs(d.guard.independent_p_value! - (80 * 79) / (120 * 119)) < 1e-12);
+    // The guard takes the larger: 0.443 ≥ 0.05.
+    assert.equal(d.guard.p_value, d.guard.independent_p_value);
   });
-  await t.step("8 req/s: acceptance and rejection degrade first, confirmed by Fisher's test", () => {
+  await t.step("8 req/s: acceptance and rejection degrade first, confirmed by the block bootstrap", () => {
     assert.deepEqual(r.first_degrading, {
       planned_rps: 8,
       offered_rps: 8,
@@ -36,9 +42,14 @@ Deno.test("kneeAnalysis() finds the first degrading signal, with its evidence", 
     });
     const d = r.signals.acceptance_rate!.departures[1]!;
     assert.equal(d.verdict, "degraded");
-    assert.equal(d.guard.name, "fisher_exact_one_sided");
-    assert.ok(Math.abs(d.guard.p_value! - allFailuresIn(160, 200, 16)) < 1e-12);
-    assert.match(d.why, /below 0.98 and 144\/160 vs baseline 40\/40/);
+    assert.equal(d.guard.name, "block_bootstrap_and_independent");
+    // Every 10th request rejected: 16 of the 20 seconds (8 requests each) hold one; only seconds 4, 9, 14 and 19 hold
+    // none. A resample is not worse only if all 20 draws miss those 16: (4/20)^20 ≈ 1e-14, so none of 1000 is.
+    assert.equal(d.guard.block_p_value, 0);
+    // Fisher, all 16 failures in the level: C(160, 16) / C(200, 16) ≈ 0.024; the guard's p is the larger.
+    assert.ok(Math.abs(d.guard.independent_p_value! - allFailuresIn(160, 200, 16)) < 1e-12);
+    assert.equal(d.guard.p_value, d.guard.independent_p_value);
+    assert.match(d.why, /below 0.98 and 144\/160 vs baseline 40\/40: block bootstrap \(20 blocks vs baseline 20/);
   });
   await t.step("a percentile the baseline's n cannot bound stays undecidable", () => {
     // p95 needs n ≥ 72 for an upper bound at 95 %; the baseline has 40 values.
@@ -68,11 +79,14 @@ Deno.test("kneeAnalysis() finds the first degrading signal, with its evidence", 
 
 Deno.test("kneeAnalysis() options change the baseline and the tolerances", async (t) => {
   const run = await loadRun(writeSweepRun(Deno.makeTempDirSync() + "/run"), quiet);
-  await t.step("two baseline levels pool 118 latencies: the p95 CI is bounded and 2000 ms is degraded", () => {
+  await t.step("two baseline levels pool 118 latencies: the p95 is supported and 2000 ms is degraded", () => {
     const r = kneeAnalysis([run], SWEEP_POLICY, { baselineLevels: 2 });
     assert.deepEqual(r.baseline.planned_rps, [2, 4]);
     const d = r.signals["e2e_p95_ms@qa"]!.departures.at(-1)!;
-    assert.equal(d.guard.name, "ci_non_overlap");
+    // Baseline: 40 + 78 latencies of 500 ms in 40 seconds; level: 160 of 2000 ms: every resample is 1500 ms worse,
+    // by blocks and by single requests alike.
+    assert.equal(d.guard.name, "block_bootstrap_and_independent");
+    assert.equal(d.guard.p_value, 0);
     assert.equal(d.verdict, "degraded");
   });
   await t.step("a wider acceptance tolerance leaves only the rejection rate degrading at 8 req/s", () => {

@@ -53,12 +53,38 @@ Deno.test("pointSignals() measures every signal of a stage from the log and the 
     assert.ok(a.lower! <= a.value! && a.value! <= a.upper!);
     assert.ok(a.upper! > a.lower!, "78 of 80 accepted: resampling moves the ratio");
   });
-  await t.step("pooling two stages sums counts and seconds", () => {
+  await t.step("each sampled signal is kept in one-second blocks counted from the stage start", () => {
+    const p = pointSignals([stage("step-03")]);
+    const rej = p.blocks.rejection_rate!;
+    assert.equal(rej.kind, "ratio");
+    if (rej.kind !== "ratio") return;
+    // 8 requests a second for 20 s; request i (at 50 000 + 125·i ms) is rejected when i % 10 = 0:
+    // i = 0, 10, 20, 30 fall in seconds 0, 1, 2, 3 (i div 8), none in second 4 (i = 32–39), and so on.
+    assert.equal(rej.at.length, 20);
+    assert.deepEqual(rej.at.slice(0, 5), [0, 1, 2, 3, 4].map((second) => ({ part: 0, second })));
+    assert.deepEqual([...rej.num], [1, 1, 1, 1, 0, 1, 1, 1, 1, 0, 1, 1, 1, 1, 0, 1, 1, 1, 1, 0]);
+    assert.deepEqual([...rej.den], Array(20).fill(8));
+    const e2e = p.blocks["e2e_p95_ms@qa"]!;
+    assert.equal(e2e.kind, "quantile");
+    if (e2e.kind !== "quantile") return;
+    // The 144 completed requests: 7 in each second holding a rejection, 8 in the others (16 × 7 + 4 × 8 = 144).
+    assert.deepEqual(e2e.values.map((v) => v.length), [7, 7, 7, 7, 8, 7, 7, 7, 7, 8, 7, 7, 7, 7, 8, 7, 7, 7, 7, 8]);
+    assert.equal(e2e.p, 0.95);
+    assert.equal(p.blocks.server_queue_len_mean, undefined, "timeline signals have no test, so no blocks");
+  });
+  await t.step("pooling two stages sums counts and seconds; each stage's blocks stay its own", () => {
     const p = pointSignals([stage("step-01"), stage("step-02")]);
     assert.equal(p.offered, 120);
     assert.equal(p.seconds, 40);
     assert.equal(p.offered_rps, 3); // 120 / 40 s
-    assert.deepEqual(p.parts.map((x) => x.stage), ["step-01", "step-02"]);
+    assert.deepEqual(p.parts.map((x) => [x.stage, x.start_ms, x.end_ms]), [
+      ["step-01", 10_000, 30_000],
+      ["step-02", 30_000, 50_000],
+    ]);
+    const acc = p.blocks.acceptance_rate!;
+    // 20 seconds of each stage: parts 0 and 1, seconds 0–19 each.
+    assert.deepEqual(acc.at.map((a) => a.part), [...Array(20).fill(0), ...Array(20).fill(1)]);
+    assert.deepEqual(acc.at.map((a) => a.second), [...Array(20).keys(), ...Array(20).keys()]);
   });
 });
 

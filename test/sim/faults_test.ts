@@ -100,3 +100,83 @@ Deno.test("draws are reproducible from the seed and the arrival order", async ()
   assert.deepEqual(a, b);
   assert.notDeepEqual(a, c);
 });
+
+Deno.test("a stall holds every running and queued request for its length; arrivals queue, and a full queue sheds", async () => {
+  // 10 ms steps; the stall runs 300–700 ms after the reset; a queue of one.
+  const sim = await startSim({
+    profile: profile({
+      engine: { ...FAST_ENGINE, max_running_seqs: 1 },
+      queue: { max_len: 1 },
+      faults: { stalls: [{ start_ms: 300, end_ms: 700 }] },
+    }),
+    quiet: true,
+  });
+  try {
+    await (await ask(sim.url)).text(); // warm the connection before the clock starts
+    sim.reset();
+    const t0 = performance.now();
+    const since = () => performance.now() - t0;
+    // 30 tokens × 10 ms: 300 ms of work, begun at ~100 ms, so 100 ms of it are left when the stall begins.
+    await sleep(100 - since());
+    const streamed = chat(sim.url, { messages: unknownPrompt(), max_tokens: 30, stream: true });
+    const times: number[] = [];
+    const reading = streamed.then(async (res) => {
+      const dec = new TextDecoder();
+      for await (const chunk of res.body!) {
+        const now = since();
+        for (const line of dec.decode(chunk, { stream: true }).split("\n\n")) {
+          if (line.includes('"content":"') && !line.includes('"content":""')) times.push(now);
+        }
+      }
+    });
+    await sleep(400 - since());
+    // The one slot is taken: the first arrival queues, the second finds the queue full.
+    const queued = ask(sim.url).then(async (r) => ({ status: r.status, at: since(), body: await r.text() }));
+    await sleep(20);
+    const shed = await ask(sim.url);
+    assert.equal(shed.status, 429);
+    await shed.body?.cancel();
+    const health = await (await fetch(`${sim.url}/health`)).json();
+    assert.equal(health.queue_len, 1);
+    assert.equal(health.running, 1);
+    await reading;
+    const q = await queued;
+
+    assert.equal(times.length, 30);
+    assert.equal(times.filter((t) => t >= 320 && t < 690).length, 0, `a token inside the stall: ${times}`);
+    assert.ok(times.filter((t) => t < 300).length >= 15, `before the stall: ${times}`);
+    // 300 ms of work + 400 ms of stall from ~100 ms: done at ~800 ms, not ~400 ms.
+    assert.ok(times.at(-1)! >= 790 && times.at(-1)! < 900, `last token at ${times.at(-1)}`);
+    // The queued request runs after the stream frees the slot: one 10 ms step after ~800 ms.
+    assert.equal(q.status, 200);
+    assert.ok(q.at >= 800 && q.at < 950, `queued request answered at ${q.at}`);
+  } finally {
+    await sim.stop();
+  }
+});
+
+Deno.test("after a stall an idle replica takes what queued meanwhile", async () => {
+  const sim = await startSim({
+    profile: profile({ engine: FAST_ENGINE, faults: { stalls: [{ start_ms: 100, end_ms: 400 }] } }),
+    quiet: true,
+  });
+  try {
+    await (await ask(sim.url)).text();
+    sim.reset();
+    const t0 = performance.now();
+    await sleep(200);
+    // Nothing runs, yet the arrival is not routed to the idle replica: it queues until the stall ends at 400 ms.
+    const res = ask(sim.url).then(async (r) => ({
+      status: r.status,
+      at: performance.now() - t0,
+      body: await r.text(),
+    }));
+    await sleep(50);
+    assert.equal((await (await fetch(`${sim.url}/health`)).json()).queue_len, 1);
+    const r = await res;
+    assert.equal(r.status, 200);
+    assert.ok(r.at >= 400 && r.at < 500, `answered at ${r.at} ms`);
+  } finally {
+    await sim.stop();
+  }
+});

@@ -52,6 +52,21 @@ Deno.test("loadSimProfile() names the file and every bad field", async (t) => {
     assert.ok(!r2.success);
     assert.deepEqual(r2.error.issues.map((i) => i.path.join(".")), ["faults.outages.0.end_ms"]);
   });
+  await t.step("a stall that ends before it starts, or overlaps another, is refused", () => {
+    const r = SimProfile.safeParse({
+      name: "p",
+      faults: { stalls: [{ start_ms: 9000, end_ms: 13000 }, { start_ms: 12000, end_ms: 12500 }] },
+    });
+    assert.ok(!r.success);
+    assert.deepEqual(r.error.issues.map((i) => i.path.join(".")), ["faults.stalls.1.start_ms"]);
+    assert.match(r.error.issues[0]!.message, /overlaps stall 0 \(9000–13000 ms\)/);
+    const r2 = SimProfile.safeParse({ name: "p", faults: { stalls: [{ start_ms: 10, end_ms: 10 }] } });
+    assert.ok(!r2.success);
+    assert.deepEqual(r2.error.issues.map((i) => i.path.join(".")), ["faults.stalls.0.end_ms"]);
+    const ok = SimProfile.parse({ name: "p", faults: { stalls: [{ start_ms: 9000, end_ms: 13000 }] } });
+    assert.deepEqual(ok.faults.stalls, [{ start_ms: 9000, end_ms: 13000 }]);
+    assert.deepEqual(SimProfile.parse({ name: "p" }).faults.stalls, []);
+  });
   await t.step("autoscaler thresholds must be ordered", () => {
     const r = SimProfile.safeParse({ name: "p", autoscaler: { scale_up_threshold: 1, scale_down_threshold: 2 } });
     assert.ok(!r.success);
