@@ -25,8 +25,13 @@ export const requiredColumn = (g: Gate) => `_req_${g}`;
 /** Whether `g` applies to the request: listed in `applicable_gates`, or applicability not recorded (null, 1.0). */
 export function gateApplies(g: Gate): pl.Expr {
   const listed = pl.col("applicable_gates");
-  return listed.isNull().or(listed.str.contains(`(^|,)${g}(,|$)`));
+  // A literal substring test is exact here, as no gate name is part of another (`NO_GATE_NAME_INSIDE_ANOTHER`), and several
+  // times cheaper than a regular expression over a million rows.
+  return listed.isNull().or(listed.str.contains(g, true));
 }
+
+/** True: no gate name occurs inside another, so a literal substring test finds whole names only. */
+export const NO_GATE_NAME_INSIDE_ANOTHER = GATES.every((a) => GATES.every((b) => a === b || !b.includes(a)));
 
 /**
  * Whether the request's SLO requires `g`: the gates of the degraded mode it was served in, when the policy declares

@@ -67,6 +67,14 @@ export function withModeSlo(
   maintainOrder: "left" | "none",
 ): pl.LazyDataFrame {
   const rows = declared(policy);
+  if (!rows.length) {
+    // No mode declared: no request can be in one, so the join would only add nulls.
+    return frame.withColumns(
+      pl.lit(null).cast(pl.Bool).alias("_mode_declared"),
+      ...["e2e", "ttft", "tpot"].map((l) => pl.lit(null).cast(pl.Float64).alias(`_mode_lim_${l}`)),
+      ...gates.map((g) => pl.lit(null).cast(pl.Bool).alias(`_mode_req_${g}`)),
+    );
+  }
   const modes = pl.DataFrame([
     pl.Series("_slo_key", rows.map((r) => r.key), pl.Utf8),
     pl.Series("service_mode", rows.map((r) => r.mode), pl.Utf8),

@@ -133,7 +133,11 @@ export function fullJitterBackoff(
 export function parseRetryAfter(value: string | null, nowUnixMs = Date.now()): number | null {
   if (value === null || value.trim() === "") return null;
   const v = value.trim();
-  if (/^-?\d+(\.\d+)?$/.test(v)) return v.startsWith("-") ? null : Number(v) * 1000;
+  if (/^-?\d+(\.\d+)?$/.test(v)) {
+    // A negative value, or one too long to be a finite number of milliseconds, is not a usable delay.
+    const ms = Number(v) * 1000;
+    return v.startsWith("-") || !Number.isFinite(ms) ? null : ms;
+  }
   // Otherwise only an HTTP-date (it names a weekday or month) is accepted.
   if (!/[a-z]/i.test(v)) return null;
   const t = Date.parse(v);

@@ -4,6 +4,7 @@
  * that applies but is null (not evaluated) or false fails; a 1.0 log, which
  * does not record applicability, keeps the 1.0 rule (null fails).
  */
+import { NO_GATE_NAME_INSIDE_ANOTHER } from "../../analysis/_gates.ts";
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { classify } from "../../analysis/classify.ts";
@@ -178,4 +179,8 @@ Deno.test("a 1.0 log records no applicability: every required gate applies and n
     const g11 = goodput(await loadRun(dir, QUIET), policy);
     assert.deepEqual([g11.overall.accepted, g11.disclosure.gates_not_applicable.overall.auth_ok], [34, 35]);
   });
+});
+
+Deno.test("applicable_gates is read by a literal substring test, exact because no gate name lies inside another", () => {
+  assert.equal(NO_GATE_NAME_INSIDE_ANOTHER, true);
 });

@@ -82,6 +82,9 @@ Deno.test("Retry-After is honoured, capped, and parsed from seconds or a date", 
   const now = Date.parse("2026-01-01T00:00:00Z");
   assert.equal(parseRetryAfter("Thu, 01 Jan 2026 00:00:03 GMT", now), 3000);
   assert.equal(parseRetryAfter("-1"), null);
+  // 400 digits overflow to Infinity: not a delay (it would reach attempts.retry_after_ms as a non-finite number).
+  assert.equal(parseRetryAfter("9".repeat(400)), null);
+  assert.equal(parseRetryAfter("2.5"), 2500);
   const ignoring = new RetryController(policy({ honour_retry_after: false, base_ms: 100 }), () => 0.5);
   assert.deepEqual(ignoring.decide({ status: 429, kind: "http_429", retryAfter: "30" }, 1), {
     retry: true,
