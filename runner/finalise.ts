@@ -41,6 +41,9 @@ export async function finaliseRun(
     ...ownUsage(),
     // Set by a sweep's stop rule during the run.
     ...(manifest.result.stopped_by === undefined ? {} : { stopped_by: manifest.result.stopped_by }),
+    ...(manifest.result.stopped_by_signal === undefined
+      ? {}
+      : { stopped_by_signal: manifest.result.stopped_by_signal }),
   };
   if (manifest.plan.mode === "open" && rows.length !== manifest.plan.scheduled_requests) {
     throw new Error(

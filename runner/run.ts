@@ -30,6 +30,7 @@ import { CsvSink } from "./sinks/csv_sink.ts";
 import { finaliseRun } from "./finalise.ts";
 import { stopTokenCounter } from "./tokens.ts";
 import { sweepStopRule, withStopRule } from "./stop_rule.ts";
+import { listenForStop } from "./stop_signals.ts";
 import { Watchdog } from "./watchdog.ts";
 import { warmUp } from "./warm_up.ts";
 
@@ -198,17 +199,26 @@ export async function runLoadTest(o: RunOptions): Promise<RunResult> {
     executeRequest(ctx, e, caseById.get(e.case_id) as WorkloadCase, startedMs);
 
   const stop = new AbortController();
-  const onSignal = () => {
-    console.error("\nstopping: the rest of the schedule is recorded as not_sent, in-flight requests as aborted");
+  const onStop = () => {
+    if (stop.signal.aborted) return;
     stop.abort();
     watchdog.abortAll();
     routes.abortWaiting();
   };
-  o.signal?.addEventListener("abort", onSignal, { once: true });
-  const sigint = () => onSignal();
-  try {
-    Deno.addSignalListener("SIGINT", sigint);
-  } catch { /* no signal support (tests on other platforms): Ctrl-C then ends the process */ }
+  o.signal?.addEventListener("abort", onStop, { once: true });
+  let finalising = false;
+  // Listened to until this function returns: a signal during finalisation lets it finish, a second one exits at once.
+  using signals = listenForStop({
+    first: (signal) => {
+      console.error(
+        stop.signal.aborted || finalising
+          ? `\n${signal}: finishing the log (${signal} again to exit at once)`
+          : `\n${signal}: stopping: the rest of the schedule is recorded as not_sent, in-flight requests as aborted (${signal} again to exit at once)`,
+      );
+      if (!finalising) onStop();
+    },
+    beforeExit: flushAll,
+  });
 
   if (startIso) await sleepUntil(Date.parse(startIso));
   await o.atStart?.();
@@ -268,9 +278,6 @@ export async function runLoadTest(o: RunOptions): Promise<RunResult> {
     progress.stop();
     clearInterval(flushTimer);
     watchdog.stop();
-    try {
-      Deno.removeSignalListener("SIGINT", sigint);
-    } catch { /* see addSignalListener */ }
     flushAll();
     sinks.requests.close();
     sinks.attempts.close();
@@ -279,6 +286,7 @@ export async function runLoadTest(o: RunOptions): Promise<RunResult> {
     await routes.close();
     stopTokenCounter();
   }
+  finalising = true;
   if (drills) manifest.drills = await drills.finish();
   // A closed loop's arrivals, or a sweep cut short by its stop rule: save what was offered.
   if (realised !== built.entries) {
@@ -286,6 +294,7 @@ export async function runLoadTest(o: RunOptions): Promise<RunResult> {
     manifest.plan.schedule_sha256 = saved.sha256;
     manifest.plan.scheduled_requests = realised.length;
   }
+  manifest.result.stopped_by_signal = stop.signal.aborted ? signals.received : null;
   const final = await finaliseRun(dir, manifest, {
     clock,
     targets: [...routes.routes.values()].map((r) => ({ route: r.route, url: r.url })),

@@ -88,6 +88,10 @@ export const SweepStoppedBy = z.object({
 }).strict();
 export type SweepStoppedBy = z.infer<typeof SweepStoppedBy>;
 
+/** Signals that stop a run cleanly (the first one finalises it; a second exits at once). */
+export const StopSignal = z.enum(["SIGINT", "SIGTERM", "SIGHUP"]);
+export type StopSignal = z.infer<typeof StopSignal>;
+
 /** run.json: everything the result is conditional on. */
 export const RunManifest = z.object({
   schema_version: z.literal(1),
@@ -166,6 +170,11 @@ export const RunManifest = z.object({
      * later steps were not offered). Null when the run was interrupted.
      */
     stopped_by: SweepStoppedBy.nullable().optional(),
+    /**
+     * The signal that stopped the run (status `interrupted`); null when none did (it completed, or was stopped by
+     * its caller's abort signal). Absent in runs written before it existed.
+     */
+    stopped_by_signal: StopSignal.nullable().optional(),
   }).strict(),
   /** The plan's operator drills and each hook call's result (1.1; absent when the plan has none). */
   drills: z.array(DrillRecord).optional(),

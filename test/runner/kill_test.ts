@@ -1,5 +1,6 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
+import { loadRun } from "../../analysis/load_run.ts";
 import { readLogCsv } from "../../runner/sinks/csv_read.ts";
 import { startFaultServer } from "../support/fault_server.ts";
 import { constantPlan, tinyCase, writeWorkload } from "../support/tiny_workload.ts";
@@ -58,6 +59,106 @@ Deno.test("kill -9 in the middle of a run leaves a readable log with every reque
     assert.ok(mustHave.length > 40, `the server answered ${mustHave.length} requests before the kill`);
     for (const id of mustHave) assert.ok(ids.has(id), `${id} finished before the last flush but is missing`);
     for (const r of rows) assert.ok(r.scheduled_ms < killedAt - epoch);
+  } finally {
+    await srv.close();
+    Deno.removeSync(dir, { recursive: true });
+  }
+});
+
+/** Starts a 40 rps × 10 s run against the fault server's slow answers and resolves once it is 1 s past ms 0. */
+async function startRun(dir: string, url: string, runId: string) {
+  const workload = writeWorkload(dir, [tinyCase()]);
+  const out = join(dir, "out");
+  const child = new Deno.Command(Deno.execPath(), {
+    args: ["run", "-A", RUN, "--workload", workload, "--plan", constantPlan(dir, 40, 10), "--target", `${url}/slow`]
+      .concat(["--out", out, "--run-id", runId, "--no-progress", "--format", "csv"]),
+    stdout: "null",
+    stderr: "piped",
+  }).spawn();
+  const runDir = join(out, runId);
+  // run.json appears at ms 0 of the run.
+  for (let i = 0; i < 200 && !exists(join(runDir, "run.json")); i++) await new Promise((r) => setTimeout(r, 50));
+  await new Promise((r) => setTimeout(r, 1000));
+  return { child, runDir };
+}
+
+function exists(p: string): boolean {
+  try {
+    Deno.statSync(p);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** Every request of the saved schedule has exactly one row in requests.csv. */
+async function assertOneRowPerScheduledRequest(runDir: string) {
+  const rows = await readLogCsv(join(runDir, "requests.csv"), "requests", { dropTruncatedLast: true });
+  const scheduled = Deno.readTextFileSync(join(runDir, "schedule.csv")).trim().split("\n").slice(1)
+    .map((l) => l.split(",")[0]!);
+  assert.equal(scheduled.length, 400, "40 rps × 10 s were scheduled");
+  const ids = rows.map((r) => r.request_id).sort();
+  assert.deepEqual(ids, [...scheduled].sort(), "one row per scheduled request, none twice, none missing");
+}
+
+Deno.test("SIGTERM, SIGHUP and SIGINT in the middle of a run each finalise it: status interrupted, the signal recorded, one row per scheduled request", async (t) => {
+  const srv = await startFaultServer({ tokens: 4, slowDelayMs: 25 });
+  try {
+    for (const signal of ["SIGTERM", "SIGHUP", "SIGINT"] as const) {
+      await t.step(signal, async () => {
+        const dir = Deno.makeTempDirSync();
+        try {
+          const { child, runDir } = await startRun(dir, srv.url, signal.toLowerCase());
+          child.kill(signal);
+          const status = await child.output();
+          const stderr = new TextDecoder().decode(status.stderr);
+          assert.equal(status.code, 0, stderr);
+          const manifest = JSON.parse(Deno.readTextFileSync(join(runDir, "run.json")));
+          assert.equal(manifest.result.status, "interrupted");
+          assert.equal(manifest.result.stopped_by_signal, signal);
+          await assertOneRowPerScheduledRequest(runDir);
+          const run = await loadRun(runDir, { onWarning: () => {} });
+          assert.equal(run.requests.height, 400);
+          // A stop at ~1 s of a 10 s plan: most of the schedule was never sent, and says why.
+          const stopped = run.requests.getColumn("error_kind").toArray().filter((k) => k === "run_stopped").length;
+          assert.ok(stopped > 200, `${stopped} requests recorded run_stopped`);
+        } finally {
+          Deno.removeSync(dir, { recursive: true });
+        }
+      });
+    }
+  } finally {
+    await srv.close();
+  }
+});
+
+Deno.test("a second SIGTERM exits at once with 143 and leaves a log that loads as a killed run", async () => {
+  const srv = await startFaultServer({ tokens: 4, slowDelayMs: 25 });
+  const dir = Deno.makeTempDirSync();
+  try {
+    const { child, runDir } = await startRun(dir, srv.url, "twice");
+    child.kill("SIGTERM");
+    // Apart, so that the kernel cannot merge the two into one pending signal.
+    await new Promise((r) => setTimeout(r, 20));
+    child.kill("SIGTERM");
+    const sentAt = Date.now();
+    const status = await child.output();
+    const stderr = new TextDecoder().decode(status.stderr);
+    assert.ok(Date.now() - sentAt < 2000, "exits at once");
+    const manifest = JSON.parse(Deno.readTextFileSync(join(runDir, "run.json")));
+    // The second signal normally lands before finalisation ends; if the run had already finalised, it exited 0.
+    if (status.code === 143) {
+      assert.match(stderr, /SIGTERM again: exiting at once/);
+      assert.equal(manifest.result.status, "running", "not finalised: loads as a killed run");
+    } else {
+      assert.equal(status.code, 0, stderr);
+      assert.equal(manifest.result.status, "interrupted");
+    }
+    const warnings: string[] = [];
+    const run = await loadRun(runDir, { onWarning: (w) => warnings.push(w) });
+    assert.ok(run.requests.height > 0, "rows flushed before the exit are kept");
+    const ids = run.requests.getColumn("request_id").toArray();
+    assert.equal(new Set(ids).size, ids.length, "no request twice");
   } finally {
     await srv.close();
     Deno.removeSync(dir, { recursive: true });
