@@ -7,6 +7,7 @@ import {
   RetryPolicy,
   RunConditions,
   type RunManifest,
+  runNameProblem,
   type ScheduledRequest,
   Timeouts,
   type WorkloadCase,
@@ -91,6 +92,8 @@ export async function runLoadTest(o: RunOptions): Promise<RunResult> {
   // Schemas and patterns compile before the first send, so a bad one is an input error, not a mid-run crash.
   prepareChecks(loaded.workload.cases, loaded.path);
   const plan = await loadPlan(o.plan);
+  const badRunId = o.runId == null ? null : runNameProblem(o.runId);
+  if (badRunId) throw new InputError(`run id: ${badRunId}`);
   if (o.seed !== undefined && o.seed !== null) plan.spec.seed = o.seed;
   const conditions = o.conditions
     ? await loadJsonFile(o.conditions, RunConditions, "run conditions")

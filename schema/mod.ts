@@ -18,6 +18,7 @@ export * from "./load.ts";
 export * from "./workload.ts";
 export * from "./workload_file.ts";
 export * from "./drill.ts";
+export * from "./run_name.ts";
 export * from "./plan.ts";
 export * from "./conditions.ts";
 export * from "./events.ts";

@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { drillOrderIssues, IntakeDrill } from "./drill.ts";
+import { RunName } from "./run_name.ts";
 
 /**
  * `warmup`: the cold start; `steady` and `burst`: load levels (the knee's points); `recovery`: a stage after a burst or
@@ -158,7 +159,8 @@ export type ArrivalProcess = z.infer<typeof ArrivalProcess>;
 
 /** An arrival plan file. */
 export const PlanSpec = z.object({
-  name: z.string().min(1),
+  /** The default run id is `<name>-<UTC time>`, so it is a {@linkcode RunName}. */
+  name: RunName,
   seed: z.number().int().nonnegative().default(1),
   arrivals: ArrivalProcess,
   mix: CaseMix.default({ class_weights: {} }),

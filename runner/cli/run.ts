@@ -7,7 +7,7 @@ import { HTTP_CLIENT_KINDS, type HttpClientKind } from "../http/mod.ts";
 import { formatRunReport } from "../report.ts";
 import { parseRouteUrls } from "../resolve_routes.ts";
 import { runLoadTest } from "../run.ts";
-import { numberFlag, parseFlags, runMain, shardFlag } from "./_cli.ts";
+import { FlagCheck, parseFlags, runMain } from "./_cli.ts";
 
 export const USAGE = `usage: deno task run --workload F --plan F (--target URL | --routes F) --out DIR
   [--route-url NAME=URL ...]
@@ -47,41 +47,57 @@ if (import.meta.main) {
       console.log(USAGE);
       return 0;
     }
-    for (const f of ["workload", "plan", "out"] as const) {
-      if (!v[f]) throw new InputError(`--${f} is required\n${USAGE}`);
-    }
-    if (!v.target === !v.routes) throw new InputError(`give exactly one of --target and --routes\n${USAGE}`);
-    if (v["route-url"] && !v.routes) throw new InputError(`--route-url needs --routes\n${USAGE}`);
+    // Every flag is checked here, before anything is read or written, and every problem is named at once.
+    const check = new FlagCheck();
+    for (const f of ["workload", "plan", "out"] as const) check.require(!v[f], `--${f} is required`);
+    check.require(!v.target === !v.routes, "give exactly one of --target and --routes");
+    check.require(v["route-url"] !== undefined && !v.routes, "--route-url needs --routes");
     const formats = { csv: ["csv"], parquet: ["parquet"], both: ["csv", "parquet"] }[v.format!] as
       | ("csv" | "parquet")[]
       | undefined;
-    if (!formats) throw new InputError(`--format: expected csv, parquet or both, got "${v.format}"`);
+    check.require(!formats, `--format: expected csv, parquet or both, got ${JSON.stringify(v.format)}`);
     const client = v["http-client"];
-    if (client !== undefined && !(HTTP_CLIENT_KINDS as readonly string[]).includes(client)) {
-      throw new InputError(`--http-client: expected one of ${HTTP_CLIENT_KINDS.join(", ")}, got "${client}"`);
+    check.require(
+      client !== undefined && !(HTTP_CLIENT_KINDS as readonly string[]).includes(client),
+      `--http-client: expected one of ${HTTP_CLIENT_KINDS.join(", ")}, got ${JSON.stringify(client)}`,
+    );
+    check.require(
+      v["start-at"] !== undefined && Number.isNaN(Date.parse(v["start-at"])),
+      `--start-at: not an ISO date-time: ${JSON.stringify(v["start-at"])}`,
+    );
+    const seed = check.number("seed", v.seed, { min: 0, integer: true });
+    const maxSendLagMs = check.number("max-send-lag-ms", v["max-send-lag-ms"], { above: 0 });
+    const maxInFlight = check.number("max-in-flight", v["max-in-flight"], { min: 1, integer: true });
+    const lagLimitMs = check.number("lag-limit-ms", v["lag-limit-ms"], { min: 0 });
+    const shard = check.shard(v.shard);
+    const runId = check.runName("run-id", v["run-id"]);
+    let routeUrls: Record<string, string> = {};
+    try {
+      routeUrls = parseRouteUrls(v["route-url"] ?? []);
+    } catch (e) {
+      if (!(e instanceof InputError)) throw e;
+      check.problems.push(e.message);
     }
-    if (v["start-at"] !== undefined && Number.isNaN(Date.parse(v["start-at"]))) {
-      throw new InputError(`--start-at: not an ISO date-time: "${v["start-at"]}"`);
-    }
+    check.throwIfAny(USAGE);
     const { dir, manifest, requests } = await runLoadTest({
       workload: v.workload!,
       plan: v.plan!,
       target: v.target ?? null,
       routes: v.routes ?? null,
-      routeUrls: parseRouteUrls(v["route-url"] ?? []),
+      routeUrls,
       out: v.out!,
-      formats,
+      formats: formats!,
       conditions: v.conditions ?? null,
-      seed: numberFlag("seed", v.seed, 0) ?? null,
-      runId: v["run-id"] ?? null,
-      shard: shardFlag(v.shard),
+      seed: seed ?? null,
+      runId: runId ?? null,
+      shard,
       startAt: v["start-at"] ?? null,
       apiKeyEnv: v["api-key-env"],
       retryFile: v.retry ?? null,
       timeoutsFile: v.timeouts ?? null,
-      maxSendLagMs: numberFlag("max-send-lag-ms", v["max-send-lag-ms"], 0),
-      maxInFlight: numberFlag("max-in-flight", v["max-in-flight"], 1),
-      lagLimitMs: numberFlag("lag-limit-ms", v["lag-limit-ms"], 0),
+      maxSendLagMs,
+      maxInFlight,
+      lagLimitMs,
       saveOutputs: v["save-outputs"] ?? false,
       httpClient: client as HttpClientKind | undefined,
       progress: !v["no-progress"],

@@ -82,3 +82,61 @@ Deno.test("malformed input files are refused with exit code 2, naming the file a
     Deno.removeSync(dir, { recursive: true });
   }
 });
+
+Deno.test("run ids and plan names that could leave --out are refused before anything is written", async (t) => {
+  const dir = Deno.makeTempDirSync();
+  const out = join(dir, "nested", "out");
+  const workload = writeWorkload(dir, [tinyCase()]);
+  const plan = constantPlan(dir, 5, 1);
+  const base = ["--workload", workload, "--target", "http://127.0.0.1:9", "--out", out, "--no-progress"];
+  const nothingWritten = () => {
+    assert.deepEqual([...Deno.readDirSync(dir)].map((e) => e.name).sort(), ["nested", "tiny.json", "workload"].sort());
+    assert.deepEqual([...Deno.readDirSync(join(dir, "nested"))], [], "not even --out is made");
+  };
+  Deno.mkdirSync(join(dir, "nested"));
+  try {
+    for (const id of ["../../x", "a/b", "a\\b", "a\nb", "tab\there", "..", ".hidden", "", "x".repeat(129)]) {
+      await t.step(`--run-id ${JSON.stringify(id)}`, async () => {
+        assertNamed(await cli("runner/cli/run.ts", [...base, "--plan", plan, "--run-id", id]), "--run-id");
+        nothingWritten();
+      });
+    }
+    await t.step("a plan named ../../x", async () => {
+      const p = writeJson(dir, "climb.json", {
+        name: "../../x",
+        arrivals: { process: "constant", rate_rps: 5, duration_s: 1 },
+      });
+      assertNamed(await cli("runner/cli/run.ts", [...base, "--plan", p]), "climb.json", /\bname\b/);
+      Deno.removeSync(p);
+      nothingWritten();
+    });
+  } finally {
+    Deno.removeSync(dir, { recursive: true });
+  }
+});
+
+Deno.test("every bad numeric flag is refused at the flag check, all named in one message", async () => {
+  const dir = Deno.makeTempDirSync();
+  try {
+    const workload = writeWorkload(dir, [tinyCase()]);
+    const out = join(dir, "out");
+    const r = await cli("runner/cli/run.ts", [
+      ...["--workload", workload, "--plan", constantPlan(dir, 5, 1), "--target", "http://127.0.0.1:9"],
+      ...["--out", out, "--no-progress", "--max-send-lag-ms", "0", "--max-in-flight", "2.5"],
+      ...["--lag-limit-ms=-1", "--seed", "1.5", "--shard", "2/2", "--run-id", "../x", "--format", "xml"],
+    ]);
+    assertNamed(
+      r,
+      '--max-send-lag-ms: expected a number > 0, got "0"',
+      '--max-in-flight: expected an integer ≥ 1, got "2.5"',
+      '--lag-limit-ms: expected a number ≥ 0, got "-1"',
+      '--seed: expected an integer ≥ 0, got "1.5"',
+      "--shard",
+      "--run-id",
+      "--format",
+    );
+    assert.throws(() => Deno.statSync(out), Deno.errors.NotFound, "nothing written");
+  } finally {
+    Deno.removeSync(dir, { recursive: true });
+  }
+});
