@@ -146,14 +146,18 @@ function classifyBody(
     if (!sse) return invalid("bad_content_type");
     const tail = (sse as SseDecoder).end();
     for (const ev of tail.events) state.feedChunk(ev.data, endMs);
-    if (state.malformed) return invalid("malformed_sse");
+    if (state.malformed) return invalid(state.malformedKind ?? "malformed_sse");
     if (!state.done && state.finishReason === null) return invalid("stream_incomplete");
     return state.badUsage ? invalid("bad_usage") : null;
   }
   if (!contentType.includes("json")) return invalid("bad_content_type");
   state.feedBody(new TextDecoder().decode(concat(parts)), endMs);
   // A usage count that breaks the wire format (runner/usage.ts) would price the answer wrongly: not usable.
-  return state.malformed ? invalid("invalid_json") : state.badUsage ? invalid("bad_usage") : null;
+  return state.malformed
+    ? invalid(state.malformedKind ?? "invalid_json")
+    : state.badUsage
+    ? invalid("bad_usage")
+    : null;
 }
 
 function concat(parts: Uint8Array[]): Uint8Array {

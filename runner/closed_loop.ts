@@ -41,10 +41,14 @@ export async function runClosedLoop(o: ClosedLoopOptions, counters: DispatchCoun
       schedule.push(entry);
       counters.dispatched++;
       counters.inFlight++;
-      const row = await o.start(entry, now);
+      // start() records its own failures (runner/request_guard.ts); a rejection here is a bug that must not end the run.
+      const row = await o.start(entry, now).catch((err) => {
+        console.error(`error: request ${entry.request_id} failed without a row: ${String(err)}`);
+        return null;
+      });
       counters.inFlight--;
       counters.finished++;
-      o.done?.(row);
+      if (row) o.done?.(row);
       if (o.thinkMs > 0) await new Promise((r) => setTimeout(r, o.thinkMs));
     }
   };

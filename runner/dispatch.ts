@@ -98,6 +98,14 @@ export async function dispatchOpenLoop(
     settle();
   };
 
+  // start() records its own failures (runner/request_guard.ts); a rejection here is a bug that must not hang or end the run.
+  const onFailed = (e: ScheduledRequest, err: unknown) => {
+    console.error(`error: request ${e.request_id} failed without a row: ${String(err)}`);
+    counters.inFlight--;
+    counters.finished++;
+    settle();
+  };
+
   const tick = () => {
     if (o.signal?.aborted) {
       for (; i < end; i++) {
@@ -125,7 +133,7 @@ export async function dispatchOpenLoop(
       } else {
         counters.inFlight++;
         counters.dispatched++;
-        o.start(e, now).then(onDone);
+        o.start(e, now).then(onDone, (err) => onFailed(e, err));
       }
       // Re-read the clock now and then: starting a request takes time too.
       if ((++n & 15) === 0) now = clock.now();

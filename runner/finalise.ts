@@ -1,7 +1,7 @@
 import { createHash } from "node:crypto";
 import { join } from "node:path";
 import process from "node:process";
-import { type RequestRow, RunManifest, type ServerRow, TABLES } from "../schema/mod.ts";
+import { type RequestRow, RunManifest, type ServerRow, SimTimelineRow, TABLES } from "../schema/mod.ts";
 import type { Clock } from "./clock.ts";
 import { CsvSink } from "./sinks/csv_sink.ts";
 import { readLogCsv } from "./sinks/csv_read.ts";
@@ -29,7 +29,7 @@ export async function finaliseRun(
   o: FinaliseOptions,
 ): Promise<{ manifest: RunManifest; requests: RequestRow[] }> {
   const endedMs = o.clock.now();
-  if (o.serverTimeline) await copyServerTimelines(dir, o.targets, o.clock.epochUnixMs, endedMs);
+  const dropped = o.serverTimeline ? await copyServerTimelines(dir, o.targets, o.clock.epochUnixMs, endedMs) : 0;
 
   const rows = await readLogCsv(join(dir, "requests.csv"), "requests");
   manifest.result = {
@@ -44,6 +44,7 @@ export async function finaliseRun(
     ...(manifest.result.stopped_by_signal === undefined
       ? {}
       : { stopped_by_signal: manifest.result.stopped_by_signal }),
+    ...(dropped ? { server_rows_dropped: dropped } : {}),
   };
   if (manifest.plan.mode === "open" && rows.length !== manifest.plan.scheduled_requests) {
     throw new Error(
@@ -99,21 +100,21 @@ export function clientVerdict(rows: readonly RequestRow[], lagLimitMs: number): 
   };
 }
 
-interface TimelineRow extends Omit<ServerRow, "t_ms" | "route"> {
-  t_unix_ms: number;
-}
+type TimelineRow = SimTimelineRow;
 
 /**
  * The server table: the `/sim/timeline` of every route's target that has
  * one, each row tagged with its route (routes sharing one server: their
- * names joined by "+"). No server answering: no server table.
+ * names joined by "+"). No server answering: no server table. A row that is
+ * not a valid timeline row (schema/sim_profile.ts SimTimelineRow) is dropped
+ * with a warning; returns how many were.
  */
 async function copyServerTimelines(
   dir: string,
   targets: readonly { route: string; url: URL }[],
   epochUnixMs: number,
   endedMs: number,
-): Promise<void> {
+): Promise<number> {
   const byServer = new Map<string, { url: URL; routes: string[] }>();
   for (const t of targets) {
     const url = new URL("/sim/timeline", t.url);
@@ -124,16 +125,31 @@ async function copyServerTimelines(
   const fetched = await Promise.all(
     [...byServer.values()].map(async (s) => ({ ...s, rows: await fetchTimeline(s.url) })),
   );
-  if (fetched.every((f) => f.rows === null)) return;
+  if (fetched.every((f) => f.rows === null)) return 0;
+  let dropped = 0;
   const sink = CsvSink.open(dir, "server");
   for (const f of fetched) {
-    for (const r of f.rows ?? []) {
-      const t = r.t_unix_ms - epochUnixMs;
+    let firstProblem = "";
+    let droppedHere = 0;
+    for (const raw of f.rows ?? []) {
+      const r = SimTimelineRow.safeParse(raw);
+      if (!r.success) {
+        droppedHere++;
+        const issue = r.error.issues[0];
+        firstProblem ||= `${issue?.path.join(".") || "(row)"}: ${issue?.message ?? "invalid"}`;
+        continue;
+      }
+      const t = r.data.t_unix_ms - epochUnixMs;
       if (t < 0 || t > endedMs + 1000) continue;
-      sink.append(serverRow(f.routes.join("+"), t, r));
+      sink.append(serverRow(f.routes.join("+"), t, r.data));
     }
+    if (droppedHere) {
+      console.error(`warning: ${f.url}: ${droppedHere} timeline rows dropped (not valid rows; first: ${firstProblem})`);
+    }
+    dropped += droppedHere;
   }
   sink.close();
+  return dropped;
 }
 
 /**
@@ -142,7 +158,7 @@ async function copyServerTimelines(
  * apart, ≈ 11.5 s in all) before the run is left without that server's rows.
  */
 export async function fetchTimeline(url: URL, waitsMs: readonly number[] = [500, 1000, 2000, 4000, 4000]): Promise<
-  TimelineRow[] | null
+  unknown[] | null
 > {
   let problem = "";
   for (let i = 0; i <= waitsMs.length; i++) {

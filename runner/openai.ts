@@ -1,5 +1,6 @@
 import type { WorkloadCase } from "../schema/mod.ts";
 import type { ObservedToolCall } from "./checks/check.ts";
+import { checkBody, checkChunk, type Chunk, isObject, type ToolCallDelta } from "./response_shape.ts";
 import { readUsage, type Usage } from "./usage.ts";
 
 export type { Usage };
@@ -55,8 +56,13 @@ export class ResponseState {
   done = false;
   firstTokenMs: number | null = null;
   lastTokenMs: number | null = null;
-  /** Set when a chunk or body cannot be understood. */
+  /** Set when a chunk or body cannot be understood: what was wrong, for a person. */
   malformed: string | null = null;
+  /**
+   * The error kind of the first malformed chunk or body when it is more precise
+   * than "not JSON" (see `Malformed` in runner/response_shape.ts); null otherwise.
+   */
+  malformedKind: string | null = null;
   readonly #calls: { id: string; name: string; args: string }[] = [];
   /** Text of a plain content chunk before and after its content string (see `#feedTemplated`). */
   #prefix: string | null = null;
@@ -65,29 +71,33 @@ export class ResponseState {
 
   /** Feeds one SSE `data` payload of a streamed response. */
   feedChunk(data: string, tMs: number): void {
+    // Nothing after [DONE] is applied: the stream said it had ended.
+    if (this.done) return this.#bad("data_after_done", `data after [DONE]: ${data.slice(0, 60)}`);
     if (data === "[DONE]") {
       this.done = true;
       return;
     }
     if (this.#feedTemplated(data, tMs)) return;
-    let chunk: ChunkShape;
+    let raw: unknown;
     try {
-      chunk = JSON.parse(data);
+      raw = JSON.parse(data);
     } catch {
       this.malformed ??= `SSE data is not JSON: ${data.slice(0, 60)}`;
       return;
     }
-    if (chunk === null || typeof chunk !== "object") {
+    if (!isObject(raw)) {
       this.malformed ??= "SSE data is not an object";
       return;
     }
-    if (chunk.error) {
-      this.malformed ??= `error in stream: ${JSON.stringify(chunk.error).slice(0, 120)}`;
+    if (raw.error) {
+      this.malformed ??= `error in stream: ${JSON.stringify(raw.error).slice(0, 120)}`;
       return;
     }
-    this.#learnTemplate(data, chunk);
-    if (chunk.usage != null) this.#takeUsage(chunk.usage);
-    const choice = chunk.choices?.[0];
+    const chunk = checkChunk(raw, this.#calls.length);
+    if (!chunk.ok) return this.#bad(chunk.kind, chunk.problem);
+    this.#learnTemplate(data, chunk.value);
+    if (raw.usage != null) this.#takeUsage(raw.usage);
+    const choice = chunk.value.choices?.[0];
     if (!choice) return;
     const delta = choice.delta ?? {};
     let token = false;
@@ -95,7 +105,7 @@ export class ResponseState {
       this.text += delta.content;
       token = true;
     }
-    if (Array.isArray(delta.tool_calls)) {
+    if (delta.tool_calls) {
       for (const tc of delta.tool_calls) this.#mergeCall(tc);
       token = true;
     }
@@ -105,22 +115,25 @@ export class ResponseState {
 
   /** Reads a whole non-streamed `chat.completion` body; its tokens all arrive at `tMs`. */
   feedBody(body: string, tMs: number): void {
-    let parsed: BodyShape;
+    let raw: unknown;
     try {
-      parsed = JSON.parse(body);
+      raw = JSON.parse(body);
     } catch {
       this.malformed = `body is not JSON: ${body.slice(0, 60)}`;
       return;
     }
-    const choice = parsed?.choices?.[0];
-    if (!choice?.message) {
+    const first: unknown = isObject(raw) && Array.isArray(raw.choices) ? raw.choices[0] : undefined;
+    if (!isObject(raw) || !isObject(first) || first.message == null) {
       this.malformed = "body has no choices[0].message";
       return;
     }
-    this.text = typeof choice.message.content === "string" ? choice.message.content : "";
-    for (const [i, tc] of (choice.message.tool_calls ?? []).entries()) this.#mergeCall({ index: i, ...tc });
+    const checked = checkBody(raw);
+    if (!checked.ok) return this.#bad(checked.kind, checked.problem);
+    const choice = checked.value;
+    this.text = choice.message.content ?? "";
+    for (const [i, tc] of (choice.message.tool_calls ?? []).entries()) this.#mergeCall({ ...tc, index: i });
     this.finishReason = choice.finish_reason ?? null;
-    if (parsed?.usage != null) this.#takeUsage(parsed.usage);
+    if (raw.usage != null) this.#takeUsage(raw.usage);
     this.firstTokenMs = this.lastTokenMs = tMs;
     this.done = true;
   }
@@ -166,7 +179,7 @@ export class ResponseState {
   }
 
   /** Keeps `data` as the template of plain content chunks when it is one. */
-  #learnTemplate(data: string, chunk: ChunkShape): void {
+  #learnTemplate(data: string, chunk: Chunk): void {
     const choice = chunk.choices?.[0];
     const delta = choice?.delta;
     if (chunk.usage || chunk.choices?.length !== 1 || choice!.finish_reason || !delta) return;
@@ -177,6 +190,13 @@ export class ResponseState {
     if (at < 0 || data.indexOf(marker, at + 1) >= 0) return;
     this.#prefix = data.slice(0, at + 11);
     this.#suffix = data.slice(at + marker.length - 1);
+  }
+
+  /** Marks the response malformed with a precise kind (the first problem wins). */
+  #bad(kind: string, problem: string): void {
+    if (this.malformed !== null) return;
+    this.malformed = problem;
+    this.malformedKind = kind;
   }
 
   #takeUsage(u: unknown): void {
@@ -196,7 +216,7 @@ export class ResponseState {
   }
 
   #mergeCall(tc: ToolCallDelta): void {
-    const i = typeof tc.index === "number" ? tc.index : this.#calls.length;
+    const i = tc.index ?? this.#calls.length;
     const cur = this.#calls[i] ?? (this.#calls[i] = { id: "", name: "", args: "" });
     if (tc.id) cur.id = tc.id;
     if (tc.function?.name) cur.name += tc.function.name;
@@ -208,23 +228,6 @@ export class ResponseState {
 // deno-lint-ignore no-control-regex -- control characters are exactly what must be found
 const UNSAFE_IN_STRING = /["\\\x00-\x1f]/;
 
-interface ToolCallDelta {
-  index?: number;
-  id?: string;
-  function?: { name?: string; arguments?: string };
-}
-interface ChunkShape {
-  error?: unknown;
-  usage?: unknown;
-  choices?: { delta?: { content?: unknown; tool_calls?: ToolCallDelta[] }; finish_reason?: string | null }[];
-}
-interface BodyShape {
-  usage?: unknown;
-  choices?: {
-    message?: { content?: unknown; tool_calls?: ToolCallDelta[] };
-    finish_reason?: string | null;
-  }[];
-}
 function parseArgs(raw: string): Record<string, unknown> | undefined {
   try {
     const v = JSON.parse(raw);

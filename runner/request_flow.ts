@@ -13,6 +13,7 @@ import { applicableGates, evaluateChecks, failureDetail, notEvaluated } from "./
 import { attemptWithFallback, type FallbackContext, type RoundResult } from "./fallback.ts";
 import { chatBody, type WireMessage } from "./openai.ts";
 import { countTokens } from "./tokens.ts";
+import { recordRunnerError, type Written } from "./request_guard.ts";
 import { sumReported } from "./usage.ts";
 
 export type { FlowRoute, FlowRouter } from "./fallback.ts";
@@ -59,6 +60,21 @@ export async function executeRequest(
   c: WorkloadCase,
   startedMs: number,
 ): Promise<RequestRow> {
+  const written: Written = { attemptsAppended: 0, request: false, attemptRows: [], counting: [] };
+  try {
+    return await runRequest(ctx, req, c, startedMs, written);
+  } catch (err) {
+    return await recordRunnerError(ctx, req, c, startedMs, written, err);
+  }
+}
+
+async function runRequest(
+  ctx: FlowContext,
+  req: PlannedRequest,
+  c: WorkloadCase,
+  startedMs: number,
+  written: Written,
+): Promise<RequestRow> {
   const chain = ctx.router.chain(req.request_id, c.class);
   const stream = ctx.stream(c.class);
   const row = offeredRow({ runId: ctx.runId, route: chain[0]!.route, stream }, req, c, startedMs - req.scheduled_ms);
@@ -71,8 +87,8 @@ export async function executeRequest(
 
   let last: RoundResult | null = null;
   // Attempt rows and token counts are settled at the end, so counting tokens never delays a send.
-  const attemptRows: AttemptRow[] = [];
-  const counting: Promise<void>[] = [];
+  const attemptRows = written.attemptRows;
+  const counting = written.counting;
   const answered: AttemptRow[] = [];
   let at = 0;
   for (let round = 0; round < ctx.maxRounds; round++) {
@@ -130,8 +146,12 @@ export async function executeRequest(
   row.reasoning_tokens = sumReported(attemptRows, "reasoning_tokens");
   row.cache_write_tokens = sumReported(attemptRows, "cache_write_tokens");
   finishRow(ctx, row, c, last, allCalls, maxTokens);
-  for (const a of attemptRows) ctx.sinks.attempts.append(a);
+  for (const a of attemptRows) {
+    ctx.sinks.attempts.append(a);
+    written.attemptsAppended++;
+  }
   ctx.sinks.requests.append(row);
+  written.request = true;
   return row;
 }
 

@@ -175,6 +175,12 @@ export const RunManifest = z.object({
      * its caller's abort signal). Absent in runs written before it existed.
      */
     stopped_by_signal: StopSignal.nullable().optional(),
+    /**
+     * Rows of the targets' `GET /sim/timeline` answers that were not valid
+     * timeline rows (wrong field, type or value) and were dropped, never
+     * written to the server table (absent: none dropped, or no timeline fetched).
+     */
+    server_rows_dropped: z.number().int().nonnegative().optional(),
   }).strict(),
   /** The plan's operator drills and each hook call's result (1.1; absent when the plan has none). */
   drills: z.array(DrillRecord).optional(),

@@ -157,3 +157,22 @@ Deno.test("dispatchOpenLoop asks checkpoints at their time and withholds the res
     assert.ok(asked[0]! >= 100 && asked[0]! < 300, `asked at ${asked[0]} ms`);
   });
 });
+
+Deno.test("dispatchOpenLoop survives a start() that rejects: the other requests finish and the loop settles", async () => {
+  const clock = startClock();
+  const rows: RequestRow[] = [];
+  const counters = newCounters();
+  const result = await dispatchOpenLoop({
+    clock,
+    entries: entries(4, 2),
+    maxSendLagMs: 1000,
+    maxInFlight: 1000,
+    start: (e, t0) => e.request_id === "r1" ? Promise.reject(new TypeError("boom")) : Promise.resolve(row(e, "ok", t0)),
+    skip: (e, o, lag) => rows.push(row(e, o, lag)),
+    done: (r) => rows.push(r),
+  }, counters);
+  assert.equal(result.offered, 4);
+  assert.deepEqual(rows.map((r) => r.request_id), ["r0", "r2", "r3"]);
+  assert.equal(counters.inFlight, 0);
+  assert.equal(counters.finished, 4);
+});

@@ -19,6 +19,8 @@
  * @module
  */
 
+import { badTimeline, MISSHAPEN_SSE, misshapenEvents, misshapenJson } from "./fault_misshapen.ts";
+
 /**
  * Every mode and exactly what it sends after reading the full request:
  * - `ok-sse`: `200`, `content-type: text/event-stream`, chunked OpenAI stream as above, `0\r\n\r\n`.
@@ -35,6 +37,22 @@
  * - `wrong-content-type`: `200`, `content-type: text/html`, `content-length`, body `<html><body>fault</body></html>`.
  * - `garbage`: the bytes `HELLO THERE\r\n\r\n`, then closes (not an HTTP status line).
  * - `bad-chunk`: `200` event-stream head (chunked), then the chunk-size line `zz\r\n`, then closes.
+ *
+ * Misshapen answers, each exactly the `ok-sse` stream (chunked, keep-alive) with one event changed
+ * or added (see test/support/fault_misshapen.ts; `json-*` modes are `ok-json` bodies with one field changed):
+ * - `tool-index-2`: before the finish chunk, a delta `tool_calls: [{index: 2, id, function}]` (no calls before it); finish `tool_calls`.
+ * - `tool-index-frac` / `tool-index-neg`: the same with `index: 0.5` / `index: -1`.
+ * - `tool-id-number`: the same with `index: 0` and `id: 7`.
+ * - `finish-object` / `finish-number`: the finish chunk's `finish_reason` is `{"why":"stop"}` / `7`.
+ * - `content-number` / `content-object`: the first token chunk's `content` is `42` / `{"text":"tok0"}`.
+ * - `role-number`: the role chunk's `role` is `1`.
+ * - `delta-string`: the first token chunk's `delta` is the string `"tok0"`.
+ * - `choices-object`: the first token chunk's `choices` is an object (`{"0": ...}`) instead of an array.
+ * - `after-done`: after `data: [DONE]`, one more token chunk (`content: "late"`).
+ * - `json-finish-object`: an `ok-json` body whose `finish_reason` is `{"why":"stop"}`.
+ * - `json-message-string`: an `ok-json` body whose `message` is the string `"tok0"`.
+ * - `timeline-bad`: `200` JSON array of three `/sim/timeline` rows stamped now: one valid, one with
+ *   `queue_len: -1`, one with `running: "many"` (for a `pick` that sends `/sim/timeline` here).
  */
 export const FAULT_MODES = [
   "ok-sse",
@@ -51,6 +69,10 @@ export const FAULT_MODES = [
   "wrong-content-type",
   "garbage",
   "bad-chunk",
+  ...MISSHAPEN_SSE,
+  "json-finish-object",
+  "json-message-string",
+  "timeline-bad",
 ] as const;
 /** One fault mode; see `FAULT_MODES`. */
 export type FaultMode = typeof FAULT_MODES[number];
@@ -140,9 +162,16 @@ function fixedAnswer(mode: FaultMode, req: FaultRequest, tokens: number): [strin
       return [CHUNKED_SSE_HEAD, "hold"];
     case "hang":
       return ["", "hold"];
+    case "json-finish-object":
+    case "json-message-string":
+      return [json("200 OK", misshapenJson(mode, chatCompletionJson(req, tokens))), true];
+    case "timeline-bad":
+      return [json("200 OK", JSON.stringify(badTimeline())), true];
     case "reset":
     case "slow":
       return ["", false];
+    default:
+      return [CHUNKED_SSE_HEAD + misshapenEvents(mode, sseEvents(req, tokens)).map(chunk).join("") + "0\r\n\r\n", true];
   }
 }
 
