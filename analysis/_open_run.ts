@@ -8,6 +8,7 @@ import { RunManifest } from "../schema/run_manifest.ts";
 import { assertSchemaMinor, assertSchemaVersion } from "../schema/version.ts";
 import { tableDtypes } from "./_dtypes.ts";
 import { clipManifests, endOpenedRun, type RunEnd } from "./run_end.ts";
+import { checkDistinctIds, checkShardSet, partialWarning, SHARD_DIR, type ShardSet } from "./_shard_set.ts";
 
 /** Options shared by `loadRun` and `scanRun`. */
 export interface OpenRunOptions {
@@ -18,6 +19,13 @@ export interface OpenRunOptions {
   verify?: "strict" | "warn";
   /** Receives each warning as it is raised. @default console.warn */
   onWarning?: (message: string) => void;
+  /**
+   * Analyse a sharded run with shards missing: the present shards alone, with
+   * a loud warning and the missing shards in `shard_set` (the disclosure says
+   * so). Otherwise a missing shard is refused like every other shard-set
+   * problem. @default false
+   */
+  allowPartialShards?: boolean;
 }
 
 /** One log file of one shard folder, scanned (nothing read yet but its schema). */
@@ -41,11 +49,12 @@ export interface OpenedRun {
   shards: OpenedTable[][];
   /** How the run ended and where its log ends; `manifests`' stages are clipped there. */
   end: RunEnd;
+  /** The run's shard count and which shards were read (`missing` is empty unless `allowPartialShards`). */
+  shard_set: ShardSet;
   warnings: string[];
 }
 
 const REQUIRED: TableName[] = ["requests", "attempts", "tools"];
-const SHARD_DIR = /^shard-(\d+)-of-(\d+)$/;
 /** Read size of the hash stream: 8 MB reads hash ~3× faster than the 64 KB chunks of `readable`. */
 const HASH_CHUNK = 8 << 20;
 
@@ -207,8 +216,9 @@ export async function openRun(path: string, options: OpenRunOptions = {}): Promi
   const dirs = await runDirs(path);
   const manifests: RunManifest[] = [];
   for (const dir of dirs) manifests.push(await readManifest(dir));
-  const ids = new Set(manifests.map((m) => m.run_id));
-  if (ids.size > 1) throw new InputError(`${path}: shards belong to different runs: ${[...ids].join(", ")}`);
+  const shard_set = checkShardSet(path, dirs, manifests, options.allowPartialShards ?? false);
+  const partial = partialWarning(path, shard_set);
+  if (partial) warning(partial);
 
   let allParquet = true;
   for (const dir of dirs) {
@@ -248,8 +258,9 @@ export async function openRun(path: string, options: OpenRunOptions = {}): Promi
     }
     shards.push(tables);
   }
+  checkDistinctIds(path, shards.map((tables) => tables.find((t) => t.table === "requests")!.scan));
   const end = await endOpenedRun(dirs, manifests, shards, { verify: verifyMode, warning, hash: sha256File });
-  return { dirs, manifests: clipManifests(manifests, end), format, shards, end, warnings };
+  return { dirs, manifests: clipManifests(manifests, end), format, shards, end, shard_set, warnings };
 }
 
 /** The fields `loadRun` and `scanRun` return alike, with each table's shards concatenated in shard order. */
@@ -264,6 +275,7 @@ export interface AssembledRun<T> {
   /** Null when no shard has a server log. */
   server: T | null;
   end: RunEnd;
+  shard_set: ShardSet;
   warnings: string[];
 }
 
@@ -292,6 +304,7 @@ export function assembleRun<T extends pl.DataFrame | pl.LazyDataFrame>(
     tools: concat("tools"),
     server: parts.server.length ? concat("server") : null,
     end: opened.end,
+    shard_set: opened.shard_set,
     warnings: opened.warnings,
   };
 }

@@ -3,6 +3,7 @@ import { FAILURE_ORDER, type FailureReason } from "./classify.ts";
 import type { LoadedRun } from "./loaded_run.ts";
 import { classSlo, type ResolvedWindow } from "./policy.ts";
 import { RUN_END_RULE, type RunEnd } from "./run_end.ts";
+import { PARTIAL_SHARDS_RULE } from "./_shard_set.ts";
 import { MODE_RULES } from "./service_modes.ts";
 import { GATE_RULE, GATES } from "./_gates.ts";
 import { STREAMING, type Streaming, STREAMING_RULE, TPOT_DEFINITION, TTFT_DEFINITION } from "./_streaming.ts";
@@ -23,8 +24,17 @@ export interface Observed {
 /** Everything a goodput number is conditional on, printed with it. */
 export interface Disclosure {
   run_id: string;
-  /** The run folder, the log format, the number of shard folders and the files read in each. */
-  files: { dir: string; format: "csv" | "parquet"; shards: number; read: string[] };
+  /**
+   * The run folder, the log format, the number of shard folders read, the files read in each, and, for a sharded
+   * run analysed with shards missing (`allowPartialShards`), the run's shard count and the missing shard indices.
+   */
+  files: {
+    dir: string;
+    format: "csv" | "parquet";
+    shards: number;
+    read: string[];
+    partial?: { shard_count: number; missing_shards: number[] };
+  };
   denominator: SloPolicy["denominator"];
   window: {
     kind: ResolvedWindow["kind"];
@@ -148,6 +158,7 @@ export function buildDisclosure(
   const v10 = run.manifest.schema_minor === 0;
   const drainIncluded = run.manifest.stages.some((s) => s.kind === "drain" && window.stages.includes(s.name));
   const shards = run.manifests.length;
+  const partial = run.shard_set?.missing.length ? run.shard_set : null;
   const tables = ["requests", "attempts", "tools", ...(run.server ? ["server"] : [])];
   return {
     run_id: run.manifest.run_id,
@@ -156,6 +167,7 @@ export function buildDisclosure(
       format: run.format,
       shards,
       read: ["run.json", ...tables.map((t) => `${t}.${run.format}`)],
+      ...(partial ? { partial: { shard_count: partial.count, missing_shards: partial.missing } } : {}),
     },
     denominator: policy.denominator,
     window: {
@@ -167,6 +179,13 @@ export function buildDisclosure(
     },
     run_end: run.end,
     inclusion_rules: [
+      ...(partial
+        ? [
+          `${PARTIAL_SHARDS_RULE}; this run: shards ${partial.present.join(", ")} of ${partial.count} read, ${
+            partial.missing.join(", ")
+          } missing`,
+        ]
+        : []),
       ...endRules(run.end),
       `a request is in the window when its scheduled_ms is inside it (${window.description})`,
       window.kind === "stages"

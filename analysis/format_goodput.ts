@@ -67,7 +67,13 @@ export function formatGoodput(result: GoodputResult, options: FormatGoodputOptio
     ...verdicts,
     ...(options.header ?? []),
     `run ${d.run_id} (${d.files.dir}; ${d.files.format}${
-      d.files.shards > 1 ? `, ${d.files.shards} shards` : ""
+      d.files.partial
+        ? `, PARTIAL: ${d.files.shards} of ${d.files.partial.shard_count} shards, missing ${
+          d.files.partial.missing_shards.join(", ")
+        }`
+        : d.files.shards > 1
+        ? `, ${d.files.shards} shards`
+        : ""
     }; read ${d.files.read.join(", ")})`,
     `denominator: ${d.denominator}`,
     `window: ${d.window.description}; measurement_seconds = ${d.window.measurement_seconds}`,

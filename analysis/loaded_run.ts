@@ -1,6 +1,7 @@
 import type pl from "nodejs-polars";
 import type { RunManifest } from "../schema/mod.ts";
 import type { RunEnd } from "./run_end.ts";
+import type { ShardSet } from "./_shard_set.ts";
 
 /**
  * A run read back from its folder: the manifest and the log tables as
@@ -26,6 +27,12 @@ export interface LoadedRun {
    * schedule (error_kind `restored_from_schedule`).
    */
   end: RunEnd;
+  /**
+   * The run's shard count N and the shards read; `missing` is non-empty only
+   * when a partial set was allowed (`allowPartialShards`). Absent: one whole
+   * run folder.
+   */
+  shard_set?: ShardSet;
   /** Loud warnings raised while loading (a hash mismatch downgraded by option, a killed run, ...). */
   warnings: string[];
 }

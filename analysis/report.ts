@@ -202,7 +202,9 @@ export function buildReport(run: LoadedRun, policy: SloPolicy, options: ReportOp
           `(${d.window.description}); denominator ${d.denominator}; SLO policy ${
             options.policy_source ?? "(policy given in code)"
           }; ` +
-          `workload ${m.workload.name} ${m.workload.version}; started ${m.epoch_iso}; ${run.format} log, ${d.files.shards} shard(s).`,
+          `workload ${m.workload.name} ${m.workload.version}; started ${m.epoch_iso}; ${run.format} log, ${d.files.shards} shard(s)${
+            d.files.partial ? ` of ${d.files.partial.shard_count} (PARTIAL: only the shards present)` : ""
+          }.`,
       )
     }</p>`,
     ...(d.warnings.length

@@ -77,3 +77,13 @@ export function headroomOption(v: string | undefined): number | undefined {
 export function confidenceOption(v: string | undefined): number | undefined {
   return fractionOption("confidence", v, 0.5, 1);
 }
+
+/** The `--partial-shards` flag, for a CLI's flag table. */
+export const PARTIAL_SHARDS_FLAG = { "partial-shards": { type: "boolean", default: false } } as const;
+
+/** The load options of `--verify` and `--partial-shards` (a missing shard is refused without the flag). */
+export function openOptions(
+  v: { verify?: string | undefined; "partial-shards"?: boolean | undefined },
+): { verify: "warn" | "strict" | undefined; allowPartialShards: boolean } {
+  return { verify: verifyOption(v.verify), allowPartialShards: v["partial-shards"] ?? false };
+}

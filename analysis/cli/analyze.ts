@@ -12,10 +12,10 @@ import { loadRun } from "../load_run.ts";
 import { loadSloPolicy, runWindow } from "../policy.ts";
 import { DEFAULT_SUPPORT_CONFIDENCE, supportRuleText } from "../early_stopping.ts";
 import { runVerdicts } from "../verdicts.ts";
-import { confidenceOption, denominatorOption, resolveSloFile, verifyOption } from "./_args.ts";
+import { confidenceOption, denominatorOption, openOptions, PARTIAL_SHARDS_FLAG, resolveSloFile } from "./_args.ts";
 
 const USAGE =
-  "usage: deno task analyze RUN [--slo FILE] [--denominator offered|sent|completed] [--alternatives] [--confidence C] [--json] [--verify warn]";
+  "usage: deno task analyze RUN [--slo FILE] [--denominator offered|sent|completed] [--alternatives] [--confidence C] [--json] [--verify warn] [--partial-shards]";
 
 async function main(args: string[]): Promise<void> {
   const parsed = parseFlags(
@@ -26,6 +26,7 @@ async function main(args: string[]): Promise<void> {
       json: { type: "boolean", default: false },
       alternatives: { type: "boolean", default: false },
       verify: { type: "string" },
+      ...PARTIAL_SHARDS_FLAG,
       confidence: { type: "string" },
     },
     USAGE,
@@ -33,10 +34,10 @@ async function main(args: string[]): Promise<void> {
   );
   const { values: v, positionals } = parsed;
   if (positionals.length !== 1) throw new InputError(`expected one RUN folder, got ${positionals.length}\n${USAGE}`);
-  const verify = verifyOption(v.verify);
+  const open = openOptions(v);
   const den = denominatorOption(v.denominator);
   const supportConfidence = confidenceOption(v.confidence);
-  const run = await loadRun(positionals[0]!, { verify });
+  const run = await loadRun(positionals[0]!, open);
   const sloFile = resolveSloFile(run, v.slo);
   const policy = await loadSloPolicy(sloFile);
   const effective: SloPolicy = den ? { ...policy, denominator: den } : policy;

@@ -7,9 +7,10 @@ import { loadSloPolicy } from "../policy.ts";
 import { percentLabel, percentText } from "../_percentile_checks.ts";
 import { supportRuleText } from "../early_stopping.ts";
 import { roundUp } from "../round_display.ts";
-import { confidenceOption, defaultSloFile, verifyOption } from "./_args.ts";
+import { confidenceOption, defaultSloFile, openOptions, PARTIAL_SHARDS_FLAG } from "./_args.ts";
 
-const USAGE = "usage: deno task audit RUN --claim FILE [--slo FILE] [--confidence C] [--json] [--verify warn]";
+const USAGE =
+  "usage: deno task audit RUN --claim FILE [--slo FILE] [--confidence C] [--json] [--verify warn] [--partial-shards]";
 
 const fmt = (v: number | null | undefined): string => (v === null || v === undefined ? "-" : String(+v.toPrecision(6)));
 
@@ -74,6 +75,7 @@ async function main(args: string[]): Promise<void> {
       slo: { type: "string" },
       json: { type: "boolean", default: false },
       verify: { type: "string" },
+      ...PARTIAL_SHARDS_FLAG,
       confidence: { type: "string" },
     },
     USAGE,
@@ -82,10 +84,10 @@ async function main(args: string[]): Promise<void> {
   const { values: v, positionals } = parsed;
   if (positionals.length !== 1) throw new InputError(`expected one RUN folder, got ${positionals.length}\n${USAGE}`);
   if (v.claim === undefined) throw new InputError(`--claim FILE is required\n${USAGE}`);
-  const verify = verifyOption(v.verify);
+  const open = openOptions(v);
   const supportConfidence = confidenceOption(v.confidence);
   const claim = await loadClaim(v.claim);
-  const run = await loadRun(positionals[0]!, { verify });
+  const run = await loadRun(positionals[0]!, open);
   // --slo, else the workload's default in data/slo/, else the policy the claim states.
   const sloFile = v.slo ?? defaultSloFile(run.manifest.workload.name);
   if (sloFile === undefined && !claim.slo) {

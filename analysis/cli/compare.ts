@@ -17,10 +17,10 @@ import { loadRun } from "../load_run.ts";
 import type { LoadedRun } from "../loaded_run.ts";
 import { loadSloPolicy } from "../policy.ts";
 import { loadOverheadSheet, loadPriceSheet } from "../price_sheet.ts";
-import { confidenceOption, headroomOption, resolveSloFile, verifyOption } from "./_args.ts";
+import { confidenceOption, headroomOption, openOptions, PARTIAL_SHARDS_FLAG, resolveSloFile } from "./_args.ts";
 
 const USAGE = "usage: deno task compare RUN RUN... [--slo FILE] [--prices FILE] [--overheads FILE] " +
-  "[--single RUN]... [--headroom H] [--confidence C] [--force] [--json] [--verify warn]";
+  "[--single RUN]... [--headroom H] [--confidence C] [--force] [--json] [--verify warn] [--partial-shards]";
 
 /** Knee, limit and cost per accepted task of one run, as extra comparison columns. */
 function runExtras(
@@ -59,6 +59,7 @@ async function main(args: string[]): Promise<void> {
       force: { type: "boolean", default: false },
       json: { type: "boolean", default: false },
       verify: { type: "string" },
+      ...PARTIAL_SHARDS_FLAG,
       confidence: { type: "string" },
     },
     USAGE,
@@ -67,14 +68,14 @@ async function main(args: string[]): Promise<void> {
   if (positionals.length < 2) {
     throw new InputError(`expected at least two RUN folders, got ${positionals.length}\n${USAGE}`);
   }
-  const verify = verifyOption(v.verify);
+  const open = openOptions(v);
   const headroom = headroomOption(v.headroom);
   const supportConfidence = confidenceOption(v.confidence);
   if (v.overheads && !v.prices) throw new InputError(`--overheads needs --prices\n${USAGE}`);
   const runs: LoadedRun[] = [];
-  for (const dir of positionals) runs.push(await loadRun(dir, { verify }));
+  for (const dir of positionals) runs.push(await loadRun(dir, open));
   const singles: LoadedRun[] = [];
-  for (const dir of v.single ?? []) singles.push(await loadRun(dir, { verify }));
+  for (const dir of v.single ?? []) singles.push(await loadRun(dir, open));
   const sloFile = resolveSloFile(runs[0]!, v.slo);
   const policy = await loadSloPolicy(sloFile);
   const prices = v.prices ? await loadPriceSheet(v.prices) : null;

@@ -19,10 +19,10 @@ import type { LoadedRun } from "../loaded_run.ts";
 import { loadSloPolicy } from "../policy.ts";
 import { loadOverheadSheet, loadPriceSheet, routePrice } from "../price_sheet.ts";
 import type { OverheadSheet, PriceSheet } from "../../schema/prices.ts";
-import { fractionOption, headroomOption, resolveSloFile, verifyOption } from "./_args.ts";
+import { fractionOption, headroomOption, openOptions, PARTIAL_SHARDS_FLAG, resolveSloFile } from "./_args.ts";
 
 const USAGE = "usage: deno task knee RUN... [--slo FILE] [--headroom H] [--json] [--tolerances FILE] " +
-  "[--baseline-levels N] [--alpha A] [--acceptance-floor F] [--prices FILE [--overheads FILE]] [--verify warn]";
+  "[--baseline-levels N] [--alpha A] [--acceptance-floor F] [--prices FILE [--overheads FILE]] [--verify warn] [--partial-shards]";
 
 const TolerancesFile = z.record(
   z.string(),
@@ -154,6 +154,7 @@ async function main(args: string[]): Promise<void> {
       alpha: { type: "string" },
       "acceptance-floor": { type: "string" },
       verify: { type: "string" },
+      ...PARTIAL_SHARDS_FLAG,
       prices: { type: "string" },
       overheads: { type: "string" },
     },
@@ -161,7 +162,7 @@ async function main(args: string[]): Promise<void> {
     { positionals: true },
   );
   if (!positionals.length) throw new InputError(`expected at least one RUN folder\n${USAGE}`);
-  const verify = verifyOption(v.verify);
+  const open = openOptions(v);
   const headroom = headroomOption(v.headroom);
   const options: KneeOptions = {};
   const alpha = fractionOption("alpha", v.alpha, Number.MIN_VALUE, 0.5);
@@ -183,7 +184,7 @@ async function main(args: string[]): Promise<void> {
   const overheads = v.overheads === undefined ? null : await loadOverheadSheet(v.overheads);
 
   const runs: LoadedRun[] = [];
-  for (const dir of positionals) runs.push(await loadRun(dir, { verify }));
+  for (const dir of positionals) runs.push(await loadRun(dir, open));
   const sloFile = resolveSloFile(runs[0]!, v.slo);
   const policy = await loadSloPolicy(sloFile);
   if (prices) {

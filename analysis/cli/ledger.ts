@@ -7,10 +7,10 @@ import { loadRun } from "../load_run.ts";
 import { loadSloPolicy, runWindow } from "../policy.ts";
 import { runVerdicts } from "../verdicts.ts";
 import { loadOverheadSheet, loadPriceSheet } from "../price_sheet.ts";
-import { denominatorOption, resolveSloFile, verifyOption } from "./_args.ts";
+import { denominatorOption, openOptions, PARTIAL_SHARDS_FLAG, resolveSloFile } from "./_args.ts";
 
 const USAGE =
-  "usage: deno task ledger RUN --prices FILE [--overheads FILE] [--slo FILE] [--denominator offered|sent|completed] [--json] [--verify warn]";
+  "usage: deno task ledger RUN --prices FILE [--overheads FILE] [--slo FILE] [--denominator offered|sent|completed] [--json] [--verify warn] [--partial-shards]";
 
 async function main(args: string[]): Promise<void> {
   const { values: v, positionals } = parseFlags(
@@ -22,18 +22,19 @@ async function main(args: string[]): Promise<void> {
       denominator: { type: "string" },
       json: { type: "boolean", default: false },
       verify: { type: "string" },
+      ...PARTIAL_SHARDS_FLAG,
     },
     USAGE,
     { positionals: true },
   );
   if (positionals.length !== 1) throw new InputError(`expected one RUN folder, got ${positionals.length}\n${USAGE}`);
   if (v.prices === undefined) throw new InputError(`--prices FILE is required\n${USAGE}`);
-  const verify = verifyOption(v.verify);
+  const open = openOptions(v);
   const den = denominatorOption(v.denominator);
   // Sheets first: a bad sheet is reported before the run is read.
   const prices = await loadPriceSheet(v.prices);
   const overheads = v.overheads === undefined ? null : await loadOverheadSheet(v.overheads);
-  const run = await loadRun(positionals[0]!, { verify });
+  const run = await loadRun(positionals[0]!, open);
   const sloFile = resolveSloFile(run, v.slo);
   const policy = await loadSloPolicy(sloFile);
   const effective: SloPolicy = den ? { ...policy, denominator: den } : policy;

@@ -12,10 +12,17 @@ import { loadSloPolicy } from "../policy.ts";
 import { buildReport } from "../report.ts";
 import { runReportExtras } from "../report_extras.ts";
 import { loadOverheadSheet, loadPriceSheet } from "../price_sheet.ts";
-import { confidenceOption, denominatorOption, headroomOption, resolveSloFile, verifyOption } from "./_args.ts";
+import {
+  confidenceOption,
+  denominatorOption,
+  headroomOption,
+  openOptions,
+  PARTIAL_SHARDS_FLAG,
+  resolveSloFile,
+} from "./_args.ts";
 
 const USAGE = "usage: deno task report RUN [--out F] [--slo FILE] [--denominator offered|sent|completed] " +
-  "[--headroom H] [--prices FILE [--overheads FILE]] [--extras FILE] [--confidence C] [--verify warn]";
+  "[--headroom H] [--prices FILE [--overheads FILE]] [--extras FILE] [--confidence C] [--verify warn] [--partial-shards]";
 
 async function main(args: string[]): Promise<void> {
   const { values: v, positionals } = parseFlags(
@@ -29,16 +36,17 @@ async function main(args: string[]): Promise<void> {
       prices: { type: "string" },
       overheads: { type: "string" },
       verify: { type: "string" },
+      ...PARTIAL_SHARDS_FLAG,
       confidence: { type: "string" },
     },
     USAGE,
     { positionals: true },
   );
   if (positionals.length !== 1) throw new InputError(`expected one RUN folder, got ${positionals.length}\n${USAGE}`);
-  const verify = verifyOption(v.verify);
+  const open = openOptions(v);
   const den = denominatorOption(v.denominator);
   const dir = positionals[0]!;
-  const run = await loadRun(dir, { verify });
+  const run = await loadRun(dir, open);
   const sloFile = resolveSloFile(run, v.slo);
   const policy = await loadSloPolicy(sloFile);
   const effective: SloPolicy = den ? { ...policy, denominator: den } : policy;

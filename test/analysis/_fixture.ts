@@ -219,3 +219,8 @@ export function writeManifest(dir: string, manifest: unknown): void {
 export function sha256(file: string): string {
   return createHash("sha256").update(Deno.readFileSync(file)).digest("hex");
 }
+
+/** The manifest of shard `index` of `count` (run.json `plan.shard`), as the runner writes it in `shard-i-of-N/`. */
+export function asShard(manifest: RunManifest, index: number, count: number): RunManifest {
+  return { ...manifest, plan: { ...manifest.plan, shard: { index, count } } };
+}

@@ -5,7 +5,7 @@ import { loadRun } from "../../analysis/load_run.ts";
 import { InputError } from "../../schema/errors.ts";
 import type { RunManifest } from "../../schema/run_manifest.ts";
 import { fixtureManifest, fixtureTables, POLICY } from "./hand_fixture.ts";
-import { makeManifest, req, sha256, writeManifest, writeRun } from "./_fixture.ts";
+import { asShard, makeManifest, req, sha256, writeManifest, writeRun } from "./_fixture.ts";
 
 const quiet = { onWarning: () => {} };
 const fixture = () => writeRun(join(Deno.makeTempDirSync(), "run"), fixtureManifest(), fixtureTables());
@@ -131,7 +131,7 @@ Deno.test("shard folders are concatenated into one run", async () => {
   for (const i of [0, 1]) {
     const rs = half(i);
     const ids = new Set(rs.map((r) => r.request_id));
-    writeRun(join(root, `shard-${i}-of-2`), fixtureManifest(), {
+    writeRun(join(root, `shard-${i}-of-2`), asShard(fixtureManifest(), i, 2), {
       requests: rs,
       attempts: attempts.filter((a) => ids.has(a.request_id)),
     });

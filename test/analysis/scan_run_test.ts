@@ -6,7 +6,7 @@ import { scanRun } from "../../analysis/scan_run.ts";
 import { InputError } from "../../schema/errors.ts";
 import type { RunManifest } from "../../schema/run_manifest.ts";
 import { fixtureManifest, fixtureTables, POLICY } from "./hand_fixture.ts";
-import { sha256, writeManifest, writeRun } from "./_fixture.ts";
+import { asShard, sha256, writeManifest, writeRun } from "./_fixture.ts";
 
 const quiet = { onWarning: () => {} };
 const fixture = () => writeRun(join(Deno.makeTempDirSync(), "run"), fixtureManifest(), fixtureTables());
@@ -59,7 +59,7 @@ Deno.test("scanRun() counts shard by shard and agrees with the whole run", async
   for (const i of [0, 1]) {
     const rs = requests.filter((_, k) => k % 2 === i).map((r) => ({ ...r, shard: i }));
     const ids = new Set(rs.map((r) => r.request_id));
-    writeRun(join(root, `shard-${i}-of-2`), fixtureManifest(), {
+    writeRun(join(root, `shard-${i}-of-2`), asShard(fixtureManifest(), i, 2), {
       requests: rs,
       attempts: attempts.filter((a) => ids.has(a.request_id)),
     });
