@@ -45,7 +45,9 @@ export type RoundResult = AttemptResult & { firstSentMs: number | null; at: numb
 
 /**
  * Runs one round to its end: sends, retries while the retry policy allows
- * and the deadline leaves room for the backoff, and moves to the next route
+ * and the deadline leaves room for the backoff (a retry counts when its
+ * attempt is sent; one whose wait would reach the deadline is refused as
+ * `retry_past_deadline`), and moves to the next route
  * of the chain when the failure is a fallback trigger. `settle` receives
  * every attempt as it ends (held-back ones included), in order.
  */
@@ -68,17 +70,21 @@ export async function attemptWithFallback(
     if (round === 0 && attempt === 1) ctx.retry.noteFirstAttempt();
     const limiter = chain[at]!.limiter;
     if (limiter && !(await limiter.acquire(deadlineMs))) {
+      // A retry held back by its route's limit was never sent: it gives its budget back.
+      if (attempt > 1) ctx.retry.unsent();
       const held = heldBack(ctx, target, requestId, round, attempt);
       settle(held);
       return { ...held, firstSentMs, at };
     }
+    if (attempt > 1) ctx.retry.sent();
     const r = await runAttempt(ctx, target, { requestId, round, attempt, body, stream, deadlineMs });
     limiter?.release();
     firstSentMs ??= r.row.sent_ms;
     settle(r);
     const trigger = r.failure && at + 1 < chain.length ? ctx.router.trigger(r.failure) : null;
-    const decision = r.failure ? ctx.retry.decide(r.failure, attempt, trigger) : null;
-    if (decision?.retry && ctx.clock.now() + decision.backoffMs < deadlineMs) {
+    const roomMs = deadlineMs - ctx.clock.now();
+    const decision = r.failure ? ctx.retry.decide(r.failure, attempt, trigger, roomMs) : null;
+    if (decision?.retry) {
       r.row.retry_reason = decision.reason;
       r.row.backoff_ms = decision.backoffMs;
       if (trigger !== null) {
@@ -88,8 +94,9 @@ export async function attemptWithFallback(
       await sleep(decision.backoffMs);
       continue;
     }
-    if (decision && !decision.retry && decision.reason === "retry_budget_exhausted") {
-      r.failure!.kind = `${r.failure!.kind}+retry_budget_exhausted`;
+    if (decision && (decision.reason === "retry_budget_exhausted" || decision.reason === "retry_past_deadline")) {
+      // The request's error_kind says why its last failure was not retried (the attempt row keeps its own kind).
+      r.failure!.kind = `${r.failure!.kind}+${decision.reason}`;
     }
     return { ...r, firstSentMs, at };
   }

@@ -15,6 +15,7 @@ export interface FinaliseOptions {
   interrupted: boolean;
   retries: number;
   retryBudgetExhausted: number;
+  retryPastDeadline: number;
   lagLimitMs: number;
 }
 
@@ -38,6 +39,7 @@ export async function finaliseRun(
     ended_ms: endedMs,
     retries: o.retries,
     retry_budget_exhausted: o.retryBudgetExhausted,
+    retry_past_deadline: o.retryPastDeadline,
     ...ownUsage(),
     // Set by a sweep's stop rule during the run.
     ...(manifest.result.stopped_by === undefined ? {} : { stopped_by: manifest.result.stopped_by }),

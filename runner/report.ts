@@ -45,7 +45,9 @@ export function formatRunReport(manifest: RunManifest, rows: readonly RequestRow
     `client: ${lag}; ${
       res.client_limited ? `THE CLIENT WAS THE LIMIT: ${res.client_limit_reason}` : "the client kept up"
     }`,
-    `retries: ${res.retries} (budget exhausted ${res.retry_budget_exhausted} times)`,
+    `retries: ${res.retries} (budget exhausted ${res.retry_budget_exhausted} times, ${
+      res.retry_past_deadline ?? 0
+    } refused past the deadline)`,
     ...(res.stopped_by ? [sweepLine(res.stopped_by)] : []),
   ].join("\n");
 }

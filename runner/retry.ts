@@ -32,11 +32,20 @@ const TRANSPORT_KINDS = new Set([
  * full jitter, a global budget (retries ≤ budget_min + budget_ratio × first
  * attempts), no retry on validation or authorization errors, and Retry-After
  * honoured when the server sends it.
+ *
+ * A retry is counted (and spent from the budget) only when its attempt is
+ * sent: a positive decision reserves one unit of budget, {@link sent} turns
+ * the reservation into a retry, {@link unsent} gives it back (the route's
+ * limit held the attempt back, no call was made). A retry whose wait would
+ * end at or past the request deadline is never granted: it spends no budget
+ * and is counted in {@link pastDeadline}.
  */
 export class RetryController {
   #firstAttempts = 0;
   #retries = 0;
+  #reserved = 0;
   #exhausted = 0;
+  #pastDeadline = 0;
   readonly policy: RetryPolicy;
   readonly #random: () => number;
 
@@ -50,20 +59,40 @@ export class RetryController {
     this.#firstAttempts++;
   }
 
+  /** Retries whose attempt was sent. */
   get retries(): number {
     return this.#retries;
   }
   get budgetExhausted(): number {
     return this.#exhausted;
   }
+  /** Retries refused because their wait would end at or past the request deadline. */
+  get pastDeadline(): number {
+    return this.#pastDeadline;
+  }
   /** Retries the budget allows right now. */
   get budget(): number {
     return Math.floor(this.policy.budget_min + this.policy.budget_ratio * this.#firstAttempts);
   }
 
+  /** The attempt of a granted retry was sent: its reservation becomes a retry. */
+  sent(): void {
+    if (this.#reserved > 0) this.#reserved--;
+    this.#retries++;
+  }
+
+  /** The attempt of a granted retry was never sent: its reservation goes back to the budget. */
+  unsent(): void {
+    if (this.#reserved > 0) this.#reserved--;
+  }
+
   /**
    * Decides whether attempt number `attempt` (1-based) that failed with
-   * `failure` is retried; a positive decision consumes budget.
+   * `failure` is retried; a positive decision reserves budget until the
+   * retry is {@link sent} or {@link unsent}. `roomMs` is the time left
+   * before the request deadline: a retry whose wait is not shorter than
+   * it is refused with reason `retry_past_deadline` (before the budget is
+   * consulted, so it neither spends budget nor counts as exhausting it).
    *
    * `fallback` names the trigger when the routing policy would send the
    * next attempt to another route: a fallback is a retry like any other
@@ -72,22 +101,39 @@ export class RetryController {
    * reason `fallback:<trigger>`, whether or not the status is in
    * `retry_statuses`. Validation and authorization failures never fall back.
    */
-  decide(failure: AttemptFailure, attempt: number, fallback: string | null = null): RetryDecision {
+  decide(
+    failure: AttemptFailure,
+    attempt: number,
+    fallback: string | null = null,
+    roomMs = Infinity,
+  ): RetryDecision {
     const p = this.policy;
     if (NEVER_RETRY_KINDS.has(failure.kind)) return { retry: false, reason: "not_retryable" };
     if (fallback === null && !this.#retryable(failure)) return { retry: false, reason: "not_retryable" };
     if (attempt >= p.max_attempts) return { retry: false, reason: "max_attempts" };
-    if (this.#retries >= this.budget) {
+    // The next route has its own capacity: the failed one's Retry-After and backoff do not apply to it.
+    const reason = fallback !== null
+      ? `fallback:${fallback}`
+      : failure.status !== null
+      ? `http_${failure.status}`
+      : failure.kind;
+    const backoffMs = fallback !== null ? 0 : this.#backoff(failure, attempt);
+    if (backoffMs >= roomMs) {
+      this.#pastDeadline++;
+      return { retry: false, reason: "retry_past_deadline" };
+    }
+    if (this.#retries + this.#reserved >= this.budget) {
       this.#exhausted++;
       return { retry: false, reason: "retry_budget_exhausted" };
     }
-    this.#retries++;
-    // The next route has its own capacity: the failed one's Retry-After and backoff do not apply to it.
-    if (fallback !== null) return { retry: true, reason: `fallback:${fallback}`, backoffMs: 0 };
-    const reason = failure.status !== null ? `http_${failure.status}` : failure.kind;
+    this.#reserved++;
+    return { retry: true, reason, backoffMs };
+  }
+
+  #backoff(failure: AttemptFailure, attempt: number): number {
+    const p = this.policy;
     const after = p.honour_retry_after ? parseRetryAfter(failure.retryAfter ?? null) : null;
-    if (after !== null) return { retry: true, reason, backoffMs: Math.min(after, p.retry_after_cap_ms) };
-    return { retry: true, reason, backoffMs: fullJitterBackoff(p, attempt, this.#random) };
+    return after !== null ? Math.min(after, p.retry_after_cap_ms) : fullJitterBackoff(p, attempt, this.#random);
   }
 
   #retryable(f: AttemptFailure): boolean {

@@ -305,6 +305,7 @@ export async function runLoadTest(o: RunOptions): Promise<RunResult> {
     interrupted: stop.signal.aborted,
     retries: retry.retries,
     retryBudgetExhausted: retry.budgetExhausted,
+    retryPastDeadline: retry.pastDeadline,
     lagLimitMs: o.lagLimitMs ?? 5,
   });
   return { dir, ...final };

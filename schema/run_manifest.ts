@@ -159,8 +159,14 @@ export const RunManifest = z.object({
     send_lag_max_ms: z.number().nullable(),
     client_limited: z.boolean(),
     client_limit_reason: z.string().nullable(),
+    /** Retries whose attempt was sent (an attempt after the first of its request and round that made an HTTP call). */
     retries: z.number().int(),
     retry_budget_exhausted: z.number().int(),
+    /**
+     * Retries refused because their wait (backoff or Retry-After) would end at or past the request deadline: never
+     * sent, never spent from the budget. Absent in runs written before it existed.
+     */
+    retry_past_deadline: z.number().int().nonnegative().optional(),
     /** The runner's own CPU time (user + system) and peak resident memory over the run (null where unknown). */
     runner_cpu_ms: z.number().nonnegative().nullable(),
     runner_peak_rss_bytes: z.number().int().nonnegative().nullable(),

@@ -10,7 +10,9 @@ Deno.test("RetryController retries retryable failures up to max_attempts", () =>
   rc.noteFirstAttempt();
   const f = { status: 503, kind: "http_503" };
   assert.equal(rc.decide(f, 1).retry, true);
+  rc.sent();
   assert.equal(rc.decide(f, 2).retry, true);
+  rc.sent();
   assert.deepEqual(rc.decide(f, 3), { retry: false, reason: "max_attempts" });
   assert.equal(rc.retries, 2);
 });
@@ -45,6 +47,42 @@ Deno.test("RetryController enforces the global retry budget", () => {
   rc.noteFirstAttempt(); // budget floor(2 + 0.5 × 6) = 5: one more retry allowed
   assert.equal(rc.decide(f, 1).retry, true);
   assert.equal(rc.decide(f, 1).retry, false);
+});
+
+Deno.test("a granted retry is counted only when its attempt is sent; an unsent one gives its budget back", () => {
+  // budget = floor(1 + 0 × 1) = 1 retry.
+  const rc = new RetryController(policy({ budget_min: 1, budget_ratio: 0, max_attempts: 5 }), () => 0);
+  rc.noteFirstAttempt();
+  const f = { status: 503, kind: "http_503" };
+  assert.equal(rc.decide(f, 1).retry, true);
+  assert.equal(rc.retries, 0, "granted, not yet sent: not a retry");
+  // The one unit is reserved: a second decision while the first retry waits is refused.
+  assert.deepEqual(rc.decide(f, 1), { retry: false, reason: "retry_budget_exhausted" });
+  rc.unsent(); // held back by the route's limit: no call made, the unit goes back
+  assert.equal(rc.retries, 0);
+  assert.equal(rc.decide(f, 1).retry, true);
+  rc.sent();
+  assert.equal(rc.retries, 1);
+  assert.deepEqual(rc.decide(f, 2), { retry: false, reason: "retry_budget_exhausted" });
+  assert.equal(rc.budgetExhausted, 2);
+});
+
+Deno.test("a retry whose wait reaches the deadline is refused as retry_past_deadline and spends no budget", () => {
+  // budget = floor(1 + 0) = 1; Retry-After 1 s.
+  const rc = new RetryController(policy({ budget_min: 1, budget_ratio: 0, max_attempts: 5 }), () => 0);
+  rc.noteFirstAttempt();
+  const f = { status: 429, kind: "http_429", retryAfter: "1" };
+  // 1000 ms of wait with 999 ms (and with exactly 1000 ms) left: it would be sent at or past the deadline.
+  assert.deepEqual(rc.decide(f, 1, null, 999), { retry: false, reason: "retry_past_deadline" });
+  assert.deepEqual(rc.decide(f, 1, null, 1000), { retry: false, reason: "retry_past_deadline" });
+  assert.equal(rc.pastDeadline, 2);
+  assert.equal(rc.budgetExhausted, 0, "checked before the budget: not an exhaustion");
+  // The budget is untouched: 1001 ms left fits the 1000 ms wait.
+  assert.deepEqual(rc.decide(f, 1, null, 1001), { retry: true, reason: "http_429", backoffMs: 1000 });
+  // A fallback goes at once (wait 0): refused only when no time is left.
+  const fb = new RetryController(policy({ budget_min: 5 }), () => 0);
+  assert.deepEqual(fb.decide(f, 1, "429", 0), { retry: false, reason: "retry_past_deadline" });
+  assert.deepEqual(fb.decide(f, 1, "429", 1), { retry: true, reason: "fallback:429", backoffMs: 0 });
 });
 
 Deno.test("full-jitter backoff stays within [0, min(cap, base·2^(n−1)))", () => {

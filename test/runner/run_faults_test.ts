@@ -7,7 +7,7 @@ import { type FaultMode, startFaultServer } from "../support/fault_server.ts";
 import { constantPlan, tinyCase, writeJson, writeWorkload } from "../support/tiny_workload.ts";
 
 /** Runs 3 requests (10 rps for 0.3 s) against one fault mode and reads the log back. */
-async function runAgainst(mode: FaultMode, extra: { stream?: boolean } = {}) {
+async function runAgainst(mode: FaultMode, extra: { stream?: boolean; requestMs?: number } = {}) {
   const dir = Deno.makeTempDirSync();
   const srv = await startFaultServer({ tokens: 4, slowDelayMs: 100 });
   try {
@@ -19,7 +19,11 @@ async function runAgainst(mode: FaultMode, extra: { stream?: boolean } = {}) {
       out: join(dir, "out"),
       formats: ["csv"],
       retryFile: writeJson(dir, "retry.json", { max_attempts: 2, base_ms: 5, cap_ms: 20, budget_min: 100 }),
-      timeoutsFile: writeJson(dir, "timeouts.json", { attempt_ms: 300, request_ms: 2500, idle_ms: 250 }),
+      timeoutsFile: writeJson(dir, "timeouts.json", {
+        attempt_ms: 300,
+        request_ms: extra.requestMs ?? 2500,
+        idle_ms: 250,
+      }),
       progress: false,
       serverTimeline: false,
     });
@@ -104,6 +108,34 @@ Deno.test("a 429 is retried after the server's Retry-After, then recorded as rej
     assert.ok(a2!.sent_ms - a1!.sent_ms >= 1000, `second attempt ${a2!.sent_ms - a1!.sent_ms} ms after the first`);
     assert.equal(a2!.retry_reason, null);
   }
+});
+
+Deno.test("a retry whose Retry-After reaches the deadline is never sent, counted or spent from the budget", async () => {
+  // 429 with Retry-After: 1 (1000 ms) and a 900 ms request deadline: no retry can be sent before it.
+  const { requests, attempts, manifest, srv } = await runAgainst("429", { requestMs: 900 });
+  const retryRows = attempts.filter((a) => a.attempt > 1);
+  assert.equal(manifest.result.retries, retryRows.length, "run.json retries = retry attempt rows");
+  assert.equal(manifest.result.retries, 0);
+  assert.equal(srv.requests.length, 3, "the server received one call per request");
+  assert.equal(manifest.result.retry_past_deadline, 3, "one refused retry per request");
+  assert.equal(manifest.result.retry_budget_exhausted, 0);
+  for (const r of requests) {
+    assert.equal(r.outcome, "rejected");
+    assert.equal(r.attempts, 1);
+    assert.equal(r.error_kind, "http_429+retry_past_deadline");
+  }
+  for (const a of attempts) {
+    assert.equal(a.retry_reason, null, "not retried");
+    assert.equal(a.error_kind, "http_429", "the attempt row keeps its own kind");
+  }
+});
+
+Deno.test("run.json retries equals the retry attempt rows when retries are sent", async () => {
+  const { attempts, manifest } = await runAgainst("429");
+  // 3 requests × (1 first + 1 retry after Retry-After: 1 s, well inside the 2500 ms deadline).
+  assert.equal(attempts.filter((a) => a.attempt > 1).length, 3);
+  assert.equal(manifest.result.retries, 3);
+  assert.equal(manifest.result.retry_past_deadline, 0);
 });
 
 Deno.test("retries of one round carry the same idempotency key", async () => {
