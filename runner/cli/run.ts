@@ -7,6 +7,7 @@ import { HTTP_CLIENT_KINDS, type HttpClientKind } from "../http/mod.ts";
 import { formatRunReport } from "../report.ts";
 import { parseRouteUrls } from "../resolve_routes.ts";
 import { runLoadTest } from "../run.ts";
+import { runVerdict } from "../verdict.ts";
 import { FlagCheck, parseFlags, runMain } from "./_cli.ts";
 
 export const USAGE = `usage: deno task run --workload F --plan F (--target URL | --routes F) --out DIR
@@ -105,6 +106,9 @@ if (import.meta.main) {
     });
     console.log(formatRunReport(manifest, requests));
     console.log(`run written to ${dir}`);
-    return 0;
+    // The run is finalised either way; a run in which nothing succeeded says so and exits non-zero.
+    const verdict = runVerdict(requests);
+    if (verdict.message) console.error(`${verdict.message}; the run is finalised in ${dir} (exit ${verdict.exitCode})`);
+    return verdict.exitCode;
   });
 }
