@@ -6,6 +6,7 @@ import type { Clock } from "./clock.ts";
 import { CsvSink } from "./sinks/csv_sink.ts";
 import { readLogCsv } from "./sinks/csv_read.ts";
 import { csvToParquet } from "./sinks/parquet_writer.ts";
+import { timelineUrl } from "./timeline_probe.ts";
 
 export interface FinaliseOptions {
   clock: Clock;
@@ -119,7 +120,7 @@ async function copyServerTimelines(
 ): Promise<number> {
   const byServer = new Map<string, { url: URL; routes: string[] }>();
   for (const t of targets) {
-    const url = new URL("/sim/timeline", t.url);
+    const url = timelineUrl(t.url);
     const hit = byServer.get(url.href);
     if (hit) hit.routes.push(t.route);
     else byServer.set(url.href, { url, routes: [t.route] });
@@ -155,9 +156,12 @@ async function copyServerTimelines(
 }
 
 /**
- * Fetches a target's timeline. A refused connection or a 5xx may be an outage
- * window that is still open when the run ends: retried (0.5, 1, 2, 4, 4 s
- * apart, ≈ 11.5 s in all) before the run is left without that server's rows.
+ * Fetches a target's timeline (only targets that announced one before the
+ * run: runner/timeline_probe.ts). A refused connection or a 5xx other than
+ * 501 may be an outage window that is still open when the run ends: retried
+ * (0.5, 1, 2, 4, 4 s apart, ≈ 11.5 s in all) before the run is left without
+ * that server's rows. A 4xx, a 501 (not implemented) or a body that is not
+ * a JSON array ends it at once.
  */
 export async function fetchTimeline(url: URL, waitsMs: readonly number[] = [500, 1000, 2000, 4000, 4000]): Promise<
   unknown[] | null
@@ -172,10 +176,17 @@ export async function fetchTimeline(url: URL, waitsMs: readonly number[] = [500,
         // 404: a target without a timeline; it simply has no server rows.
         if (res.status === 404) return null;
         problem = `HTTP ${res.status}`;
-        if (res.status < 500) break;
+        if (res.status < 500 || res.status === 501) break;
         continue;
       }
-      const rows = await res.json();
+      const text = await res.text();
+      let rows: unknown;
+      try {
+        rows = JSON.parse(text);
+      } catch {
+        problem = "not JSON";
+        break;
+      }
       if (Array.isArray(rows)) return rows;
       problem = "not a JSON array";
       break;

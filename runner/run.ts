@@ -25,6 +25,7 @@ import { initialManifest } from "./manifest.ts";
 import { resolveRoutes } from "./resolve_routes.ts";
 import { executeRequest, type FlowContext, offeredRow } from "./request_flow.ts";
 import { RetryController } from "./retry.ts";
+import { announcedTimelines, timelineUrl } from "./timeline_probe.ts";
 import { Rng } from "./rng.ts";
 import { buildSchedule, loadPlan, saveSchedule } from "./schedule.ts";
 import { CsvSink } from "./sinks/csv_sink.ts";
@@ -223,6 +224,11 @@ export async function runLoadTest(o: RunOptions): Promise<RunResult> {
     beforeExit: flushAll,
   });
 
+  // Only servers that announce a timeline before the run are asked for it at the end.
+  const routeList = [...routes.routes.values()];
+  const announced = (o.serverTimeline ?? true)
+    ? await announcedTimelines(routeList.map((r) => r.url))
+    : new Set<string>();
   if (startIso) await sleepUntil(Date.parse(startIso));
   await o.atStart?.();
   // Ms 0 of the run: warm-up and connection set-up happen before it.
@@ -300,8 +306,11 @@ export async function runLoadTest(o: RunOptions): Promise<RunResult> {
   manifest.result.stopped_by_signal = stop.signal.aborted ? signals.received : null;
   const final = await finaliseRun(dir, manifest, {
     clock,
-    targets: [...routes.routes.values()].map((r) => ({ route: r.route, url: r.url })),
-    serverTimeline: o.serverTimeline ?? true,
+    targets: routeList.filter((r) => announced.has(timelineUrl(r.url).href)).map((r) => ({
+      route: r.route,
+      url: r.url,
+    })),
+    serverTimeline: announced.size > 0,
     interrupted: stop.signal.aborted,
     retries: retry.retries,
     retryBudgetExhausted: retry.budgetExhausted,

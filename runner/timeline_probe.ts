@@ -1,0 +1,55 @@
+/**
+ * Which targets announce a server timeline. `/sim/timeline` is the
+ * simulator's own endpoint: a real service has none, so the runner asks each
+ * distinct server once, before ms 0, and copies the timeline at the end only
+ * from the servers that announced it.
+ *
+ * @module
+ */
+
+/** The timeline URL of a target's chat URL (one per server). */
+export function timelineUrl(chatUrl: URL): URL {
+  return new URL("/sim/timeline", chatUrl);
+}
+
+/**
+ * Asks every distinct server `GET /sim/timeline` once, concurrently, each
+ * within `timeoutMs`. A server announces its timeline by answering `200`
+ * with a JSON array; anything else (no connection, any other status, a body
+ * that is not a JSON array, no answer in time) means it has none: no server
+ * rows are fetched from it at the end, and one note says so. Returns the
+ * timeline URLs (href) that announced.
+ */
+export async function announcedTimelines(
+  chatUrls: readonly URL[],
+  options: { timeoutMs?: number; note?: (line: string) => void } = {},
+): Promise<Set<string>> {
+  const { timeoutMs = 2000, note = (l: string) => console.error(l) } = options;
+  const urls = [...new Set(chatUrls.map((u) => timelineUrl(u).href))];
+  const answers = await Promise.all(urls.map(async (href) => ({ href, why: await probe(href, timeoutMs) })));
+  const announced = new Set<string>();
+  for (const { href, why } of answers) {
+    if (why === null) announced.add(href);
+    else note(`note: ${href}: no server timeline (${why}); the run has no server rows from it`);
+  }
+  return announced;
+}
+
+/** null when the server announced its timeline, else why not. */
+async function probe(href: string, timeoutMs: number): Promise<string | null> {
+  try {
+    const res = await fetch(href, { signal: AbortSignal.timeout(timeoutMs) });
+    if (res.status !== 200) {
+      await res.body?.cancel();
+      return `HTTP ${res.status}`;
+    }
+    const body = await res.text();
+    try {
+      return Array.isArray(JSON.parse(body)) ? null : "not a JSON array";
+    } catch {
+      return "not JSON";
+    }
+  } catch (e) {
+    return (e as Error).name === "TimeoutError" ? `no answer in ${timeoutMs} ms` : (e as Error).message;
+  }
+}
