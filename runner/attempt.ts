@@ -25,12 +25,20 @@ export interface AttemptResult {
   failure: (AttemptFailure & { outcome: Outcome }) | null;
 }
 
+/** Most response body bytes one attempt reads when the run does not say: 8 MiB. */
+export const DEFAULT_MAX_RESPONSE_BYTES = 8 * 1024 * 1024;
+
 /** Everything one attempt needs from the run. */
 export interface AttemptContext {
   clock: Clock;
   client: HttpClient;
   watchdog: Watchdog;
   attemptTimeoutMs: number;
+  /**
+   * Most body bytes (after de-chunking) one response may carry; past it the attempt is aborted at once and
+   * recorded `invalid_response` / `response_too_large`. @default DEFAULT_MAX_RESPONSE_BYTES
+   */
+  maxResponseBytes?: number;
 }
 
 /**
@@ -60,6 +68,16 @@ export async function runAttempt(
   let serviceMode: string | null = null;
   let sse: SseDecoder | null = null;
   const parts: Uint8Array[] = [];
+  const maxBytes = ctx.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES;
+  let bodyBytes = 0;
+  let tooLarge = false;
+  // Over the cap: drop what was kept (the decoder's unfinished line included) and end the exchange now.
+  const refuse = () => {
+    tooLarge = true;
+    parts.length = 0;
+    sse = null;
+    w.controller.abort(new RangeError(`response over ${maxBytes} bytes`));
+  };
 
   const result = await (target.client ?? ctx.client).send(
     { url: target.url, headers: target.headers, body: call.body, signal: w.controller.signal },
@@ -72,9 +90,14 @@ export async function runAttempt(
         retryAfter = headers.get("retry-after") ?? null;
         serviceMode = recordedServiceMode(headers.get(SERVICE_MODE_HEADER) ?? null);
         if (s >= 200 && s < 300 && call.stream && contentType.includes("text/event-stream")) sse = new SseDecoder();
+        const declared = Number(headers.get("content-length") ?? "0");
+        if (declared > maxBytes) refuse();
       },
       onData(chunk, t) {
         w.lastActivityMs = t;
+        if (tooLarge) return;
+        bodyBytes += chunk.length;
+        if (bodyBytes > maxBytes) return refuse();
         if (sse) { for (const ev of sse.push(chunk)) state.feedChunk(ev.data, t); }
         else parts.push(chunk);
       },
@@ -84,7 +107,9 @@ export async function runAttempt(
   const endMs = result.endMs;
 
   let failure: AttemptResult["failure"] = null;
-  if (w.reason) {
+  if (tooLarge) {
+    failure = { status: null, kind: "response_too_large", outcome: "invalid_response" };
+  } else if (w.reason) {
     const outcome: Outcome = w.reason === "run_stopped" ? "aborted" : "timeout";
     failure = { status: null, kind: w.reason, outcome };
   } else if (!result.ok) {

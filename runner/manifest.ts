@@ -10,6 +10,7 @@ import {
 } from "../schema/mod.ts";
 import type { LoadedPlan } from "./plans/load_plan.ts";
 import type { BuiltSchedule } from "./schedule.ts";
+import { MAX_TOKENIZED_CHARS, MAX_TOKENIZER_WORK } from "./token_caps.ts";
 import { VERSION } from "./version.ts";
 
 /** What run.json is built from at the start of a run. */
@@ -76,6 +77,8 @@ export function initialManifest(a: ManifestInputs): RunManifest {
       name: "o200k_base",
       library: "js-tiktoken@1.0.21",
       used_for: "workload input_tokens; output/input tokens of attempts whose response carries no usage",
+      max_chars: MAX_TOKENIZED_CHARS,
+      max_work: MAX_TOKENIZER_WORK,
     },
     stages: a.built.stages,
     runner: { name: "goodput-runner", version: VERSION, deno: Deno.version.deno, ...a.runner },

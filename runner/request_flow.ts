@@ -35,6 +35,8 @@ export interface FlowContext extends FallbackContext {
   sinks: { requests: RowSink<RequestRow>; attempts: RowSink<AttemptRow>; tools: RowSink<ToolRow> };
   /** Where output texts go when saving outputs is on. */
   outputs: RowSink<{ request_id: string; text: string; tool_calls: string }> | null;
+  /** Attempts whose tokens the tokenizer did not count (text over runner/token_caps.ts's bound). */
+  tokensNotCounted?: { attempts: number };
 }
 
 /** The planned identity of a request. */
@@ -98,7 +100,7 @@ async function runRequest(
       : (model: string) => chatBody(c, sentMessages, { model, stream, maxTokens });
     last = await attemptWithFallback(ctx, req.request_id, round, { chain, at }, bodyFor, stream, deadlineMs, (r) => {
       attemptRows.push(r.row);
-      counting.push(fillTokens(r, c, round, sentMessages));
+      counting.push(fillTokens(ctx, r, c, round, sentMessages));
     });
     at = last.at;
     row.route = chain[at]!.route;
@@ -155,14 +157,30 @@ async function runRequest(
   return row;
 }
 
-/** Without usage from the server, tokens are counted with the tokenizer (never by characters). */
-async function fillTokens(r: AttemptResult, c: WorkloadCase, round: number, messages: readonly WireMessage[]) {
+/**
+ * Without usage from the server, tokens are counted with the tokenizer (never by characters). A text
+ * over the tokenizer bound (runner/token_caps.ts) is not counted: the attempt keeps 0 tokens and
+ * token_source null, and the run counts it in run.json `tokenizer.attempts_not_counted`.
+ */
+async function fillTokens(
+  ctx: FlowContext,
+  r: AttemptResult,
+  c: WorkloadCase,
+  round: number,
+  messages: readonly WireMessage[],
+) {
   if (r.row.token_source === "usage") return;
   const produced = r.state.text + r.state.toolCalls().map((t) => t.name + t.raw_arguments).join("");
   const reachedModel = r.row.http_status !== null && r.row.http_status >= 200 && r.row.http_status < 300;
   if (!reachedModel) return;
-  r.row.output_tokens = produced ? await countTokens(produced) : 0;
-  r.row.input_tokens = round === 0 ? c.input_tokens : await countTokens(messages.map(contentOf).join(""));
+  const output = produced ? await countTokens(produced) : 0;
+  const input = round === 0 ? c.input_tokens : await countTokens(messages.map(contentOf).join(""));
+  if (output === null || input === null) {
+    if (ctx.tokensNotCounted) ctx.tokensNotCounted.attempts++;
+    return;
+  }
+  r.row.output_tokens = output;
+  r.row.input_tokens = input;
   r.row.token_source = "tokenizer";
 }
 

@@ -23,6 +23,7 @@ import { OutputsSink } from "./outputs_sink.ts";
 import { type ProgressTally, startProgress } from "./progress.ts";
 import { initialManifest } from "./manifest.ts";
 import { resolveRoutes } from "./resolve_routes.ts";
+import { DEFAULT_MAX_RESPONSE_BYTES } from "./attempt.ts";
 import { executeRequest, type FlowContext, offeredRow } from "./request_flow.ts";
 import { RetryController } from "./retry.ts";
 import { announcedTimelines, timelineUrl } from "./timeline_probe.ts";
@@ -62,6 +63,8 @@ export interface RunOptions {
   maxInFlight?: number;
   /** p99 send lag above this (or any not_sent) means the client was the limit. @default 5 */
   lagLimitMs?: number;
+  /** Most body bytes of one response (runner/attempt.ts). @default 8388608 */
+  maxResponseBytes?: number;
   flushMs?: number;
   saveOutputs?: boolean;
   httpClient?: HttpClientKind;
@@ -95,6 +98,10 @@ export async function runLoadTest(o: RunOptions): Promise<RunResult> {
   const plan = await loadPlan(o.plan);
   const badRunId = o.runId == null ? null : runNameProblem(o.runId);
   if (badRunId) throw new InputError(`run id: ${badRunId}`);
+  const maxBytes = o.maxResponseBytes;
+  if (maxBytes !== undefined && !(Number.isSafeInteger(maxBytes) && maxBytes > 0)) {
+    throw new InputError(`max response bytes: expected a positive integer, got ${maxBytes}`);
+  }
   if (o.seed !== undefined && o.seed !== null) plan.spec.seed = o.seed;
   const conditions = o.conditions
     ? await loadJsonFile(o.conditions, RunConditions, "run conditions")
@@ -148,6 +155,7 @@ export async function runLoadTest(o: RunOptions): Promise<RunResult> {
       flush_ms: o.flushMs ?? 100,
       save_outputs: o.saveOutputs ?? false,
       formats: o.formats,
+      max_response_bytes: o.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES,
     },
   });
   if (built.mode === "open") {
@@ -173,6 +181,7 @@ export async function runLoadTest(o: RunOptions): Promise<RunResult> {
   // Jitter draws come from their own stream of the plan seed.
   const retryRng = new Rng(plan.spec.seed, 7);
   const retry = new RetryController(retryPolicy, () => retryRng.next());
+  const tokensNotCounted = { attempts: 0 };
   const classDefaults = loaded.classDefaults.classes;
   const ctx: FlowContext = {
     clock,
@@ -180,6 +189,8 @@ export async function runLoadTest(o: RunOptions): Promise<RunResult> {
     client: [...routes.routes.values()][0]!.client,
     watchdog,
     attemptTimeoutMs: timeouts.attempt_ms,
+    maxResponseBytes: manifest.runner.max_response_bytes!,
+    tokensNotCounted,
     runId,
     router: routes.router,
     retry,
@@ -304,6 +315,12 @@ export async function runLoadTest(o: RunOptions): Promise<RunResult> {
     manifest.plan.scheduled_requests = realised.length;
   }
   manifest.result.stopped_by_signal = stop.signal.aborted ? signals.received : null;
+  manifest.tokenizer.attempts_not_counted = tokensNotCounted.attempts;
+  if (tokensNotCounted.attempts > 0) {
+    console.error(
+      `warning: ${tokensNotCounted.attempts} attempt(s) without usage not counted: text over the tokenizer bound (${manifest.tokenizer.max_chars} chars, BPE work ${manifest.tokenizer.max_work}); their tokens are 0, token_source null`,
+    );
+  }
   const final = await finaliseRun(dir, manifest, {
     clock,
     targets: routeList.filter((r) => announced.has(timelineUrl(r.url).href)).map((r) => ({

@@ -129,7 +129,23 @@ export const RunManifest = z.object({
   routing: RunRouting.optional(),
   retry: RetryPolicy,
   timeouts: Timeouts,
-  tokenizer: z.object({ name: z.string(), library: z.string(), used_for: z.string() }).strict(),
+  tokenizer: z.object({
+    name: z.string(),
+    library: z.string(),
+    used_for: z.string(),
+    /**
+     * The bound on a text the tokenizer counts (runner/token_caps.ts): at most `max_chars` characters and
+     * BPE work Σ (pre-token piece length in UTF-8 bytes)² at most `max_work`; a text over it is not
+     * counted. Absent in runs written before the bound existed.
+     */
+    max_chars: z.number().int().positive().optional(),
+    max_work: z.number().int().positive().optional(),
+    /**
+     * Attempts that reached the model without usage and whose text was over that bound: their tokens are 0
+     * with `token_source` null, not counted. Set when the run ends; absent before, and in older runs.
+     */
+    attempts_not_counted: z.number().int().nonnegative().optional(),
+  }).strict(),
   stages: z.array(Stage),
   runner: z.object({
     name: z.string(),
@@ -140,6 +156,11 @@ export const RunManifest = z.object({
     flush_ms: z.number().positive(),
     save_outputs: z.boolean(),
     formats: z.array(z.enum(["csv", "parquet"])),
+    /**
+     * Most body bytes one response may carry; a larger one is aborted at once and recorded
+     * `invalid_response` / `response_too_large`. Absent in runs written before the cap existed.
+     */
+    max_response_bytes: z.number().int().positive().optional(),
   }).strict(),
   host: z.object({
     hostname: z.string(),

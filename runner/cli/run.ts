@@ -14,7 +14,7 @@ export const USAGE = `usage: deno task run --workload F --plan F (--target URL |
   [--route-url NAME=URL ...]
   [--format csv|parquet|both] [--conditions F] [--seed N] [--run-id ID]
   [--shard i/N --start-at ISO] [--api-key-env NAME] [--retry F] [--timeouts F]
-  [--max-send-lag-ms N] [--max-in-flight N] [--lag-limit-ms N] [--save-outputs]
+  [--max-send-lag-ms N] [--max-in-flight N] [--lag-limit-ms N] [--max-response-bytes N] [--save-outputs]
   [--http-client raw|fetch] [--no-progress] [--no-server-timeline]`;
 
 if (import.meta.main) {
@@ -38,6 +38,7 @@ if (import.meta.main) {
       "max-send-lag-ms": { type: "string" },
       "max-in-flight": { type: "string" },
       "lag-limit-ms": { type: "string" },
+      "max-response-bytes": { type: "string" },
       "save-outputs": { type: "boolean" },
       "http-client": { type: "string" },
       "no-progress": { type: "boolean" },
@@ -70,6 +71,13 @@ if (import.meta.main) {
     const maxSendLagMs = check.number("max-send-lag-ms", v["max-send-lag-ms"], { above: 0 });
     const maxInFlight = check.number("max-in-flight", v["max-in-flight"], { min: 1, integer: true });
     const lagLimitMs = check.number("lag-limit-ms", v["lag-limit-ms"], { min: 0 });
+    const maxResponseBytes = check.number("max-response-bytes", v["max-response-bytes"], { min: 1, integer: true });
+    check.require(
+      maxResponseBytes !== undefined && !Number.isSafeInteger(maxResponseBytes),
+      `--max-response-bytes: expected at most ${Number.MAX_SAFE_INTEGER}, got ${
+        JSON.stringify(v["max-response-bytes"])
+      }`,
+    );
     const shard = check.shard(v.shard);
     const runId = check.runName("run-id", v["run-id"]);
     let routeUrls: Record<string, string> = {};
@@ -99,6 +107,7 @@ if (import.meta.main) {
       maxSendLagMs,
       maxInFlight,
       lagLimitMs,
+      maxResponseBytes,
       saveOutputs: v["save-outputs"] ?? false,
       httpClient: client as HttpClientKind | undefined,
       progress: !v["no-progress"],

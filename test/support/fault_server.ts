@@ -53,6 +53,15 @@ import { badTimeline, MISSHAPEN_SSE, misshapenEvents, misshapenJson } from "./fa
  * - `json-message-string`: an `ok-json` body whose `message` is the string `"tok0"`.
  * - `timeline-bad`: `200` JSON array of three `/sim/timeline` rows stamped now: one valid, one with
  *   `queue_len: -1`, one with `running: "many"` (for a `pick` that sends `/sim/timeline` here).
+ *
+ * Oversized answers (`OVERSIZED_BYTES` = 9 MiB, one more MiB than the runner's default response cap):
+ * - `oversized-json`: `200` JSON with `connection: close` and no length: `{"pad":"` and `x` bytes in
+ *   64 KiB writes up to `OVERSIZED_BYTES` body bytes, then `"}` and close (no length to refuse up front).
+ * - `oversized-length`: `200` JSON head declaring `content-length: OVERSIZED_BYTES`, then nothing until the client closes.
+ * - `endless-sse-line`: `200` event-stream head (chunked), then one SSE line that never ends: `data: ` and 64 KiB
+ *   chunks of `x` (no newline), written until the client closes the connection.
+ * - `no-usage-one-char`: an `ok-json` answer without `usage` whose content is 16,000 `x` (a text whose byte-pair
+ *   encoding takes minutes: the runner's tokenizer must refuse it, not stall).
  */
 export const FAULT_MODES = [
   "ok-sse",
@@ -73,6 +82,10 @@ export const FAULT_MODES = [
   "json-finish-object",
   "json-message-string",
   "timeline-bad",
+  "oversized-json",
+  "oversized-length",
+  "endless-sse-line",
+  "no-usage-one-char",
 ] as const;
 /** One fault mode; see `FAULT_MODES`. */
 export type FaultMode = typeof FAULT_MODES[number];
@@ -117,6 +130,9 @@ export interface FaultServer {
 }
 
 const enc = new TextEncoder();
+/** Body bytes of the `oversized-*` modes: 9 MiB. */
+export const OVERSIZED_BYTES = 9 * 1024 * 1024;
+const PAD = enc.encode("x".repeat(64 * 1024));
 const isMode = (s: string | undefined): s is FaultMode => FAULT_MODES.includes(s as FaultMode);
 const SSE_HEAD = "HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\ncache-control: no-cache\r\n";
 const CHUNKED_SSE_HEAD = SSE_HEAD + "transfer-encoding: chunked\r\n\r\n";
@@ -167,9 +183,18 @@ function fixedAnswer(mode: FaultMode, req: FaultRequest, tokens: number): [strin
       return [json("200 OK", misshapenJson(mode, chatCompletionJson(req, tokens))), true];
     case "timeline-bad":
       return [json("200 OK", JSON.stringify(badTimeline())), true];
+    case "no-usage-one-char": {
+      const answer = JSON.parse(chatCompletionJson(req, tokens));
+      delete answer.usage;
+      answer.choices[0].message.content = "x".repeat(16_000);
+      return [json("200 OK", JSON.stringify(answer)), true];
+    }
     case "reset":
     case "slow":
-      return ["", false];
+    case "oversized-json":
+    case "oversized-length":
+    case "endless-sse-line":
+      return ["", false]; // answered by answer() itself
     default:
       return [CHUNKED_SSE_HEAD + misshapenEvents(mode, sseEvents(req, tokens)).map(chunk).join("") + "0\r\n\r\n", true];
   }
@@ -238,6 +263,24 @@ export function startFaultServer(options: FaultServerOptions = {}): Promise<Faul
       }
       await write(events.slice(tokens + 1).map(chunk).join("") + "0\r\n\r\n");
       return true;
+    }
+    if (mode === "oversized-json") {
+      await write('HTTP/1.1 200 OK\r\ncontent-type: application/json\r\nconnection: close\r\n\r\n{"pad":"');
+      for (let sent = 10; sent + PAD.length <= OVERSIZED_BYTES && !closing; sent += PAD.length) {
+        await writeAll(conn, PAD);
+      }
+      await write(`"}`);
+      return false;
+    }
+    if (mode === "oversized-length") {
+      await write(`HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ncontent-length: ${OVERSIZED_BYTES}\r\n\r\n`);
+      return await drain(conn);
+    }
+    if (mode === "endless-sse-line") {
+      await write(CHUNKED_SSE_HEAD + chunk("data: "));
+      const piece = new Uint8Array([...enc.encode(`${PAD.length.toString(16)}\r\n`), ...PAD, 13, 10]);
+      while (!closing) await writeAll(conn, piece);
+      return false;
     }
     const [bytes, keepOpen] = fixedAnswer(mode, req, tokens);
     if (bytes) await write(bytes);
