@@ -160,7 +160,7 @@ async function copyServerTimelines(
  * run: runner/timeline_probe.ts). A refused connection or a 5xx other than
  * 501 may be an outage window that is still open when the run ends: retried
  * (0.5, 1, 2, 4, 4 s apart, ≈ 11.5 s in all) before the run is left without
- * that server's rows. A 4xx, a 501 (not implemented) or a body that is not
+ * that server's rows. A 4xx, a 501 (method unsupported) or a body that is not
  * a JSON array ends it at once.
  */
 export async function fetchTimeline(url: URL, waitsMs: readonly number[] = [500, 1000, 2000, 4000, 4000]): Promise<

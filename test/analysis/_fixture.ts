@@ -168,6 +168,29 @@ export function att(over: Partial<AttemptRow> & Pick<AttemptRow, "request_id" | 
 }
 
 /**
+ * An answered `ok` request and its one attempt: headers at +50 ms, first token at +100 ms, the answer complete at
+ * +`e2eMs`, 20 output tokens. `over` sets the request's ids and anything else of its row.
+ */
+export function answered(
+  over: Partial<RequestRow> & Pick<RequestRow, "request_id" | "class" | "stage" | "scheduled_ms">,
+  e2eMs: number,
+): { request: RequestRow; attempt: AttemptRow } {
+  const t = over.scheduled_ms;
+  return {
+    request: req({ first_token_ms: t + 100, completed_ms: t + e2eMs, output_tokens: 20, ...over }),
+    attempt: att({
+      request_id: over.request_id,
+      sent_ms: t,
+      headers_ms: t + 50,
+      first_token_ms: t + 100,
+      last_token_ms: t + e2eMs,
+      completed_ms: t + e2eMs,
+      output_tokens: 20,
+    }),
+  };
+}
+
+/**
  * A USD overhead sheet checked by the schema, which fills what `lines` leaves
  * out (notes, the retrieval tool's name, per-tool prices, per-attempt tracing).
  */

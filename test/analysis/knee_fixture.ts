@@ -5,7 +5,7 @@ import type { Stage } from "../../schema/plan.ts";
 import type { OverheadSheet, PriceSheet } from "../../schema/prices.ts";
 import type { RunManifest } from "../../schema/run_manifest.ts";
 import type { SloPolicy } from "../../schema/slo.ts";
-import { att, makeManifest, overheadSheet, req, sha256, writeManifest, writeRun } from "./_fixture.ts";
+import { answered, att, makeManifest, overheadSheet, req, sha256, writeManifest, writeRun } from "./_fixture.ts";
 
 /**
  * A hand-built sweep: warm-up (10 s at 2 req/s, every request rejected: it
@@ -99,21 +99,9 @@ export function writeSweepRun(dir: string, options: SweepOptions = {}): string {
         continue;
       }
       const e2e = late ? 2000 : 500;
-      requests.push(req({
-        ...key,
-        first_token_ms: t + 100,
-        completed_ms: t + e2e,
-        output_tokens: 20,
-      }));
-      attempts.push(att({
-        request_id: id,
-        sent_ms: t,
-        headers_ms: t + 50,
-        first_token_ms: t + 100,
-        last_token_ms: t + e2e,
-        completed_ms: t + e2e,
-        output_tokens: 20,
-      }));
+      const a = answered(key, e2e);
+      requests.push(a.request);
+      attempts.push(a.attempt);
     }
   }
   const manifest = makeManifest(SWEEP_STAGES, { run_id: runId, ...options.manifest });

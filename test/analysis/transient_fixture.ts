@@ -1,7 +1,7 @@
 import type { AttemptRow, RequestRow } from "../../schema/events.ts";
 import type { Stage } from "../../schema/plan.ts";
 import type { SloPolicy } from "../../schema/slo.ts";
-import { att, makeManifest, req, writeRun } from "./_fixture.ts";
+import { answered, makeManifest, writeRun } from "./_fixture.ts";
 
 /**
  * A hand-built sweep for the persistence rule: five 10 s steady steps at 20,
@@ -50,25 +50,9 @@ export function writeTransientRun(dir: string, options: TransientOptions = {}): 
       );
       const e2e = late ? 1500 : k >= slowFrom ? 900 : 500;
       const id = `${s.name}-${i}`;
-      requests.push(req({
-        run_id: runId,
-        request_id: id,
-        class: "qa",
-        stage: s.name,
-        scheduled_ms: t,
-        first_token_ms: t + 100,
-        completed_ms: t + e2e,
-        output_tokens: 20,
-      }));
-      attempts.push(att({
-        request_id: id,
-        sent_ms: t,
-        headers_ms: t + 50,
-        first_token_ms: t + 100,
-        last_token_ms: t + e2e,
-        completed_ms: t + e2e,
-        output_tokens: 20,
-      }));
+      const a = answered({ run_id: runId, request_id: id, class: "qa", stage: s.name, scheduled_ms: t }, e2e);
+      requests.push(a.request);
+      attempts.push(a.attempt);
     }
   });
   return writeRun(dir, makeManifest(TRANSIENT_STAGES, { run_id: runId }), { requests, attempts });

@@ -1,20 +1,8 @@
 import assert from "node:assert/strict";
 import { fetchTimeline } from "../../runner/finalise.ts";
+import { timelineRow } from "../support/fault_misshapen.ts";
 
-const ROW = {
-  t_unix_ms: 1,
-  queue_len: 0,
-  oldest_queued_ms: 0,
-  running: 0,
-  replicas: 1,
-  replicas_warming: 0,
-  shed: 0,
-  rate_limited: 0,
-  errors: 0,
-  admitted: 0,
-  finished: 0,
-  kv_tokens: 0,
-};
+const ROW = timelineRow(1);
 
 /** A timeline server that answers `status` to its first `failures` requests, then the rows. */
 function server(failures: number, status: number) {

@@ -88,10 +88,10 @@ export function misshapenJson(mode: "json-finish-object" | "json-message-string"
   return JSON.stringify(body);
 }
 
-/** Three timeline rows stamped now: one valid, two not (a negative count, a string count). */
-export function badTimeline(): Record<string, unknown>[] {
-  const row = {
-    t_unix_ms: Date.now(),
+/** A valid, idle `GET /sim/timeline` row of one replica, stamped `tUnixMs`. */
+export function timelineRow(tUnixMs: number): Record<string, unknown> {
+  return {
+    t_unix_ms: tUnixMs,
     queue_len: 0,
     oldest_queued_ms: 0,
     running: 0,
@@ -104,5 +104,10 @@ export function badTimeline(): Record<string, unknown>[] {
     finished: 0,
     kv_tokens: 0,
   };
+}
+
+/** Three timeline rows stamped now: one valid, two not (a negative count, a string count). */
+export function badTimeline(): Record<string, unknown>[] {
+  const row = timelineRow(Date.now());
   return [row, { ...row, queue_len: -1 }, { ...row, running: "many" }];
 }
