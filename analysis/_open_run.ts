@@ -6,6 +6,7 @@ import { COLUMNS, columnsAt, type TableName } from "../schema/events.ts";
 import { endOfWholeRows } from "../schema/log_csv.ts";
 import { RunManifest } from "../schema/run_manifest.ts";
 import { assertSchemaMinor, assertSchemaVersion } from "../schema/version.ts";
+import { cellsEscaped, unescapedCells } from "./_csv_cells.ts";
 import { tableDtypes } from "./_dtypes.ts";
 import { clipManifests, endOpenedRun, type RunEnd } from "./run_end.ts";
 import { checkDistinctIds, checkShardSet, partialWarning, SHARD_DIR, type ShardSet } from "./_shard_set.ts";
@@ -128,7 +129,8 @@ async function endsMidRow(file: string): Promise<boolean> {
 /**
  * Lazily scans one log file with the contract's dtypes and checks its
  * columns against those of the log's contract minor version; a column added
- * in a later minor version is read as null (not recorded). A CSV whose last
+ * in a later minor version is read as null (not recorded); the string cells
+ * of a contract ≥ 1.2 CSV lose their escape (one leading `'`). A CSV whose last
  * row was cut off mid-write (polars would read it as a row of nulls) is
  * refused, or, for a killed run, read without that row.
  */
@@ -164,9 +166,14 @@ async function scanTable(
     throw new InputError(`${file}: cannot read ${table} log: ${(e as Error).message}`, [], { cause: e });
   }
   checkColumns(file, table, lf.columns, expected);
+  const unescape = format === "csv" && cellsEscaped(minor);
+  const read = (c: string) => {
+    const e = pl.col(c).cast(dtypes[c]!, true);
+    return unescape && dtypes[c] === pl.Utf8 ? unescapedCells(e).alias(c) : e;
+  };
   return lf.select(
     (COLUMNS[table] as readonly string[]).map((c) =>
-      expected.includes(c) ? pl.col(c).cast(dtypes[c]!, true) : pl.lit(null).cast(dtypes[c]!).alias(c)
+      expected.includes(c) ? read(c) : pl.lit(null).cast(dtypes[c]!).alias(c)
     ),
   );
 }

@@ -5,15 +5,18 @@ export const SCHEMA_VERSION = 1;
 
 /**
  * The contract's minor version this code writes (run.json `schema_minor`).
- * A minor version only adds nullable columns: this reader reads every older
- * minor (absent columns as null) and refuses a newer one.
+ * A minor version adds nullable columns or a CSV cell rule that readers
+ * apply by version: this reader reads every older minor (absent columns as
+ * null, cells by the rule of their version) and refuses a newer one.
  *
  * - 1.0: the first contract.
  * - 1.1: requests `streamed`, `applicable_gates`, `service_mode`, `reasoning_tokens`, `cache_write_tokens`;
  *   attempts `streamed`, `service_mode`, `reasoning_tokens`, `cache_write_tokens`, `retry_after_ms`; run.json
  *   `workload.classes` and `drills`.
+ * - 1.2: no new column; a string cell of a log CSV that starts with `=`, `+`, `-`, `@`, tab, CR or `'` is written with
+ *   one `'` in front, which readers remove (schema/log_csv.ts `escapeCell`); Parquet holds the values as they are.
  */
-export const SCHEMA_MINOR = 1;
+export const SCHEMA_MINOR = 2;
 
 /**
  * Rejects a log whose schema major version this code does not know.
@@ -38,13 +41,13 @@ export function assertSchemaVersion(found: unknown, file: string): void {
 /**
  * Rejects a log written under a newer minor version of the contract than this reader knows.
  *
- * @example 1.0 and 1.1 pass, 1.2 is refused
+ * @example 1.0 to 1.2 pass, 1.3 is refused
  * ```ts
  * import { assertSchemaMinor } from "./version.ts";
  * import assert from "node:assert/strict";
  * assertSchemaMinor(0, "run.json");
- * assertSchemaMinor(1, "run.json");
- * assert.throws(() => assertSchemaMinor(2, "run.json"), /schema_minor 2/);
+ * assertSchemaMinor(2, "run.json");
+ * assert.throws(() => assertSchemaMinor(3, "run.json"), /schema_minor 3/);
  * ```
  */
 export function assertSchemaMinor(minor: number, file: string): void {

@@ -1,5 +1,5 @@
 import { CsvError, parse } from "csv-parse/sync";
-import { endOfWholeRows } from "../../schema/log_csv.ts";
+import { endOfWholeRows, unescapeCell } from "../../schema/log_csv.ts";
 import type { InfoField } from "csv-parse";
 import { InputError } from "../../schema/errors.ts";
 import { COLUMNS, type TableName } from "../../schema/events.ts";
@@ -26,7 +26,8 @@ function countLines(text: string, end: number): number {
 
 /**
  * Reads a log CSV written by `CsvSink` (or another tool) back into typed
- * rows: an unquoted empty field is null, `""` is the empty string, numeric
+ * rows: an unquoted empty field is null, `""` is the empty string, a string
+ * cell loses one leading `'` (the writer's escape, contract 1.2), numeric
  * and boolean columns are converted by the kinds in the zod row schema, and
  * every row is validated with it. Errors are {@linkcode InputError}s naming
  * the file, line and field, all problems at once.
@@ -82,7 +83,7 @@ export async function readLogCsv<T extends TableName>(
     if (value === "" && !ctx.quoting) return null;
     switch (spec.kind) {
       case "string":
-        return value;
+        return unescapeCell(value); // contract 1.2: one leading ' is the writer's escape
       case "int":
       case "float": {
         const n = value.trim() === "" ? Number.NaN : Number(value);

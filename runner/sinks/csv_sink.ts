@@ -1,5 +1,6 @@
 import { COLUMNS, type TableName } from "../../schema/events.ts";
-import type { RowOf } from "./column_kinds.ts";
+import { escapeCell } from "../../schema/log_csv.ts";
+import { columnSpecs, type RowOf } from "./column_kinds.ts";
 import { encodeCsvRows } from "./_csv_encode.ts";
 
 /** Options for {@linkcode CsvSink.open}. */
@@ -21,7 +22,10 @@ function writeAll(file: Deno.FsFile, data: Uint8Array): void {
  * Values are written so they read back exactly: numbers as `String(n)`
  * (the shortest text that round-trips), booleans as `true`/`false`, null as
  * an empty field and the empty string as `""`; fields are quoted only when
- * needed (the dialect of csv-stringify).
+ * needed (the dialect of csv-stringify). A string column's value that
+ * starts like a spreadsheet formula (`=`, `+`, `-`, `@`, tab, CR) or with
+ * `'` is written with one `'` in front (contract 1.2, `escapeCell` in
+ * schema/log_csv.ts; readers remove it).
  *
  * Rows are buffered by {@linkcode CsvSink.append} and written by
  * {@linkcode CsvSink.flush} as one write of whole lines, so a run killed at
@@ -48,6 +52,8 @@ export class CsvSink<T extends TableName> {
   readonly table: T;
   readonly #file: Deno.FsFile;
   readonly #columns: readonly string[];
+  /** Per column: a string column, whose values are escaped. */
+  readonly #strings: readonly boolean[];
   readonly #encoder = new TextEncoder();
   #buffer: string[] = [];
   #closed = false;
@@ -58,6 +64,7 @@ export class CsvSink<T extends TableName> {
     this.table = table;
     this.#file = file;
     this.#columns = COLUMNS[table];
+    this.#strings = columnSpecs(table).map((c) => c.kind === "string");
   }
 
   /**
@@ -99,7 +106,7 @@ export class CsvSink<T extends TableName> {
       const v = r[name];
       // A missing key would silently become null on disk: refuse it.
       if (v === undefined) throw new TypeError(`${this.path}: row has no value for column ${name}`);
-      cells[i] = v;
+      cells[i] = this.#strings[i] && typeof v === "string" ? escapeCell(v) : v;
     }
     // Encoded now, so the cost is spread over requests instead of stalling the loop at flush.
     this.#buffer.push(encodeCsvRows([cells]));

@@ -3,6 +3,8 @@ import type { z } from "zod";
 import { join } from "node:path";
 import { encodeCsvRows } from "../../runner/sinks/_csv_encode.ts";
 import { type AttemptRow, columnsAt, type RequestRow, type TableName, type ToolRow } from "../../schema/events.ts";
+import { escapeCell, ESCAPED_CELLS_SINCE_MINOR } from "../../schema/log_csv.ts";
+import { SCHEMA_MINOR } from "../../schema/version.ts";
 import { RetryPolicy, type RunManifest, Timeouts } from "../../schema/run_manifest.ts";
 import type { Stage } from "../../schema/plan.ts";
 import { OverheadSheet } from "../../schema/prices.ts";
@@ -13,7 +15,7 @@ const SHA0 = "0".repeat(64);
 export function makeManifest(stages: Stage[], over: Partial<RunManifest> = {}): RunManifest {
   return {
     schema_version: 1,
-    schema_minor: 1,
+    schema_minor: SCHEMA_MINOR,
     run_id: "fixture-run",
     epoch_iso: "2026-01-01T00:00:00.000Z",
     conditions: {
@@ -210,8 +212,8 @@ export interface RunTables {
 
 /**
  * Writes a run folder as CSV (the runner's dialect) with run.json `files` holding each file's sha256. With
- * `minor` (the contract minor version, default the manifest's), only the columns that version has are written and
- * run.json says that version: `minor: 0` writes a 1.0 log.
+ * `minor` (the contract minor version, default the manifest's), only the columns that version has are written, string
+ * cells are escaped as that version says (from 1.2 on), and run.json says that version: `minor: 0` writes a 1.0 log.
  */
 export function writeRun(dir: string, manifest: RunManifest, tables: RunTables, minor = manifest.schema_minor): string {
   Deno.mkdirSync(dir, { recursive: true });
@@ -223,8 +225,10 @@ export function writeRun(dir: string, manifest: RunManifest, tables: RunTables, 
   };
   for (const [table, rows] of Object.entries(data) as [Exclude<TableName, "server">, object[]][]) {
     const cols = columnsAt(table, minor);
+    // Only string columns hold strings in these rows: escaping every string is escaping the string columns.
+    const cell = (v: unknown) => typeof v === "string" && minor >= ESCAPED_CELLS_SINCE_MINOR ? escapeCell(v) : v;
     const text = cols.join(",") + "\n" +
-      encodeCsvRows(rows.map((r) => cols.map((c) => (r as Record<string, unknown>)[c])));
+      encodeCsvRows(rows.map((r) => cols.map((c) => cell((r as Record<string, unknown>)[c]))));
     const name = `${table}.csv`;
     Deno.writeTextFileSync(join(dir, name), text);
     files[name] = sha256(join(dir, name));

@@ -45,8 +45,9 @@ Deno.test("a staged run of design-v1 against the simulator writes a complete, se
     for (const r of requests.filter((r) => r.class === "rag_answer" && r.outcome === "ok")) {
       assert.ok(tools.some((t) => t.request_id === r.request_id && t.tool === "retrieval" && t.round === 0));
     }
-    // Contract 1.1: streaming per class (design-v1 sends extract_json unstreamed), applicable gates per case.
-    assert.equal(manifest.schema_minor, 1);
+    // Contract 1.1 columns (1.2 adds none): streaming per class (design-v1 sends extract_json unstreamed),
+    // applicable gates per case.
+    assert.equal(manifest.schema_minor, 2);
     assert.deepEqual(manifest.workload.classes, [...new Set(requests.map((r) => r.class))].sort());
     for (const r of requests) {
       assert.equal(r.streamed, r.class !== "extract_json", r.request_id);

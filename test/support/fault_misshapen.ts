@@ -21,7 +21,11 @@ export const MISSHAPEN_SSE = [
   "delta-string",
   "choices-object",
   "after-done",
+  "finish-formula",
 ] as const;
+/** The `finish_reason` of the `finish-formula` mode: a string a spreadsheet would run as a formula. */
+export const FORMULA_FINISH = '=HYPERLINK("http://127.0.0.1/x","click")';
+
 /** One of `MISSHAPEN_SSE`. */
 export type MisshapenSse = typeof MISSHAPEN_SSE[number];
 
@@ -76,6 +80,9 @@ export function misshapenEvents(mode: MisshapenSse, ok: readonly string[]): stri
       break;
     case "after-done":
       events.push(events[1]!.replace("tok0 ", "late"));
+      break;
+    case "finish-formula":
+      edit(finishAt, (o) => void (o.choices[0]!.finish_reason = FORMULA_FINISH));
       break;
   }
   return events;

@@ -49,6 +49,8 @@ import { badTimeline, MISSHAPEN_SSE, misshapenEvents, misshapenJson } from "./fa
  * - `delta-string`: the first token chunk's `delta` is the string `"tok0"`.
  * - `choices-object`: the first token chunk's `choices` is an object (`{"0": ...}`) instead of an array.
  * - `after-done`: after `data: [DONE]`, one more token chunk (`content: "late"`).
+ * - `finish-formula`: the finish chunk's `finish_reason` is the string `FORMULA_FINISH`
+ *   (`=HYPERLINK(...)`: well-typed, but a formula to a spreadsheet).
  * - `json-finish-object`: an `ok-json` body whose `finish_reason` is `{"why":"stop"}`.
  * - `json-message-string`: an `ok-json` body whose `message` is the string `"tok0"`.
  * - `timeline-bad`: `200` JSON array of three `/sim/timeline` rows stamped now: one valid, one with
