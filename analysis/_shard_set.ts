@@ -1,12 +1,14 @@
 /**
  * The checks that the shard folders read as one run are one whole run: each
  * folder's name agrees with its run.json `plan.shard`, one shard count N,
- * every index 0..N−1 present once, one run id, one schedule, and no
- * request id in two shards.
+ * every index 0..N−1 present once, one run id, one schedule (the same plan
+ * spec, seed included, and workload, from which every shard computes the
+ * full schedule), and no request id in two shards.
  *
  * @module
  */
 import pl from "nodejs-polars";
+import { createHash } from "node:crypto";
 import { basename, join } from "node:path";
 import { InputError } from "../schema/errors.ts";
 import type { RunManifest } from "../schema/run_manifest.ts";
@@ -31,6 +33,11 @@ export const PARTIAL_SHARDS_RULE =
   "while measurement_seconds is the whole window, so a rate here is the present shards' share, not the run's";
 
 const label = (i: number, n: number) => `shard-${i}-of-${n}`;
+
+/** What a shard's full schedule is computed from: sha256 of run.json `plan.spec` (seed included) and `workload.sha256`. */
+function scheduleKey(m: RunManifest): string {
+  return createHash("sha256").update(JSON.stringify([m.plan.spec, m.workload.sha256])).digest("hex");
+}
 
 /**
  * Every problem of a set of shard folders and their manifests (empty when
@@ -62,10 +69,14 @@ export function shardSetProblems(
   if (counts.length > 1) problems.push(`${path}: shards disagree on the shard count N: ${where.join(", ")}`);
   const ids = [...new Set(manifests.map((m) => m.run_id))];
   if (ids.length > 1) problems.push(`${path}: shards belong to different runs: ${ids.join(", ")}`);
-  const shas = new Set(manifests.map((m) => m.plan.schedule_sha256));
-  if (shas.size > 1) {
-    const each = dirs.map((d, k) => `${basename(d)} ${manifests[k]!.plan.schedule_sha256.slice(0, 12)}`);
-    problems.push(`${path}: shards have different schedules (plan.schedule_sha256): ${each.join(", ")}`);
+  // Every shard computes the full schedule from the plan (seed included) and the workload and keeps its share, so
+  // those are what must agree: each shard's schedule.csv (plan.schedule_sha256) holds its own share only.
+  const schedules = manifests.map((m) => scheduleKey(m));
+  if (new Set(schedules).size > 1) {
+    const each = dirs.map((d, k) => `${basename(d)} ${schedules[k]!.slice(0, 12)}`);
+    problems.push(
+      `${path}: shards have different schedules (sha256 of run.json plan.spec and workload.sha256): ${each.join(", ")}`,
+    );
   }
   const byIndex = new Map<number, string[]>();
   for (const [k, dir] of dirs.entries()) {

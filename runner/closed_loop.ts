@@ -1,6 +1,7 @@
 import type { RequestRow, ScheduledRequest } from "../schema/mod.ts";
 import type { Clock } from "./clock.ts";
 import type { DispatchCounters } from "./dispatch.ts";
+import { requestId, type Shard } from "./schedule.ts";
 
 /** A closed loop of N users, for comparison with open loop only. */
 export interface ClosedLoopOptions {
@@ -9,9 +10,10 @@ export interface ClosedLoopOptions {
   durationMs: number;
   thinkMs: number;
   stage: string;
-  shard: number;
-  /** The case drawn for the k-th request of the run (seeded mix). */
-  caseOf(k: number): { case_id: string; class: string };
+  /** This process's shard i of N: its k-th request is request k·N + i of the run. */
+  shard: Shard;
+  /** The case drawn for request number `i` of the run (seeded mix). */
+  caseOf(i: number): { case_id: string; class: string };
   start(entry: ScheduledRequest, startedMs: number): Promise<RequestRow>;
   done?(row: RequestRow): void;
   signal?: AbortSignal;
@@ -21,6 +23,11 @@ export interface ClosedLoopOptions {
  * Each user sends its next request only when the previous one ended (plus
  * think time): the offered load falls as the server slows down, which is
  * exactly what open loop avoids. Returns the realised schedule.
+ *
+ * Request numbers are strided by shard, as the open loop's are: shard i of
+ * N numbers its k-th request k·N + i (id `requestId(k·N + i)`, case
+ * `caseOf(k·N + i)`), so the shards of one run never share a request id.
+ * One shard (N = 1) numbers its requests 0, 1, 2, …
  */
 export async function runClosedLoop(o: ClosedLoopOptions, counters: DispatchCounters): Promise<ScheduledRequest[]> {
   const schedule: ScheduledRequest[] = [];
@@ -29,14 +36,15 @@ export async function runClosedLoop(o: ClosedLoopOptions, counters: DispatchCoun
     while (!o.signal?.aborted) {
       const now = o.clock.now();
       if (now >= o.durationMs) return;
-      const c = o.caseOf(k);
+      const i = k++ * o.shard.count + o.shard.index;
+      const c = o.caseOf(i);
       const entry: ScheduledRequest = {
-        request_id: `r${String(k++).padStart(7, "0")}`,
+        request_id: requestId(i),
         scheduled_ms: now,
         case_id: c.case_id,
         class: c.class,
         stage: o.stage,
-        shard: o.shard,
+        shard: o.shard.index,
       };
       schedule.push(entry);
       counters.dispatched++;
