@@ -142,7 +142,8 @@ function retryLines(r: RetryReport): string[] {
   return [
     "retries",
     ...r.rules.map((x) => `  - ${x}`),
-    `  offered ${r.offered}, attempts ${r.attempts}, first attempts ${r.first_attempts}, retries ${r.retries}`,
+    `  offered ${r.offered}, attempts ${r.attempts}, first attempts ${r.first_attempts}, retries ${r.retries}, ` +
+    `held back by a route limit (not sent) ${r.held_back}`,
     `  amplification attempts/offered ${num(r.amplification, 3)}; attempts/first attempts ${
       num(r.retry_amplification, 3)
     }`,

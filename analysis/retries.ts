@@ -11,6 +11,14 @@ import type { LoadedRun } from "./loaded_run.ts";
 export const NEVER_RETRY_STATUSES: readonly number[] = [400, 401, 403, 404, 422];
 /** Attempt error kinds the runner never retries (the request itself is wrong or not allowed). */
 export const NEVER_RETRY_KINDS: readonly string[] = ["invalid_request", "unauthorized", "forbidden", "validation"];
+/** The error_kind of an attempt row the route's own limit held back until the deadline: no HTTP call was made. */
+export const HELD_BACK_KIND = "route_limit_wait";
+
+/** How the report counts, stated in its rules and in docs/recovery.md. */
+export const RETRY_DEFINITION =
+  "a retry is a sent attempt after the first of its (request_id, round), as run.json result.retries counts it: an " +
+  `attempt row with error_kind ${HELD_BACK_KIND} (held back by its route's limit, no HTTP call) is not an attempt ` +
+  "and not a retry (counted apart as held_back); tool rounds are not retries";
 
 /** A retry the policy forbids: the attempt that was retried, and why that was wrong. */
 export interface RetryDefect {
@@ -29,12 +37,14 @@ export interface RetryDefect {
 export interface RetryReport {
   rules: string[];
   offered: number;
-  /** Every HTTP call in the log (tool rounds and retries included). */
+  /** Every HTTP call in the log (tool rounds and retries included): attempt rows, less the held-back ones. */
   attempts: number;
-  /** First attempts of each (request, round): the calls needed without any retry. */
+  /** Sent first attempts of each (request, round): the calls needed without any retry. */
   first_attempts: number;
-  /** attempts − first_attempts. */
+  /** attempts − first_attempts: sent attempts after the first of their (request, round), as run.json `result.retries`. */
   retries: number;
+  /** Attempt rows the route's limit held back (error_kind `route_limit_wait`): never sent, neither attempts nor retries. */
+  held_back: number;
   /** attempts ÷ offered (tool rounds raise it too). */
   amplification: number | null;
   /** attempts ÷ first_attempts: the extra load retries alone add. */
@@ -43,7 +53,7 @@ export interface RetryReport {
     budget_min: number;
     budget_ratio: number;
     max_attempts: number;
-    /** Round-0 first attempts: what the budget grows with. */
+    /** Round-0 first attempts, sent or held back (the runner counts one when it is due): what the budget grows with. */
     budget_base: number;
     /** floor(budget_min + budget_ratio × budget_base): the budget at the end of the run. */
     allowed: number;
@@ -75,9 +85,11 @@ const share = (a: number, b: number) => (b > 0 ? a / b : null);
 
 /**
  * Retry accounting of a run from its attempts table and run.json `retry`.
- * A retry is an attempt after the first of its (request, round); the
- * attempt it follows is the one that was retried. Pure: frames are not
- * changed.
+ * A retry is a sent attempt after the first of its (request, round), as
+ * the runner counts it ({@linkcode RETRY_DEFINITION}): rows the route's
+ * limit held back are counted apart and left out of everything else but
+ * the budget base. The attempt a retry follows is the one that was
+ * retried. Pure: frames are not changed.
  *
  * @example Amplification and defects of a run
  * ```ts ignore
@@ -87,7 +99,13 @@ const share = (a: number, b: number) => (b > 0 ? a / b : null);
  */
 export function retryReport(run: LoadedRun): RetryReport {
   const p = run.manifest.retry;
-  const a = run.attempts.withColumns(
+  const heldBack = pl.col("error_kind").eq(pl.lit(HELD_BACK_KIND)).fillNull(false);
+  const held = run.attempts.filter(heldBack).height;
+  // The runner grows the budget with every round-0 first attempt when it is due, before the route's limit is asked.
+  const budgetBase = run.attempts
+    .filter(pl.col("round").eq(0).and(pl.col("attempt").eq(pl.col("attempt").min().over("request_id", "round"))))
+    .height;
+  const a = run.attempts.filter(heldBack.not()).withColumns(
     pl.col("attempt").min().over("request_id", "round").alias("_first"),
     pl.col("attempt").max().over("request_id", "round").alias("_last"),
     pl.col("attempt").count().over("request_id", "round").alias("_n"),
@@ -98,7 +116,6 @@ export function retryReport(run: LoadedRun): RetryReport {
   const retryRows = a.filter(isRetry);
   const sum = (df: pl.DataFrame, c: string) => (df.height ? Number(df.getColumn(c).sum()) : 0);
   const attempts = a.height, retries = retryRows.height, first = attempts - retries;
-  const budgetBase = a.filter(isRetry.not().and(pl.col("round").eq(0))).height;
   const allowed = Math.floor(p.budget_min + p.budget_ratio * budgetBase);
 
   const exhausted = run.requests.filter(pl.col("error_kind").str.contains("retry_budget_exhausted"));
@@ -113,20 +130,23 @@ export function retryReport(run: LoadedRun): RetryReport {
 
   return {
     rules: [
-      "a retry is an attempt after the first of its (request_id, round); tool rounds are not retries",
-      "the retried attempt is any attempt followed by another in its (request_id, round); defects are judged on it",
+      RETRY_DEFINITION,
+      "the retried attempt is any sent attempt followed by another sent one in its (request_id, round); defects are " +
+      "judged on it",
       `defect: a retried attempt with a validation/authorization status (${NEVER_RETRY_STATUSES.join(", ")}) or ` +
       `error_kind (${NEVER_RETRY_KINDS.join(", ")}), or (unless retry_reason is fallback:…) a status outside ` +
       `run.json retry.retry_statuses [${p.retry_statuses.join(", ")}], or a transport error when ` +
       `retry_transport_errors is ${p.retry_transport_errors}` + (p.retry_transport_errors ? " (allowed)" : "") +
       `; and any (request, round) with more than max_attempts = ${p.max_attempts} attempts`,
-      "budget allowed = floor(budget_min + budget_ratio × round-0 first attempts), as the runner computes it",
+      "budget allowed = floor(budget_min + budget_ratio × round-0 first attempts, held back or not), as the runner " +
+      "computes it",
       "busy_ms of an attempt = (completed_ms, else last_token_ms, else headers_ms, else sent_ms) − sent_ms",
     ],
     offered: run.requests.height,
     attempts,
     first_attempts: first,
     retries,
+    held_back: held,
     amplification: share(attempts, run.requests.height),
     retry_amplification: share(attempts, first),
     budget: {

@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { formatRecovery } from "../../analysis/format_recovery.ts";
 import { retryReport } from "../../analysis/retries.ts";
 import type { AttemptRow, RequestRow } from "../../schema/events.ts";
-import { makeManifest, req } from "./_fixture.ts";
+import { att, makeManifest, req } from "./_fixture.ts";
 import { failedAttempt, loadFixture, okRequest } from "./_recovery_fixture.ts";
 
 const STAGES = [{ name: "s", kind: "steady" as const, start_ms: 0, end_ms: 20_000, offered_rps: 1 }];
@@ -114,4 +114,57 @@ Deno.test("retryReport() of a run without retries: no amplification, no defects"
   const r = retryReport(run);
   assert.deepEqual([r.retries, r.retry_amplification, r.capacity.attempts, r.defects], [0, 1, 0, []]);
   assert.equal(r.budget.consumed, 0);
+});
+
+Deno.test("retryReport() counts only sent retries, as run.json result.retries: attempts held back by a route limit are apart", async () => {
+  // A held-back row: the route's limit kept the attempt until the deadline, no HTTP call (runner/fallback.ts heldBack).
+  const held = (id: string, attempt: number, t: number) =>
+    att({
+      request_id: id,
+      attempt,
+      sent_ms: t,
+      http_status: null,
+      error_kind: "route_limit_wait",
+      input_tokens: 0,
+      token_source: null,
+    });
+  const timedOut = (id: string, t: number) =>
+    req({
+      request_id: id,
+      class: "qa",
+      stage: "s",
+      scheduled_ms: t,
+      outcome: "timeout",
+      http_status: null,
+      error_kind: "route_limit_wait",
+      output_tokens: 0,
+    });
+  const b = chain("b", 2000, [[503, "http_503"]], true);
+  const parts = [
+    // a: a 503, retry granted (retry_reason http_503), but the route's limit held the retry back: not sent.
+    { r: timedOut("a", 1000), a: [failedAttempt("a", 1, 1000, 503, "http_503", true), held("a", 2, 1505)] },
+    // b: a 503, then a sent retry that answered.
+    b,
+    // c: its first attempt held back: never sent.
+    { r: timedOut("c", 3000), a: [held("c", 1, 3000)] },
+  ];
+  const run = await loadFixture(STAGES, parts, null, {
+    result: { ...makeManifest(STAGES).result, ended_ms: 20_000, offered: 3, retries: 1, retry_budget_exhausted: 0 },
+  });
+  const r = retryReport(run);
+  // 5 attempt rows, 2 held back (a2, c1) → 3 sent: a1, b1, b2. First sent attempts a1, b1 → 2; retries b2 → 1,
+  // which is run.json result.retries (the runner counts a retry when its attempt is sent).
+  assert.deepEqual([r.attempts, r.first_attempts, r.retries, r.held_back], [3, 2, 1, 2]);
+  assert.equal(r.retries, r.budget.manifest_retries);
+  assert.equal(r.amplification, 3 / 3); // 3 sent attempts ÷ 3 offered
+  assert.equal(r.retry_amplification, 3 / 2); // 3 sent attempts ÷ 2 sent first attempts
+  assert.equal(r.capacity.attempts, 1 / 3);
+  // Budget base: round-0 first attempts a1, b1 and c1 (held back, but due: the runner counts it) = 3;
+  // allowed = floor(10 + 0.2 × 3) = floor(10.6) = 10; consumed = 1 ÷ 10.
+  assert.deepEqual([r.budget.budget_base, r.budget.allowed, r.budget.consumed], [3, 10, 1 / 10]);
+  // Retried attempts: b1 only (a1's retry was never sent); one retried request, b, which ended ok.
+  assert.deepEqual(r.by_reason, { http_503: 1 });
+  assert.deepEqual([r.retried_requests, r.retried_requests_ok], [1, 1]);
+  assert.match(r.rules[0]!, /route_limit_wait \(held back by its route's limit, no HTTP call\) is not an attempt/);
+  assert.match(formatRecovery({ retries: r }), /retries 1, held back by a route limit \(not sent\) 2/);
 });
