@@ -180,3 +180,29 @@ Deno.test("deno task run --no-preflight runs against a failing target anyway (ex
     await srv.close();
   }
 });
+
+Deno.test("preflight() does not follow a redirect: the key goes to the target's URL and nowhere else", async () => {
+  const elsewhere = await startFaultServer();
+  const ac = new AbortController();
+  const seen: (string | null)[] = [];
+  const redirector = Deno.serve({ hostname: "127.0.0.1", port: 0, signal: ac.signal, onListen: () => {} }, (req) => {
+    seen.push(req.headers.get("authorization"));
+    return new Response(null, { status: 302, headers: { location: `${elsewhere.url}/ok-json/v1/chat/completions` } });
+  });
+  try {
+    const url = chatUrl(`http://127.0.0.1:${redirector.addr.port}`);
+    const [p] = await preflight(
+      [{ route: "r", url, headers: { authorization: "Bearer sk-test" }, model: "m", stream: false }],
+      { timeoutMs: 2000, maxBytes: 1 << 20 },
+    );
+    assert.equal(p!.ok, false);
+    assert.equal(p!.status, 302);
+    assert.equal(p!.reason, `HTTP 302 redirect to ${elsewhere.url}/ok-json/v1/chat/completions, not followed`);
+    assert.deepEqual(seen, ["Bearer sk-test"], "the key reached the target once");
+    assert.equal(elsewhere.requests.length, 0, "nothing was sent to where the redirect pointed");
+  } finally {
+    ac.abort();
+    await redirector.finished;
+    await elsewhere.close();
+  }
+});
