@@ -158,7 +158,12 @@ export async function runAttempt(
   return { row, state, failure };
 }
 
-function classifyBody(
+/**
+ * Classifies a finished 2xx answer the way every attempt is: content type, then the stream or body
+ * through {@linkcode ResponseState} (runner/response_shape.ts, runner/usage.ts). null: a usable answer.
+ * Also used by the pre-flight probe (runner/preflight.ts), so both judge an answer alike.
+ */
+export function classifyBody(
   stream: boolean,
   contentType: string,
   sse: SseDecoder | null,

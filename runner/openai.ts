@@ -122,7 +122,15 @@ export class ResponseState {
       this.malformed = `body is not JSON: ${body.slice(0, 60)}`;
       return;
     }
-    const first: unknown = isObject(raw) && Array.isArray(raw.choices) ? raw.choices[0] : undefined;
+    const choices = isObject(raw) ? raw.choices : undefined;
+    // A `choices` of the wrong type gets the kind a stream's would (runner/response_shape.ts), not "not JSON".
+    if (choices != null && !Array.isArray(choices)) {
+      return this.#bad("bad_choices", `choices is ${JSON.stringify(choices).slice(0, 60)}, not an array`);
+    }
+    const first: unknown = Array.isArray(choices) ? choices[0] : undefined;
+    if (first != null && !isObject(first)) {
+      return this.#bad("bad_choices", `choices[0] is ${JSON.stringify(first).slice(0, 60)}, not an object`);
+    }
     if (!isObject(raw) || !isObject(first) || first.message == null) {
       this.malformed = "body has no choices[0].message";
       return;

@@ -26,6 +26,7 @@ import { resolveRoutes } from "./resolve_routes.ts";
 import { DEFAULT_MAX_RESPONSE_BYTES } from "./attempt.ts";
 import { executeRequest, type FlowContext, offeredRow } from "./request_flow.ts";
 import { RetryController } from "./retry.ts";
+import { checkTargets } from "./preflight.ts";
 import { announcedTimelines, timelineUrl } from "./timeline_probe.ts";
 import { Rng } from "./rng.ts";
 import { buildSchedule, loadPlan, saveSchedule } from "./schedule.ts";
@@ -71,6 +72,13 @@ export interface RunOptions {
   progress?: boolean;
   /** Keep-alive connections opened before ms 0 (raw client). @default 8 */
   preconnect?: number;
+  /**
+   * Probe each route with one small chat request before ms 0 and stop with {@linkcode PreflightError} when one cannot
+   * be reached or does not answer as an OpenAI server (runner/preflight.ts). The CLI turns it on (`--no-preflight`
+   * off); library callers, which start their own targets (the demo, the tests), turn it on when they want it.
+   * @default false
+   */
+  preflight?: boolean;
   /** Fetch the target's own timeline from `<base>/sim/timeline` when it has one. @default true */
   serverTimeline?: boolean;
   /** Stops the run early (the rest of the schedule is recorded `not_sent`). */
@@ -125,11 +133,23 @@ export async function runLoadTest(o: RunOptions): Promise<RunResult> {
   const startIso = o.startAt ? new Date(o.startAt).toISOString() : null;
   const runId = o.runId ?? `${plan.spec.name}-${compactIso(startIso ?? new Date().toISOString())}`;
   const dir = shard.count > 1 ? join(o.out, runId, `shard-${shard.index}-of-${shard.count}`) : join(o.out, runId);
+  refuseUsedFolder(dir);
+  // The target is probed only once every input is known good, and before anything is written: a failure leaves nothing.
+  let preflight: RunManifest["preflight"];
+  if (o.preflight ?? false) {
+    const first = built.entries[0]?.class ?? loaded.workload.cases[0]!.class;
+    preflight = await checkTargets(routes.routes.values(), {
+      stream: loaded.classDefaults.classes[first]?.stream ?? true,
+      timeoutMs: timeouts.attempt_ms,
+      maxBytes: o.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES,
+    }).catch(async (e) => {
+      await routes.close();
+      throw e;
+    });
+  }
   try {
     Deno.mkdirSync(dir, { recursive: true });
-    for (const _ of Deno.readDirSync(dir)) throw new InputError(`${dir}: run folder exists and is not empty`);
   } catch (e) {
-    if (e instanceof InputError) throw e;
     throw new InputError(`${dir}: cannot create run folder: ${(e as Error).message}`, [], { cause: e });
   }
 
@@ -158,6 +178,7 @@ export async function runLoadTest(o: RunOptions): Promise<RunResult> {
       max_response_bytes: o.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES,
     },
   });
+  if (preflight) manifest.preflight = preflight;
   if (built.mode === "open") {
     const saved = await saveSchedule(dir, built.entries);
     manifest.plan.schedule_sha256 = saved.sha256;
@@ -335,6 +356,18 @@ export async function runLoadTest(o: RunOptions): Promise<RunResult> {
     lagLimitMs: o.lagLimitMs ?? 5,
   });
   return { dir, ...final };
+}
+
+/** A run folder that exists must be an empty folder (it is made after the pre-flight). */
+function refuseUsedFolder(dir: string): void {
+  let entries: Iterable<Deno.DirEntry>;
+  try {
+    entries = Deno.readDirSync(dir);
+  } catch (e) {
+    if (e instanceof Deno.errors.NotFound) return;
+    throw new InputError(`${dir}: cannot use as run folder: ${(e as Error).message}`, [], { cause: e });
+  }
+  for (const _ of entries) throw new InputError(`${dir}: run folder exists and is not empty`);
 }
 
 function unstatedConditions() {

@@ -92,6 +92,26 @@ export type SweepStoppedBy = z.infer<typeof SweepStoppedBy>;
 export const StopSignal = z.enum(["SIGINT", "SIGTERM", "SIGHUP"]);
 export type StopSignal = z.infer<typeof StopSignal>;
 
+/**
+ * One pre-flight probe (runner/preflight.ts): the one small chat request sent to a route before ms 0.
+ * It is a real call on the target, recorded here and never in the requests or attempts tables.
+ */
+export const PreflightProbe = z.object({
+  route: z.string(),
+  /** The route's chat URL, query values redacted. */
+  url: z.string(),
+  stream: z.boolean(),
+  /** HTTP status; null when no answer came. */
+  status: z.number().int().nullable(),
+  /** Wall-clock milliseconds from send to the end of the answer (or the failure). */
+  ms: z.number().nonnegative(),
+  /** An OpenAI answer: a 2xx that passes every attempt's checks, or a 429/503 with an OpenAI error body. */
+  ok: z.boolean(),
+  /** Why not ok, or `busy: …` for an ok 429/503; null for an ok 2xx. */
+  reason: z.string().nullable(),
+}).strict();
+export type PreflightProbe = z.infer<typeof PreflightProbe>;
+
 /** run.json: everything the result is conditional on. */
 export const RunManifest = z.object({
   schema_version: z.literal(1),
@@ -209,6 +229,8 @@ export const RunManifest = z.object({
      */
     server_rows_dropped: z.number().int().nonnegative().optional(),
   }).strict(),
+  /** The pre-flight probe of each route before ms 0 (absent when the probe was off, and in older runs). */
+  preflight: z.array(PreflightProbe).optional(),
   /** The plan's operator drills and each hook call's result (1.1; absent when the plan has none). */
   drills: z.array(DrillRecord).optional(),
   /** File name → sha256 when the run was finalised (tamper evidence). */

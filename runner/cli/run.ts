@@ -8,6 +8,7 @@ import { formatRunReport } from "../report.ts";
 import { parseRouteUrls } from "../resolve_routes.ts";
 import { runLoadTest } from "../run.ts";
 import { runVerdict } from "../verdict.ts";
+import { EXIT_PREFLIGHT, PreflightError } from "../preflight.ts";
 import { FlagCheck, parseFlags, runMain } from "./_cli.ts";
 
 export const USAGE = `usage: deno task run --workload F --plan F (--target URL | --routes F) --out DIR
@@ -15,7 +16,7 @@ export const USAGE = `usage: deno task run --workload F --plan F (--target URL |
   [--format csv|parquet|both] [--conditions F] [--seed N] [--run-id ID]
   [--shard i/N --start-at ISO] [--api-key-env NAME] [--retry F] [--timeouts F]
   [--max-send-lag-ms N] [--max-in-flight N] [--lag-limit-ms N] [--max-response-bytes N] [--save-outputs]
-  [--http-client raw|fetch] [--no-progress] [--no-server-timeline]`;
+  [--http-client raw|fetch] [--no-progress] [--no-server-timeline] [--no-preflight]`;
 
 if (import.meta.main) {
   await runMain(async () => {
@@ -43,6 +44,7 @@ if (import.meta.main) {
       "http-client": { type: "string" },
       "no-progress": { type: "boolean" },
       "no-server-timeline": { type: "boolean" },
+      "no-preflight": { type: "boolean" },
       help: { type: "boolean" },
     }, USAGE);
     if (v.help) {
@@ -88,7 +90,7 @@ if (import.meta.main) {
       check.problems.push(e.message);
     }
     check.throwIfAny(USAGE);
-    const { dir, manifest, requests } = await runLoadTest({
+    const run = await runLoadTest({
       workload: v.workload!,
       plan: v.plan!,
       target: v.target ?? null,
@@ -112,7 +114,15 @@ if (import.meta.main) {
       httpClient: client as HttpClientKind | undefined,
       progress: !v["no-progress"],
       serverTimeline: !v["no-server-timeline"],
+      preflight: !v["no-preflight"],
+    }).catch((e) => {
+      // The target's fault, not the user's input: its own message and exit code, no stack trace.
+      if (!(e instanceof PreflightError)) throw e;
+      console.error(`error: ${e.message}`);
+      return null;
     });
+    if (run === null) return EXIT_PREFLIGHT;
+    const { dir, manifest, requests } = run;
     console.log(formatRunReport(manifest, requests));
     console.log(`run written to ${dir}`);
     // The run is finalised either way; a run in which nothing succeeded says so and exits non-zero.

@@ -51,7 +51,8 @@ Deno.test("deno task run exits 3 and says why when nothing listens at the target
   const l = Deno.listen({ hostname: "127.0.0.1", port: 0 });
   const port = (l.addr as Deno.NetAddr).port;
   l.close();
-  const r = await runCliAgainst(`http://127.0.0.1:${port}/v1/chat/completions`);
+  // A deliberate failure test: the pre-flight would stop the run before it starts (test/runner/preflight_test.ts).
+  const r = await runCliAgainst(`http://127.0.0.1:${port}/v1/chat/completions`, ["--no-preflight"]);
   assert.equal(r.code, 3, r.stderr);
   assert.match(r.stderr, /no request succeeded: 0 of 3 offered requests ended ok \(transport_error 3\)/);
   assert.match(r.stderr, /no server timeline/, "the dead target did not announce a timeline");
@@ -65,7 +66,7 @@ Deno.test("deno task run exits 3 and says why when nothing listens at the target
 Deno.test("deno task run exits 3 against a target that answers HTML to chat and 500 to /sim/timeline, asking for the timeline once", async () => {
   const srv = await startFaultServer({ pick: (req) => req.target.startsWith("/sim/timeline") ? "500" : undefined });
   try {
-    const r = await runCliAgainst(`${srv.url}/wrong-content-type`);
+    const r = await runCliAgainst(`${srv.url}/wrong-content-type`, ["--no-preflight"]);
     assert.equal(r.code, 3, r.stderr);
     assert.match(r.stderr, /no request succeeded: 0 of 3 offered requests ended ok \(invalid_response 3\)/);
     assert.match(r.stderr, /sim\/timeline: no server timeline \(HTTP 500\)/);

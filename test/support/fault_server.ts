@@ -20,6 +20,7 @@
  */
 
 import { badTimeline, MISSHAPEN_SSE, misshapenEvents, misshapenJson } from "./fault_misshapen.ts";
+import { WIRE_MODES, wireAnswer, type WireMode } from "./fault_wire.ts";
 
 /**
  * Every mode and exactly what it sends after reading the full request:
@@ -64,6 +65,9 @@ import { badTimeline, MISSHAPEN_SSE, misshapenEvents, misshapenJson } from "./fa
  *   chunks of `x` (no newline), written until the client closes the connection.
  * - `no-usage-one-char`: an `ok-json` answer without `usage` whose content is 16,000 `x` (a text whose byte-pair
  *   encoding takes minutes: the runner's tokenizer must refuse it, not stall).
+ *
+ * Wire modes (`WIRE_MODES` in test/support/fault_wire.ts, each described there): the ok stream or body
+ * changed at the byte level, other statuses and Retry-After values.
  */
 export const FAULT_MODES = [
   "ok-sse",
@@ -88,6 +92,7 @@ export const FAULT_MODES = [
   "oversized-length",
   "endless-sse-line",
   "no-usage-one-char",
+  ...Object.keys(WIRE_MODES) as WireMode[],
 ] as const;
 /** One fault mode; see `FAULT_MODES`. */
 export type FaultMode = typeof FAULT_MODES[number];
@@ -145,7 +150,11 @@ const json = (status: string, body: string, extra = "") =>
   }\r\n\r\n${body}`;
 
 /** The bytes of every mode but `slow`, and whether the connection then stays open, closes, or hangs. */
-function fixedAnswer(mode: FaultMode, req: FaultRequest, tokens: number): [string, boolean | "hold"] {
+function fixedAnswer(
+  mode: Exclude<FaultMode, WireMode>,
+  req: FaultRequest,
+  tokens: number,
+): [string, boolean | "hold"] {
   switch (mode) {
     case "ok-sse":
       return [CHUNKED_SSE_HEAD + sseEvents(req, tokens).map(chunk).join("") + "0\r\n\r\n", true];
@@ -284,7 +293,19 @@ export function startFaultServer(options: FaultServerOptions = {}): Promise<Faul
       while (!closing) await writeAll(conn, piece);
       return false;
     }
-    const [bytes, keepOpen] = fixedAnswer(mode, req, tokens);
+    if (mode in WIRE_MODES) {
+      const wire = wireAnswer(mode as WireMode, {
+        events: sseEvents(req, tokens),
+        body: chatCompletionJson(req, tokens),
+      });
+      for (const [i, piece] of wire.pieces.entries()) {
+        if (i > 0 && wire.gapMs > 0) await sleep(wire.gapMs);
+        if (closing) return false;
+        await writeAll(conn, typeof piece === "string" ? enc.encode(piece) : piece);
+      }
+      return wire.keepOpen;
+    }
+    const [bytes, keepOpen] = fixedAnswer(mode as Exclude<FaultMode, WireMode>, req, tokens);
     if (bytes) await write(bytes);
     return keepOpen === "hold" ? await drain(conn) : keepOpen;
   }
