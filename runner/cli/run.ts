@@ -8,7 +8,7 @@ import { formatRunReport } from "../report.ts";
 import { parseRouteUrls } from "../resolve_routes.ts";
 import { runLoadTest } from "../run.ts";
 import { runVerdict } from "../verdict.ts";
-import { FlagCheck, parseFlags, runMain } from "./_cli.ts";
+import { InputCheck, parseFlags, runMain } from "./_cli.ts";
 
 export const USAGE = `usage: deno task run --workload F --plan F (--target URL | --routes F) --out DIR
   [--route-url NAME=URL ...]
@@ -50,7 +50,7 @@ if (import.meta.main) {
       return 0;
     }
     // Every flag is checked here, before anything is read or written, and every problem is named at once.
-    const check = new FlagCheck();
+    const check = new InputCheck();
     for (const f of ["workload", "plan", "out"] as const) check.require(!v[f], `--${f} is required`);
     check.require(!v.target === !v.routes, "give exactly one of --target and --routes");
     check.require(v["route-url"] !== undefined && !v.routes, "--route-url needs --routes");
@@ -88,6 +88,7 @@ if (import.meta.main) {
       check.problems.push(e.message);
     }
     check.throwIfAny(USAGE);
+    let started = false;
     const { dir, manifest, requests } = await runLoadTest({
       workload: v.workload!,
       plan: v.plan!,
@@ -112,6 +113,14 @@ if (import.meta.main) {
       httpClient: client as HttpClientKind | undefined,
       progress: !v["no-progress"],
       serverTimeline: !v["no-server-timeline"],
+      atStart: () => {
+        started = true;
+        return Promise.resolve();
+      },
+    }).catch((e) => {
+      // Flags and files are all checked before ms 0: what fails after it is not the user's input (exit 1, not 2).
+      if (started && e instanceof InputError) throw new Error(`the run failed after it started: ${e.message}`);
+      throw e;
     });
     console.log(formatRunReport(manifest, requests));
     console.log(`run written to ${dir}`);
