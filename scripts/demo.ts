@@ -58,7 +58,7 @@ async function main(args: string[]): Promise<number> {
     // Each plan is built against the workload now, so that a bad one fails before the first run, not after it.
     await check.load(async () => {
       const plan = await loadPlan(v[flag]!);
-      await buildSchedule(plan.spec, workload, { planDir: plan.planDir });
+      await buildSchedule(plan.spec, workload, { planDir: plan.planDir, planFile: plan.planFile });
     });
   }
   await check.load(() => loadSimProfile(v.profile!));
