@@ -83,7 +83,9 @@ export async function loadRunInputs(o: RunInputOptions): Promise<RunInputs> {
   );
   const shard = o.shard ?? { index: 0, count: 1 };
   const built = loaded && plan
-    ? await check.load(() => buildSchedule(plan.spec, loaded.workload, { planDir: plan.planDir, planFile: plan.planFile, shard }))
+    ? await check.load(() =>
+      buildSchedule(plan.spec, loaded.workload, { planDir: plan.planDir, planFile: plan.planFile, shard })
+    )
     : undefined;
   // A sweep's stop rule judges steps by the class deadlines of the workload's class defaults.
   const sweep = loaded && plan && built
