@@ -1,20 +1,11 @@
 import { join } from "node:path";
 import {
   InputError,
-  loadJsonFile,
-  parseWith,
   type RequestRow,
-  RetryPolicy,
-  RunConditions,
   type RunManifest,
-  runNameProblem,
   type ScheduledRequest,
-  Timeouts,
   type WorkloadCase,
 } from "../schema/mod.ts";
-import { loadWorkload } from "../schema/workload_file.ts";
-import { prepareChecks } from "./checks/mod.ts";
-import { startClock } from "./clock.ts";
 import { runClosedLoop } from "./closed_loop.ts";
 import { dispatchOpenLoop, newCounters } from "./dispatch.ts";
 import type { HttpClientKind } from "./http/mod.ts";
@@ -22,18 +13,18 @@ import { startDrills } from "./intake_drill.ts";
 import { OutputsSink } from "./outputs_sink.ts";
 import { type ProgressTally, startProgress } from "./progress.ts";
 import { initialManifest } from "./manifest.ts";
-import { resolveRoutes } from "./resolve_routes.ts";
+import { loadRunInputs } from "./run_inputs.ts";
 import { DEFAULT_MAX_RESPONSE_BYTES } from "./attempt.ts";
 import { executeRequest, type FlowContext, offeredRow } from "./request_flow.ts";
 import { RetryController } from "./retry.ts";
 import { checkTargets } from "./preflight.ts";
 import { announcedTimelines, timelineUrl } from "./timeline_probe.ts";
 import { Rng } from "./rng.ts";
-import { buildSchedule, loadPlan, saveSchedule } from "./schedule.ts";
+import { saveSchedule } from "./schedule.ts";
 import { CsvSink } from "./sinks/csv_sink.ts";
 import { finaliseRun } from "./finalise.ts";
 import { stopTokenCounter } from "./tokens.ts";
-import { sweepStopRule, withStopRule } from "./stop_rule.ts";
+import { withStopRule } from "./stop_rule.ts";
 import { listenForStop } from "./stop_signals.ts";
 import { Watchdog } from "./watchdog.ts";
 import { warmUp } from "./warm_up.ts";
@@ -100,36 +91,10 @@ export interface RunResult {
  * event log (schema version 1) to `<out>/<run_id>/`.
  */
 export async function runLoadTest(o: RunOptions): Promise<RunResult> {
-  const loaded = await loadWorkload(o.workload);
-  // Schemas and patterns compile before the first send, so a bad one is an input error, not a mid-run crash.
-  prepareChecks(loaded.workload.cases, loaded.path);
-  const plan = await loadPlan(o.plan);
-  const badRunId = o.runId == null ? null : runNameProblem(o.runId);
-  if (badRunId) throw new InputError(`run id: ${badRunId}`);
-  const maxBytes = o.maxResponseBytes;
-  if (maxBytes !== undefined && !(Number.isSafeInteger(maxBytes) && maxBytes > 0)) {
-    throw new InputError(`max response bytes: expected a positive integer, got ${maxBytes}`);
-  }
-  if (o.seed !== undefined && o.seed !== null) plan.spec.seed = o.seed;
-  const conditions = o.conditions
-    ? await loadJsonFile(o.conditions, RunConditions, "run conditions")
-    : parseWith(RunConditions, unstatedConditions(), "(no --conditions)", "run conditions");
-  const retryPolicy = o.retryFile
-    ? await loadJsonFile(o.retryFile, RetryPolicy, "retry policy")
-    : RetryPolicy.parse({});
-  const timeouts = o.timeoutsFile ? await loadJsonFile(o.timeoutsFile, Timeouts, "timeouts") : Timeouts.parse({});
-  const shard = o.shard ?? { index: 0, count: 1 };
-  // Routes are checked before the run folder is made, so a bad URL or routes file leaves nothing behind.
-  const clock = startClock();
-  const routes = await resolveRoutes(
-    { target: o.target, routes: o.routes, routeUrls: o.routeUrls, apiKeyEnv: o.apiKeyEnv, httpClient: o.httpClient },
-    conditions,
-    clock,
+  // Every input file and option is checked here, all problems named at once, before anything is made or sent.
+  const { loaded, plan, conditions, retryPolicy, timeouts, shard, clock, routes, built, sweep } = await loadRunInputs(
+    o,
   );
-
-  const built = await buildSchedule(plan.spec, loaded.workload, { planDir: plan.planDir, shard });
-  // A sweep's stop rule judges steps by the class deadlines of the workload's class defaults.
-  const sweep = sweepStopRule(plan.spec, built, (c) => loaded.classDefaults.classes[c]?.deadline_ms ?? null, o.plan);
   const startIso = o.startAt ? new Date(o.startAt).toISOString() : null;
   const runId = o.runId ?? `${plan.spec.name}-${compactIso(startIso ?? new Date().toISOString())}`;
   const dir = shard.count > 1 ? join(o.out, runId, `shard-${shard.index}-of-${shard.count}`) : join(o.out, runId);
@@ -368,22 +333,6 @@ function refuseUsedFolder(dir: string): void {
     throw new InputError(`${dir}: cannot use as run folder: ${(e as Error).message}`, [], { cause: e });
   }
   for (const _ of entries) throw new InputError(`${dir}: run folder exists and is not empty`);
-}
-
-function unstatedConditions() {
-  return {
-    model: "unstated",
-    model_version: null,
-    region: null,
-    api_tier: null,
-    api_version: null,
-    deployment_image: null,
-    gpu_config: null,
-    autoscaling_policy: null,
-    output_cap: null,
-    provider: "unstated",
-    notes: "no --conditions file was given: the conditions of this run were not stated",
-  };
 }
 
 function compactIso(iso: string): string {

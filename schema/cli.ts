@@ -1,5 +1,7 @@
+import { dirname } from "node:path";
 import { parseArgs, type ParseArgsConfig } from "node:util";
 import { EXIT_BAD_INPUT, InputError } from "./errors.ts";
+import { runNameProblem } from "./run_name.ts";
 
 /**
  * Parses flags (and positionals when `positionals` is set); unknown flags and
@@ -25,5 +27,139 @@ export async function runMain(main: () => Promise<number | void>): Promise<never
   } catch (e) {
     console.error(`error: ${e instanceof Error ? e.message : String(e)}`);
     Deno.exit(e instanceof InputError ? EXIT_BAD_INPUT : 1);
+  }
+}
+
+/** The range of a numeric flag. */
+export interface NumberRule {
+  /** Smallest allowed value (inclusive). */
+  min?: number;
+  /** The value must be strictly above this. */
+  above?: number;
+  /** Largest allowed value (inclusive). */
+  max?: number;
+  /** The value must be strictly below this. */
+  below?: number;
+  integer?: boolean;
+}
+
+/**
+ * Input problems gathered before any work starts — every flag, then every
+ * file — so that every problem is named at once ({@linkcode InputCheck.throwIfAny}:
+ * one InputError, one line per problem, exit 2). A file is loaded through
+ * {@linkcode InputCheck.load}: its InputError becomes problems here instead
+ * of ending the check at the first bad file.
+ *
+ * @example Two bad flags, one message
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { InputCheck } from "./cli.ts";
+ * const check = new InputCheck();
+ * check.number("seed", "1.5", { min: 0, integer: true });
+ * check.oneOf("format", "xml", ["csv", "parquet"]);
+ * assert.throws(() => check.throwIfAny("usage: x"), (e: Error) =>
+ *   e.message.includes('--seed: expected an integer ≥ 0, got "1.5"') &&
+ *   e.message.includes('--format: expected csv or parquet, got "xml"'));
+ * ```
+ */
+export class InputCheck {
+  readonly problems: string[] = [];
+
+  /** A numeric flag: absent → undefined; anything but a finite number in range is a problem. */
+  number(name: string, v: string | undefined, rule: NumberRule): number | undefined {
+    if (v === undefined) return undefined;
+    const n = v.trim() === "" ? NaN : Number(v);
+    const ok = Number.isFinite(n) && (rule.min === undefined || n >= rule.min) &&
+      (rule.above === undefined || n > rule.above) && (rule.max === undefined || n <= rule.max) &&
+      (rule.below === undefined || n < rule.below) && (!rule.integer || Number.isInteger(n));
+    if (ok) return n;
+    const lower = rule.min !== undefined ? `[${rule.min}` : rule.above !== undefined ? `(${rule.above}` : null;
+    const upper = rule.max !== undefined ? `${rule.max}]` : rule.below !== undefined ? `${rule.below})` : null;
+    const bound = lower !== null && upper !== null
+      ? `in ${lower}, ${upper}`
+      : lower !== null
+      ? `${lower[0] === "[" ? "≥" : ">"} ${lower.slice(1)}`
+      : upper !== null
+      ? `${upper.endsWith("]") ? "≤" : "<"} ${upper.slice(0, -1)}`
+      : "";
+    const range = `${rule.integer ? "an integer" : "a number"}${bound ? ` ${bound}` : ""}`;
+    this.problems.push(`--${name}: expected ${range}, got ${JSON.stringify(v)}`);
+    return undefined;
+  }
+
+  /** A flag with a fixed set of values: absent → undefined. */
+  oneOf<T extends string>(name: string, v: string | undefined, choices: readonly T[]): T | undefined {
+    if (v === undefined) return undefined;
+    if ((choices as readonly string[]).includes(v)) return v as T;
+    const list = choices.length > 1 ? `${choices.slice(0, -1).join(", ")} or ${choices.at(-1)}` : choices[0];
+    this.problems.push(`--${name}: expected ${list}, got ${JSON.stringify(v)}`);
+    return undefined;
+  }
+
+  /** `--shard i/N`. */
+  shard(v: string | undefined): { index: number; count: number } | undefined {
+    if (v === undefined) return undefined;
+    const m = /^(\d+)\/(\d+)$/.exec(v.trim());
+    const index = Number(m?.[1]);
+    const count = Number(m?.[2]);
+    if (m && count >= 1 && index < count) return { index, count };
+    this.problems.push(`--shard: expected i/N with 0 ≤ i < N, got ${JSON.stringify(v)}`);
+    return undefined;
+  }
+
+  /** A run id (schema/run_name.ts): one folder name under `--out`. */
+  runName(name: string, v: string | undefined): string | undefined {
+    if (v === undefined) return undefined;
+    const problem = runNameProblem(v);
+    if (problem === null) return v;
+    this.problems.push(`--${name}: ${problem}`);
+    return undefined;
+  }
+
+  /** An output file's folder must exist: checked before the work, so that a long run does not end unwritten. */
+  outputFolder(name: string, file: string | undefined): void {
+    if (file === undefined) return;
+    const dir = dirname(file);
+    let ok = false;
+    try {
+      ok = Deno.statSync(dir).isDirectory;
+    } catch {
+      ok = false;
+    }
+    this.require(!ok, `--${name} ${file}: the folder ${dir} does not exist`);
+  }
+
+  /** Records a problem when `bad`. */
+  require(bad: boolean, problem: string): void {
+    if (bad) this.problems.push(problem);
+  }
+
+  /** Records an InputError's problems (its first line, then each problem indented under it). */
+  add(e: InputError): void {
+    const [head, ...rest] = e.message.split("\n");
+    this.problems.push(head!, ...rest.map((l) => `  ${l.trim()}`));
+  }
+
+  /**
+   * Runs a loader (or check); an InputError it throws is recorded and
+   * undefined returned, any other error is rethrown.
+   */
+  async load<T>(loader: () => T | Promise<T>): Promise<T | undefined> {
+    try {
+      return await loader();
+    } catch (e) {
+      if (!(e instanceof InputError)) throw e;
+      this.add(e);
+      return undefined;
+    }
+  }
+
+  /** Throws one InputError naming every problem (then the usage, when given). */
+  throwIfAny(usage?: string): void {
+    if (!this.problems.length) return;
+    const n = this.problems.filter((p) => !p.startsWith(" ")).length;
+    const e = new InputError(`invalid input (${n} problem${n === 1 ? "" : "s"}):`, [...this.problems]);
+    if (usage) e.message += `\n${usage}`;
+    throw e;
   }
 }

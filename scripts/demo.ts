@@ -20,8 +20,10 @@
  */
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { parseFlags, runMain } from "../schema/cli.ts";
-import { InputError } from "../schema/errors.ts";
+import { InputCheck, parseFlags, runMain } from "../schema/cli.ts";
+import { loadSimProfile } from "../schema/sim_profile.ts";
+import { loadWorkload } from "../schema/workload_file.ts";
+import { buildSchedule, loadPlan } from "../runner/schedule.ts";
 import { formatRunReport } from "../runner/report.ts";
 import { runLoadTest, type RunResult } from "../runner/run.ts";
 import { analysisCli } from "./_analysis_cli.ts";
@@ -46,13 +48,21 @@ async function main(args: string[]): Promise<number> {
     profile: { type: "string", default: "data/sim/demo.json" },
     "routes-plan": { type: "string", default: "data/plans/routes-compare.json" },
   }, USAGE);
-  const seed = Number(v.seed);
-  if (!Number.isInteger(seed)) throw new InputError(`--seed: expected an integer, got "${v.seed}"`);
-  const headroom = Number(v.headroom);
-  if (!(v.headroom!.trim() !== "" && headroom >= 0 && headroom < 1)) {
-    throw new InputError(`--headroom: expected a number in [0, 1), got "${v.headroom}"`);
+  // Every flag and file, all problems named at once, before a simulator starts.
+  const check = new InputCheck();
+  const seed = check.number("seed", v.seed, { min: 0, integer: true });
+  const headroom = check.number("headroom", v.headroom, { min: 0, below: 1 });
+  Deno.chdir(ROOT); // Paths in run.json stay relative to the repository (and so do the flags' paths).
+  const { workload } = await loadWorkload(WORKLOAD);
+  for (const flag of ["plan", "routes-plan"] as const) {
+    // Each plan is built against the workload now, so that a bad one fails before the first run, not after it.
+    await check.load(async () => {
+      const plan = await loadPlan(v[flag]!);
+      await buildSchedule(plan.spec, workload, { planDir: plan.planDir, planFile: plan.planFile });
+    });
   }
-  Deno.chdir(ROOT); // Paths in run.json stay relative to the repository.
+  await check.load(() => loadSimProfile(v.profile!));
+  check.throwIfAny(USAGE);
   const started = Date.now();
   const phase = (what: string) =>
     console.log(`\n[${((Date.now() - started) / 1000).toFixed(0).padStart(4)} s] ${what}`);
@@ -60,7 +70,7 @@ async function main(args: string[]): Promise<number> {
   const tmpDir = await Deno.makeTempDir({ prefix: "goodput-demo-" });
   try {
     phase(`1/6 timeline run: ${v.plan} against the simulator (${v.profile}), about 2 minutes`);
-    const timeline = await timelineRun(pool, v.plan!, v.profile!, v.out!, seed);
+    const timeline = await timelineRun(pool, v.plan!, v.profile!, v.out!, seed!);
     console.log(formatRunReport(timeline.manifest, timeline.requests));
     const runDir = timeline.dir;
     const routeDirs: string[] = [];
@@ -73,7 +83,7 @@ async function main(args: string[]): Promise<number> {
         plan: v["routes-plan"]!,
         out: `${runDir}-routes`,
         runId: `route-${route}`,
-        seed,
+        seed: seed!,
         tmpDir,
         progress: true,
       });
@@ -84,11 +94,11 @@ async function main(args: string[]): Promise<number> {
     await pool.stopAll();
     phase(`5/6 analysis of the timeline run ${runDir}`);
     console.log(await analysisCli(ROOT, "analyze", [runDir]));
-    const kneeArgs = [runDir, "--headroom", String(headroom)];
+    const kneeArgs = [runDir, "--headroom", String(headroom!)];
     console.log(`(knee and recovery; the demo chose the headroom ${headroom}: pass --headroom to choose yours)`);
     console.log(await analysisCli(ROOT, "knee", kneeArgs));
     phase("6/6 route comparison (same schedule and workload on each route) and the HTML report");
-    const compareArgs = [...routeDirs, "--prices", PRICES, "--overheads", OVERHEADS, "--headroom", String(headroom)];
+    const compareArgs = [...routeDirs, "--prices", PRICES, "--overheads", OVERHEADS, "--headroom", String(headroom!)];
     console.log(await analysisCli(ROOT, "compare", compareArgs));
     const extras = demoReportExtras(
       JSON.parse(await analysisCli(ROOT, "knee", [...kneeArgs, "--json"])),

@@ -8,8 +8,8 @@
  * and field on stderr, exit code 2.
  * @module
  */
-import { parseArgs } from "node:util";
-import { EXIT_BAD_INPUT, InputError, loadSimProfile } from "../schema/mod.ts";
+import { InputCheck, parseFlags, runMain } from "../schema/cli.ts";
+import { loadSimProfile } from "../schema/mod.ts";
 import { loadWorkload } from "../schema/workload_file.ts";
 import { startSim } from "./server.ts";
 
@@ -31,51 +31,28 @@ export interface SimCliFlags {
   quiet: boolean;
 }
 
-/** Parses the CLI flags; an {@linkcode InputError} names every bad one. */
+/** Parses the CLI flags; an InputError names every bad one. */
 export function parseSimFlags(args: string[]): SimCliFlags {
-  let v;
-  try {
-    v = parseArgs({
-      args,
-      strict: true,
-      allowPositionals: false,
-      options: {
-        port: { type: "string" },
-        profile: { type: "string" },
-        workload: { type: "string" },
-        seed: { type: "string" },
-        timeline: { type: "string" },
-        "duration-s": { type: "string" },
-        quiet: { type: "boolean" },
-      },
-    }).values;
-  } catch (e) {
-    throw new InputError(`${(e as Error).message}\n${USAGE}`, [], { cause: e });
-  }
-  const problems: string[] = [];
-  const int = (flag: string, raw: string | undefined, dflt: number, min: number, max: number): number => {
-    if (raw === undefined) return dflt;
-    const n = Number(raw);
-    if (!Number.isInteger(n) || n < min || n > max) {
-      problems.push(`--${flag}: expected an integer ${min}..${max}, got "${raw}"`);
-    }
-    return n;
-  };
-  const port = int("port", v.port, DEFAULT_PORT, 0, 65535);
-  const seed = int("seed", v.seed, 1, 0, 2 ** 32 - 1);
-  let durationS: number | undefined;
-  if (v["duration-s"] !== undefined) {
-    durationS = Number(v["duration-s"]);
-    if (!(durationS > 0) || !Number.isFinite(durationS)) {
-      problems.push(`--duration-s: expected a positive number of seconds, got "${v["duration-s"]}"`);
-    }
-  }
-  if (problems.length) throw new InputError("bad flags", [...problems, USAGE]);
+  const v = parseFlags(args, {
+    port: { type: "string" },
+    profile: { type: "string" },
+    workload: { type: "string" },
+    seed: { type: "string" },
+    timeline: { type: "string" },
+    "duration-s": { type: "string" },
+    quiet: { type: "boolean" },
+  }, USAGE).values;
+  const check = new InputCheck();
+  const port = check.number("port", v.port, { min: 0, max: 65535, integer: true });
+  const seed = check.number("seed", v.seed, { min: 0, max: 2 ** 32 - 1, integer: true });
+  const durationS = check.number("duration-s", v["duration-s"], { above: 0 });
+  check.outputFolder("timeline", v.timeline);
+  check.throwIfAny(USAGE);
   return {
-    port,
+    port: port ?? DEFAULT_PORT,
     profile: v.profile ?? DEFAULT_PROFILE,
     workload: v.workload ?? DEFAULT_WORKLOAD,
-    seed,
+    seed: seed ?? 1,
     timeline: v.timeline,
     durationS,
     quiet: v.quiet ?? false,
@@ -84,12 +61,15 @@ export function parseSimFlags(args: string[]): SimCliFlags {
 
 async function main(args: string[]): Promise<void> {
   const flags = parseSimFlags(args);
-  const profile = await loadSimProfile(flags.profile);
-  const workload = await loadWorkload(flags.workload);
+  // Both files checked together: every problem named at once.
+  const check = new InputCheck();
+  const profile = await check.load(() => loadSimProfile(flags.profile));
+  const workload = await check.load(() => loadWorkload(flags.workload));
+  check.throwIfAny(USAGE);
   const sim = await startSim({
     port: flags.port,
-    profile,
-    workload,
+    profile: profile!,
+    workload: workload!,
     seed: flags.seed,
     quiet: flags.quiet,
     timelineFile: flags.timeline,
@@ -107,12 +87,4 @@ async function main(args: string[]): Promise<void> {
   await sim.stop();
 }
 
-if (import.meta.main) {
-  try {
-    await main(Deno.args);
-  } catch (e) {
-    if (!(e instanceof InputError)) throw e;
-    console.error(e.message);
-    Deno.exit(EXIT_BAD_INPUT);
-  }
-}
+if (import.meta.main) await runMain(() => main(Deno.args));

@@ -1,14 +1,23 @@
 /**
- * Flags and defaults shared by the analysis CLIs: the default SLO policy per
- * workload, and the checks of `--verify`, `--denominator`, `--headroom` and
- * `--confidence`.
- * Each check throws an `InputError` naming the flag (the CLI exits 2).
+ * Flags, files and defaults shared by the analysis CLIs: the default SLO
+ * policy per workload; the checks of `--verify`, `--denominator`,
+ * `--headroom` and `--confidence`; and the loading of run folders, the SLO
+ * policy and price sheets. Every check records its problems on one
+ * {@linkcode InputCheck} (schema/cli.ts), so that a CLI names every bad flag
+ * and file at once, before any analysis starts (one InputError, exit 2).
  *
  * @module
  */
+import { InputCheck } from "../../schema/cli.ts";
 import { InputError } from "../../schema/errors.ts";
-import type { RunManifest } from "../../schema/run_manifest.ts";
+import type { OverheadSheet, PriceSheet } from "../../schema/prices.ts";
 import type { SloPolicy } from "../../schema/slo.ts";
+import { loadRun, type LoadRunOptions } from "../load_run.ts";
+import type { LoadedRun } from "../loaded_run.ts";
+import { loadSloPolicy, policyForRuns } from "../policy.ts";
+import { loadOverheadSheet, loadPriceSheet, routePrice } from "../price_sheet.ts";
+
+export { InputCheck, parseFlags, runMain } from "../../schema/cli.ts";
 
 /** Workloads whose SLO policy ships in data/slo/. */
 const DEFAULT_POLICIES: Record<string, URL> = {
@@ -20,53 +29,34 @@ export function defaultSloFile(workload: string): string | undefined {
   return DEFAULT_POLICIES[workload]?.pathname;
 }
 
-/**
- * The SLO policy file to use for a run: `--slo` when given, else the
- * workload's default in data/slo/.
- *
- * @throws {InputError} when neither exists.
- */
-export function resolveSloFile(run: { manifest: RunManifest }, flag: string | undefined): string {
-  if (flag !== undefined) return flag;
-  const name = run.manifest.workload.name;
-  const known = defaultSloFile(name);
-  if (known === undefined) {
-    throw new InputError(
-      `an SLO policy is required: workload "${name}" has no default policy in data/slo/; pass --slo FILE`,
-    );
-  }
-  return known;
-}
-
 /** `--verify warn|strict` (undefined when not given). */
-export function verifyOption(v: string | undefined): "warn" | "strict" | undefined {
-  if (v !== undefined && v !== "warn" && v !== "strict") {
-    throw new InputError(`--verify: expected warn or strict, got "${v}"`);
-  }
-  return v;
+export function verifyOption(check: InputCheck, v: string | undefined): "warn" | "strict" | undefined {
+  return check.oneOf("verify", v, ["warn", "strict"] as const);
 }
 
 /** `--denominator offered|sent|completed` (undefined when not given). */
-export function denominatorOption(v: string | undefined): SloPolicy["denominator"] | undefined {
-  if (v !== undefined && v !== "offered" && v !== "sent" && v !== "completed") {
-    throw new InputError(`--denominator: expected offered, sent or completed, got "${v}"`);
-  }
-  return v;
+export function denominatorOption(check: InputCheck, v: string | undefined): SloPolicy["denominator"] | undefined {
+  return check.oneOf("denominator", v, ["offered", "sent", "completed"] as const);
 }
 
 /** A numeric flag in [lo, hi) (undefined when not given); blank text is refused, not read as 0. */
-export function fractionOption(flag: string, v: string | undefined, lo: number, hi: number): number | undefined {
+export function fractionOption(
+  check: InputCheck,
+  flag: string,
+  v: string | undefined,
+  lo: number,
+  hi: number,
+): number | undefined {
   if (v === undefined) return undefined;
   const x = Number(v);
-  if (!(v.trim() !== "" && x >= lo && x < hi)) {
-    throw new InputError(`--${flag}: expected a number in [${lo}, ${hi}), got "${v}"`);
-  }
-  return x;
+  if (v.trim() !== "" && x >= lo && x < hi) return x;
+  check.problems.push(`--${flag}: expected a number in [${lo}, ${hi}), got "${v}"`);
+  return undefined;
 }
 
 /** `--headroom H`, a fraction in [0, 1) (undefined when not given). */
-export function headroomOption(v: string | undefined): number | undefined {
-  return fractionOption("headroom", v, 0, 1);
+export function headroomOption(check: InputCheck, v: string | undefined): number | undefined {
+  return fractionOption(check, "headroom", v, 0, 1);
 }
 
 /**
@@ -74,8 +64,8 @@ export function headroomOption(v: string | undefined): number | undefined {
  * LoadGen early stopping), in [0.5, 1) (undefined when not given; the
  * analysis default is 0.99).
  */
-export function confidenceOption(v: string | undefined): number | undefined {
-  return fractionOption("confidence", v, 0.5, 1);
+export function confidenceOption(check: InputCheck, v: string | undefined): number | undefined {
+  return fractionOption(check, "confidence", v, 0.5, 1);
 }
 
 /** The `--partial-shards` flag, for a CLI's flag table. */
@@ -83,7 +73,107 @@ export const PARTIAL_SHARDS_FLAG = { "partial-shards": { type: "boolean", defaul
 
 /** The load options of `--verify` and `--partial-shards` (a missing shard is refused without the flag). */
 export function openOptions(
+  check: InputCheck,
   v: { verify?: string | undefined; "partial-shards"?: boolean | undefined },
-): { verify: "warn" | "strict" | undefined; allowPartialShards: boolean } {
-  return { verify: verifyOption(v.verify), allowPartialShards: v["partial-shards"] ?? false };
+): LoadRunOptions {
+  return { verify: verifyOption(check, v.verify), allowPartialShards: v["partial-shards"] ?? false };
+}
+
+/** The number of RUN folders a CLI takes: exactly `min` when `max` is `min`, else at least `min`. */
+export function runFolders(check: InputCheck, positionals: string[], min: number, max = Infinity): string[] {
+  const n = positionals.length;
+  if (n >= min && n <= max) return positionals;
+  const want = min === max
+    ? (min === 1 ? "one RUN folder" : `${min} RUN folders`)
+    : `at least ${min === 1 ? "one RUN folder" : `${min} RUN folders`}`;
+  check.problems.push(`expected ${want}, got ${n}`);
+  return positionals.slice(0, max);
+}
+
+/** Loads every run folder; each one that cannot be loaded is named (undefined when any failed). */
+export async function loadRuns(
+  check: InputCheck,
+  dirs: readonly string[],
+  open: LoadRunOptions,
+): Promise<LoadedRun[] | undefined> {
+  const runs: LoadedRun[] = [];
+  let failed = false;
+  for (const dir of dirs) {
+    const run = await check.load(() => loadRun(dir, open));
+    if (run) runs.push(run);
+    else failed = true;
+  }
+  return failed ? undefined : runs;
+}
+
+/**
+ * The SLO policy of the runs: `--slo` when given, else the first run's
+ * workload default in data/slo/ (`fallback` names what else may supply one,
+ * e.g. an audit's claim); read, validated, and every class it names checked
+ * against the runs' workloads. Undefined when it could not be had (the
+ * problem is recorded) or when no file applies and `fallback` is set.
+ */
+export async function sloPolicyFor(
+  check: InputCheck,
+  runs: readonly LoadedRun[] | undefined,
+  flag: string | undefined,
+  fallback?: string,
+): Promise<{ file: string; policy: SloPolicy } | undefined> {
+  let file = flag;
+  if (file === undefined) {
+    const first = runs?.[0];
+    if (!first) return undefined; // the run's problem is named; its workload is unknown.
+    file = defaultSloFile(first.manifest.workload.name);
+    if (file === undefined) {
+      if (fallback === undefined) {
+        check.problems.push(
+          `an SLO policy is required: workload "${first.manifest.workload.name}" has no default policy in data/slo/; pass --slo FILE`,
+        );
+      }
+      return undefined;
+    }
+  }
+  const policy = await check.load(() => loadSloPolicy(file));
+  if (!policy) return undefined;
+  if (runs?.length) {
+    const ok = await check.load(() => policyForRuns(policy, runs, file));
+    if (!ok) return undefined;
+  }
+  return { file, policy };
+}
+
+/** `--prices` and `--overheads` (the overheads need the prices); null when not given, undefined when bad. */
+export async function priceSheets(
+  check: InputCheck,
+  v: { prices?: string | undefined; overheads?: string | undefined },
+): Promise<{ prices: PriceSheet | null | undefined; overheads: OverheadSheet | null | undefined }> {
+  check.require(
+    v.overheads !== undefined && v.prices === undefined,
+    `--overheads ${v.overheads}: needs --prices FILE (the overheads price around a price sheet)`,
+  );
+  const prices = v.prices === undefined ? null : await check.load(() => loadPriceSheet(v.prices!));
+  const overheads = v.overheads === undefined ? null : await check.load(() => loadOverheadSheet(v.overheads!));
+  if (prices && overheads && overheads.currency !== prices.currency) {
+    check.problems.push(`${v.overheads}: currency ${overheads.currency} differs from ${v.prices}'s ${prices.currency}`);
+  }
+  return { prices, overheads };
+}
+
+/** The price sheet must price every route the runs' attempts used: else a problem naming the file and each route. */
+export function checkSheetRoutes(
+  check: InputCheck,
+  runs: readonly LoadedRun[] | undefined,
+  file: string,
+  sheet: PriceSheet | null | undefined,
+): void {
+  if (!runs || !sheet) return;
+  const routes = new Set(runs.flatMap((r) => r.attempts.getColumn("route").unique().toArray() as string[]));
+  for (const route of [...routes].sort()) {
+    try {
+      routePrice(sheet, route);
+    } catch (e) {
+      if (!(e instanceof InputError)) throw e;
+      check.problems.push(`${file}: routes: ${e.message}`);
+    }
+  }
 }

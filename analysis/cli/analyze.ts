@@ -1,5 +1,3 @@
-import { InputError } from "../../schema/errors.ts";
-import { parseFlags, runMain } from "../../schema/cli.ts";
 import type { SloPolicy } from "../../schema/slo.ts";
 import { alternatives, formatAlternatives } from "../alternatives.ts";
 import { latencyInWindow } from "../audit.ts";
@@ -8,11 +6,21 @@ import { goodput } from "../goodput.ts";
 import { formatIntakeDrills } from "../format_intake_drill.ts";
 import { intakeDrills } from "../intake_drill.ts";
 import type { LatencyRow } from "../latency.ts";
-import { loadRun } from "../load_run.ts";
-import { loadSloPolicy, runWindow } from "../policy.ts";
+import { runWindow } from "../policy.ts";
 import { DEFAULT_SUPPORT_CONFIDENCE, supportRuleText } from "../early_stopping.ts";
 import { runVerdicts } from "../verdicts.ts";
-import { confidenceOption, denominatorOption, openOptions, PARTIAL_SHARDS_FLAG, resolveSloFile } from "./_args.ts";
+import {
+  confidenceOption,
+  denominatorOption,
+  InputCheck,
+  loadRuns,
+  openOptions,
+  parseFlags,
+  PARTIAL_SHARDS_FLAG,
+  runFolders,
+  runMain,
+  sloPolicyFor,
+} from "./_args.ts";
 
 const USAGE =
   "usage: deno task analyze RUN [--slo FILE] [--denominator offered|sent|completed] [--alternatives] [--confidence C] [--json] [--verify warn] [--partial-shards]";
@@ -33,13 +41,17 @@ async function main(args: string[]): Promise<void> {
     { positionals: true },
   );
   const { values: v, positionals } = parsed;
-  if (positionals.length !== 1) throw new InputError(`expected one RUN folder, got ${positionals.length}\n${USAGE}`);
-  const open = openOptions(v);
-  const den = denominatorOption(v.denominator);
-  const supportConfidence = confidenceOption(v.confidence);
-  const run = await loadRun(positionals[0]!, open);
-  const sloFile = resolveSloFile(run, v.slo);
-  const policy = await loadSloPolicy(sloFile);
+  // Every flag, then every file: all problems named at once before the analysis starts.
+  const check = new InputCheck();
+  const dirs = runFolders(check, positionals, 1, 1);
+  const open = openOptions(check, v);
+  const den = denominatorOption(check, v.denominator);
+  const supportConfidence = confidenceOption(check, v.confidence);
+  const runs = await loadRuns(check, dirs, open);
+  const slo = await sloPolicyFor(check, runs, v.slo);
+  check.throwIfAny(USAGE);
+  const run = runs![0]!;
+  const { file: sloFile, policy } = slo!;
   const effective: SloPolicy = den ? { ...policy, denominator: den } : policy;
   const result = goodput(run, effective);
   const window = runWindow(run, effective.window);

@@ -1,13 +1,19 @@
-import { InputError } from "../../schema/errors.ts";
-import { parseFlags, runMain } from "../../schema/cli.ts";
 import { audit, type AuditResult, type RuleChoice } from "../audit.ts";
 import { loadClaim } from "../claim.ts";
-import { loadRun } from "../load_run.ts";
-import { loadSloPolicy } from "../policy.ts";
 import { percentLabel, percentText } from "../_percentile_checks.ts";
 import { supportRuleText } from "../early_stopping.ts";
 import { roundUp } from "../round_display.ts";
-import { confidenceOption, defaultSloFile, openOptions, PARTIAL_SHARDS_FLAG } from "./_args.ts";
+import {
+  confidenceOption,
+  InputCheck,
+  loadRuns,
+  openOptions,
+  parseFlags,
+  PARTIAL_SHARDS_FLAG,
+  runFolders,
+  runMain,
+  sloPolicyFor,
+} from "./_args.ts";
 
 const USAGE =
   "usage: deno task audit RUN --claim FILE [--slo FILE] [--confidence C] [--json] [--verify warn] [--partial-shards]";
@@ -82,23 +88,27 @@ async function main(args: string[]): Promise<void> {
     { positionals: true },
   );
   const { values: v, positionals } = parsed;
-  if (positionals.length !== 1) throw new InputError(`expected one RUN folder, got ${positionals.length}\n${USAGE}`);
-  if (v.claim === undefined) throw new InputError(`--claim FILE is required\n${USAGE}`);
-  const open = openOptions(v);
-  const supportConfidence = confidenceOption(v.confidence);
-  const claim = await loadClaim(v.claim);
-  const run = await loadRun(positionals[0]!, open);
+  // Every flag, then every file: all problems named at once before the audit starts.
+  const check = new InputCheck();
+  const dirs = runFolders(check, positionals, 1, 1);
+  check.require(v.claim === undefined, "--claim FILE is required");
+  const open = openOptions(check, v);
+  const supportConfidence = confidenceOption(check, v.confidence);
+  const claim = v.claim === undefined ? undefined : await check.load(() => loadClaim(v.claim!));
+  const runs = await loadRuns(check, dirs, open);
   // --slo, else the workload's default in data/slo/, else the policy the claim states.
-  const sloFile = v.slo ?? defaultSloFile(run.manifest.workload.name);
-  if (sloFile === undefined && !claim.slo) {
-    throw new InputError(
-      `an SLO policy is required: the claim states none and workload "${run.manifest.workload.name}" has no default policy in data/slo/; pass --slo FILE`,
-    );
-  }
-  const policy = sloFile ? await loadSloPolicy(sloFile) : claim.slo!;
-  const result = audit(run, claim, {
+  const slo = await sloPolicyFor(check, runs, v.slo, "the claim's policy");
+  const run = runs?.[0];
+  check.require(
+    run !== undefined && claim !== undefined && slo === undefined && v.slo === undefined && !claim.slo,
+    `an SLO policy is required: the claim states none and workload "${run?.manifest.workload.name}" has no default policy in data/slo/; pass --slo FILE`,
+  );
+  check.throwIfAny(USAGE);
+  const sloFile = slo?.file;
+  const policy = slo?.policy ?? claim!.slo!;
+  const result = audit(run!, claim!, {
     policy,
-    policy_source: sloFile ?? claim.slo_source ?? "the claim's",
+    policy_source: sloFile ?? claim!.slo_source ?? "the claim's",
     ...(supportConfidence === undefined ? {} : { supportConfidence }),
   });
   if (v.json) console.log(JSON.stringify(result, null, 2));

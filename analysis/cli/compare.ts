@@ -4,8 +4,6 @@
  * routes side by side on the same work — accepted goodput, acceptance, tail
  * latency per class, knee and limit, cost per accepted task.
  */
-import { parseFlags, runMain } from "../../schema/cli.ts";
-import { InputError } from "../../schema/errors.ts";
 import type { OverheadSheet, PriceSheet } from "../../schema/prices.ts";
 import type { SloPolicy } from "../../schema/slo.ts";
 import { compareRoutes } from "../compare.ts";
@@ -13,11 +11,21 @@ import { formatCompare } from "../format_compare.ts";
 import { kneeAnalysis } from "../knee.ts";
 import { ledger } from "../ledger.ts";
 import { limitFromKnee } from "../verdicts.ts";
-import { loadRun } from "../load_run.ts";
 import type { LoadedRun } from "../loaded_run.ts";
-import { loadSloPolicy } from "../policy.ts";
-import { loadOverheadSheet, loadPriceSheet } from "../price_sheet.ts";
-import { confidenceOption, headroomOption, openOptions, PARTIAL_SHARDS_FLAG, resolveSloFile } from "./_args.ts";
+import {
+  checkSheetRoutes,
+  confidenceOption,
+  headroomOption,
+  InputCheck,
+  loadRuns,
+  openOptions,
+  parseFlags,
+  PARTIAL_SHARDS_FLAG,
+  priceSheets,
+  runFolders,
+  runMain,
+  sloPolicyFor,
+} from "./_args.ts";
 
 const USAGE = "usage: deno task compare RUN RUN... [--slo FILE] [--prices FILE] [--overheads FILE] " +
   "[--single RUN]... [--headroom H] [--confidence C] [--force] [--json] [--verify warn] [--partial-shards]";
@@ -65,21 +73,23 @@ async function main(args: string[]): Promise<void> {
     USAGE,
     { positionals: true },
   );
-  if (positionals.length < 2) {
-    throw new InputError(`expected at least two RUN folders, got ${positionals.length}\n${USAGE}`);
-  }
-  const open = openOptions(v);
-  const headroom = headroomOption(v.headroom);
-  const supportConfidence = confidenceOption(v.confidence);
-  if (v.overheads && !v.prices) throw new InputError(`--overheads needs --prices\n${USAGE}`);
-  const runs: LoadedRun[] = [];
-  for (const dir of positionals) runs.push(await loadRun(dir, open));
-  const singles: LoadedRun[] = [];
-  for (const dir of v.single ?? []) singles.push(await loadRun(dir, open));
-  const sloFile = resolveSloFile(runs[0]!, v.slo);
-  const policy = await loadSloPolicy(sloFile);
-  const prices = v.prices ? await loadPriceSheet(v.prices) : null;
-  const overheads = v.overheads ? await loadOverheadSheet(v.overheads) : null;
+  // Every flag, then every file: all problems named at once before the comparison starts.
+  const check = new InputCheck();
+  const dirs = runFolders(check, positionals, 2);
+  const open = openOptions(check, v);
+  const headroom = headroomOption(check, v.headroom);
+  const supportConfidence = confidenceOption(check, v.confidence);
+  const sheets = await priceSheets(check, v);
+  const loaded = await loadRuns(check, dirs, open);
+  const loadedSingles = await loadRuns(check, v.single ?? [], open);
+  const slo = await sloPolicyFor(check, loaded && loadedSingles ? [...loaded, ...loadedSingles] : undefined, v.slo);
+  if (loaded && loadedSingles) checkSheetRoutes(check, [...loaded, ...loadedSingles], v.prices!, sheets.prices);
+  check.throwIfAny(USAGE);
+  const runs = loaded!;
+  const singles = loadedSingles!;
+  const { file: sloFile, policy } = slo!;
+  const prices = sheets.prices ?? null;
+  const overheads = sheets.overheads ?? null;
   const result = compareRoutes(runs, policy, {
     force: v.force,
     singleClassRuns: singles.length ? singles : undefined,

@@ -1,5 +1,5 @@
 import { InputError } from "../../schema/errors.ts";
-import { parseFlags, runMain } from "../../schema/cli.ts";
+import { InputCheck, parseFlags, runMain } from "../../schema/cli.ts";
 import { importLitellm } from "../import_litellm.ts";
 
 const USAGE =
@@ -14,18 +14,30 @@ async function main(args: string[]): Promise<void> {
     tier: { type: "string" },
     out: { type: "string" },
   }, USAGE);
-  const missing = (["litellm", "model", "as-of"] as const).filter((k) => v[k] === undefined);
-  if (missing.length) throw new InputError(`missing ${missing.map((k) => `--${k}`).join(", ")}\n${USAGE}`);
+  // Every flag and the price map: all problems named at once.
+  const check = new InputCheck();
+  for (const k of ["litellm", "model", "as-of"] as const) check.require(v[k] === undefined, `--${k} is required`);
+  const asOf = v["as-of"];
+  check.require(
+    asOf !== undefined && !(/^\d{4}-\d{2}-\d{2}$/.test(asOf) && !Number.isNaN(Date.parse(asOf))),
+    `--as-of: expected a date YYYY-MM-DD, got ${JSON.stringify(asOf)}`,
+  );
+  check.oneOf("tier", v.tier, ["standard", "batch", "priority", "flex"]);
+  check.outputFolder("out", v.out);
   const file = v.litellm!;
-  let map: unknown;
-  try {
-    map = JSON.parse(await Deno.readTextFile(file));
-  } catch (e) {
-    throw new InputError(`${file}: cannot read the LiteLLM price map: ${(e as Error).message}`, [], { cause: e });
-  }
-  if (typeof map !== "object" || map === null || Array.isArray(map)) {
-    throw new InputError(`${file}: expected a JSON object of model → prices`);
-  }
+  const map = v.litellm === undefined ? undefined : await check.load(async () => {
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(await Deno.readTextFile(file));
+    } catch (e) {
+      throw new InputError(`${file}: cannot read the LiteLLM price map: ${(e as Error).message}`, [], { cause: e });
+    }
+    if (typeof parsed !== "object" || parsed === null || Array.isArray(parsed)) {
+      throw new InputError(`${file}: expected a JSON object of model → prices`);
+    }
+    return parsed;
+  });
+  check.throwIfAny(USAGE);
   const sheet = importLitellm(map as Record<string, unknown>, v.model!, {
     as_of: v["as-of"]!,
     file,

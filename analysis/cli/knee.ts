@@ -1,6 +1,5 @@
 import { z } from "zod";
 import { loadJsonFile } from "../../schema/load.ts";
-import { parseFlags, runMain } from "../../schema/cli.ts";
 import { InputError } from "../../schema/errors.ts";
 import { formatKnee } from "../format_knee.ts";
 import { formatRecovery, type RecoveryParts } from "../format_recovery.ts";
@@ -14,12 +13,20 @@ import { PERSISTENCE_RULE } from "../persistence.ts";
 import { SIGNALS } from "../levels.ts";
 import type { ProductionLimit } from "../limit.ts";
 import { KNEE_VERDICT_RULES, limitFromKnee } from "../verdicts.ts";
-import { loadRun } from "../load_run.ts";
-import type { LoadedRun } from "../loaded_run.ts";
-import { loadSloPolicy } from "../policy.ts";
-import { loadOverheadSheet, loadPriceSheet, routePrice } from "../price_sheet.ts";
-import type { OverheadSheet, PriceSheet } from "../../schema/prices.ts";
-import { fractionOption, headroomOption, openOptions, PARTIAL_SHARDS_FLAG, resolveSloFile } from "./_args.ts";
+import {
+  checkSheetRoutes,
+  fractionOption,
+  headroomOption,
+  InputCheck,
+  loadRuns,
+  openOptions,
+  parseFlags,
+  PARTIAL_SHARDS_FLAG,
+  priceSheets,
+  runFolders,
+  runMain,
+  sloPolicyFor,
+} from "./_args.ts";
 
 const USAGE = "usage: deno task knee RUN... [--slo FILE] [--headroom H] [--json] [--tolerances FILE] " +
   "[--baseline-levels N] [--alpha A] [--acceptance-floor F] [--prices FILE [--overheads FILE]] [--verify warn] [--partial-shards]";
@@ -118,30 +125,6 @@ export function kneeJson(
   };
 }
 
-/** The sheets must price every route the runs' attempts used, in one currency: else exit 2 naming the file. */
-function checkSheets(
-  runs: LoadedRun[],
-  prices: { file: string; sheet: PriceSheet },
-  overheads: { file: string; sheet: OverheadSheet } | null,
-): void {
-  if (overheads && overheads.sheet.currency !== prices.sheet.currency) {
-    throw new InputError(
-      `${overheads.file}: currency ${overheads.sheet.currency} differs from ${prices.file}'s ${prices.sheet.currency}`,
-    );
-  }
-  const routes = new Set(runs.flatMap((r) => r.attempts.getColumn("route").unique().toArray() as string[]));
-  const problems: string[] = [];
-  for (const route of [...routes].sort()) {
-    try {
-      routePrice(prices.sheet, route);
-    } catch (e) {
-      if (!(e instanceof InputError)) throw e;
-      problems.push(`${prices.file}: routes: ${e.message}`);
-    }
-  }
-  if (problems.length) throw new InputError(`${prices.file}: does not price every route of the runs`, problems);
-}
-
 async function main(args: string[]): Promise<void> {
   const { values: v, positionals } = parseFlags(
     args,
@@ -161,47 +144,40 @@ async function main(args: string[]): Promise<void> {
     USAGE,
     { positionals: true },
   );
-  if (!positionals.length) throw new InputError(`expected at least one RUN folder\n${USAGE}`);
-  const open = openOptions(v);
-  const headroom = headroomOption(v.headroom);
+  // Every flag, then every file: all problems named at once before the analysis starts.
+  const check = new InputCheck();
+  const dirs = runFolders(check, positionals, 1);
+  const open = openOptions(check, v);
+  const headroom = headroomOption(check, v.headroom);
   const options: KneeOptions = {};
-  const alpha = fractionOption("alpha", v.alpha, Number.MIN_VALUE, 0.5);
+  const alpha = fractionOption(check, "alpha", v.alpha, Number.MIN_VALUE, 0.5);
   if (alpha !== undefined) options.alpha = alpha;
-  const floor = fractionOption("acceptance-floor", v["acceptance-floor"], 0, 1.0000001);
+  const floor = fractionOption(check, "acceptance-floor", v["acceptance-floor"], 0, 1.0000001);
   if (floor !== undefined) options.acceptanceFloor = floor;
-  if (v["baseline-levels"] !== undefined) {
-    const n = Number(v["baseline-levels"]);
-    if (!Number.isInteger(n) || n < 1) {
-      throw new InputError(`--baseline-levels: expected a positive integer, got "${v["baseline-levels"]}"`);
-    }
-    options.baselineLevels = n;
-  }
-  if (v.tolerances !== undefined) options.tolerances = await readTolerances(v.tolerances);
-  if (v.overheads !== undefined && v.prices === undefined) {
-    throw new InputError(`--overheads ${v.overheads}: needs --prices FILE (the overheads price around a price sheet)`);
-  }
-  const prices = v.prices === undefined ? null : await loadPriceSheet(v.prices);
-  const overheads = v.overheads === undefined ? null : await loadOverheadSheet(v.overheads);
-
-  const runs: LoadedRun[] = [];
-  for (const dir of positionals) runs.push(await loadRun(dir, open));
-  const sloFile = resolveSloFile(runs[0]!, v.slo);
-  const policy = await loadSloPolicy(sloFile);
+  const baselineLevels = check.number("baseline-levels", v["baseline-levels"], { min: 1, integer: true });
+  if (baselineLevels !== undefined) options.baselineLevels = baselineLevels;
+  const tolerances = v.tolerances === undefined ? undefined : await check.load(() => readTolerances(v.tolerances!));
+  if (tolerances) options.tolerances = tolerances;
+  const { prices, overheads } = await priceSheets(check, v);
+  const runs = await loadRuns(check, dirs, open);
+  const slo = await sloPolicyFor(check, runs, v.slo);
+  checkSheetRoutes(check, runs, v.prices!, prices);
+  check.throwIfAny(USAGE);
+  const { file: sloFile, policy } = slo!;
   if (prices) {
-    checkSheets(runs, { file: v.prices!, sheet: prices }, overheads ? { file: v.overheads!, sheet: overheads } : null);
     options.prices = prices;
-    options.overheads = overheads;
+    options.overheads = overheads ?? null;
   }
   let report: KneeReport;
   try {
-    report = kneeAnalysis(runs, policy, options);
+    report = kneeAnalysis(runs!, policy, options);
   } catch (e) {
     if (e instanceof RangeError) throw new InputError(e.message, [], { cause: e });
     throw e;
   }
   const tested = Math.max(...report.levels.map((l) => l.pooled.offered_rps));
   const limit = limitFromKnee(report, headroom, { highestTestedRps: tested });
-  const recovery = runs.map((run) => ({
+  const recovery = runs!.map((run) => ({
     run_id: run.manifest.run_id,
     recovery: recoveryReport(run, policy),
     retries: retryReport(run),

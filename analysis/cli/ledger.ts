@@ -1,13 +1,21 @@
-import { InputError } from "../../schema/errors.ts";
-import { parseFlags, runMain } from "../../schema/cli.ts";
 import type { SloPolicy } from "../../schema/slo.ts";
 import { formatLedger } from "../format_ledger.ts";
 import { ledger } from "../ledger.ts";
-import { loadRun } from "../load_run.ts";
-import { loadSloPolicy, runWindow } from "../policy.ts";
+import { runWindow } from "../policy.ts";
 import { runVerdicts } from "../verdicts.ts";
-import { loadOverheadSheet, loadPriceSheet } from "../price_sheet.ts";
-import { denominatorOption, openOptions, PARTIAL_SHARDS_FLAG, resolveSloFile } from "./_args.ts";
+import {
+  checkSheetRoutes,
+  denominatorOption,
+  InputCheck,
+  loadRuns,
+  openOptions,
+  parseFlags,
+  PARTIAL_SHARDS_FLAG,
+  priceSheets,
+  runFolders,
+  runMain,
+  sloPolicyFor,
+} from "./_args.ts";
 
 const USAGE =
   "usage: deno task ledger RUN --prices FILE [--overheads FILE] [--slo FILE] [--denominator offered|sent|completed] [--json] [--verify warn] [--partial-shards]";
@@ -27,16 +35,21 @@ async function main(args: string[]): Promise<void> {
     USAGE,
     { positionals: true },
   );
-  if (positionals.length !== 1) throw new InputError(`expected one RUN folder, got ${positionals.length}\n${USAGE}`);
-  if (v.prices === undefined) throw new InputError(`--prices FILE is required\n${USAGE}`);
-  const open = openOptions(v);
-  const den = denominatorOption(v.denominator);
-  // Sheets first: a bad sheet is reported before the run is read.
-  const prices = await loadPriceSheet(v.prices);
-  const overheads = v.overheads === undefined ? null : await loadOverheadSheet(v.overheads);
-  const run = await loadRun(positionals[0]!, open);
-  const sloFile = resolveSloFile(run, v.slo);
-  const policy = await loadSloPolicy(sloFile);
+  // Every flag, then every file: all problems named at once before the ledger is built.
+  const check = new InputCheck();
+  const dirs = runFolders(check, positionals, 1, 1);
+  check.require(v.prices === undefined, "--prices FILE is required");
+  const open = openOptions(check, v);
+  const den = denominatorOption(check, v.denominator);
+  const sheets = await priceSheets(check, v);
+  const runs = await loadRuns(check, dirs, open);
+  const slo = await sloPolicyFor(check, runs, v.slo);
+  checkSheetRoutes(check, runs, v.prices!, sheets.prices);
+  check.throwIfAny(USAGE);
+  const run = runs![0]!;
+  const { file: sloFile, policy } = slo!;
+  const prices = sheets.prices!;
+  const overheads = sheets.overheads ?? null;
   const effective: SloPolicy = den ? { ...policy, denominator: den } : policy;
   const result = ledger(run, effective, prices, { overheads });
   const verdicts = runVerdicts(run, runWindow(run, effective.window), result);

@@ -4,21 +4,24 @@
  */
 import { join } from "node:path";
 import { InputError } from "../../schema/errors.ts";
-import { parseFlags, runMain } from "../../schema/cli.ts";
 import type { SloPolicy } from "../../schema/slo.ts";
-import { loadRun } from "../load_run.ts";
 import { loadReportExtras, type ReportExtras } from "../plots/extras.ts";
-import { loadSloPolicy } from "../policy.ts";
 import { buildReport } from "../report.ts";
 import { runReportExtras } from "../report_extras.ts";
-import { loadOverheadSheet, loadPriceSheet } from "../price_sheet.ts";
 import {
+  checkSheetRoutes,
   confidenceOption,
   denominatorOption,
   headroomOption,
+  InputCheck,
+  loadRuns,
   openOptions,
+  parseFlags,
   PARTIAL_SHARDS_FLAG,
-  resolveSloFile,
+  priceSheets,
+  runFolders,
+  runMain,
+  sloPolicyFor,
 } from "./_args.ts";
 
 const USAGE = "usage: deno task report RUN [--out F] [--slo FILE] [--denominator offered|sent|completed] " +
@@ -42,20 +45,27 @@ async function main(args: string[]): Promise<void> {
     USAGE,
     { positionals: true },
   );
-  if (positionals.length !== 1) throw new InputError(`expected one RUN folder, got ${positionals.length}\n${USAGE}`);
-  const open = openOptions(v);
-  const den = denominatorOption(v.denominator);
-  const dir = positionals[0]!;
-  const run = await loadRun(dir, open);
-  const sloFile = resolveSloFile(run, v.slo);
-  const policy = await loadSloPolicy(sloFile);
+  // Every flag, then every file: all problems named at once before the report is built.
+  const check = new InputCheck();
+  const dirs = runFolders(check, positionals, 1, 1);
+  const open = openOptions(check, v);
+  const den = denominatorOption(check, v.denominator);
+  const headroom = headroomOption(check, v.headroom);
+  const supportConfidence = confidenceOption(check, v.confidence);
+  check.outputFolder("out", v.out);
+  const loadedExtras = v.extras ? await check.load(() => loadReportExtras(v.extras!)) : {};
+  const sheets = await priceSheets(check, v);
+  const runs = await loadRuns(check, dirs, open);
+  const slo = await sloPolicyFor(check, runs, v.slo);
+  checkSheetRoutes(check, runs, v.prices!, sheets.prices);
+  check.throwIfAny(USAGE);
+  const dir = dirs[0]!;
+  const run = runs![0]!;
+  const { file: sloFile, policy } = slo!;
   const effective: SloPolicy = den ? { ...policy, denominator: den } : policy;
-  const headroom = headroomOption(v.headroom);
-  const supportConfidence = confidenceOption(v.confidence);
-  if (v.overheads && !v.prices) throw new InputError(`--overheads needs --prices\n${USAGE}`);
-  const extras: ReportExtras = v.extras ? await loadReportExtras(v.extras) : {};
-  const prices = v.prices ? await loadPriceSheet(v.prices) : null;
-  const overheads = v.overheads ? await loadOverheadSheet(v.overheads) : null;
+  const extras: ReportExtras = loadedExtras!;
+  const prices = sheets.prices ?? null;
+  const overheads = sheets.overheads ?? null;
   const filled = runReportExtras(run, effective, { headroom, prices, overheads }, extras);
   for (const n of filled.notes) console.error(n);
   const report = buildReport(run, effective, {

@@ -18,7 +18,9 @@ import { join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { formatRunReport } from "../report.ts";
 import { runLoadTest } from "../run.ts";
-import { parseFlags, runMain } from "./_cli.ts";
+import { loadSimProfile } from "../../schema/sim_profile.ts";
+import { loadPlan } from "../schedule.ts";
+import { InputCheck, parseFlags, runMain } from "./_cli.ts";
 
 const ROOT = fileURLToPath(new URL("../../", import.meta.url));
 const USAGE = "usage: deno task demo [--plan F] [--profile F] [--out DIR] [--seed N]";
@@ -31,13 +33,19 @@ if (import.meta.main) {
       out: { type: "string", default: "out" },
       seed: { type: "string", default: "1" },
     }, USAGE);
+    // Every flag and file, all problems named at once, before the simulator starts.
+    const check = new InputCheck();
+    const seed = check.number("seed", v.seed, { min: 0, integer: true });
+    await check.load(() => loadPlan(v.plan!));
+    await check.load(() => loadSimProfile(v.profile!));
+    check.throwIfAny(USAGE);
     const workload = join(ROOT, "data/workloads/design-v1");
     // Absolute paths: the simulator runs with the repository root as its working folder.
     const sim = await startSimProcess({
       root: ROOT,
       profile: resolve(v.profile!),
       workload,
-      seed: Number(v.seed),
+      seed: seed!,
       quiet: false,
     });
     console.error(`simulator listening on ${sim.url} (profile ${v.profile})`);
@@ -49,7 +57,7 @@ if (import.meta.main) {
         out: v.out!,
         formats: ["csv", "parquet"],
         conditions: join(ROOT, "data/conditions/sim-demo.json"),
-        seed: Number(v.seed),
+        seed: seed!,
         // The profile's outage windows count from the simulator's last reset: make that ms 0 of the run.
         atStart: () => sim.reset(),
       });

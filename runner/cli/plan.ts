@@ -7,45 +7,25 @@
  *
  * @module
  */
-import { parseArgs } from "node:util";
 import { fileURLToPath } from "node:url";
 import { EXIT_BAD_INPUT, InputError } from "../../schema/errors.ts";
 import { loadWorkload } from "../../schema/workload_file.ts";
-import { buildSchedule, loadPlan, scheduleSha256, type Shard, summarizeSchedule } from "../schedule.ts";
+import { buildSchedule, loadPlan, scheduleSha256, summarizeSchedule } from "../schedule.ts";
 import type { ScheduleSummary } from "../plans/summarize.ts";
 import { describeSweep } from "../plans/sweep.ts";
 import { describeDrills } from "../intake_drill.ts";
+import { InputCheck, parseFlags } from "./_cli.ts";
 
 const USAGE = "usage: deno task plan --plan FILE [--workload DIR] [--shard i/N] [--json]";
 const DEFAULT_WORKLOAD = fileURLToPath(new URL("../../data/workloads/design-v1", import.meta.url));
 
-/** Parses `i/N` (0 <= i < N). */
-export function parseShard(text: string): Shard {
-  const m = /^(\d+)\/(\d+)$/.exec(text.trim());
-  const index = Number(m?.[1]);
-  const count = Number(m?.[2]);
-  if (!m || count < 1 || index >= count) throw new InputError(`--shard: expected i/N with 0 <= i < N, got "${text}"`);
-  return { index, count };
-}
-
-function parseFlags(args: string[]) {
-  try {
-    return parseArgs({
-      args,
-      options: {
-        plan: { type: "string" },
-        workload: { type: "string", default: DEFAULT_WORKLOAD },
-        shard: { type: "string", default: "0/1" },
-        json: { type: "boolean", default: false },
-        help: { type: "boolean", short: "h", default: false },
-      },
-      strict: true,
-      allowPositionals: false,
-    }).values;
-  } catch (e) {
-    throw new InputError(`${(e as Error).message}\n${USAGE}`, [], { cause: e });
-  }
-}
+const FLAGS = {
+  plan: { type: "string" },
+  workload: { type: "string", default: DEFAULT_WORKLOAD },
+  shard: { type: "string", default: "0/1" },
+  json: { type: "boolean", default: false },
+  help: { type: "boolean", short: "h", default: false },
+} as const;
 
 const fixed = (x: number, d: number) => x.toFixed(d);
 
@@ -83,15 +63,20 @@ export function renderSummary(s: ScheduleSummary, sha256: string | null): string
 /** Runs the CLI; returns the exit code. */
 export async function main(args: string[]): Promise<number> {
   try {
-    const flags = parseFlags(args);
+    const flags = parseFlags(args, FLAGS, USAGE).values;
     if (flags.help) {
       console.log(USAGE);
       return 0;
     }
-    if (flags.plan === undefined) throw new InputError(`--plan is required\n${USAGE}`);
-    const shard = parseShard(flags.shard);
-    const plan = await loadPlan(flags.plan);
-    const { workload } = await loadWorkload(flags.workload);
+    // Every flag and both files: all problems named at once.
+    const check = new InputCheck();
+    check.require(flags.plan === undefined, "--plan is required");
+    const shard = check.shard(flags.shard);
+    const loadedPlan = flags.plan === undefined ? undefined : await check.load(() => loadPlan(flags.plan!));
+    const loadedWorkload = await check.load(() => loadWorkload(flags.workload));
+    check.throwIfAny(USAGE);
+    const plan = loadedPlan!;
+    const { workload } = loadedWorkload!;
     const built = await buildSchedule(plan.spec, workload, { planDir: plan.planDir, planFile: plan.planFile, shard });
     const summary = summarizeSchedule(built);
     const sha256 = built.mode === "open" ? await scheduleSha256(built.entries) : null;

@@ -9,7 +9,7 @@ import { parseRouteUrls } from "../resolve_routes.ts";
 import { runLoadTest } from "../run.ts";
 import { runVerdict } from "../verdict.ts";
 import { EXIT_PREFLIGHT, PreflightError } from "../preflight.ts";
-import { FlagCheck, parseFlags, runMain } from "./_cli.ts";
+import { InputCheck, parseFlags, runMain } from "./_cli.ts";
 
 export const USAGE = `usage: deno task run --workload F --plan F (--target URL | --routes F) --out DIR
   [--route-url NAME=URL ...]
@@ -52,7 +52,7 @@ if (import.meta.main) {
       return 0;
     }
     // Every flag is checked here, before anything is read or written, and every problem is named at once.
-    const check = new FlagCheck();
+    const check = new InputCheck();
     for (const f of ["workload", "plan", "out"] as const) check.require(!v[f], `--${f} is required`);
     check.require(!v.target === !v.routes, "give exactly one of --target and --routes");
     check.require(v["route-url"] !== undefined && !v.routes, "--route-url needs --routes");
@@ -90,6 +90,7 @@ if (import.meta.main) {
       check.problems.push(e.message);
     }
     check.throwIfAny(USAGE);
+    let started = false;
     const run = await runLoadTest({
       workload: v.workload!,
       plan: v.plan!,
@@ -115,11 +116,19 @@ if (import.meta.main) {
       progress: !v["no-progress"],
       serverTimeline: !v["no-server-timeline"],
       preflight: !v["no-preflight"],
+      atStart: () => {
+        started = true;
+        return Promise.resolve();
+      },
     }).catch((e) => {
-      // The target's fault, not the user's input: its own message and exit code, no stack trace.
-      if (!(e instanceof PreflightError)) throw e;
-      console.error(`error: ${e.message}`);
-      return null;
+      // A failed pre-flight is the target's fault, not the user's input: its own message and exit code, no stack trace.
+      if (e instanceof PreflightError) {
+        console.error(`error: ${e.message}`);
+        return null;
+      }
+      // Flags and files are all checked before ms 0: what fails after it is not the user's input (exit 1, not 2).
+      if (started && e instanceof InputError) throw new Error(`the run failed after it started: ${e.message}`);
+      throw e;
     });
     if (run === null) return EXIT_PREFLIGHT;
     const { dir, manifest, requests } = run;
