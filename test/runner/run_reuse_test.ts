@@ -40,15 +40,15 @@ const EXPECT: Record<string, { outcome: string; kind: string | null; attempts: n
   "gzip-json": { outcome: "invalid_response", kind: "content_encoding", attempts: 1, status: 200 },
 };
 
-const modeOf = (key: string) => MODES[Number(/:r(\d+):/.exec(key)![1]) % MODES.length]!;
+const modeOf = (key: string, modes = MODES) => modes[Number(/:r(\d+):/.exec(key)![1]) % modes.length]!;
 
-async function runWith(kind: HttpClientKind) {
+async function runWith(kind: HttpClientKind, modes = MODES, stream = false) {
   const dir = Deno.makeTempDirSync();
-  const srv = startReuseServer({ pick: (r) => modeOf(r.tag), laterMs: 30, lateMs: 500, closeMs: 20 });
+  const srv = startReuseServer({ pick: (r) => modeOf(r.tag, modes), laterMs: 30, lateMs: 500, closeMs: 20 });
   try {
     const { dir: runDir, manifest } = await runLoadTest({
-      workload: writeWorkload(dir, [tinyCase()], { qa: false }),
-      plan: constantPlan(dir, 10, 1.6), // 16 requests, 2 of each mode
+      workload: writeWorkload(dir, [tinyCase()], { qa: stream }),
+      plan: constantPlan(dir, 10, modes.length * 0.2), // 2 requests of each mode
       target: srv.url,
       out: join(dir, "out"),
       formats: ["csv"],
@@ -97,4 +97,21 @@ Deno.test("a run against a server that misbehaves around reuse: attempt rows = c
     });
   }
   assert.deepEqual(byClient.get("fetch"), byClient.get("raw"), "both clients give the same outcome for every request");
+});
+
+Deno.test("a streamed answer gzip-encoded despite accept-encoding: identity is content_encoding with both clients", async () => {
+  for (const kind of HTTP_CLIENT_KINDS) {
+    const { requests, attempts, manifest, received } = await runWith(kind, ["ok-sse", "gzip-sse"], true);
+    assert.equal(attempts.length, received.length);
+    assert.equal(requests.length, 4);
+    for (const r of requests) {
+      const key = `${manifest.run_id}:${r.request_id}:0`;
+      if (modeOf(key, ["ok-sse", "gzip-sse"]) === "ok-sse") {
+        assert.equal(r.outcome, "ok", `${kind} ${r.request_id}`);
+        assert.equal(r.output_sha256, createHash("sha256").update(answerText(key)).digest("hex"));
+      } else {
+        assert.deepEqual([r.outcome, r.error_kind, r.attempts], ["invalid_response", "content_encoding", 1]);
+      }
+    }
+  }
 });
