@@ -70,14 +70,16 @@ export async function runAttempt(
   const parts: Uint8Array[] = [];
   const maxBytes = ctx.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES;
   let bodyBytes = 0;
-  let tooLarge = false;
-  // Over the cap: drop what was kept (the decoder's unfinished line included) and end the exchange now.
-  const refuse = () => {
-    tooLarge = true;
+  let refused: string | null = null;
+  // An unusable answer (over the cap, encoded): drop what was kept (the decoder's unfinished line included)
+  // and end the exchange now.
+  const refuse = (kind: string, why: Error) => {
+    refused = kind;
     parts.length = 0;
     sse = null;
-    w.controller.abort(new RangeError(`response over ${maxBytes} bytes`));
+    w.controller.abort(why);
   };
+  const tooLarge = () => refuse("response_too_large", new RangeError(`response over ${maxBytes} bytes`));
 
   const result = await (target.client ?? ctx.client).send(
     { url: target.url, headers: target.headers, body: call.body, signal: w.controller.signal },
@@ -91,13 +93,18 @@ export async function runAttempt(
         serviceMode = recordedServiceMode(headers.get(SERVICE_MODE_HEADER) ?? null);
         if (s >= 200 && s < 300 && call.stream && contentType.includes("text/event-stream")) sse = new SseDecoder();
         const declared = Number(headers.get("content-length") ?? "0");
-        if (declared > maxBytes) refuse();
+        if (declared > maxBytes) return tooLarge();
+        // Both clients ask for `identity` and decode nothing (http/client.ts): an encoded answer cannot be read.
+        const encoding = headers.get("content-encoding")?.trim().toLowerCase() ?? "identity";
+        if (s >= 200 && s < 300 && encoding !== "identity" && encoding !== "") {
+          refuse("content_encoding", new TypeError(`response body encoded as ${encoding.slice(0, 40)}`));
+        }
       },
       onData(chunk, t) {
         w.lastActivityMs = t;
-        if (tooLarge) return;
+        if (refused !== null) return;
         bodyBytes += chunk.length;
-        if (bodyBytes > maxBytes) return refuse();
+        if (bodyBytes > maxBytes) return tooLarge();
         if (sse) { for (const ev of sse.push(chunk)) state.feedChunk(ev.data, t); }
         else parts.push(chunk);
       },
@@ -107,8 +114,8 @@ export async function runAttempt(
   const endMs = result.endMs;
 
   let failure: AttemptResult["failure"] = null;
-  if (tooLarge) {
-    failure = { status: null, kind: "response_too_large", outcome: "invalid_response" };
+  if (refused !== null) {
+    failure = { status: null, kind: refused, outcome: "invalid_response" };
   } else if (w.reason) {
     const outcome: Outcome = w.reason === "run_stopped" ? "aborted" : "timeout";
     failure = { status: null, kind: w.reason, outcome };

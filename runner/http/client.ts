@@ -31,7 +31,26 @@ export type HttpOutcome =
   | { ok: true; endMs: number }
   | { ok: false; endMs: number; kind: TransportErrorKind; message: string };
 
-/** An HTTP/1.1 client for the runner. `send` never rejects. */
+/**
+ * An HTTP/1.1 client for the runner. `send` never rejects.
+ *
+ * Both clients (`raw`, `fetch`) keep the same rules, so a run measures the same calls with either:
+ * - **One call per attempt.** A request is sent again by the client only when its pooled connection
+ *   failed before one byte of it was written (nothing reached the server); once a byte is written,
+ *   a failure is the attempt's outcome and only the retry policy sends again, as its own attempt.
+ *   The one exception is fetch's (hyper's): when a reused connection closes after the request was
+ *   written and before any answer byte, fetch sends it once more on a fresh connection, unseen
+ *   (measured in test/runner/http/client_reuse_test.ts); with `fetch` such a race can give the
+ *   server one call more than there are attempt rows. Both clients close connections idle for
+ *   longer than `idleTimeoutMs` (4 s), before common servers' keep-alive timeouts (5 s and more).
+ * - **No answer to the wrong request.** A keep-alive connection is reused only after a response read
+ *   exactly to the end of its framing (`content-length` or the last chunk) with nothing beyond it
+ *   and not aborted; a pooled connection on which anything arrived while idle (bytes or its end) is
+ *   discarded before it carries a request.
+ * - **No redirects followed**: a 3xx is the attempt's answer (`http_error`, `http_3xx`).
+ * - **No body decoding**: `accept-encoding: identity` is sent; a body the server encodes anyway is
+ *   delivered as sent (attempt.ts refuses a 2xx with a `content-encoding`).
+ */
 export interface HttpClient {
   readonly name: string;
   send(req: HttpRequest, handler: ResponseHandler): Promise<HttpOutcome>;
@@ -40,8 +59,13 @@ export interface HttpClient {
   close(): Promise<void>;
 }
 
+/** Idle keep-alive connections older than this are closed, not reused, by both clients (servers drop idle ones). */
+export const DEFAULT_IDLE_TIMEOUT_MS = 4000;
+
 export interface HttpClientOptions {
   clock: Clock;
   /** Most connections kept per host. @default 4096 */
   maxConnectionsPerHost?: number;
+  /** Idle keep-alive connections older than this are closed instead of reused. @default DEFAULT_IDLE_TIMEOUT_MS */
+  idleTimeoutMs?: number;
 }

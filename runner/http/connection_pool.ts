@@ -1,5 +1,8 @@
 import { watchAbort } from "./abort_watch.ts";
 
+/** Microtask turns `probe` waits for a read of bytes already received to settle (Deno settles it in 2). */
+const PROBE_TURNS = 8;
+
 /** One pooled TCP connection with its own read buffer. */
 export class RawConnection {
   readonly conn: Deno.TcpConn;
@@ -8,10 +11,39 @@ export class RawConnection {
   uses = 0;
   idleSince = 0;
   closed = false;
+  /** The connection has been in the pool (released): it must pass `probe` before it carries a request. */
+  pooled = false;
+  /** A read started by `probe` that found nothing: the exchange's first read. */
+  firstRead: Promise<number | null> | null = null;
 
   constructor(conn: Deno.TcpConn, bufferBytes: number) {
     this.conn = conn;
     this.buf = new Uint8Array(bufferBytes);
+  }
+
+  /**
+   * Whether the pooled connection is still clean: true when nothing (no byte, no EOF, no error) has
+   * arrived since its last exchange ended. A read is started now; Deno polls a new read at once, so a
+   * read of bytes or an end already received settles within a few microtask turns, with no event-loop
+   * turn. Settled: the connection carries bytes nobody asked for (a late or unsolicited answer) or was
+   * closed by the server, and must be discarded. Pending: it stays pending as the exchange's first read.
+   */
+  async probe(): Promise<boolean> {
+    let settled = false;
+    const read = this.conn.read(this.buf);
+    read.then(() => settled = true, () => settled = true);
+    for (let k = 0; k < PROBE_TURNS && !settled; k++) await undefined;
+    if (settled) return false;
+    this.firstRead = read;
+    return true;
+  }
+
+  /** The next read into `buf`: the probe's pending read first. */
+  read(): Promise<number | null> {
+    const first = this.firstRead;
+    if (first === null) return this.conn.read(this.buf);
+    this.firstRead = null;
+    return first;
   }
 
   /** Closes the socket once; pending reads and writes on it then fail. */
@@ -104,6 +136,7 @@ export class HostPool {
   /** Returns a connection after a complete exchange that left it reusable. */
   release(c: RawConnection): void {
     if (c.closed || this.#closed) return this.discard(c);
+    c.pooled = true;
     const w = this.#nextWaiter();
     if (w) return w.resolve(c);
     c.idleSince = performance.now();
@@ -118,7 +151,7 @@ export class HostPool {
     this.#grantSlot();
   }
 
-  /** Closes `c` and opens a fresh connection in its slot (the stale keep-alive retry). */
+  /** Closes `c` and opens a fresh connection in its slot (`c` could not carry the request: nothing of it was sent). */
   replace(c: RawConnection, signal: AbortSignal | undefined): Promise<RawConnection> {
     c.close();
     if (!this.#live.delete(c) || this.#closed) return Promise.reject(new Error("HTTP client closed"));

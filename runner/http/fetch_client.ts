@@ -1,12 +1,19 @@
 import type { Clock } from "../clock.ts";
 import type { HttpClient, HttpClientOptions, HttpOutcome, HttpRequest, ResponseHandler } from "./client.ts";
+import { DEFAULT_IDLE_TIMEOUT_MS } from "./client.ts";
 import { failure, messageOf } from "./transport_error.ts";
 import type { TransportErrorKind } from "./client.ts";
+
+const IDENTITY = "identity";
 
 /**
  * The runner's client over Deno's `fetch` (hyper underneath): `https:` capable, body streamed
  * through a reader. Pooling is fetch's own (`maxConnectionsPerHost` bounds idle connections
  * kept, not open ones). Errors are named from fetch's messages, which carry the cause.
+ *
+ * Made to behave as the raw client (client.ts, "Both clients"): redirects are not followed (a
+ * 3xx is returned as the answer) and `accept-encoding: identity` is sent, so fetch decodes no
+ * body (it decompresses only what it asked for).
  */
 export class FetchHttpClient implements HttpClient {
   readonly name = "fetch";
@@ -15,7 +22,10 @@ export class FetchHttpClient implements HttpClient {
 
   constructor(options: HttpClientOptions) {
     this.#clock = options.clock;
-    this.#client = Deno.createHttpClient({ poolMaxIdlePerHost: options.maxConnectionsPerHost ?? 4096 });
+    this.#client = Deno.createHttpClient({
+      poolMaxIdlePerHost: options.maxConnectionsPerHost ?? 4096,
+      poolIdleTimeout: options.idleTimeoutMs ?? DEFAULT_IDLE_TIMEOUT_MS,
+    });
   }
 
   async send(req: HttpRequest, handler: ResponseHandler): Promise<HttpOutcome> {
@@ -24,12 +34,15 @@ export class FetchHttpClient implements HttpClient {
     if (signal?.aborted) return failure("aborted", clock.now(), signal.reason);
     let res: Response;
     try {
+      const headers = new Headers(req.headers);
+      headers.set("accept-encoding", IDENTITY);
       res = await fetch(req.url, {
         method: "POST",
-        headers: req.headers,
+        headers,
         body: req.body,
         signal: signal ?? null,
         client: this.#client,
+        redirect: "manual",
       });
     } catch (err) {
       return failure(signal?.aborted ? "aborted" : fetchErrorKind(err, false), clock.now(), err);

@@ -1,5 +1,6 @@
 import type { Clock } from "../clock.ts";
 import type { HttpClient, HttpClientOptions, HttpOutcome, HttpRequest, ResponseHandler } from "./client.ts";
+import { DEFAULT_IDLE_TIMEOUT_MS } from "./client.ts";
 import { watchAbort } from "./abort_watch.ts";
 import { HostPool, type RawConnection } from "./connection_pool.ts";
 import { FetchHttpClient } from "./fetch_client.ts";
@@ -8,29 +9,28 @@ import { classifyError, failure, messageOf } from "./transport_error.ts";
 
 /** Options of the raw client beyond the shared ones. */
 export interface RawHttpClientOptions extends HttpClientOptions {
-  /** Idle keep-alive connections older than this are closed, not reused (servers drop idle ones). @default 4000 */
-  idleTimeoutMs?: number;
   /** Read buffer per connection. @default 16384 */
   readBufferBytes?: number;
 }
 
 const TOKEN = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
 const BAD_VALUE = /[\r\n\0]/;
-const OWN_HEADERS = new Set(["host", "content-length", "transfer-encoding", "connection"]);
+const OWN_HEADERS = new Set(["host", "content-length", "transfer-encoding", "connection", "accept-encoding"]);
 const encoder = new TextEncoder();
-/** Marks an exchange that failed on a reused connection before any response byte. */
-const STALE = Symbol("stale");
+/** Marks an exchange whose pooled connection failed before one byte of the request was written. */
+const NOT_SENT = Symbol("not sent");
 
 /**
  * HTTP/1.1 over `Deno.connect` with per-host keep-alive pools: the request goes out in one
  * write, the response is parsed incrementally and body pieces reach the handler as they are
  * read (de-chunked, one piece per socket read). `https:` URLs are delegated to a fetch client.
  *
- * Stale keep-alive connections: a server may close an idle connection just as a request is
- * written on it. When an exchange on a reused connection fails before any response byte
- * arrived, the request is written once more on a fresh connection. The first copy may have
- * reached the server (it then saw a request whose answer nobody read); this is the usual
- * HTTP/1.1 client behaviour for idempotent-looking retries and happens at most once.
+ * Connection reuse (the rules of both clients, see client.ts): a connection returns to the pool
+ * only after a response read exactly to the end of its framing with no byte beyond it; a pooled
+ * connection is probed before it carries a request and discarded when anything (bytes, EOF) came
+ * while it sat idle. The request is sent again, on a fresh connection, only when its pooled
+ * connection failed before one byte of it was written; a failure after that is the attempt's
+ * outcome (`connection_reset`), left to the retry policy, which makes its own attempt row.
  */
 export class RawHttpClient implements HttpClient {
   readonly name = "raw";
@@ -47,7 +47,7 @@ export class RawHttpClient implements HttpClient {
     this.#options = options;
     this.#clock = options.clock;
     this.#max = options.maxConnectionsPerHost ?? 4096;
-    this.#idleTimeoutMs = options.idleTimeoutMs ?? 4000;
+    this.#idleTimeoutMs = options.idleTimeoutMs ?? DEFAULT_IDLE_TIMEOUT_MS;
     this.#bufferBytes = options.readBufferBytes ?? 16384;
   }
 
@@ -77,22 +77,19 @@ export class RawHttpClient implements HttpClient {
     }
     let c: RawConnection;
     try {
-      c = pool.takeIdle() ?? await pool.acquire(signal);
+      c = await this.#clean(pool, pool.takeIdle() ?? await pool.acquire(signal), signal);
     } catch (err) {
-      if (signal?.aborted) return failure("aborted", this.#clock.now(), signal.reason);
-      return failure(classifyError(err, "connect"), this.#clock.now(), err);
+      return this.#connectFailure(err, signal);
     }
-    // At most two rounds: a stale reused connection earns one retry on a fresh one.
-    for (let round = 0;; round++) {
-      const out = await this.#exchange(pool, c, bytes, handler, signal, round === 0);
-      if (out !== STALE) return out;
-      try {
-        c = await pool.replace(c, signal);
-      } catch (err) {
-        if (signal?.aborted) return failure("aborted", this.#clock.now(), signal.reason);
-        return failure(classifyError(err, "connect"), this.#clock.now(), err);
-      }
+    const out = await this.#exchange(pool, c, bytes, handler, signal);
+    if (out !== NOT_SENT) return out;
+    // Not one byte of the request left on the pooled connection: it goes once more, on a fresh one.
+    try {
+      c = await pool.replace(c, signal);
+    } catch (err) {
+      return this.#connectFailure(err, signal);
     }
+    return await this.#exchange(pool, c, bytes, handler, signal) as HttpOutcome;
   }
 
   /** Opens `n` connections to `url`'s host and leaves them idle in its pool (fails like a connect). */
@@ -108,6 +105,25 @@ export class RawHttpClient implements HttpClient {
     for (const p of this.#pools.values()) p.close();
     this.#pools.clear();
     return this.#fetch?.close() ?? Promise.resolve();
+  }
+
+  /** `c`, or when it is a pooled connection that fails its probe, another idle one or a fresh one in its slot. */
+  async #clean(pool: HostPool, c: RawConnection, signal: AbortSignal | undefined): Promise<RawConnection> {
+    while (c.pooled && !(await c.probe())) {
+      const next = pool.takeIdle();
+      if (next) {
+        pool.discard(c);
+        c = next;
+      } else {
+        c = await pool.replace(c, signal);
+      }
+    }
+    return c;
+  }
+
+  #connectFailure(err: unknown, signal: AbortSignal | undefined): HttpOutcome {
+    if (signal?.aborted) return failure("aborted", this.#clock.now(), signal.reason);
+    return failure(classifyError(err, "connect"), this.#clock.now(), err);
   }
 
   #pool(url: URL): HostPool {
@@ -126,17 +142,21 @@ export class RawHttpClient implements HttpClient {
     return p;
   }
 
-  /** One request/response on `c`; STALE when `mayRetry` and a reused connection failed before any response byte. */
+  /**
+   * One request/response on `c`. NOT_SENT when `c` had been pooled and its first write failed: no byte
+   * of the request was sent, so the caller may send it on a fresh connection (the only resend).
+   * `c` goes back to the pool only after a response read to the end of its framing with no byte
+   * beyond it, not aborted, and not marked `connection: close`; otherwise it is closed.
+   */
   async #exchange(
     pool: HostPool,
     c: RawConnection,
     bytes: Uint8Array,
     handler: ResponseHandler,
     signal: AbortSignal | undefined,
-    mayRetry: boolean,
-  ): Promise<HttpOutcome | typeof STALE> {
+  ): Promise<HttpOutcome | typeof NOT_SENT> {
     const clock = this.#clock;
-    const retryIfStale = ++c.uses > 1 && mayRetry;
+    c.uses++;
     const sink = new BodySink(handler);
     const parser = new ResponseParser(sink);
     let aborted = false;
@@ -144,18 +164,17 @@ export class RawHttpClient implements HttpClient {
       aborted = true;
       c.close();
     });
-    let received = 0;
+    let written = 0;
     try {
-      for (let off = 0; off < bytes.length;) off += await c.conn.write(off === 0 ? bytes : bytes.subarray(off));
+      while (written < bytes.length) written += await c.conn.write(written === 0 ? bytes : bytes.subarray(written));
       for (;;) {
-        const n = await c.conn.read(c.buf);
+        const n = await c.read();
         const t = clock.now();
         if (n === null) {
           if (parser.eof()) {
             pool.discard(c);
             return { ok: true, endMs: t };
           }
-          if (!aborted && !parser.sawHead && received === 0 && retryIfStale) return STALE; // caller replaces c
           pool.discard(c);
           if (aborted) return failure("aborted", t, signal!.reason);
           if (!parser.sawHead) {
@@ -163,7 +182,6 @@ export class RawHttpClient implements HttpClient {
           }
           return failure("stream_cut", t, new Error("connection closed before the body ended"));
         }
-        received += n;
         sink.t = t;
         const used = parser.feed(c.buf, 0, n);
         sink.flush(c.buf);
@@ -175,8 +193,7 @@ export class RawHttpClient implements HttpClient {
       }
     } catch (err) {
       const t = clock.now();
-      const protocol = sink.threw || (err instanceof Error && err.name === "ProtocolError");
-      if (!aborted && !this.#closed && !protocol && received === 0 && retryIfStale) return STALE; // caller replaces c
+      if (!aborted && !this.#closed && written === 0 && c.pooled) return NOT_SENT; // caller replaces c
       pool.discard(c);
       if (aborted) return failure("aborted", t, signal!.reason);
       if (this.#closed) return failure("aborted", t, new Error("HTTP client closed"));
@@ -237,7 +254,7 @@ class BodySink implements ResponseSink {
 /** The request head and body as one buffer, so the request leaves in one write. */
 function encodeRequest(req: HttpRequest): Uint8Array {
   const url = req.url;
-  let head = `POST ${url.pathname}${url.search} HTTP/1.1\r\nhost: ${url.host}\r\n`;
+  let head = `POST ${url.pathname}${url.search} HTTP/1.1\r\nhost: ${url.host}\r\naccept-encoding: identity\r\n`;
   for (const name in req.headers) {
     const value = req.headers[name]!;
     if (!TOKEN.test(name)) throw new TypeError(`invalid request header name ${JSON.stringify(name)}`);
