@@ -4,9 +4,7 @@
  * streamed), one request per row: request `r000000k` is answered by row k's mode (chosen by its idempotency key,
  * which its retries share), so each run offers as many requests as its table has rows.
  *
- * Left out: `reset` (the raw HTTP client resends a request whose reused connection closed without an answer and logs
- * no attempt for the resend, so the server receives one call more than the log holds — a defect of runner/http/
- * tracked on its own), `timeline-bad` (not a chat answer: test/runner/run_misshapen_test.ts).
+ * Left out: `timeline-bad` (not a chat answer: test/runner/run_misshapen_test.ts).
  */
 import assert from "node:assert/strict";
 import { join } from "node:path";
@@ -67,6 +65,8 @@ const STREAMED: Row[] = [
   ["endless-sse-line", "invalid_response", "response_too_large", 1],
   ["oversized-length", "invalid_response", "response_too_large", 1],
   ["cut", "transport_error", "stream_cut", 2],
+  // Closed after reading the request, before any answer byte: an attempt of its own, never a hidden resend.
+  ["reset", "transport_error", "connection_reset", 2],
   ["garbage", "transport_error", "protocol_error", 1],
   ["bad-chunk", "transport_error", "protocol_error", 1],
   ["hang", "timeout", "idle_timeout", 2],
