@@ -10,6 +10,9 @@
  * text (pieces of a few bytes; markdown with tables measures 17 per character) passes both up to
  * some 250,000 characters and more, beyond any output cap; the check itself is one linear pass.
  *
+ * The runner applies this bound to the texts it counts (runner/token_caps.ts); the simulator to each request's
+ * prompt (sim/prompt_counter.ts).
+ *
  * @module
  */
 
@@ -24,7 +27,7 @@ export const MAX_TOKENIZER_WORK = 2_048 * 2_048;
  *
  * @example A 16,000-character run of one character is refused; prose is not
  * ```ts
- * import { tokenizerRefusal } from "./token_caps.ts";
+ * import { tokenizerRefusal } from "./tokenizer_bound.ts";
  * import assert from "node:assert/strict";
  * const words = /\s*\S+/gu.source;
  * assert.equal(tokenizerRefusal("x".repeat(16_000), words), "BPE work 256000000 > 4194304");
@@ -33,6 +36,27 @@ export const MAX_TOKENIZER_WORK = 2_048 * 2_048;
  */
 export function tokenizerRefusal(text: string, pattern: string): string | null {
   if (text.length > MAX_TOKENIZED_CHARS) return `${text.length} chars > ${MAX_TOKENIZED_CHARS}`;
+  const work = bpeWork(text, pattern, MAX_TOKENIZER_WORK);
+  if (work <= MAX_TOKENIZER_WORK) return null;
+  // Finish the sum for the message only when it is cheap: the rest is one more linear pass.
+  return `BPE work ${bpeWork(text, pattern)} > ${MAX_TOKENIZER_WORK}`;
+}
+
+/**
+ * The BPE work of `text`: the sum over its pre-token pieces (matches of `pattern`, the encoding's `pat_str`) of
+ * (piece length in UTF-8 bytes)². One linear pass; it stops as soon as the sum passes `stopAbove` (and returns the sum
+ * so far, which is then above it).
+ *
+ * @example A run of 100 `x` is one piece of 100 bytes; three words are three small pieces
+ * ```ts
+ * import { bpeWork } from "./tokenizer_bound.ts";
+ * import assert from "node:assert/strict";
+ * const words = /\s*\S+/gu.source;
+ * assert.equal(bpeWork("x".repeat(100), words), 100 * 100);
+ * assert.equal(bpeWork("one two three", words), 3 * 3 + 4 * 4 + 6 * 6); // "one", " two", " three"
+ * ```
+ */
+export function bpeWork(text: string, pattern: string, stopAbove = Infinity): number {
   const re = new RegExp(pattern, "gu");
   let work = 0;
   for (let m = re.exec(text); m !== null; m = re.exec(text)) {
@@ -42,13 +66,9 @@ export function tokenizerRefusal(text: string, pattern: string): string | null {
       continue;
     }
     work += n * n;
-    if (work > MAX_TOKENIZER_WORK) {
-      // Finish the sum for the message only when it is cheap: the rest is one more linear pass.
-      for (m = re.exec(text); m !== null; m = re.exec(text)) work += utf8Length(m[0]) ** 2 || (re.lastIndex++, 0);
-      return `BPE work ${work} > ${MAX_TOKENIZER_WORK}`;
-    }
+    if (work > stopAbove) return work;
   }
-  return null;
+  return work;
 }
 
 /** UTF-8 length of `s` (a lone surrogate counts 3, as TextEncoder writes U+FFFD). */
