@@ -4,8 +4,9 @@
  * 1,000,000 req/s for a day (8.64e10 requests) would exhaust memory before printing anything.
  *
  * A plan may plan at most {@linkcode MAX_PLANNED_REQUESTS} requests. Its expected count is computed from the plan
- * alone: rate × duration for constant (exactly ⌈rate × duration⌉), Poisson and gamma arrivals; the sum over stages
- * (staged) or steps and repeats (sweep); at most the plan's `max_requests`. A trace is parsed whole whatever its
+ * alone: rate × duration for constant (exactly ⌈rate × duration⌉) and Poisson arrivals; for gamma arrivals of shape
+ * k < 1 also the renewal excess (1/k − 1)/2 (a gamma process started at ms 0 front-loads arrivals: with k = 1e-9 almost
+ * every gap is 0); the sum over stages (staged) or steps and repeats (sweep); at most the plan's `max_requests`. A trace is parsed whole whatever its
  * `duration_s` or `max_requests`, so its count is its rows (non-empty lines, less a CSV header), read as a stream.
  * Random arrivals can exceed their expected count; generation stops one past the bound and refuses the plan then.
  *
@@ -29,6 +30,15 @@ export interface PlanSize {
   field: string;
   /** The largest stage or step and its count, when there are several. */
   largest?: { name: string; requests: number };
+}
+
+/**
+ * Expected arrivals of a renewal process started at ms 0 at `rate` for `seconds`: rate × seconds, plus for gamma gaps
+ * of shape k < 1 the renewal excess (CV² − 1)/2 = (1/k − 1)/2 (E[N(t)] = t/μ + (CV² − 1)/2 + o(1)).
+ */
+function expected(rate: number, seconds: number, burstiness?: number): number {
+  const k = burstiness ?? 1;
+  return rate * seconds + (k < 1 ? (1 / k - 1) / 2 : 0);
 }
 
 const fmt = (n: number) => n.toLocaleString("en-US", { maximumFractionDigits: 0 });
@@ -86,12 +96,21 @@ export async function planSize(spec: PlanSpecParsed, planDir: string): Promise<P
   }
   if (a.process === "constant") {
     size = { requests: Math.ceil(a.rate_rps * a.duration_s), field: "arrivals.rate_rps × arrivals.duration_s" };
-  } else if (a.process === "poisson" || a.process === "gamma") {
-    size = { requests: a.rate_rps * a.duration_s, field: "arrivals.rate_rps × arrivals.duration_s" };
+  } else if (a.process === "poisson") {
+    size = { requests: expected(a.rate_rps, a.duration_s), field: "arrivals.rate_rps × arrivals.duration_s" };
+  } else if (a.process === "gamma") {
+    const field = "arrivals.rate_rps × arrivals.duration_s (+ (1/burstiness − 1)/2)";
+    size = { requests: expected(a.rate_rps, a.duration_s, a.burstiness), field };
   } else {
     const parts = a.process === "staged"
-      ? a.stages.map((s) => ({ name: s.name, requests: s.rate_rps * s.duration_s }))
-      : sweepSteps(a).map((s) => ({ name: s.name, requests: s.rate_rps * a.step_duration_s }));
+      ? a.stages.map((s) => ({
+        name: s.name,
+        requests: expected(s.rate_rps, s.duration_s, s.process === "gamma" ? s.burstiness : undefined),
+      }))
+      : sweepSteps(a).map((s) => ({
+        name: s.name,
+        requests: expected(s.rate_rps, a.step_duration_s, a.step_process === "gamma" ? a.burstiness : undefined),
+      }));
     const field = a.process === "staged"
       ? "arrivals.stages (Σ rate_rps × duration_s)"
       : "arrivals.start_rps…max_rps × step_duration_s × repeats (Σ over steps)";
