@@ -242,12 +242,15 @@ Deno.test("deno task plan and deno task run refuse a plan of 1e6 req/s for a day
       assert.doesNotMatch(r.stderr, /\n\s+at |Error:/);
       assert.equal(r.stdout, "");
     };
-    await t.step("loadPlan (both CLIs' first step) names the file and field as one of the plan's problems", async () => {
-      await assert.rejects(
-        () => loadPlan(plan),
-        (e: unknown) => e instanceof InputError && e.problems.some((p) => p.startsWith(expected)),
-      );
-    });
+    await t.step(
+      "loadPlan (both CLIs' first step) names the file and field as one of the plan's problems",
+      async () => {
+        await assert.rejects(
+          () => loadPlan(plan),
+          (e: unknown) => e instanceof InputError && e.problems.some((p) => p.startsWith(expected)),
+        );
+      },
+    );
     await t.step("deno task plan", async () => {
       assertRefused(await runCli(join(ROOT, "runner/cli/plan.ts"), ["--plan", plan], ["--allow-read"], { cwd: ROOT }));
     });
