@@ -34,6 +34,7 @@ import { InputError } from "../schema/errors.ts";
 import { Rng } from "./rng.ts";
 import { caseMix } from "./plans/case_mix.ts";
 import { generateArrivals } from "./plans/generate.ts";
+import { MAX_PLANNED_REQUESTS, planSizeProblem } from "./plans/plan_size.ts";
 import { planProblems } from "./plans/validate_plan.ts";
 
 export { type LoadedPlan, loadPlan } from "./plans/load_plan.ts";
@@ -106,7 +107,9 @@ function truncateStages(stages: Stage[], cutMs: number): Stage[] {
  * (seeded by `spec.seed`), truncated to `max_requests`; arrival i gets
  * request id `r` + i (7 digits), the case `assignCase(i)` and the stage
  * containing its time. Every shard computes the full schedule and keeps
- * index % N == i, so the shards' union is the full schedule.
+ * index % N == i, so the shards' union is the full schedule. A plan over
+ * the size bound of runner/plans/plan_size.ts is an InputError before any
+ * arrival is generated; arrivals past `max_requests` are never generated.
  */
 export async function buildSchedule(
   spec: PlanSpecParsed,
@@ -117,6 +120,8 @@ export async function buildSchedule(
   const shard = options.shard ?? { index: 0, count: 1 };
   checkShard(shard);
   const problems = planProblems(spec, planFile);
+  const tooBig = await planSizeProblem(spec, planFile, options.planDir);
+  if (tooBig !== null) problems.push(tooBig);
   if (problems.length) throw new InputError(`${planFile}: invalid arrival plan`, problems);
   const assignCase = caseMix(workload, spec.mix, spec.seed, planFile);
   const a = spec.arrivals;
@@ -132,10 +137,21 @@ export async function buildSchedule(
     return { mode: "closed", entries: [], stages, totalPlanned: 0, shard, assignCase };
   }
   const rng = new Rng(spec.seed, ARRIVAL_STREAM);
-  const generated = await generateArrivals(a, { rng, planDir: options.planDir, planFile });
+  const max = spec.max_requests;
+  // One arrival past max_requests (its time ends the last stage) or past the bound (the plan is refused then).
+  const limit = Math.min(max ?? Infinity, MAX_PLANNED_REQUESTS) + 1;
+  // A trace is counted by its rows before it is read (runner/plans/plan_size.ts); its stage needs every kept row.
+  const ctx = { rng, planDir: options.planDir, planFile, ...(a.process === "trace" ? {} : { limit }) };
+  const generated = await generateArrivals(a, ctx);
   let timesMs = generated.timesMs;
   let stages = generated.stages;
-  const max = spec.max_requests;
+  if (timesMs.length > MAX_PLANNED_REQUESTS && (max === undefined || max > MAX_PLANNED_REQUESTS)) {
+    throw new InputError(
+      `${planFile}: arrivals: more than ${MAX_PLANNED_REQUESTS.toLocaleString("en-US")} arrivals generated (random ` +
+        `arrivals above their expected count), the most one plan may schedule; lower the rate or the duration, or ` +
+        `set max_requests`,
+    );
+  }
   const cut = max === undefined ? undefined : timesMs[max];
   if (max !== undefined && cut !== undefined) {
     timesMs = timesMs.slice(0, max);

@@ -3,6 +3,8 @@ import { parseChatRequest } from "./chat_request.ts";
 import type { Engine } from "./engine.ts";
 import { degradedModeAt, shortened } from "./degraded_mode.ts";
 import type { IntakeSwitch } from "./intake.ts";
+import { PROMPT_COUNT_STOPPED, type PromptCounter } from "./prompt_counter.ts";
+import { MAX_TOKENIZED_CHARS, MAX_TOKENIZER_WORK } from "../schema/tokenizer_bound.ts";
 import { ChunkFormat, errorResponse, usage, type UsageDetails } from "./openai_format.ts";
 import type { RateLimiter, RateLimitRefusal } from "./rate_limiter.ts";
 import type { Answer, Responder } from "./responder.ts";
@@ -13,6 +15,8 @@ export interface ChatContext {
   profile: SimProfile;
   engine: Engine;
   responder: Responder;
+  /** Counts prompt tokens inline or in a worker (never a long stall of the event loop). */
+  counter: PromptCounter;
   /** The profile's quota, or null when it has none. */
   rateLimiter: RateLimiter | null;
   /** The outage mode in force, or null. */
@@ -39,6 +43,10 @@ export const STOPPED = "simulator stopped";
  * are checked (429 quota, never queued), and the request is offered to the
  * engine. Headers go out only when it is admitted, so a
  * request shed from the queue still gets a clean 429.
+ *
+ * The prompt's tokens are counted after the draws and the `error_rate` fault (sim/prompt_counter.ts: inline when
+ * small, else in a worker while other requests are answered); the queue's degraded state and the service mode are
+ * judged at arrival, before the count. A prompt over the tokenizer bound gets 400 `prompt_too_complex`.
  */
 export async function handleChat(req: Request, ctx: ChatContext): Promise<Response> {
   if (ctx.outage() === "503") {
@@ -80,14 +88,34 @@ export async function handleChat(req: Request, ctx: ChatContext): Promise<Respon
     });
   }
   const cap = chat.maxTokens ?? profile.engine.default_max_tokens;
-  const decided = ctx.responder.respond(chat.messages, { accuracy, validity, variant }, {
-    maxTokens: cap,
-    degraded: engine.queue.length > profile.behaviour.degraded.queue_len_threshold,
-    prefixCaching: profile.engine.prefix_caching,
-  });
+  const degraded = engine.queue.length > profile.behaviour.degraded.queue_len_threshold;
   // An announced degraded mode, judged at arrival: a shorter answer, said in x-service-mode.
   const dm = profile.degraded_mode;
   const mode = dm ? degradedModeAt(dm, engine.snapshot()) : null;
+  const counted = await ctx.counter.count(ctx.responder.countedTexts(chat.messages));
+  if ("refused" in counted) {
+    return errorResponse(
+      400,
+      `The prompt is over the simulator's tokenizer bound (${counted.refused}; at most ${MAX_TOKENIZED_CHARS} ` +
+        `characters and BPE work, the sum over pre-token pieces of their UTF-8 length squared, of at most ` +
+        `${MAX_TOKENIZER_WORK}), so its tokens ` +
+        `are not counted; a long run of one character without spaces is the usual cause.`,
+      { type: "invalid_request_error", code: "prompt_too_complex", param: "messages" },
+    );
+  }
+  if ("failed" in counted) {
+    return counted.failed === PROMPT_COUNT_STOPPED
+      ? errorResponse(503, "The simulator is stopping.", { type: "server_error", code: "service_unavailable" })
+      : errorResponse(500, `The simulator could not count the prompt: ${counted.failed}.`, {
+        type: "server_error",
+        code: "internal_error",
+      });
+  }
+  const decided = ctx.responder.respond(chat.messages, { accuracy, validity, variant }, {
+    maxTokens: cap,
+    degraded,
+    prefixCaching: profile.engine.prefix_caching,
+  }, counted.tokens);
   const answer = dm && mode ? shortened(decided, dm.max_output_tokens) : decided;
   const kvTokens = answer.promptTokens + cap;
   if (!engine.fits(kvTokens)) {

@@ -102,20 +102,35 @@ export class Responder {
     return { ...this.#behaviour.default, ...this.#behaviour.classes[className] };
   }
 
-  /** Decides the answer to one request. */
-  respond(messages: readonly SimMessage[], draws: Draws, options: RespondOptions): Answer {
+  /**
+   * The texts of a request whose tokens its answer needs, one per message, in order: for a known case the messages
+   * from its first assistant message on (the case's own prompt is counted in the workload), for an unknown prompt
+   * every message. {@linkcode respond} takes their counts.
+   */
+  countedTexts(messages: readonly SimMessage[]): string[] {
+    const known = this.#byPrompt.has(promptSha256(messages));
+    const firstAssistant = messages.findIndex((m) => m.role === "assistant");
+    const counted = !known ? messages : firstAssistant < 0 ? [] : messages.slice(firstAssistant);
+    return counted.map((m) => m.content + m.toolCallText);
+  }
+
+  /**
+   * Decides the answer to one request. `tokens`: the token counts of {@linkcode countedTexts} (counted here, on
+   * the caller's thread, when absent).
+   */
+  respond(messages: readonly SimMessage[], draws: Draws, options: RespondOptions, tokens?: readonly number[]): Answer {
+    const counts = tokens ?? this.countedTexts(messages).map((t) => this.#tok.count(t));
+    const sum = (ns: readonly number[]) => ns.reduce((s, n) => s + n, 0);
     const outs = this.#byPrompt.get(promptSha256(messages));
-    if (!outs) return this.#unknown(messages, options.maxTokens);
+    if (!outs) return this.#unknown(sum(counts), options.maxTokens);
     const c = outs.case;
     const firstAssistant = messages.findIndex((m) => m.role === "assistant");
     const later = firstAssistant < 0 ? [] : messages.slice(firstAssistant);
     const lastAssistant = later.findLastIndex((m) => m.role === "assistant");
-    const count = (ms: readonly SimMessage[]) =>
-      ms.reduce((s, m) => s + this.#tok.count(m.content + m.toolCallText), 0);
-    const promptTokens = c.input_tokens + count(later);
+    const promptTokens = c.input_tokens + sum(counts);
     const round = messages.filter((m) => m.role === "tool").length;
     const cachedTokens = options.prefixCaching && lastAssistant >= 0
-      ? c.input_tokens + count(later.slice(0, lastAssistant + 1))
+      ? c.input_tokens + sum(counts.slice(0, lastAssistant + 1))
       : 0;
     const rates = this.rates(c.class);
     const reasoningTokens = this.#reasoningModel ? rates.reasoning_tokens : null;
@@ -148,7 +163,7 @@ export class Responder {
     return { ...base, output, finishReason: "stop", verdict: right ? "correct" : "wrong", brokenJson: broken };
   }
 
-  #unknown(messages: readonly SimMessage[], maxTokens: number): Answer {
+  #unknown(promptTokens: number, maxTokens: number): Answer {
     const n = Math.min(maxTokens, UNKNOWN_ANSWER_TOKENS);
     let output = this.#filler.get(n);
     if (!output) this.#filler.set(n, output = { kind: "text", pieces: fillerPieces(n, this.#tok) });
@@ -159,7 +174,7 @@ export class Responder {
       finishReason: "stop",
       verdict: "unknown_prompt",
       brokenJson: false,
-      promptTokens: messages.reduce((s, m) => s + this.#tok.count(m.content + m.toolCallText), 0),
+      promptTokens,
       cachedTokens: 0,
       reasoningTokens: this.#reasoningModel ? this.#behaviour.default.reasoning_tokens : null,
     };

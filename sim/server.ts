@@ -10,6 +10,7 @@ import { RateLimiter } from "./rate_limiter.ts";
 import { Responder } from "./responder.ts";
 import { Timeline } from "./timeline.ts";
 import { simTokenizer } from "./tokenizer.ts";
+import { PromptCounter } from "./prompt_counter.ts";
 
 /** Options of {@linkcode startSim}. */
 export interface SimOptions {
@@ -83,6 +84,7 @@ function start(options: SimOptions): SimHandle {
     ? options.workload
     : options.workload.workload;
   const responder = new Responder(workload, profile.behaviour, simTokenizer());
+  const counter = new PromptCounter(simTokenizer());
   const engine = new Engine(profile);
   let seed = options.seed ?? 1;
   let prng = createPrng(seed);
@@ -95,6 +97,7 @@ function start(options: SimOptions): SimHandle {
     profile,
     engine,
     responder,
+    counter,
     rateLimiter,
     outage: () => outageMode(),
     intake,
@@ -157,7 +160,9 @@ function start(options: SimOptions): SimHandle {
       case "GET /health": {
         const down = outages.current() === "503";
         const s = engine.snapshot();
-        return Response.json({ status: down ? "unavailable" : "ok", profile: profile.name, ...s }, {
+        // `tokenizing`: prompts being counted in the tokenizer worker now (sim/prompt_counter.ts).
+        const tokenizing = counter.pending;
+        return Response.json({ status: down ? "unavailable" : "ok", profile: profile.name, ...s, tokenizing }, {
           status: down ? 503 : 200,
         });
       }
@@ -213,6 +218,7 @@ function start(options: SimOptions): SimHandle {
         timeline.stop();
         engine.stop();
         for (const end of [...live]) end();
+        counter.stop();
         await Promise.all(servers.map((s) => s.shutdown()));
         log("stopped");
       })();

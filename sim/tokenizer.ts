@@ -14,6 +14,8 @@ export interface SimTokenizer {
   pieces(text: string): string[];
   /** The text of the first `n` tokens of `text` (the same pieces, joined). */
   decodePrefix(text: string, n: number): string;
+  /** The encoding's pre-token regular expression (its `pat_str`), for the BPE-work bound (schema/tokenizer_bound.ts). */
+  readonly pattern: string;
 }
 
 /** A piece this long without completing a character means the text itself holds U+FFFD. */
@@ -40,6 +42,13 @@ export function simTokenizer(): SimTokenizer {
   return shared;
 }
 
+/** The pre-token pattern of a js-tiktoken encoding (kept as `patStr`). */
+export function encodingPattern(enc: Tiktoken): string {
+  const pattern = (enc as unknown as { patStr?: unknown }).patStr;
+  if (typeof pattern !== "string") throw new TypeError("js-tiktoken: the encoding has no patStr (version changed?)");
+  return pattern;
+}
+
 function build(enc: Tiktoken): SimTokenizer {
   const encode = (text: string) => enc.encode(text, [], []);
   const pieces = (text: string): string[] => {
@@ -63,5 +72,6 @@ function build(enc: Tiktoken): SimTokenizer {
     count: (text) => encode(text).length,
     pieces,
     decodePrefix: (text, n) => pieces(text).slice(0, n).join(""),
+    pattern: encodingPattern(enc),
   };
 }

@@ -9,6 +9,8 @@ export interface ArrivalContext {
   planDir: string;
   /** Name of the plan file, for error messages. @default "arrival plan" */
   planFile?: string;
+  /** Generate at most this many arrivals (the rest are not generated, so no time is held for them). @default Infinity */
+  limit?: number;
 }
 
 /** A generator's output: arrival times and the stages they fall in. */

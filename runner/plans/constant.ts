@@ -17,11 +17,11 @@ import { type ArrivalGenerator, steadyStage } from "./arrival.ts";
  */
 export const constantArrivals: ArrivalGenerator<z.infer<typeof ConstantProcess>> = {
   process: "constant",
-  arrivals(spec) {
+  arrivals(spec, { limit = Infinity }) {
     const endMs = spec.duration_s * 1000;
     const timesMs: number[] = [];
     // Multiply rather than accumulate so there is no drift over long runs.
-    for (let i = 0;; i++) {
+    for (let i = 0; i < limit; i++) {
       const t = (i * 1000) / spec.rate_rps;
       if (t >= endMs) break;
       timesMs.push(t);

@@ -21,12 +21,14 @@ import { type ArrivalGenerator, steadyStage } from "./arrival.ts";
  */
 export const gammaArrivals: ArrivalGenerator<z.infer<typeof GammaProcess>> = {
   process: "gamma",
-  arrivals(spec, { rng }) {
+  arrivals(spec, { rng, limit = Infinity }) {
     const endMs = spec.duration_s * 1000;
     const k = spec.burstiness;
     const scaleMs = 1000 / (spec.rate_rps * k);
     const timesMs: number[] = [];
-    for (let t = rng.gamma(k, scaleMs); t < endMs; t += rng.gamma(k, scaleMs)) timesMs.push(t);
+    for (let t = rng.gamma(k, scaleMs); t < endMs && timesMs.length < limit; t += rng.gamma(k, scaleMs)) {
+      timesMs.push(t);
+    }
     return Promise.resolve({ timesMs, stages: [steadyStage("gamma", endMs, spec.rate_rps)] });
   },
 };

@@ -18,10 +18,11 @@ import { type ArrivalGenerator, steadyStage } from "./arrival.ts";
  */
 export const poissonArrivals: ArrivalGenerator<z.infer<typeof PoissonProcess>> = {
   process: "poisson",
-  arrivals(spec, { rng }) {
+  arrivals(spec, { rng, limit = Infinity }) {
     const endMs = spec.duration_s * 1000;
     const timesMs: number[] = [];
-    for (let t = rng.exponential(spec.rate_rps) * 1000; t < endMs; t += rng.exponential(spec.rate_rps) * 1000) {
+    const next = () => rng.exponential(spec.rate_rps) * 1000;
+    for (let t = next(); t < endMs && timesMs.length < limit; t += next()) {
       timesMs.push(t);
     }
     return Promise.resolve({ timesMs, stages: [steadyStage("poisson", endMs, spec.rate_rps)] });

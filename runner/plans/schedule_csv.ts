@@ -1,3 +1,4 @@
+import { createHash } from "node:crypto";
 import { join } from "node:path";
 import { parse } from "csv-parse/sync";
 import { stringify } from "csv-stringify/sync";
@@ -11,34 +12,47 @@ export const SCHEDULE_COLUMNS = Object.keys(ScheduledRequest.shape) as (keyof Sc
 /** Name of the saved schedule inside a run folder. */
 export const SCHEDULE_FILE = "schedule.csv";
 
-async function sha256Hex(bytes: Uint8Array): Promise<string> {
-  const digest = await crypto.subtle.digest("SHA-256", bytes as Uint8Array<ArrayBuffer>);
-  return Array.from(new Uint8Array(digest), (b) => b.toString(16).padStart(2, "0")).join("");
-}
+/** Rows per chunk of {@linkcode scheduleCsvChunks}: the CSV is never one string (10M rows would pass V8's limit). */
+const CHUNK_ROWS = 65_536;
 
 /**
- * The bytes of `schedule.csv` for `entries`: header = ScheduledRequest
- * keys, `\n` line ends, numbers in their shortest exact form (`String(x)`,
- * which reads back as the same double).
+ * The bytes of `schedule.csv` for `entries`, in chunks of up to 65,536 rows
+ * (the first starts with the header): header = ScheduledRequest keys, `\n`
+ * line ends, numbers in their shortest exact form (`String(x)`, which reads
+ * back as the same double).
  */
-export function scheduleCsvBytes(entries: readonly ScheduledRequest[]): Uint8Array {
-  const rows = entries.map((e) => SCHEDULE_COLUMNS.map((k) => e[k]));
-  const text = stringify(rows, {
-    header: true,
-    columns: SCHEDULE_COLUMNS as string[],
-    record_delimiter: "\n",
-    cast: { number: (x) => String(x) },
-  });
-  return new TextEncoder().encode(text);
+export function* scheduleCsvChunks(entries: readonly ScheduledRequest[]): Generator<Uint8Array> {
+  const encoder = new TextEncoder();
+  for (let i = 0; i === 0 || i < entries.length; i += CHUNK_ROWS) {
+    const rows = entries.slice(i, i + CHUNK_ROWS).map((e) => SCHEDULE_COLUMNS.map((k) => e[k]));
+    const text = stringify(rows, {
+      header: i === 0,
+      columns: SCHEDULE_COLUMNS as string[],
+      record_delimiter: "\n",
+      cast: { number: (x) => String(x) },
+    });
+    yield encoder.encode(text);
+  }
 }
 
-/** Hex sha256 of the `schedule.csv` that `entries` would be saved as. */
+/** The whole `schedule.csv` of `entries` (see {@linkcode scheduleCsvChunks}) as one array. */
+export function scheduleCsvBytes(entries: readonly ScheduledRequest[]): Uint8Array {
+  const chunks = [...scheduleCsvChunks(entries)];
+  const out = new Uint8Array(chunks.reduce((n, c) => n + c.length, 0));
+  let at = 0;
+  for (const c of chunks) out.set(c, at), at += c.length;
+  return out;
+}
+
+/** Hex sha256 of the `schedule.csv` that `entries` would be saved as (hashed chunk by chunk). */
 export function scheduleSha256(entries: readonly ScheduledRequest[]): Promise<string> {
-  return sha256Hex(scheduleCsvBytes(entries));
+  const hash = createHash("sha256");
+  for (const chunk of scheduleCsvChunks(entries)) hash.update(chunk);
+  return Promise.resolve(hash.digest("hex"));
 }
 
 /**
- * Writes `dir/schedule.csv` (see {@linkcode scheduleCsvBytes}), creating
+ * Writes `dir/schedule.csv` (see {@linkcode scheduleCsvChunks}) chunk by chunk, creating
  * `dir` if needed, and returns the sha256 of the bytes written, for
  * run.json `plan`.
  */
@@ -46,10 +60,14 @@ export async function saveSchedule(
   dir: string,
   entries: readonly ScheduledRequest[],
 ): Promise<{ file: typeof SCHEDULE_FILE; sha256: string }> {
-  const bytes = scheduleCsvBytes(entries);
   await Deno.mkdir(dir, { recursive: true });
-  await Deno.writeFile(join(dir, SCHEDULE_FILE), bytes);
-  return { file: SCHEDULE_FILE, sha256: await sha256Hex(bytes) };
+  const hash = createHash("sha256");
+  using file = await Deno.open(join(dir, SCHEDULE_FILE), { write: true, create: true, truncate: true });
+  for (const chunk of scheduleCsvChunks(entries)) {
+    hash.update(chunk);
+    for (let at = 0; at < chunk.length;) at += await file.write(chunk.subarray(at));
+  }
+  return { file: SCHEDULE_FILE, sha256: hash.digest("hex") };
 }
 
 /**

@@ -66,11 +66,14 @@ export const stagedArrivals: ArrivalGenerator<StagedSpec> = {
     let startMs = 0;
     for (const [i, s] of spec.stages.entries()) {
       const endMs = startMs + s.duration_s * 1000;
-      const a = await stageArrivals(s, ctx, planFile, i);
+      const limit = (ctx.limit ?? Infinity) - timesMs.length;
+      const a = await stageArrivals(s, { ...ctx, limit }, planFile, i);
       // A shifted time can round up to endMs; keep it inside its stage.
       for (const t of a.timesMs) timesMs.push(Math.min(startMs + t, prevDouble(endMs)));
       stages.push({ name: s.name, kind: s.kind, start_ms: startMs, end_ms: endMs, offered_rps: s.rate_rps });
       startMs = endMs;
+      // At the limit: the stages after this one would hold no generated arrival.
+      if (timesMs.length >= (ctx.limit ?? Infinity)) break;
       const last = i === spec.stages.length - 1;
       if (drainMs > 0 && (!last || spec.final_drain)) {
         const drainEnd = startMs + drainMs;

@@ -117,13 +117,15 @@ export const sweepArrivals: ArrivalGenerator<SweepSpec> = {
     let startMs = 0;
     for (const [i, s] of steps.entries()) {
       const endMs = startMs + stepMs;
-      const a = await stepArrivals(spec, s.rate_rps, ctx);
+      const a = await stepArrivals(spec, s.rate_rps, { ...ctx, limit: (ctx.limit ?? Infinity) - timesMs.length });
       // A shifted time can round up to endMs; keep it inside its step.
       const lastInside = endMs - Math.max(Number.EPSILON * endMs, Number.MIN_VALUE);
       for (const t of a.timesMs) timesMs.push(Math.min(startMs + t, lastInside));
       const kind = spec.first_step_warmup && s.level === 1 ? "warmup" : "steady";
       stages.push({ name: s.name, kind, start_ms: startMs, end_ms: endMs, offered_rps: s.rate_rps });
       startMs = endMs;
+      // At the limit: the steps after this one would hold no generated arrival.
+      if (timesMs.length >= (ctx.limit ?? Infinity)) break;
       if (drainMs > 0 && (i < steps.length - 1 || spec.final_drain)) {
         stages.push({
           name: `drain-after-${s.name}`,
