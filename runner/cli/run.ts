@@ -88,7 +88,7 @@ if (import.meta.main) {
       check.problems.push(e.message);
     }
     check.throwIfAny(USAGE);
-    const { dir, manifest, requests } = await runLoadTest({
+    const { dir, manifest, summary } = await runLoadTest({
       workload: v.workload!,
       plan: v.plan!,
       target: v.target ?? null,
@@ -113,10 +113,10 @@ if (import.meta.main) {
       progress: !v["no-progress"],
       serverTimeline: !v["no-server-timeline"],
     });
-    console.log(formatRunReport(manifest, requests));
+    console.log(formatRunReport(manifest, summary));
     console.log(`run written to ${dir}`);
     // The run is finalised either way; a run in which nothing succeeded says so and exits non-zero.
-    const verdict = runVerdict(requests);
+    const verdict = runVerdict(summary);
     if (verdict.message) console.error(`${verdict.message}; the run is finalised in ${dir} (exit ${verdict.exitCode})`);
     return verdict.exitCode;
   });
