@@ -12,7 +12,6 @@ export class WholeRows {
   #kept: Uint8Array[] = [];
   #keptBytes = 0;
   #newlines = 0;
-  #head = new Uint8Array(3);
   /** Bytes seen so far. */
   total = 0;
   /** Bytes handed out as whole rows so far. */
@@ -20,7 +19,6 @@ export class WholeRows {
 
   /** Takes the next chunk; returns the whole rows it completes (a new array), or null. */
   push(chunk: Uint8Array): Uint8Array | null {
-    if (this.total < 3) this.#head.set(chunk.subarray(0, 3 - this.total), this.total);
     this.total += chunk.length;
     let end = 0;
     let inQuotes = this.#inQuotes;
@@ -61,12 +59,6 @@ export class WholeRows {
     let inKept = 0;
     for (const k of this.#kept) for (const c of k) if (c === 10) inKept++;
     return 1 + this.#newlines - inKept;
-  }
-
-  /** No bytes, or only a UTF-8 byte-order mark (which a text decoder drops). */
-  get empty(): boolean {
-    const h = this.#head;
-    return this.total === 0 || (this.total === 3 && h[0] === 0xef && h[1] === 0xbb && h[2] === 0xbf);
   }
 
   #keep(bytes: Uint8Array): void {

@@ -201,7 +201,7 @@ export async function* readLogCsvBatches<T extends TableName>(
   if (readError) throw cannotRead(readError);
   if (streamError) throw streamError;
 
-  if (split.empty) throw new InputError(`${file}: empty file: no header line for ${table}`);
+  if (split.total === 0) throw new InputError(`${file}: empty file: no header line for ${table}`);
   if (split.keptBytes > 0) {
     if (split.handed === 0) throw new InputError(`${file}: line 1: header is truncated (no line end)`);
     const what =
