@@ -22,7 +22,7 @@ export interface ReadLogCsvOptions {
 
 /** Options for {@linkcode readLogCsvBatches}. */
 export interface ReadLogCsvBatchesOptions extends ReadLogCsvOptions {
-  /** Most rows in one batch. @default 65536 */
+  /** Most rows in one batch. @default 16384 */
   batchRows?: number;
   /** Bytes read from the file at a time. @default 1048576 */
   chunkBytes?: number;
@@ -71,7 +71,7 @@ export async function* readLogCsvBatches<T extends TableName>(
   const expected = COLUMNS[table] as readonly string[];
   const schema = ROW_SCHEMAS[table];
   const max = options.maxProblems ?? 50;
-  const batchRows = options.batchRows ?? 65536;
+  const batchRows = options.batchRows ?? 16384;
   const cannotRead = (e: unknown) =>
     new InputError(`${file}: cannot read ${table} log: ${(e as Error).message}`, [], { cause: e });
   let fh: Deno.FsFile;
