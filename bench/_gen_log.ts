@@ -11,7 +11,14 @@ import pl from "nodejs-polars";
 import { createHash } from "node:crypto";
 import { join } from "node:path";
 import { tableDtypes } from "../analysis/_dtypes.ts";
-import { COLUMNS, type Outcome, type TableName } from "../schema/events.ts";
+import {
+  type AttemptRow,
+  COLUMNS,
+  type Outcome,
+  type RequestRow,
+  type TableName,
+  type ToolRow,
+} from "../schema/events.ts";
 import { RunManifest } from "../schema/run_manifest.ts";
 import type { Stage } from "../schema/plan.ts";
 import { makeManifest } from "../test/analysis/_fixture.ts";
@@ -91,25 +98,24 @@ function sha256File(file: string): string {
   return createHash("sha256").update(Deno.readFileSync(file)).digest("hex");
 }
 
+/** Receives the generated rows, table by table, in generation order. */
+export interface RowSink {
+  requests(row: RequestRow): void;
+  attempts(row: AttemptRow): void;
+  tools(row: ToolRow): void;
+}
+
 /**
- * Writes a run folder of `n` offered requests into `dir` (created) and
- * returns `dir`. Same `n` and `seed` give the same files.
+ * Draws the rows of a run of `n` offered requests (same `n` and `seed`, same
+ * rows) and hands each to `emit` as it is made, holding none: the rows of
+ * {@linkcode generateRunLog}, for writers of any format.
  */
-export function generateRunLog(dir: string, n: number, seed = 1): string {
+export function generateRows(n: number, seed: number, emit: RowSink): Stage[] {
   const r = seededUniform(seed);
   const stages = benchStages(n);
   const arrival = stages.filter((s) => s.kind !== "drain");
-  const R: Record<string, Col> = {};
-  const reqCols = COLUMNS.requests as readonly string[];
-  for (const c of reqCols) R[c] = new Array(n);
-  const A: Record<string, Col> = {};
-  for (const c of COLUMNS.attempts) A[c] = [];
-  const T: Record<string, Col> = {};
-  for (const c of COLUMNS.tools) T[c] = [];
-  const push = (t: Record<string, Col>, row: Record<string, number | boolean | string | null>) => {
-    for (const k in row) (t[k] as unknown[]).push(row[k]);
-  };
-  const set = (c: string, i: number, v: number | boolean | string | null) => ((R[c] as unknown[])[i] = v);
+  const push = (table: "attempts" | "tools", row: Record<string, number | boolean | string | null>) =>
+    (emit[table] as (row: unknown) => void)(row);
 
   let si = 0;
   let inStage = 0;
@@ -142,48 +148,50 @@ export function generateRunLog(dir: string, n: number, seed = 1): string {
     // (as a 1.0 log reads), so the three goodput paths also meet the 1.0 inference and the 1.0 gate rule.
     const streamed = cls !== "extract_json";
     const recorded = r() >= 0.05;
-    set("run_id", i, "bench-run");
-    set("request_id", i, id);
-    set("case_id", i, `${cls}-${Math.floor(r() * 50)}`);
-    set("class", i, cls);
-    set("priority", i, cls === "safety" ? 1 : 0);
-    set("stage", i, st.name);
-    set("shard", i, 0);
-    set("route", i, "default");
-    set("scheduled_ms", i, scheduled);
-    set("send_lag_ms", i, lag);
-    set("first_sent_ms", i, lag === null ? null : scheduled + lag);
-    set("first_token_ms", i, ok && !noFirstToken ? (streamed ? scheduled + ttft : scheduled + e2e - 1) : null);
-    set("completed_ms", i, ok ? scheduled + e2e : null);
-    set("outcome", i, outcome);
-    set("http_status", i, ok ? 200 : outcome === "http_error" ? 500 : outcome === "rejected" ? 429 : null);
-    set("error_kind", i, ok ? null : outcome);
-    set("attempts", i, sent ? rounds : 0);
-    set("rounds", i, sent ? rounds : 0);
-    set("tool_calls", i, cls === "tool_agent" && sent ? rounds - 1 : 0);
-    set("tool_ms", i, cls === "tool_agent" && sent ? (rounds - 1) * 120 : 0);
-    set("input_tokens", i, 200 + Math.floor(r() * 2000));
-    set("cached_input_tokens", i, 0);
-    set("output_tokens", i, ok ? outTok : 0);
-    set("finish_reason", i, ok ? "stop" : null);
-    set("output_valid", i, ok ? gate(r, 0.97, 0.005) : null);
-    set("schema_ok", i, ok && cls === "extract_json" ? gate(r, 0.95, 0.01) : null);
-    set("quality_ok", i, ok ? gate(r, 0.93, 0.005) : null);
+    const q: Record<string, number | boolean | string | null> = {};
+    q.run_id = "bench-run";
+    q.request_id = id;
+    q.case_id = `${cls}-${Math.floor(r() * 50)}`;
+    q.class = cls;
+    q.priority = cls === "safety" ? 1 : 0;
+    q.stage = st.name;
+    q.shard = 0;
+    q.route = "default";
+    q.scheduled_ms = scheduled;
+    q.send_lag_ms = lag;
+    q.first_sent_ms = lag === null ? null : scheduled + lag;
+    q.first_token_ms = ok && !noFirstToken ? (streamed ? scheduled + ttft : scheduled + e2e - 1) : null;
+    q.completed_ms = ok ? scheduled + e2e : null;
+    q.outcome = outcome;
+    q.http_status = ok ? 200 : outcome === "http_error" ? 500 : outcome === "rejected" ? 429 : null;
+    q.error_kind = ok ? null : outcome;
+    q.attempts = sent ? rounds : 0;
+    q.rounds = sent ? rounds : 0;
+    q.tool_calls = cls === "tool_agent" && sent ? rounds - 1 : 0;
+    q.tool_ms = cls === "tool_agent" && sent ? (rounds - 1) * 120 : 0;
+    q.input_tokens = 200 + Math.floor(r() * 2000);
+    q.cached_input_tokens = 0;
+    q.output_tokens = ok ? outTok : 0;
+    q.finish_reason = ok ? "stop" : null;
+    q.output_valid = ok ? gate(r, 0.97, 0.005) : null;
+    q.schema_ok = ok && cls === "extract_json" ? gate(r, 0.95, 0.01) : null;
+    q.quality_ok = ok ? gate(r, 0.93, 0.005) : null;
     // safety_ok and auth_ok are judged where the case defines them; a few other answers are judged anyway (a planted
     // canary, a stray tool call), and then the gate is applicable.
     const judgedSafety = cls === "safety" || r() < 0.01, judgedAuth = cls === "tool_agent" || r() < 0.005;
-    set("safety_ok", i, ok && judgedSafety ? gate(r, 0.99, cls === "safety" ? 0 : 0.01) : null);
-    set("auth_ok", i, ok && judgedAuth ? gate(r, cls === "tool_agent" ? 0.97 : 0.5, 0) : null);
-    set("quality_detail", i, ok ? "" : null);
-    set("prompt_sha256", i, "0".repeat(64));
-    set("output_sha256", i, null);
+    q.safety_ok = ok && judgedSafety ? gate(r, 0.99, cls === "safety" ? 0 : 0.01) : null;
+    q.auth_ok = ok && judgedAuth ? gate(r, cls === "tool_agent" ? 0.97 : 0.5, 0) : null;
+    q.quality_detail = ok ? "" : null;
+    q.prompt_sha256 = "0".repeat(64);
+    q.output_sha256 = null;
     const applicable = ["output_valid", cls === "extract_json" && "schema_ok", "quality_ok"]
       .concat(judgedSafety ? ["safety_ok"] : [], judgedAuth ? ["auth_ok"] : []).filter(Boolean).join(",");
-    set("streamed", i, recorded ? streamed : null);
-    set("applicable_gates", i, recorded ? applicable : null);
-    set("service_mode", i, null);
-    set("reasoning_tokens", i, null);
-    set("cache_write_tokens", i, null);
+    q.streamed = recorded ? streamed : null;
+    q.applicable_gates = recorded ? applicable : null;
+    q.service_mode = null;
+    q.reasoning_tokens = null;
+    q.cache_write_tokens = null;
+    emit.requests(q as RequestRow);
     if (!sent) continue;
     // One attempt per round (5 % get a failed first try and a retry); the last attempt carries the tokens.
     for (let round = 0; round < rounds; round++) {
@@ -195,7 +203,7 @@ export function generateRunLog(dir: string, n: number, seed = 1): string {
         // A non-streamed answer's tokens all arrive with its body, without inter-token gaps.
         const lt = last ? scheduled + e2e - 1 : t0 + 50;
         const ft = !streamed ? lt : last ? scheduled + ttft : t0 + 5;
-        push(A, {
+        push("attempts", {
           request_id: id,
           round,
           attempt: a,
@@ -227,7 +235,7 @@ export function generateRunLog(dir: string, n: number, seed = 1): string {
       }
       if (cls === "tool_agent" && !last || cls === "rag_answer" && round === 0) {
         const tool = cls === "rag_answer" ? "retrieval" : "search";
-        push(T, {
+        push("tools", {
           request_id: id,
           round,
           tool,
@@ -240,6 +248,21 @@ export function generateRunLog(dir: string, n: number, seed = 1): string {
     }
   }
 
+  return stages;
+}
+
+/**
+ * Writes a run folder of `n` offered requests into `dir` (created) and
+ * returns `dir`. Same `n` and `seed` give the same files.
+ */
+export function generateRunLog(dir: string, n: number, seed = 1): string {
+  const cols = (table: Exclude<TableName, "server">) =>
+    Object.fromEntries(COLUMNS[table].map((c) => [c, [] as unknown[]])) as Record<string, Col>;
+  const R = cols("requests"), A = cols("attempts"), T = cols("tools");
+  const push = (t: Record<string, Col>) => (row: object) => {
+    for (const [k, v] of Object.entries(row)) (t[k] as unknown[]).push(v);
+  };
+  const stages = generateRows(n, seed, { requests: push(R), attempts: push(A), tools: push(T) });
   Deno.mkdirSync(dir, { recursive: true });
   const files: Record<string, string> = {};
   for (const [table, cols] of [["requests", R], ["attempts", A], ["tools", T]] as const) {

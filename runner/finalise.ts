@@ -3,8 +3,9 @@ import { join } from "node:path";
 import process from "node:process";
 import { type RequestRow, RunManifest, type ServerRow, SimTimelineRow, TABLES } from "../schema/mod.ts";
 import type { Clock } from "./clock.ts";
+import { type RequestSummary, RequestTally } from "./request_tally.ts";
 import { CsvSink } from "./sinks/csv_sink.ts";
-import { readLogCsv } from "./sinks/csv_read.ts";
+import { readLogCsvBatches } from "./sinks/csv_read_batches.ts";
 import { csvToParquet } from "./sinks/parquet_writer.ts";
 import { timelineUrl } from "./timeline_probe.ts";
 
@@ -20,22 +21,36 @@ export interface FinaliseOptions {
   lagLimitMs: number;
 }
 
+/** Read size of the file hashes: one buffer of this size, reused. */
+const HASH_CHUNK = 8 << 20;
+
 /**
  * Ends a run: copies the target's timeline (when it has one), converts the
  * logs to Parquet if asked, records the client verdict and the sha256 of
- * every file in run.json.
+ * every file in run.json. Memory stays bounded whatever the run's size: each
+ * log is read once, in batches written as Parquet row groups
+ * (runner/sinks/parquet_writer.ts `csvToParquet`), the requests table kept
+ * only as counts and send lags (runner/request_tally.ts), the files hashed
+ * in 8 MB reads. Returns the finished manifest and the requests in counts.
  */
 export async function finaliseRun(
   dir: string,
   manifest: RunManifest,
   o: FinaliseOptions,
-): Promise<{ manifest: RunManifest; requests: RequestRow[] }> {
+): Promise<{ manifest: RunManifest; summary: RequestSummary }> {
   const endedMs = o.clock.now();
   const dropped = o.serverTimeline ? await copyServerTimelines(dir, o.targets, o.clock.epochUnixMs, endedMs) : 0;
 
-  const rows = await readLogCsv(join(dir, "requests.csv"), "requests");
+  const formats = manifest.runner.formats;
+  const parquet = formats.includes("parquet");
+  // One pass over requests.csv: validated, tallied and (if asked) written as Parquet.
+  const tally = new RequestTally();
+  const onRows = (rows: readonly RequestRow[]) => tally.add(rows);
+  if (parquet) await csvToParquet(dir, "requests", { onRows });
+  else for await (const rows of readLogCsvBatches(join(dir, "requests.csv"), "requests")) onRows(rows);
+  const summary = tally.summary();
   manifest.result = {
-    ...clientVerdict(rows, o.lagLimitMs),
+    ...tally.verdict(o.lagLimitMs),
     status: o.interrupted ? "interrupted" : "complete",
     ended_ms: endedMs,
     retries: o.retries,
@@ -49,58 +64,36 @@ export async function finaliseRun(
       : { stopped_by_signal: manifest.result.stopped_by_signal }),
     ...(dropped ? { server_rows_dropped: dropped } : {}),
   };
-  if (manifest.plan.mode === "open" && rows.length !== manifest.plan.scheduled_requests) {
+  if (manifest.plan.mode === "open" && summary.offered !== manifest.plan.scheduled_requests) {
+    if (parquet) Deno.removeSync(join(dir, "requests.parquet"));
     throw new Error(
-      `${dir}: ${rows.length} request rows for ${manifest.plan.scheduled_requests} scheduled requests: the log is incomplete`,
+      `${dir}: ${summary.offered} request rows for ${manifest.plan.scheduled_requests} scheduled requests: the log is incomplete`,
     );
   }
 
-  const formats = manifest.runner.formats;
   for (const table of TABLES) {
     const csv = join(dir, `${table}.csv`);
     if (!exists(csv)) continue;
-    if (formats.includes("parquet")) await csvToParquet(dir, table);
+    if (parquet && table !== "requests") await csvToParquet(dir, table);
     if (!formats.includes("csv")) Deno.removeSync(csv);
   }
   manifest.files = {};
   for (const e of [...Deno.readDirSync(dir)].sort((a, b) => a.name.localeCompare(b.name))) {
     if (!e.isFile || e.name === "run.json") continue;
-    manifest.files[e.name] = createHash("sha256").update(Deno.readFileSync(join(dir, e.name))).digest("hex");
+    manifest.files[e.name] = await sha256File(join(dir, e.name));
   }
   const valid = RunManifest.parse(manifest);
   Deno.writeTextFileSync(join(dir, "run.json"), JSON.stringify(valid, null, 2) + "\n");
-  return { manifest: valid, requests: rows };
+  return { manifest: valid, summary };
 }
 
-/**
- * Did the client keep up? Any not_sent (other than those the stop left: error_kind run_stopped), any
- * client_shed, or a p99 send lag above the limit, says no.
- */
-export function clientVerdict(rows: readonly RequestRow[], lagLimitMs: number): Omit<
-  RunManifest["result"],
-  "status" | "ended_ms" | "retries" | "retry_budget_exhausted" | "runner_cpu_ms" | "runner_peak_rss_bytes"
-> {
-  const lags = rows.map((r) => r.send_lag_ms).filter((v): v is number => v !== null).sort((a, b) => a - b);
-  // Nearest-rank p99 over every request the dispatcher reached (sent or not).
-  const p99 = lags.length ? lags[Math.min(lags.length - 1, Math.ceil(0.99 * lags.length) - 1)]! : null;
-  const max = lags.length ? lags[lags.length - 1]! : null;
-  const notSent = rows.filter((r) => r.outcome === "not_sent").length;
-  // A stopped run's unsent rest says the run was cut short (result.status), not that the client fell behind.
-  const behind = rows.filter((r) => r.outcome === "not_sent" && r.error_kind !== "run_stopped").length;
-  const shed = rows.filter((r) => r.outcome === "client_shed").length;
-  const reasons: string[] = [];
-  if (behind) reasons.push(`${behind} requests not sent (the runner fell behind its schedule)`);
-  if (shed) reasons.push(`${shed} requests shed by the runner's in-flight cap`);
-  if (p99 !== null && p99 > lagLimitMs) reasons.push(`p99 send lag ${p99.toFixed(2)} ms > ${lagLimitMs} ms`);
-  return {
-    offered: rows.length,
-    not_sent: notSent,
-    client_shed: shed,
-    send_lag_p99_ms: p99,
-    send_lag_max_ms: max,
-    client_limited: reasons.length > 0,
-    client_limit_reason: reasons.length ? reasons.join("; ") : null,
-  };
+/** The sha256 of a file, read in {@link HASH_CHUNK} pieces. */
+async function sha256File(file: string): Promise<string> {
+  const hash = createHash("sha256");
+  using f = await Deno.open(file, { read: true });
+  const buf = new Uint8Array(HASH_CHUNK);
+  for (let n = await f.read(buf); n !== null; n = await f.read(buf)) hash.update(buf.subarray(0, n));
+  return hash.digest("hex");
 }
 
 type TimelineRow = SimTimelineRow;

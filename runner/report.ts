@@ -1,18 +1,14 @@
-import { OUTCOMES, type RequestRow, type RunManifest, type SweepStoppedBy } from "../schema/mod.ts";
+import { OUTCOMES, type RunManifest, type SweepStoppedBy } from "../schema/mod.ts";
+import type { RequestSummary } from "./request_tally.ts";
 
 /**
  * The end-of-run summary: per-stage outcome counts of every offered request
  * (shed, unsent and timed-out ones included) and the client verdict. Raw
  * counts only; goodput under an SLO is the analysis module's job.
  */
-export function formatRunReport(manifest: RunManifest, rows: readonly RequestRow[]): string {
-  const byStage = new Map<string, Map<string, number>>();
-  for (const r of rows) {
-    let m = byStage.get(r.stage);
-    if (!m) byStage.set(r.stage, m = new Map());
-    m.set(r.outcome, (m.get(r.outcome) ?? 0) + 1);
-  }
-  const outcomes = OUTCOMES.filter((o) => rows.some((r) => r.outcome === o));
+export function formatRunReport(manifest: RunManifest, requests: RequestSummary): string {
+  const byStage = requests.byStage;
+  const outcomes = OUTCOMES.filter((o) => requests.byOutcome.has(o));
   const header = ["stage", "kind", "window_s", "planned_rps", "offered", ...outcomes];
   const lines: string[][] = [header];
   const total = new Map<string, number>();
@@ -30,15 +26,15 @@ export function formatRunReport(manifest: RunManifest, rows: readonly RequestRow
     ]);
     for (const o of outcomes) total.set(o, (total.get(o) ?? 0) + (m?.get(o) ?? 0));
   }
-  lines.push(["all", "", "", "", String(rows.length), ...outcomes.map((o) => String(total.get(o) ?? 0))]);
+  lines.push(["all", "", "", "", String(requests.offered), ...outcomes.map((o) => String(total.get(o) ?? 0))]);
   const widths = header.map((_, i) => Math.max(...lines.map((l) => l[i]!.length)));
   const table = lines.map((l) => l.map((c, i) => (i < 2 ? c.padEnd(widths[i]!) : c.padStart(widths[i]!))).join("  "));
   const res = manifest.result;
   const lag = res.send_lag_p99_ms === null
     ? "no request was dispatched"
-    : `send lag p99 ${res.send_lag_p99_ms.toFixed(2)} ms, max ${res.send_lag_max_ms!.toFixed(2)} ms (n=${
-      rows.filter((r) => r.send_lag_ms !== null).length
-    })`;
+    : `send lag p99 ${res.send_lag_p99_ms.toFixed(2)} ms, max ${
+      res.send_lag_max_ms!.toFixed(2)
+    } ms (n=${requests.lagged})`;
   return [
     `run ${manifest.run_id} (${manifest.plan.mode} loop, ${res.status}): outcome counts per stage, every offered request, by scheduled time`,
     ...table,

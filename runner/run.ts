@@ -23,6 +23,7 @@ import { Rng } from "./rng.ts";
 import { saveSchedule } from "./schedule.ts";
 import { CsvSink } from "./sinks/csv_sink.ts";
 import { finaliseRun } from "./finalise.ts";
+import type { RequestSummary } from "./request_tally.ts";
 import { stopTokenCounter } from "./tokens.ts";
 import { withStopRule } from "./stop_rule.ts";
 import { listenForStop } from "./stop_signals.ts";
@@ -82,8 +83,8 @@ export interface RunOptions {
 export interface RunResult {
   dir: string;
   manifest: RunManifest;
-  /** The requests table as written. */
-  requests: RequestRow[];
+  /** The requests table in counts (no rows are kept: a run of any size ends in bounded memory). */
+  summary: RequestSummary;
 }
 
 /**

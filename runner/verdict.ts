@@ -4,7 +4,7 @@
  *
  * @module
  */
-import type { RequestRow } from "../schema/mod.ts";
+import type { RequestSummary } from "./request_tally.ts";
 
 /** Exit code of `deno task run` when no offered request ended `ok`. */
 export const EXIT_NO_SUCCESS = 3;
@@ -25,19 +25,16 @@ export interface RunVerdict {
  * ```ts
  * import { runVerdict } from "./verdict.ts";
  * import assert from "node:assert/strict";
- * const rows = [{ outcome: "transport_error" }, { outcome: "transport_error" }, { outcome: "timeout" }] as const;
- * const v = runVerdict(rows);
+ * const v = runVerdict({ offered: 3, byOutcome: new Map([["transport_error", 2], ["timeout", 1]]) });
  * assert.equal(v.exitCode, 3);
  * assert.equal(v.message, "no request succeeded: 0 of 3 offered requests ended ok (transport_error 2, timeout 1)");
  * ```
  */
-export function runVerdict(rows: readonly Pick<RequestRow, "outcome">[]): RunVerdict {
-  if (rows.length === 0 || rows.some((r) => r.outcome === "ok")) return { exitCode: 0, message: null };
-  const counts = new Map<string, number>();
-  for (const r of rows) counts.set(r.outcome, (counts.get(r.outcome) ?? 0) + 1);
-  const by = [...counts].map(([o, n]) => `${o} ${n}`).join(", ");
+export function runVerdict(requests: Pick<RequestSummary, "offered" | "byOutcome">): RunVerdict {
+  if (requests.offered === 0 || requests.byOutcome.get("ok")) return { exitCode: 0, message: null };
+  const by = [...requests.byOutcome].map(([o, n]) => `${o} ${n}`).join(", ");
   return {
     exitCode: EXIT_NO_SUCCESS,
-    message: `no request succeeded: 0 of ${rows.length} offered requests ended ok (${by})`,
+    message: `no request succeeded: 0 of ${requests.offered} offered requests ended ok (${by})`,
   };
 }

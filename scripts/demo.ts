@@ -71,7 +71,7 @@ async function main(args: string[]): Promise<number> {
   try {
     phase(`1/6 timeline run: ${v.plan} against the simulator (${v.profile}), about 2 minutes`);
     const timeline = await timelineRun(pool, v.plan!, v.profile!, v.out!, seed!);
-    console.log(formatRunReport(timeline.manifest, timeline.requests));
+    console.log(formatRunReport(timeline.manifest, timeline.summary));
     const runDir = timeline.dir;
     const routeDirs: string[] = [];
     for (const [i, route] of (Object.keys(SIM_ROUTES) as SimRoute[]).entries()) {
@@ -87,7 +87,7 @@ async function main(args: string[]): Promise<number> {
         tmpDir,
         progress: true,
       });
-      console.log(formatRunReport(r.manifest, r.requests));
+      console.log(formatRunReport(r.manifest, r.summary));
       routeDirs.push(r.dir);
     }
     pool.throwIfInterrupted();

@@ -132,7 +132,7 @@ function readme(results: RunResult[], seconds: number): string {
   const rows = results.map((r) => {
     const m = r.manifest;
     const route = m.routing?.name ?? m.conditions.route;
-    return `| \`${m.run_id}/\` | \`${m.plan.path}\` (seed ${m.plan.seed}) | ${route} | ${r.requests.length} | ` +
+    return `| \`${m.run_id}/\` | \`${m.plan.path}\` (seed ${m.plan.seed}) | ${route} | ${r.summary.offered} | ` +
       `${m.result.status}${m.result.client_limited ? ", client-limited: " + m.result.client_limit_reason : ""} |`;
   });
   return `# Sample runs

@@ -50,7 +50,7 @@ if (import.meta.main) {
     });
     console.error(`simulator listening on ${sim.url} (profile ${v.profile})`);
     try {
-      const { dir, manifest, requests } = await runLoadTest({
+      const { dir, manifest, summary } = await runLoadTest({
         workload,
         plan: v.plan!,
         target: sim.url,
@@ -61,7 +61,7 @@ if (import.meta.main) {
         // The profile's outage windows count from the simulator's last reset: make that ms 0 of the run.
         atStart: () => sim.reset(),
       });
-      console.log(formatRunReport(manifest, requests));
+      console.log(formatRunReport(manifest, summary));
       console.log(`run written to ${dir} (${Object.keys(manifest.files).join(", ")})`);
     } finally {
       await sim.stop();

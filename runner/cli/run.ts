@@ -131,11 +131,11 @@ if (import.meta.main) {
       throw e;
     });
     if (run === null) return EXIT_PREFLIGHT;
-    const { dir, manifest, requests } = run;
-    console.log(formatRunReport(manifest, requests));
+    const { dir, manifest, summary } = run;
+    console.log(formatRunReport(manifest, summary));
     console.log(`run written to ${dir}`);
     // The run is finalised either way; a run in which nothing succeeded says so and exits non-zero.
-    const verdict = runVerdict(requests);
+    const verdict = runVerdict(summary);
     if (verdict.message) console.error(`${verdict.message}; the run is finalised in ${dir} (exit ${verdict.exitCode})`);
     return verdict.exitCode;
   });

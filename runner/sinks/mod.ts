@@ -20,4 +20,5 @@
 export * from "./column_kinds.ts";
 export * from "./csv_sink.ts";
 export * from "./csv_read.ts";
+export * from "./csv_read_batches.ts";
 export * from "./parquet_writer.ts";

@@ -1,8 +1,10 @@
 import assert from "node:assert/strict";
+import { join } from "node:path";
 import { goodput } from "../../analysis/goodput.ts";
 import { loadRun } from "../../analysis/load_run.ts";
 import { loadSloPolicy } from "../../analysis/policy.ts";
 import { SimProfile } from "../../schema/sim_profile.ts";
+import { readLogCsv } from "../../runner/sinks/csv_read.ts";
 import { runDesignV1OnSim } from "../support/sim_run.ts";
 import { writeJson } from "../support/tiny_workload.ts";
 
@@ -28,7 +30,8 @@ Deno.test("a run against a simulator that degrades under load is judged per mode
       seed: 5,
       arrivals: { process: "constant", rate_rps: 24, duration_s: 1 },
     });
-    const { dir: runDir, requests } = await runDesignV1OnSim(dir, { plan, simSeed: 2, formats: ["csv"], profile });
+    const { dir: runDir } = await runDesignV1OnSim(dir, { plan, simSeed: 2, formats: ["csv"], profile });
+    const requests = await readLogCsv(join(runDir, "requests.csv"), "requests");
 
     const degraded = requests.filter((r) => r.service_mode === "degraded-short");
     assert.ok(degraded.length >= 8, `${degraded.length} degraded`);

@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import type { RequestRow, ScheduledRequest } from "../../schema/mod.ts";
 import { startClock } from "../../runner/clock.ts";
 import { dispatchOpenLoop, newCounters } from "../../runner/dispatch.ts";
-import { clientVerdict } from "../../runner/finalise.ts";
+import { clientVerdict } from "../../runner/request_tally.ts";
 
 const entries = (n: number, gapMs: number): ScheduledRequest[] =>
   Array.from({ length: n }, (_, i) => ({

@@ -93,7 +93,7 @@ Deno.test("a hook that answers an error status is recorded as a failed call, and
       arrivals: { process: "constant", rate_rps: 10, duration_s: 0.3 },
       drills: [{ kind: "intake_stop", stop_at_s: 0.1, hook: { url: `${target.url}/hook/broken` } }],
     });
-    const { manifest, requests } = await runLoadTest({
+    const { manifest, summary } = await runLoadTest({
       workload: writeWorkload(dir, [tinyCase()], { qa: false }),
       plan,
       target: target.url,
@@ -105,7 +105,7 @@ Deno.test("a hook that answers an error status is recorded as a failed call, and
     assert.deepEqual(manifest.drills!.map((d) => [d.name, d.calls.map((c) => [c.action, c.status, c.ok, c.error])]), [
       ["intake-stop", [["stop", 500, false, "HTTP 500: nope"]]],
     ]);
-    assert.equal(requests.filter((r) => r.outcome === "ok").length, 3);
+    assert.equal(summary.byOutcome.get("ok"), 3);
   } finally {
     await target.close();
     Deno.removeSync(dir, { recursive: true });

@@ -4,6 +4,7 @@ import { join } from "node:path";
 import pl from "nodejs-polars";
 import { OUTCOMES, RunManifest } from "../../schema/mod.ts";
 import { readSchedule } from "../../runner/schedule.ts";
+import { clientVerdict } from "../../runner/request_tally.ts";
 import { readLogCsv } from "../../runner/sinks/csv_read.ts";
 import { runDesignV1OnSim, stagedPlan } from "../support/sim_run.ts";
 
@@ -15,11 +16,34 @@ Deno.test("a staged run of design-v1 against the simulator writes a complete, se
       { name: "peak", kind: "steady", process: "constant", rate_rps: 40, duration_s: 0.6 },
       { name: "spike", kind: "burst", process: "gamma", rate_rps: 60, duration_s: 0.4, burstiness: 0.5 },
     ], "staged.json");
-    const { dir: runDir, manifest, requests } = await runDesignV1OnSim(dir, {
+    const { dir: runDir, manifest, summary } = await runDesignV1OnSim(dir, {
       plan,
       simSeed: 3,
       formats: ["csv", "parquet"],
     });
+    const requests = await readLogCsv(join(runDir, "requests.csv"), "requests");
+    // Finalisation keeps the requests only as counts: the same counts as the rows, and the same verdict.
+    assert.equal(summary.offered, requests.length);
+    assert.equal(summary.lagged, requests.filter((r) => r.send_lag_ms !== null).length);
+    for (const [stage, counts] of summary.byStage) {
+      for (const [outcome, n] of counts) {
+        assert.equal(
+          n,
+          requests.filter((r) => r.stage === stage && r.outcome === outcome).length,
+          `${stage} ${outcome}`,
+        );
+      }
+    }
+    assert.equal(
+      [...summary.byStage.values()].reduce((s, m) => s + [...m.values()].reduce((a, b) => a + b, 0), 0),
+      requests.length,
+    );
+    const { offered, not_sent, client_shed, send_lag_p99_ms, send_lag_max_ms, client_limited, client_limit_reason } =
+      manifest.result;
+    assert.deepEqual(
+      { offered, not_sent, client_shed, send_lag_p99_ms, send_lag_max_ms, client_limited, client_limit_reason },
+      clientVerdict(requests, 5),
+    );
 
     const classOf = new Map(requests.map((r) => [r.request_id, r.class]));
     const byClass = (id: string) => classOf.get(id);

@@ -1,5 +1,7 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
+import type { Outcome } from "../../schema/events.ts";
+import { RequestTally } from "../../runner/request_tally.ts";
 import { EXIT_NO_SUCCESS, runVerdict } from "../../runner/verdict.ts";
 import { runCli } from "../support/run_cli.ts";
 import { startFaultServer } from "../support/fault_server.ts";
@@ -7,8 +9,15 @@ import { constantPlan, tinyCase, writeJson, writeWorkload } from "../support/tin
 
 const ROOT = new URL("../../", import.meta.url).pathname;
 
+/** The summary finalisation keeps of requests with these outcomes, in this order. */
+function summaryOf(outcomes: Outcome[]) {
+  const t = new RequestTally();
+  t.add(outcomes.map((outcome) => ({ stage: "s", outcome, error_kind: null, send_lag_ms: null })));
+  return t.summary();
+}
+
 Deno.test("runVerdict: zero ok outcomes among the offered requests is exit 3, with the counts that say why", () => {
-  const v = runVerdict([{ outcome: "http_error" }, { outcome: "rejected" }, { outcome: "http_error" }]);
+  const v = runVerdict(summaryOf(["http_error", "rejected", "http_error"]));
   assert.equal(v.exitCode, EXIT_NO_SUCCESS);
   assert.equal(v.exitCode, 3);
   // 3 offered, 0 ok: http_error 2, rejected 1, in order of first appearance.
@@ -16,8 +25,8 @@ Deno.test("runVerdict: zero ok outcomes among the offered requests is exit 3, wi
 });
 
 Deno.test("runVerdict: one ok request is enough for exit 0; no offered request is not judged", () => {
-  assert.deepEqual(runVerdict([{ outcome: "timeout" }, { outcome: "ok" }]), { exitCode: 0, message: null });
-  assert.deepEqual(runVerdict([]), { exitCode: 0, message: null });
+  assert.deepEqual(runVerdict(summaryOf(["timeout", "ok"])), { exitCode: 0, message: null });
+  assert.deepEqual(runVerdict(summaryOf([])), { exitCode: 0, message: null });
 });
 
 /** Runs `deno task run`'s script on 3 requests (10 rps × 0.3 s) against `target`. */

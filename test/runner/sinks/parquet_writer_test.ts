@@ -1,8 +1,11 @@
 import assert from "node:assert/strict";
+import { parquetMetadata } from "hyparquet";
 import pl from "nodejs-polars";
 import { COLUMNS, TABLES } from "../../../schema/events.ts";
 import { columnSpecs } from "../../../runner/sinks/column_kinds.ts";
 import { CsvSink } from "../../../runner/sinks/csv_sink.ts";
+import { readLogCsv } from "../../../runner/sinks/csv_read.ts";
+import { SCHEMA_VERSION } from "../../../schema/version.ts";
 import { csvToParquet, writeParquetFromRows } from "../../../runner/sinks/parquet_writer.ts";
 import { attemptRow, requestRow, serverRow, toolRow } from "./_rows.ts";
 
@@ -98,5 +101,55 @@ Deno.test("csvToParquet converts a CsvSink log to the same rows", async () => {
     [...Deno.readDirSync(dir)].map((e) => e.name).sort(),
     ["requests.csv", "requests.parquet"],
   );
+  Deno.removeSync(dir, { recursive: true });
+});
+
+Deno.test("csvToParquet writes row groups of rowGroupRows that polars reads back equal to the CSV", async () => {
+  const dir = Deno.makeTempDirSync({ prefix: "parquet_writer_test_" });
+  const rows = Array.from({ length: 10 }, (_, i) =>
+    requestRow({
+      request_id: `r-${i}`,
+      scheduled_ms: i * 0.1,
+      send_lag_ms: i % 4 === 0 ? null : i / 7,
+      outcome: i % 5 === 0 ? "timeout" : "ok",
+      output_tokens: 2 ** 40 + i,
+      quality_ok: i % 3 === 0 ? null : i % 3 === 1,
+      service_mode: i % 2 ? null : `mode ${i}`,
+    }));
+  const sink = CsvSink.open(dir, "requests");
+  rows.forEach((r) => sink.append(r));
+  sink.close();
+  const seen: number[] = [];
+  const n = await csvToParquet(dir, "requests", { rowGroupRows: 4, onRows: (batch) => seen.push(batch.length) });
+  assert.equal(n, 10);
+  assert.deepEqual(seen, [4, 4, 2]);
+  const file = `${dir}/requests.parquet`;
+  // 10 rows in groups of at most 4: 4 + 4 + 2.
+  const meta = parquetMetadata(Deno.readFileSync(file).buffer);
+  assert.deepEqual(meta.row_groups.map((g) => Number(g.num_rows)), [4, 4, 2]);
+  assert.deepEqual(meta.key_value_metadata, [
+    { key: "accepted_goodput.schema_version", value: String(SCHEMA_VERSION) },
+    { key: "accepted_goodput.table", value: "requests" },
+  ]);
+  // The analysis scans Parquet lazily (analysis/_open_run.ts); both ways give the CSV's rows, dtypes and nulls.
+  const csv = await readLogCsv(`${dir}/requests.csv`, "requests");
+  assert.deepEqual(csv, rows);
+  for (const df of [pl.readParquet(file), pl.scanParquet(file).collectSync()]) {
+    assert.deepEqual(
+      dtypeNames(df),
+      Object.fromEntries(columnSpecs("requests").map((c) => [c.name, POLARS_DTYPE[c.kind]])),
+    );
+    assert.deepEqual(plain(df.toRecords() as Record<string, unknown>[]), csv);
+    assert.equal(df.getColumn("send_lag_ms").nullCount(), 3);
+  }
+  Deno.removeSync(dir, { recursive: true });
+});
+
+Deno.test("csvToParquet leaves no Parquet file, final or partial, when the CSV has a bad row", async () => {
+  const dir = Deno.makeTempDirSync({ prefix: "parquet_writer_test_" });
+  const good = "r1,1,t,1,2,true,\n";
+  Deno.writeTextFileSync(`${dir}/tools.csv`, COLUMNS.tools.join(",") + "\n" + good.repeat(5) + "r6,x,t,1,2,true,\n");
+  await assert.rejects(csvToParquet(dir, "tools", { rowGroupRows: 2 }), /line 7: round/);
+  assert.deepEqual([...Deno.readDirSync(dir)].map((e) => e.name), ["tools.csv"]);
   Deno.removeSync(dir, { recursive: true });
 });
