@@ -36,7 +36,10 @@ Deno.test("kill -9 in the middle of a run leaves a readable log with every reque
       stdout: "null",
       stderr: "null",
     }).spawn();
-    await new Promise((r) => setTimeout(r, 3000));
+    // Killed once the server has received 100 calls (2.5 s of the 40 rps plan), however long the start-up took
+    // on a loaded machine; at most 20 s of waiting.
+    const calls = () => srv.requests.filter((r) => r.headers.has("idempotency-key")).length;
+    for (let i = 0; i < 400 && calls() < 100; i++) await new Promise((r) => setTimeout(r, 50));
     const killedAt = Date.now();
     child.kill("SIGKILL");
     await child.status;
