@@ -197,7 +197,8 @@ export function classifyBody(
     : null;
 }
 
-function concat(parts: Uint8Array[]): Uint8Array {
+/** The bytes of `parts` in one array (the one part itself when there is one). */
+export function concat(parts: Uint8Array[]): Uint8Array {
   if (parts.length === 1) return parts[0]!;
   const out = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
   let o = 0;

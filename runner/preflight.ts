@@ -15,7 +15,7 @@
  * @module
  */
 import type { PreflightProbe } from "../schema/mod.ts";
-import { classifyBody } from "./attempt.ts";
+import { classifyBody, concat } from "./attempt.ts";
 import { SseDecoder } from "./http/sse.ts";
 import { ResponseState } from "./openai.ts";
 import { isObject } from "./response_shape.ts";
@@ -156,7 +156,7 @@ async function probe(t: PreflightTarget, timeoutMs: number, maxBytes: number): P
 function errorBody(parts: Uint8Array[]): string | null {
   let body: unknown;
   try {
-    body = JSON.parse(new TextDecoder().decode(concatBytes(parts)));
+    body = JSON.parse(new TextDecoder().decode(concat(parts)));
   } catch {
     return null;
   }
@@ -180,16 +180,6 @@ function connectProblem(e: unknown): string {
 function printable(s: string): string {
   // deno-lint-ignore no-control-regex -- control characters are exactly what must not reach the terminal
   return s.replace(/[\x00-\x1f\x7f]/g, "?").slice(0, 160);
-}
-
-function concatBytes(parts: Uint8Array[]): Uint8Array {
-  const out = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
-  let o = 0;
-  for (const p of parts) {
-    out.set(p, o);
-    o += p.length;
-  }
-  return out;
 }
 
 /**
