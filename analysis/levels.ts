@@ -22,6 +22,7 @@ import type { SloPolicy } from "../schema/slo.ts";
 import { classify, GATE_ORDER } from "./classify.ts";
 import { costSample, LevelCoster, type LevelPricing } from "./level_cost.ts";
 import type { LoadedRun } from "./loaded_run.ts";
+import { HELD_BACK_KIND } from "./retries.ts";
 import { percentileWithCI } from "./percentile.ts";
 import { policyForRun, runWindow } from "./policy.ts";
 import type { SignalSample } from "./signals.ts";
@@ -82,7 +83,8 @@ export function prepareRun(run: LoadedRun, policy: SloPolicy, pricing: LevelPric
   }
   const window = runWindow(run, { exclude_stage_kinds: ["warmup", "drain"] });
   const rows = classify(run, policy, window);
-  const att = run.attempts.withColumns(
+  // Calls are sent attempts: a row held back by its route's limit made no HTTP call (as in retries.ts).
+  const att = run.attempts.filter(pl.col("error_kind").eq(pl.lit(HELD_BACK_KIND)).fillNull(false).not()).withColumns(
     pl.col("round").cast(F64).mul(1e6).add(pl.col("attempt").cast(F64)).alias("_order"),
   );
   const perRequest = att.groupBy("request_id").agg(

@@ -61,6 +61,8 @@ export interface SweepOptions {
   replicas?: Record<string, number>;
   /** Changes to run.json (e.g. another plan). */
   manifest?: Partial<RunManifest>;
+  /** Each rejected step-04 request also gets a row its route's limit held back (`route_limit_wait`, no call). */
+  heldBack?: boolean;
 }
 
 /** Writes the sweep run into `dir` (CSV, with run.json `files` hashes) and returns `dir`. */
@@ -95,6 +97,17 @@ export function writeSweepRun(dir: string, options: SweepOptions = {}): string {
         }));
         for (let a = 0; a < tries; a++) {
           attempts.push(att({ request_id: id, attempt: a, sent_ms: t + a, headers_ms: t + a + 5, http_status: 429 }));
+        }
+        if (options.heldBack && s.name === "step-04") {
+          attempts.push(
+            att({
+              request_id: id,
+              attempt: tries,
+              sent_ms: t + tries,
+              http_status: null,
+              error_kind: "route_limit_wait",
+            }),
+          );
         }
         continue;
       }

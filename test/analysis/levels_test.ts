@@ -44,6 +44,15 @@ Deno.test("pointSignals() measures every signal of a stage from the log and the 
     assert.equal(p.signals["e2e_p95_ms@qa"]!.value, 2000);
     assert.equal(p.signals.server_queue_len_mean!.value, 10);
   });
+  await t.step("an attempt held back by its route's limit made no call: it does not amplify", async () => {
+    const held = prepareRun(
+      await loadRun(writeSweepRun(Deno.makeTempDirSync() + "/run", { heldBack: true }), quiet),
+      SWEEP_POLICY,
+    );
+    const p = pointSignals([{ run: held, stage: held.stages.find((s) => s.name === "step-04")! }]);
+    // The 160 held-back rows are not calls: still 640 calls for 320 model calls (counted, they would give 800 / 320).
+    assert.deepEqual(p.signals.retry_amplification, { test: "proportion", value: 2, num: 320, den: 640 });
+  });
   await t.step("the unit cost's bootstrap interval holds the value and is the same every time", () => {
     const a = pointSignals([stage("step-02")]).signals.tokens_per_accepted!;
     const b = pointSignals([stage("step-02")]).signals.tokens_per_accepted!;
