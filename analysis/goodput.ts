@@ -179,7 +179,7 @@ function makeRow(
  * engine, reading only the columns the rules need, so the log need not fit
  * in memory; the result is the same as for the loaded run.
  *
- * @example Goodput of a loaded run (see the README for the definitions)
+ * @example Goodput of a loaded run (see docs/analysis.md for the definitions)
  * ```ts ignore
  * const result = goodput(await loadRun("out/run-1"), await loadSloPolicy("data/slo/design-v1.json"));
  * console.log(result.overall.accepted_goodput, result.disclosure.denominator);

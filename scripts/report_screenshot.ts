@@ -1,5 +1,5 @@
 /**
- * Regenerates the README's screenshot `docs/report.png`: the HTML report of
+ * Regenerates the screenshot `docs/report.png` (shown in docs/plots.md): the HTML report of
  * a run (the page `deno task report RUN` writes, built by the same
  * `buildReport`) rendered by headless Chromium — its top (headline and
  * goodput tables) above its first figures (goodput vs offered load, the run
