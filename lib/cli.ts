@@ -1,7 +1,7 @@
 import { dirname } from "node:path";
 import { parseArgs, type ParseArgsConfig } from "node:util";
-import { EXIT_BAD_INPUT, InputError } from "./errors.ts";
-import { runNameProblem } from "./run_name.ts";
+import { EXIT_BAD_INPUT, InputError } from "../schema/errors.ts";
+import { runNameProblem } from "../schema/run_name.ts";
 
 /**
  * Parses flags (and positionals when `positionals` is set); unknown flags and
