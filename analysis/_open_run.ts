@@ -3,7 +3,7 @@ import { createHash } from "node:crypto";
 import { join } from "node:path";
 import { InputError } from "../schema/errors.ts";
 import { COLUMNS, columnsAt, type TableName } from "../schema/events.ts";
-import { endOfWholeRows } from "../schema/log_csv.ts";
+import { endOfWholeRows } from "../lib/csv_rows.ts";
 import { RunManifest } from "../schema/run_manifest.ts";
 import { assertSchemaMinor, assertSchemaVersion } from "../schema/version.ts";
 import { cellsEscaped, unescapedCells } from "./_csv_cells.ts";

@@ -23,7 +23,7 @@
  *
  * @module
  */
-import { mulberry32 } from "../schema/prng.ts";
+import { mulberry32 } from "../lib/prng.ts";
 
 /** Block length: one second of scheduled time. */
 export const BLOCK_MS = 1000;

@@ -21,8 +21,8 @@ import {
 } from "../schema/events.ts";
 import { RunManifest } from "../schema/run_manifest.ts";
 import type { Stage } from "../schema/plan.ts";
-import { makeManifest } from "../test/analysis/_fixture.ts";
-import { seededUniform } from "../test/support/seeded.ts";
+import { makeManifest } from "../testing/run_manifest.ts";
+import { seededUniform } from "../testing/seeded.ts";
 
 /** Class, weight and its design-v1 e2e limit (latencies are drawn around it so some miss). */
 const CLASSES: [string, number, number][] = [

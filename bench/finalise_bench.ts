@@ -25,7 +25,7 @@ import { parseArgs } from "node:util";
 import { RunManifest } from "../schema/run_manifest.ts";
 import { CsvSink } from "../runner/sinks/csv_sink.ts";
 import type { TableName } from "../schema/events.ts";
-import { makeManifest } from "../test/analysis/_fixture.ts";
+import { makeManifest } from "../testing/run_manifest.ts";
 import { generateRows } from "./_gen_log.ts";
 
 const ROOT = new URL("../", import.meta.url).pathname;

@@ -16,7 +16,7 @@
 import { join } from "node:path";
 import { parseArgs } from "node:util";
 import { readLogCsv } from "../runner/sinks/csv_read.ts";
-import { tinyCase, writeJson, writeWorkload } from "../test/support/tiny_workload.ts";
+import { tinyCase, writeJson, writeWorkload } from "../testing/tiny_workload.ts";
 
 const ROOT = new URL("../", import.meta.url).pathname;
 const { values: v } = parseArgs({

@@ -4,6 +4,7 @@ import type { HttpClient } from "./http/client.ts";
 import { SseDecoder } from "./http/sse.ts";
 import { ResponseState } from "./openai.ts";
 import { type AttemptFailure, parseRetryAfter } from "./retry.ts";
+import { RUNNER_DEFAULTS } from "./settings.ts";
 import type { Watchdog, Watched } from "./watchdog.ts";
 
 /** Where an attempt goes and how long it may take. */
@@ -25,8 +26,8 @@ export interface AttemptResult {
   failure: (AttemptFailure & { outcome: Outcome }) | null;
 }
 
-/** Most response body bytes one attempt reads when the run does not say: 8 MiB. */
-export const DEFAULT_MAX_RESPONSE_BYTES = 8 * 1024 * 1024;
+/** Most response body bytes one attempt reads when the run does not say (runner/settings.ts: 8 MiB). */
+export const DEFAULT_MAX_RESPONSE_BYTES: number = RUNNER_DEFAULTS.max_response_bytes;
 
 /** Everything one attempt needs from the run. */
 export interface AttemptContext {

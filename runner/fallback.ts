@@ -34,10 +34,21 @@ export interface FallbackContext extends AttemptContext {
   retry: RetryController;
 }
 
-/** Where a round starts: the request's route chain and the index of the route the round before ended on. */
-export interface ChainPosition {
+/** One round of one request, as {@linkcode attemptWithFallback} runs it. */
+export interface RoundRequest {
+  requestId: string;
+  round: number;
+  /** The request's route chain: the route it starts on, then its fallbacks. */
   chain: readonly FlowRoute[];
+  /** The index in `chain` of the route the round before ended on. */
   at: number;
+  /** The request body for a route's model. */
+  bodyFor: (model: string) => string;
+  stream: boolean;
+  /** The request's deadline on the run clock. */
+  deadlineMs: number;
+  /** Receives every attempt as it ends (held-back ones included), in order. */
+  settle: (r: AttemptResult) => void;
 }
 
 /** A round's result, with the index in the chain of the route that ended it. */
@@ -48,21 +59,11 @@ export type RoundResult = AttemptResult & { firstSentMs: number | null; at: numb
  * and the deadline leaves room for the backoff (a retry counts when its
  * attempt is sent; one whose wait would reach the deadline is refused as
  * `retry_past_deadline`), and moves to the next route
- * of the chain when the failure is a fallback trigger. `settle` receives
- * every attempt as it ends (held-back ones included), in order.
+ * of the chain when the failure is a fallback trigger.
  */
-export async function attemptWithFallback(
-  ctx: FallbackContext,
-  requestId: string,
-  round: number,
-  route: ChainPosition,
-  bodyFor: (model: string) => string,
-  stream: boolean,
-  deadlineMs: number,
-  settle: (r: AttemptResult) => void,
-): Promise<RoundResult> {
-  const { chain } = route;
-  let at = route.at;
+export async function attemptWithFallback(ctx: FallbackContext, req: RoundRequest): Promise<RoundResult> {
+  const { requestId, round, chain, bodyFor, stream, deadlineMs, settle } = req;
+  let at = req.at;
   let target = withKey(chain[at]!, `${ctx.runId}:${requestId}:${round}`);
   let body = bodyFor(target.model);
   let firstSentMs: number | null = null;
@@ -72,7 +73,7 @@ export async function attemptWithFallback(
     if (limiter && !(await limiter.acquire(deadlineMs))) {
       // A retry held back by its route's limit was never sent: it gives its budget back.
       if (attempt > 1) ctx.retry.unsent();
-      const held = heldBack(ctx, target, requestId, round, attempt);
+      const held = heldBack(ctx, target, { requestId, round, attempt });
       settle(held);
       return { ...held, firstSentMs, at };
     }
@@ -112,7 +113,11 @@ function withKey(route: FlowRoute, key: string): AttemptTarget {
  * no HTTP call was made (no headers, no status), so the row says so with
  * `error_kind` `route_limit_wait` and the request ends as a timeout.
  */
-function heldBack(ctx: FallbackContext, target: AttemptTarget, requestId: string, round: number, attempt: number) {
+function heldBack(
+  ctx: FallbackContext,
+  target: AttemptTarget,
+  { requestId, round, attempt }: { requestId: string; round: number; attempt: number },
+) {
   const state = new ResponseState();
   const kind = "route_limit_wait";
   const row: AttemptRow = {

@@ -13,7 +13,7 @@ import { applicableGates, evaluateChecks, failureDetail, notEvaluated } from "./
 import { attemptWithFallback, type FallbackContext, type RoundResult } from "./fallback.ts";
 import { chatBody, type WireMessage } from "./openai.ts";
 import { countTokens } from "./tokens.ts";
-import { recordRunnerError, type Written } from "./request_guard.ts";
+import { recordRunnerError, type RequestInFlight } from "./request_guard.ts";
 import { sumReported } from "./usage.ts";
 
 export type { FlowRoute, FlowRouter } from "./fallback.ts";
@@ -62,21 +62,21 @@ export async function executeRequest(
   c: WorkloadCase,
   startedMs: number,
 ): Promise<RequestRow> {
-  const written: Written = { attemptsAppended: 0, request: false, attemptRows: [], counting: [] };
+  const flight: RequestInFlight = {
+    req,
+    c,
+    startedMs,
+    written: { attemptsAppended: 0, request: false, attemptRows: [], counting: [] },
+  };
   try {
-    return await runRequest(ctx, req, c, startedMs, written);
+    return await runRequest(ctx, flight);
   } catch (err) {
-    return await recordRunnerError(ctx, req, c, startedMs, written, err);
+    return await recordRunnerError(ctx, flight, err);
   }
 }
 
-async function runRequest(
-  ctx: FlowContext,
-  req: PlannedRequest,
-  c: WorkloadCase,
-  startedMs: number,
-  written: Written,
-): Promise<RequestRow> {
+async function runRequest(ctx: FlowContext, flight: RequestInFlight): Promise<RequestRow> {
+  const { req, c, startedMs, written } = flight;
   const chain = ctx.router.chain(req.request_id, c.class);
   const stream = ctx.stream(c.class);
   const row = offeredRow({ runId: ctx.runId, route: chain[0]!.route, stream }, req, c, startedMs - req.scheduled_ms);
@@ -85,7 +85,10 @@ async function runRequest(
   const messages: WireMessage[] = c.messages.map((m) => ({ ...m } as WireMessage));
   const allCalls: ObservedToolCall[] = [];
 
-  if (c.retrieval) row.tool_ms += await replayTool(ctx, req.request_id, 0, "retrieval", c.retrieval.latency_ms, true);
+  if (c.retrieval) {
+    const retrieval = { tool: "retrieval", latencyMs: c.retrieval.latency_ms, ok: true };
+    row.tool_ms += await replayTool(ctx, { requestId: req.request_id, round: 0, ...retrieval });
+  }
 
   let last: RoundResult | null = null;
   // Attempt rows and token counts are settled at the end, so counting tokens never delays a send.
@@ -98,9 +101,18 @@ async function runRequest(
     const bodyFor = round === 0
       ? (model: string) => cachedBody(c, stream, model, maxTokens, messages)
       : (model: string) => chatBody(c, sentMessages, { model, stream, maxTokens });
-    last = await attemptWithFallback(ctx, req.request_id, round, { chain, at }, bodyFor, stream, deadlineMs, (r) => {
-      attemptRows.push(r.row);
-      counting.push(fillTokens(ctx, r, c, round, sentMessages));
+    last = await attemptWithFallback(ctx, {
+      requestId: req.request_id,
+      round,
+      chain,
+      at,
+      bodyFor,
+      stream,
+      deadlineMs,
+      settle: (r) => {
+        attemptRows.push(r.row);
+        counting.push(fillTokens(ctx, r, c, round, sentMessages));
+      },
     });
     at = last.at;
     row.route = chain[at]!.route;
@@ -126,7 +138,8 @@ async function runRequest(
     for (const [i, tc] of calls.entries()) {
       const frozen = findFrozen(c.tool_responses, tc);
       const ok = frozen?.ok ?? false;
-      row.tool_ms += await replayTool(ctx, req.request_id, round + 1, tc.name, frozen?.latency_ms ?? 0, ok, frozen);
+      const replay = { tool: tc.name, latencyMs: frozen?.latency_ms ?? 0, ok, frozen };
+      row.tool_ms += await replayTool(ctx, { requestId: req.request_id, round: round + 1, ...replay });
       messages.push({
         role: "tool",
         tool_call_id: tc.id || `call_${round}_${i}`,
@@ -289,15 +302,19 @@ export function offeredRow(
   };
 }
 
-async function replayTool(
-  ctx: FlowContext,
-  requestId: string,
-  round: number,
-  tool: string,
-  latencyMs: number,
-  ok: boolean,
-  frozen?: FrozenToolResponse,
-): Promise<number> {
+/** One tool call (or retrieval) replayed from the workload's frozen answers. */
+interface ToolReplay {
+  requestId: string;
+  round: number;
+  tool: string;
+  latencyMs: number;
+  ok: boolean;
+  frozen?: FrozenToolResponse | undefined;
+}
+
+/** Waits the frozen latency and writes the tools row; returns the ms it took. */
+async function replayTool(ctx: FlowContext, call: ToolReplay): Promise<number> {
+  const { requestId, round, tool, latencyMs, ok, frozen } = call;
   const started = ctx.clock.now();
   if (latencyMs > 0) await sleep(latencyMs);
   const ended = ctx.clock.now();

@@ -17,20 +17,22 @@ export interface Written {
   counting: Promise<void>[];
 }
 
+/** One request on its way through the flow: the planned request, its case, when it started, what it wrote. */
+export interface RequestInFlight {
+  req: PlannedRequest;
+  c: WorkloadCase;
+  startedMs: number;
+  written: Written;
+}
+
 /**
  * The last resort: an exception nobody expected inside one request's flow
  * becomes that request's row (outcome `invalid_response`, error kind
  * `runner_error:<error name>`), with the attempt rows it had, and one line on
  * stderr naming the request; the run goes on.
  */
-export async function recordRunnerError(
-  ctx: FlowContext,
-  req: PlannedRequest,
-  c: WorkloadCase,
-  startedMs: number,
-  written: Written,
-  err: unknown,
-): Promise<RequestRow> {
+export async function recordRunnerError(ctx: FlowContext, flight: RequestInFlight, err: unknown): Promise<RequestRow> {
+  const { req, c, startedMs, written } = flight;
   const name = err instanceof Error ? err.name : typeof err;
   console.error(`error: request ${req.request_id}: runner error, recorded as invalid_response: ${String(err)}`);
   // Its row is already in the log (cannot happen: appending it is the last step); never a second row.

@@ -12,6 +12,7 @@ import type { AttemptTarget } from "./attempt.ts";
 import type { Clock } from "./clock.ts";
 import { createHttpClient, DEFAULT_HTTP_CLIENT, type HttpClient, type HttpClientKind } from "./http/mod.ts";
 import { RouteLimiter } from "./route_limiter.ts";
+import { RUNNER_DEFAULTS } from "./settings.ts";
 import { Router } from "./router.ts";
 import { chatUrl, redactUrl } from "./target_url.ts";
 
@@ -42,7 +43,7 @@ export interface RouteSource {
   routes?: string | null;
   /** Route name → base URL, replacing the file's `url` (e.g. simulators on free ports). */
   routeUrls?: Record<string, string>;
-  /** Key variable of a single `--target`. @default "GOODPUT_API_KEY" */
+  /** Key variable of a single `--target`. @default RUNNER_DEFAULTS.api_key_env ("GOODPUT_API_KEY") */
   apiKeyEnv?: string;
   httpClient?: HttpClientKind;
 }
@@ -72,7 +73,7 @@ export async function resolveRoutes(
       url: src.target,
       provider: conditions.provider,
       model: conditions.model,
-      keyEnv: src.apiKeyEnv ?? "GOODPUT_API_KEY",
+      keyEnv: src.apiKeyEnv ?? RUNNER_DEFAULTS.api_key_env,
       limits: {},
     });
   } else {

@@ -6,7 +6,7 @@
  *
  * @module
  */
-import { InputCheck } from "../schema/cli.ts";
+import { InputCheck } from "../lib/cli.ts";
 import { loadJsonFile, parseWith, RetryPolicy, RunConditions, runNameProblem, Timeouts } from "../schema/mod.ts";
 import { loadWorkload } from "../schema/workload_file.ts";
 import { prepareChecks } from "./checks/mod.ts";

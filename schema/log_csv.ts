@@ -1,26 +1,9 @@
 /**
- * Index just past the last line end that is outside quotes in a log CSV:
- * everything before it is whole rows, anything after is a row cut off
- * mid-write (a killed run). Quotes toggle state; `""` inside quotes toggles
- * twice.
+ * The cell rule of the log CSVs (contract 1.2): how a string cell is escaped
+ * so that a spreadsheet shows it as text, and how a reader undoes it.
  *
- * @example A cut last row is excluded
- * ```ts
- * import { endOfWholeRows } from "./log_csv.ts";
- * import assert from "node:assert/strict";
- * assert.equal(endOfWholeRows('a,b\n1,"x\ny"\n2,"z'), 12); // "a,b\n" is 4, '1,"x\ny"\n' is 8
- * ```
+ * @module
  */
-export function endOfWholeRows(text: string): number {
-  let inQuotes = false;
-  let end = 0;
-  for (let i = 0; i < text.length; i++) {
-    const c = text.charCodeAt(i);
-    if (c === 34) inQuotes = !inQuotes;
-    else if (c === 10 && !inQuotes) end = i + 1;
-  }
-  return end;
-}
 
 /** The character prepended to a string cell that would otherwise start like a spreadsheet formula. */
 export const CELL_ESCAPE = "'";

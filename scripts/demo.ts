@@ -20,7 +20,7 @@
  */
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { InputCheck, parseFlags, runMain } from "../schema/cli.ts";
+import { InputCheck, parseFlags, runMain } from "../lib/cli.ts";
 import { loadSimProfile } from "../schema/sim_profile.ts";
 import { loadWorkload } from "../schema/workload_file.ts";
 import { buildSchedule, loadPlan } from "../runner/schedule.ts";

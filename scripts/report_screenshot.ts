@@ -11,7 +11,7 @@
 import { join } from "node:path";
 import { buildReport, loadRun, loadSloPolicy, runReportExtras } from "../mod.ts";
 import { CHROMIUM_FLAGS, findChromium } from "../analysis/plots/chromium.ts";
-import { parseFlags, runMain } from "../schema/cli.ts";
+import { parseFlags, runMain } from "../lib/cli.ts";
 
 const ROOT = new URL("../", import.meta.url).pathname;
 const USAGE = "usage: deno run -A scripts/report_screenshot.ts [RUN] [OUT.png]";

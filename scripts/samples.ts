@@ -20,7 +20,7 @@
  */
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { parseFlags, runMain } from "../schema/cli.ts";
+import { parseFlags, runMain } from "../lib/cli.ts";
 import { runLoadTest, type RunResult } from "../runner/run.ts";
 import { runSimRoute, type SimRoute } from "./_route_runs.ts";
 import { SimPool } from "./_sim_process.ts";

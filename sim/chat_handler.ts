@@ -130,19 +130,26 @@ export async function handleChat(req: Request, ctx: ChatContext): Promise<Respon
     engine.countRateLimited();
     return rateLimitResponse(refused, kvTokens);
   }
-  return await serve(req, ctx, answer, cap, chat.stream, chat.includeUsage, chat.model, mode);
+  return await serve(req, ctx, answer, {
+    cap,
+    stream: chat.stream,
+    includeUsage: chat.includeUsage,
+    model: chat.model,
+    mode,
+  });
 }
 
-function serve(
-  req: Request,
-  ctx: ChatContext,
-  answer: Answer,
-  cap: number,
-  stream: boolean,
-  includeUsage: boolean,
-  model: string,
-  mode: string | null,
-): Promise<Response> {
+/** How one answer is served: its token cap, streamed or not, with usage or not, the model named and the service mode. */
+interface ServeOptions {
+  cap: number;
+  stream: boolean;
+  includeUsage: boolean;
+  model: string;
+  mode: string | null;
+}
+
+function serve(req: Request, ctx: ChatContext, answer: Answer, o: ServeOptions): Promise<Response> {
+  const { cap, stream, includeUsage, model, mode } = o;
   const n = ctx.nextId();
   const id = `chatcmpl-sim-${n}`;
   const callId = `call_sim_${n}`;
@@ -238,7 +245,11 @@ function serve(
         if (outputTokens === 0) write(tail, true);
         return;
       }
-      resolve(Response.json(completion(id, created, model, answer, visible, finish, callId, u), { headers }));
+      resolve(
+        Response.json(completion(answer, { id, created, model, outputTokens: visible, finish, callId, usage: u }), {
+          headers,
+        }),
+      );
     },
     onShed(reason) {
       resolve(shedResponse(ctx.profile, reason === "queue_full" ? "queue is full" : "waited too long in the queue"));
@@ -291,17 +302,20 @@ function usageDetails(profile: SimProfile, answer: Answer, reasoning: number): U
   };
 }
 
-function completion(
-  id: string,
-  created: number,
-  model: string,
-  answer: Answer,
+/** The fields of a non-streamed completion besides the answer. */
+interface CompletionFields {
+  id: string;
+  created: number;
+  model: string;
   /** Visible tokens (hidden reasoning excluded). */
-  outputTokens: number,
-  finish: string,
-  callId: string,
-  u: ReturnType<typeof usage>,
-): unknown {
+  outputTokens: number;
+  finish: string;
+  callId: string;
+  usage: ReturnType<typeof usage>;
+}
+
+function completion(answer: Answer, f: CompletionFields): unknown {
+  const { id, created, model, outputTokens, finish, callId } = f;
   const out = answer.output;
   const message = out.kind === "text"
     ? { role: "assistant", content: out.pieces.slice(0, outputTokens).join(""), refusal: null }
@@ -322,6 +336,6 @@ function completion(
     model,
     system_fingerprint: "sim",
     choices: [{ index: 0, message, logprobs: null, finish_reason: finish }],
-    usage: u,
+    usage: f.usage,
   };
 }

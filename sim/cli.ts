@@ -8,7 +8,7 @@
  * and field on stderr, exit code 2.
  * @module
  */
-import { InputCheck, parseFlags, runMain } from "../schema/cli.ts";
+import { InputCheck, parseFlags, runMain } from "../lib/cli.ts";
 import { loadSimProfile } from "../schema/mod.ts";
 import { loadWorkload } from "../schema/workload_file.ts";
 import { startSim } from "./server.ts";

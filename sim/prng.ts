@@ -1,4 +1,4 @@
-import { mulberry32 } from "../schema/prng.ts";
+import { mulberry32 } from "../lib/prng.ts";
 
 /** A seeded uniform generator on [0, 1). */
 export type Prng = () => number;

@@ -51,8 +51,23 @@ const RULES: { from: string; forbidden: RegExp; why: string }[] = [
   { from: "analysis", forbidden: /^(runner\/|sim\/)/, why: "analysis reads only the raw log" },
   {
     from: "schema",
-    forbidden: /^(analysis\/|runner\/|sim\/|nodejs-polars|npm:nodejs-polars)/,
+    forbidden: /^(analysis\/|runner\/|sim\/|lib\/|nodejs-polars|npm:nodejs-polars)/,
     why: "the contract depends on nothing",
+  },
+  {
+    from: "lib",
+    forbidden: /^(analysis\/|runner\/|sim\/|testing\/|test\/|nodejs-polars|npm:nodejs-polars|danfojs)/,
+    why: "the shared non-contract helpers stand on the contract alone, so runner, sim and analysis may all import them",
+  },
+  {
+    from: "testing",
+    forbidden: /^(analysis\/|runner\/|sim\/|test\/|bench\/)/,
+    why: "the fixtures shared by tests and benchmarks stand on the contract and lib/ alone",
+  },
+  {
+    from: "bench",
+    forbidden: /^test\//,
+    why: "benchmarks take their shared fixtures from testing/, not from the tests",
   },
 ];
 

@@ -8,7 +8,7 @@
  *
  * @module
  */
-import { InputCheck } from "../../schema/cli.ts";
+import { InputCheck } from "../../lib/cli.ts";
 import { InputError } from "../../schema/errors.ts";
 import type { OverheadSheet, PriceSheet } from "../../schema/prices.ts";
 import type { SloPolicy } from "../../schema/slo.ts";
@@ -17,7 +17,7 @@ import type { LoadedRun } from "../loaded_run.ts";
 import { loadSloPolicy, policyForRuns } from "../policy.ts";
 import { loadOverheadSheet, loadPriceSheet, routePrice } from "../price_sheet.ts";
 
-export { InputCheck, parseFlags, runMain } from "../../schema/cli.ts";
+export { InputCheck, parseFlags, runMain } from "../../lib/cli.ts";
 
 /** Workloads whose SLO policy ships in data/slo/. */
 const DEFAULT_POLICIES: Record<string, URL> = {

@@ -1,5 +1,5 @@
 import { InputError } from "../../schema/errors.ts";
-import { InputCheck, parseFlags, runMain } from "../../schema/cli.ts";
+import { InputCheck, parseFlags, runMain } from "../../lib/cli.ts";
 import { importLitellm } from "../import_litellm.ts";
 
 const USAGE =

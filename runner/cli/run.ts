@@ -1,6 +1,7 @@
 /**
  * `deno task run --workload F --plan F (--target URL | --routes F) --out DIR [--format csv|parquet|both]
- * [--conditions F] [--seed N] ...`: one open-loop run, written as a raw event log.
+ * [--conditions F] [--seed N] ...`: one open-loop run, written as a raw event log. Its flags, their defaults and
+ * ranges: runner/cli/run_flags.ts and docs/runner_flags.md.
  */
 import { InputError } from "../../schema/errors.ts";
 import { HTTP_CLIENT_KINDS, type HttpClientKind } from "../http/mod.ts";
@@ -9,7 +10,9 @@ import { parseRouteUrls } from "../resolve_routes.ts";
 import { runLoadTest } from "../run.ts";
 import { runVerdict } from "../verdict.ts";
 import { EXIT_PREFLIGHT, PreflightError } from "../preflight.ts";
+import { RUNNER_DEFAULTS, settingRule } from "../settings.ts";
 import { InputCheck, parseFlags, runMain } from "./_cli.ts";
+import { RUN_FLAG_OPTIONS, SEED_RULE } from "./run_flags.ts";
 
 export const USAGE = `usage: deno task run --workload F --plan F (--target URL | --routes F) --out DIR
   [--route-url NAME=URL ...]
@@ -20,33 +23,7 @@ export const USAGE = `usage: deno task run --workload F --plan F (--target URL |
 
 if (import.meta.main) {
   await runMain(async () => {
-    const { values: v } = parseFlags(Deno.args, {
-      workload: { type: "string" },
-      plan: { type: "string" },
-      target: { type: "string" },
-      routes: { type: "string" },
-      "route-url": { type: "string", multiple: true },
-      out: { type: "string" },
-      format: { type: "string", default: "both" },
-      conditions: { type: "string" },
-      seed: { type: "string" },
-      "run-id": { type: "string" },
-      shard: { type: "string" },
-      "start-at": { type: "string" },
-      "api-key-env": { type: "string" },
-      retry: { type: "string" },
-      timeouts: { type: "string" },
-      "max-send-lag-ms": { type: "string" },
-      "max-in-flight": { type: "string" },
-      "lag-limit-ms": { type: "string" },
-      "max-response-bytes": { type: "string" },
-      "save-outputs": { type: "boolean" },
-      "http-client": { type: "string" },
-      "no-progress": { type: "boolean" },
-      "no-server-timeline": { type: "boolean" },
-      "no-preflight": { type: "boolean" },
-      help: { type: "boolean" },
-    }, USAGE);
+    const { values: v } = parseFlags(Deno.args, RUN_FLAG_OPTIONS, USAGE);
     if (v.help) {
       console.log(USAGE);
       return 0;
@@ -69,11 +46,16 @@ if (import.meta.main) {
       v["start-at"] !== undefined && Number.isNaN(Date.parse(v["start-at"])),
       `--start-at: not an ISO date-time: ${JSON.stringify(v["start-at"])}`,
     );
-    const seed = check.number("seed", v.seed, { min: 0, integer: true });
-    const maxSendLagMs = check.number("max-send-lag-ms", v["max-send-lag-ms"], { above: 0 });
-    const maxInFlight = check.number("max-in-flight", v["max-in-flight"], { min: 1, integer: true });
-    const lagLimitMs = check.number("lag-limit-ms", v["lag-limit-ms"], { min: 0 });
-    const maxResponseBytes = check.number("max-response-bytes", v["max-response-bytes"], { min: 1, integer: true });
+    // Ranges from the settings schema (runner/settings.ts), as docs/runner_flags.md states them.
+    const seed = check.number("seed", v.seed, SEED_RULE);
+    const maxSendLagMs = check.number("max-send-lag-ms", v["max-send-lag-ms"], settingRule("max_send_lag_ms"));
+    const maxInFlight = check.number("max-in-flight", v["max-in-flight"], settingRule("max_in_flight"));
+    const lagLimitMs = check.number("lag-limit-ms", v["lag-limit-ms"], settingRule("lag_limit_ms"));
+    const maxResponseBytes = check.number(
+      "max-response-bytes",
+      v["max-response-bytes"],
+      settingRule("max_response_bytes"),
+    );
     check.require(
       maxResponseBytes !== undefined && !Number.isSafeInteger(maxResponseBytes),
       `--max-response-bytes: expected at most ${Number.MAX_SAFE_INTEGER}, got ${
@@ -111,7 +93,7 @@ if (import.meta.main) {
       maxInFlight,
       lagLimitMs,
       maxResponseBytes,
-      saveOutputs: v["save-outputs"] ?? false,
+      saveOutputs: v["save-outputs"] ?? RUNNER_DEFAULTS.save_outputs,
       httpClient: client as HttpClientKind | undefined,
       progress: !v["no-progress"],
       serverTimeline: !v["no-server-timeline"],

@@ -2,7 +2,7 @@
  * Splits a log CSV read in chunks of bytes into runs of whole rows: each
  * {@linkcode WholeRows.push} returns the bytes up to the last line end
  * outside quotes seen so far (a `"` toggles the quote state, so `""` inside
- * quotes toggles twice, as in `schema/log_csv.ts` `endOfWholeRows`); what
+ * quotes toggles twice, as in `lib/csv_rows.ts` `endOfWholeRows`); what
  * follows is kept until more arrives. At the end of the file, what is still
  * kept is a row cut off mid-write. Quote and line-end bytes are ASCII, so
  * splitting bytes never cuts a UTF-8 character.

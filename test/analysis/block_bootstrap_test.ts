@@ -10,7 +10,7 @@ import {
   resampleBlocks,
 } from "../../analysis/block_bootstrap.ts";
 import { percentile } from "../../analysis/percentile.ts";
-import { mulberry32 } from "../../schema/prng.ts";
+import { mulberry32 } from "../../lib/prng.ts";
 
 /** Rate blocks in seconds 0, 1, …: block b has hits[b] of dens[b]. */
 const rates = (hits: number[], dens: number[]) =>

@@ -8,7 +8,7 @@ import {
   supportRuleText,
 } from "../../analysis/early_stopping.ts";
 import { percentileWithCI } from "../../analysis/percentile.ts";
-import { mulberry32 } from "../../schema/prng.ts";
+import { mulberry32 } from "../../lib/prng.ts";
 
 /**
  * The criterion by exact integer arithmetic, independent of the code under test: with p = P/100 and

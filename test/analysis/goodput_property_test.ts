@@ -8,7 +8,7 @@ import { type AttemptRow, OUTCOMES, type RequestRow } from "../../schema/events.
 import type { Stage } from "../../schema/plan.ts";
 import type { SloPolicy } from "../../schema/slo.ts";
 import { att, makeManifest, req, writeRun } from "./_fixture.ts";
-import { seededUniform } from "../support/seeded.ts";
+import { seededUniform } from "../../testing/seeded.ts";
 
 const STAGES: Stage[] = [
   { name: "w", kind: "warmup", start_ms: 0, end_ms: 2000, offered_rps: 1 },

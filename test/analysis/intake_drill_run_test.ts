@@ -5,7 +5,7 @@ import { loadRun } from "../../analysis/load_run.ts";
 import { loadSimProfile } from "../../schema/sim_profile.ts";
 import { runCli } from "../support/run_cli.ts";
 import { runDesignV1OnSim } from "../support/sim_run.ts";
-import { writeJson } from "../support/tiny_workload.ts";
+import { writeJson } from "../../testing/tiny_workload.ts";
 
 const ROOT = new URL("../../", import.meta.url).pathname;
 

@@ -5,7 +5,7 @@ import { loadRun } from "../../analysis/load_run.ts";
 import { loadSimProfile, type SimProfile } from "../../schema/sim_profile.ts";
 import { SloPolicy } from "../../schema/slo.ts";
 import { runLoadTest } from "../../runner/run.ts";
-import { tinyCase, writeJson, writeWorkload } from "../support/tiny_workload.ts";
+import { tinyCase, writeJson, writeWorkload } from "../../testing/tiny_workload.ts";
 
 const ROOT = new URL("../../", import.meta.url).pathname;
 const SIM_CLI = join(ROOT, "sim/cli.ts");

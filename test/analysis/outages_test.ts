@@ -4,7 +4,7 @@ import { loadRun } from "../../analysis/load_run.ts";
 import { detectOutages } from "../../analysis/outages.ts";
 import { loadSimProfile, SimProfile } from "../../schema/sim_profile.ts";
 import { runDesignV1OnSim } from "../support/sim_run.ts";
-import { constantPlan } from "../support/tiny_workload.ts";
+import { constantPlan } from "../../testing/tiny_workload.ts";
 import { failedAttempt, loadFixture, okRequest, OUTAGE_STAGES, plantedOutage, serverRow } from "./_recovery_fixture.ts";
 
 Deno.test("detectOutages() finds a planted 503 window with its exact start and end", async (t) => {

@@ -31,7 +31,7 @@ import { runReportExtras } from "../../analysis/report_extras.ts";
 import { compareRouteCosts, kneeCurve } from "../../analysis/route_costs.ts";
 import { scanRun } from "../../analysis/scan_run.ts";
 import { InputError } from "../../schema/errors.ts";
-import { mulberry32 } from "../../schema/prng.ts";
+import { mulberry32 } from "../../lib/prng.ts";
 import { Gate, type SloPolicy } from "../../schema/slo.ts";
 import { writeRun } from "./_fixture.ts";
 import { fixtureManifest, fixtureTables, POLICY, STAGES } from "./hand_fixture.ts";

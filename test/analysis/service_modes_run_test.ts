@@ -6,7 +6,7 @@ import { loadSloPolicy } from "../../analysis/policy.ts";
 import { SimProfile } from "../../schema/sim_profile.ts";
 import { readLogCsv } from "../../runner/sinks/csv_read.ts";
 import { runDesignV1OnSim } from "../support/sim_run.ts";
-import { writeJson } from "../support/tiny_workload.ts";
+import { writeJson } from "../../testing/tiny_workload.ts";
 
 Deno.test("a run against a simulator that degrades under load is judged per mode", async () => {
   const dir = Deno.makeTempDirSync();

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { sloSweep, sweepLimits } from "../../analysis/sweep.ts";
-import { seededUniform } from "../support/seeded.ts";
+import { seededUniform } from "../../testing/seeded.ts";
 
 Deno.test("sloSweep() counts latencies at or below each limit", async (t) => {
   await t.step("hand-computed case", () => {

@@ -4,7 +4,7 @@
  * files are named in one message.
  */
 import { join } from "node:path";
-import { tinyCase } from "../support/tiny_workload.ts";
+import { tinyCase } from "../../testing/tiny_workload.ts";
 import { type BadInputCase, copyDir, editJson, type Good, ROOT, runBadInputSuite } from "../support/bad_input.ts";
 
 const target = ["--target", "http://127.0.0.1:9", "--no-progress"];

@@ -4,7 +4,7 @@ import { loadRun } from "../../analysis/load_run.ts";
 import { runLoadTest } from "../../runner/run.ts";
 import { readLogCsv } from "../../runner/sinks/csv_read.ts";
 import { startFaultServer } from "../support/fault_server.ts";
-import { constantPlan, tinyCase, writeJson, writeWorkload } from "../support/tiny_workload.ts";
+import { constantPlan, tinyCase, writeJson, writeWorkload } from "../../testing/tiny_workload.ts";
 
 /** Runs `plan` as shards 0 and 1 of 2 of one run (in turn, against one fault server answering `ok-sse`). */
 async function twoShards(planOf: (dir: string) => string): Promise<{ out: string; dir: string }> {

@@ -3,7 +3,7 @@ import { join } from "node:path";
 import { loadSimProfile } from "../../schema/sim_profile.ts";
 import type { Stage } from "../../schema/plan.ts";
 import { buildSchedule, loadPlan } from "../../runner/schedule.ts";
-import { tinyCase } from "../support/tiny_workload.ts";
+import { tinyCase } from "../../testing/tiny_workload.ts";
 
 const ROOT = new URL("../../", import.meta.url).pathname;
 /** The design-v1 mix saturates the default profile near 8 req/s (data/sim/README.md, measured). */

@@ -12,7 +12,7 @@ import type { Outcome } from "../../schema/mod.ts";
 import { runLoadTest } from "../../runner/run.ts";
 import { readLogCsv } from "../../runner/sinks/csv_read.ts";
 import { type FaultMode, startFaultServer } from "../support/fault_server.ts";
-import { constantPlan, tinyCase, writeJson, writeWorkload } from "../support/tiny_workload.ts";
+import { constantPlan, tinyCase, writeJson, writeWorkload } from "../../testing/tiny_workload.ts";
 
 /** Mode, outcome, error kind, attempts (= calls the server receives), and output_valid of an `ok` row. */
 type Row = [FaultMode, Outcome, string | null, number, boolean?];

@@ -4,7 +4,7 @@ import { describeDrills } from "../../runner/intake_drill.ts";
 import { runLoadTest } from "../../runner/run.ts";
 import { PlanSpec, RunManifest } from "../../schema/mod.ts";
 import { runCli } from "../support/run_cli.ts";
-import { tinyCase, writeJson, writeWorkload } from "../support/tiny_workload.ts";
+import { tinyCase, writeJson, writeWorkload } from "../../testing/tiny_workload.ts";
 
 /** A target that answers every chat call and records each hook call (its path, body and arrival). */
 function startTarget() {

@@ -3,7 +3,7 @@ import { join } from "node:path";
 import { loadRun } from "../../analysis/load_run.ts";
 import { readLogCsv } from "../../runner/sinks/csv_read.ts";
 import { startFaultServer } from "../support/fault_server.ts";
-import { constantPlan, tinyCase, writeWorkload } from "../support/tiny_workload.ts";
+import { constantPlan, tinyCase, writeWorkload } from "../../testing/tiny_workload.ts";
 
 const RUN = new URL("../../runner/cli/run.ts", import.meta.url).pathname;
 

@@ -3,7 +3,7 @@ import { join } from "node:path";
 import { runLoadTest } from "../../runner/run.ts";
 import { readLogCsv } from "../../runner/sinks/csv_read.ts";
 import { startFaultServer } from "../support/fault_server.ts";
-import { constantPlan, tinyCase, writeJson, writeWorkload } from "../support/tiny_workload.ts";
+import { constantPlan, tinyCase, writeJson, writeWorkload } from "../../testing/tiny_workload.ts";
 
 Deno.test("open loop: against a slow server sends follow the schedule, while a closed loop sends fewer", async () => {
   const dir = Deno.makeTempDirSync();

@@ -3,7 +3,7 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import type { Workload } from "../../schema/workload.ts";
 import { buildSchedule, loadPlan, scheduleSha256, summarizeSchedule } from "../../runner/schedule.ts";
-import { tinyCase } from "../support/tiny_workload.ts";
+import { tinyCase } from "../../testing/tiny_workload.ts";
 import { runCli as runCliAt } from "../support/run_cli.ts";
 
 const ROOT = fileURLToPath(new URL("../../", import.meta.url));

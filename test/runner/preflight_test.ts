@@ -6,7 +6,7 @@ import { readLogCsv } from "../../runner/sinks/csv_read.ts";
 import { chatUrl } from "../../runner/target_url.ts";
 import { type FaultMode, startFaultServer } from "../support/fault_server.ts";
 import { runCli } from "../support/run_cli.ts";
-import { constantPlan, tinyCase, writeJson, writeWorkload } from "../support/tiny_workload.ts";
+import { constantPlan, tinyCase, writeJson, writeWorkload } from "../../testing/tiny_workload.ts";
 
 const ROOT = new URL("../../", import.meta.url).pathname;
 

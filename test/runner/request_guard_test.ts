@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import type { AttemptRow, RequestRow } from "../../schema/mod.ts";
 import { executeRequest, type FlowContext } from "../../runner/request_flow.ts";
-import { tinyCase } from "../support/tiny_workload.ts";
+import { tinyCase } from "../../testing/tiny_workload.ts";
 
 Deno.test("an unexpected exception inside a request's flow becomes that request's row, not a lost run", async () => {
   const requests: RequestRow[] = [];

@@ -6,7 +6,7 @@ import { runLoadTest } from "../../runner/run.ts";
 import { readLogCsv } from "../../runner/sinks/csv_read.ts";
 import { type FaultMode, OVERSIZED_BYTES, startFaultServer } from "../support/fault_server.ts";
 import { runCli } from "../support/run_cli.ts";
-import { constantPlan, tinyCase, writeJson, writeWorkload } from "../support/tiny_workload.ts";
+import { constantPlan, tinyCase, writeJson, writeWorkload } from "../../testing/tiny_workload.ts";
 
 /** Runs 3 requests (10 rps for 0.3 s) against one mode and reads the log back. */
 async function runAgainst(mode: FaultMode, o: { stream: boolean; client: HttpClientKind; maxBytes?: number }) {

@@ -7,7 +7,7 @@ import { runLoadTest } from "../../runner/run.ts";
 import { readLogCsv } from "../../runner/sinks/csv_read.ts";
 import { startSim } from "../../sim/mod.ts";
 import { type FaultMode, type FaultServer, startFaultServer } from "../support/fault_server.ts";
-import { constantPlan, tinyCase, writeJson, writeWorkload } from "../support/tiny_workload.ts";
+import { constantPlan, tinyCase, writeJson, writeWorkload } from "../../testing/tiny_workload.ts";
 import { promptSha256 } from "../../schema/workload_file.ts";
 
 type RoutesInput = Omit<RoutesFile, "description" | "routes"> & { routes: Record<string, unknown> };

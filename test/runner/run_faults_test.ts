@@ -4,7 +4,7 @@ import type { AttemptRow, RequestRow } from "../../schema/mod.ts";
 import { runLoadTest } from "../../runner/run.ts";
 import { readLogCsv } from "../../runner/sinks/csv_read.ts";
 import { type FaultMode, startFaultServer } from "../support/fault_server.ts";
-import { constantPlan, tinyCase, writeJson, writeWorkload } from "../support/tiny_workload.ts";
+import { constantPlan, tinyCase, writeJson, writeWorkload } from "../../testing/tiny_workload.ts";
 
 /** Runs 3 requests (10 rps for 0.3 s) against one fault mode and reads the log back. */
 async function runAgainst(mode: FaultMode, extra: { stream?: boolean; requestMs?: number } = {}) {

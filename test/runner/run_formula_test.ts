@@ -5,7 +5,7 @@ import { runLoadTest } from "../../runner/run.ts";
 import { readLogCsv } from "../../runner/sinks/csv_read.ts";
 import { FORMULA_FINISH } from "../support/fault_misshapen.ts";
 import { startFaultServer } from "../support/fault_server.ts";
-import { constantPlan, tinyCase, writeJson, writeWorkload } from "../support/tiny_workload.ts";
+import { constantPlan, tinyCase, writeJson, writeWorkload } from "../../testing/tiny_workload.ts";
 
 Deno.test("a finish_reason that is a spreadsheet formula is a text cell in the CSV log and comes back whole", async () => {
   const dir = Deno.makeTempDirSync();

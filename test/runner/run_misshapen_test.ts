@@ -3,7 +3,7 @@ import { join } from "node:path";
 import { runLoadTest } from "../../runner/run.ts";
 import { readLogCsv } from "../../runner/sinks/csv_read.ts";
 import { type FaultMode, startFaultServer } from "../support/fault_server.ts";
-import { constantPlan, tinyCase, writeJson, writeWorkload } from "../support/tiny_workload.ts";
+import { constantPlan, tinyCase, writeJson, writeWorkload } from "../../testing/tiny_workload.ts";
 
 /**
  * Runs 3 requests (10 rps for 0.3 s) through the real runner against one misshapen mode and reads

@@ -10,7 +10,7 @@ import { runLoadTest } from "../../runner/run.ts";
 import { HTTP_CLIENT_KINDS, type HttpClientKind } from "../../runner/http/mod.ts";
 import { readLogCsv } from "../../runner/sinks/csv_read.ts";
 import { answerText, type ReuseMode, startReuseServer } from "../support/reuse_server.ts";
-import { constantPlan, tinyCase, writeJson, writeWorkload } from "../support/tiny_workload.ts";
+import { constantPlan, tinyCase, writeJson, writeWorkload } from "../../testing/tiny_workload.ts";
 
 /** The mode of each request, by the number in its request id (`r0000005` → index 5 mod 8). */
 const MODES: ReuseMode[] = [

@@ -10,7 +10,7 @@ import type { SloPolicy } from "../../schema/slo.ts";
 import { loadWorkload } from "../../schema/workload_file.ts";
 import { startSim } from "../../sim/mod.ts";
 import { hosted, sheetA } from "../analysis/ledger_fixture.ts";
-import { constantPlan, tinyCase, writeWorkload } from "../support/tiny_workload.ts";
+import { constantPlan, tinyCase, writeWorkload } from "../../testing/tiny_workload.ts";
 
 Deno.test("a run against a reasoning, cache-writing simulator records both counts and the ledger prices them", async () => {
   const dir = Deno.makeTempDirSync();

@@ -12,7 +12,7 @@ import {
   scheduleSha256,
   summarizeSchedule,
 } from "../../runner/schedule.ts";
-import { tinyCase } from "../support/tiny_workload.ts";
+import { tinyCase } from "../../testing/tiny_workload.ts";
 
 const PLANS = fileURLToPath(new URL("../../data/plans/", import.meta.url));
 const AZURE_CODE = fileURLToPath(

@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { join } from "node:path";
 import { runLoadTest } from "../../runner/run.ts";
 import { startFaultServer } from "../support/fault_server.ts";
-import { constantPlan, tinyCase, writeWorkload } from "../support/tiny_workload.ts";
+import { constantPlan, tinyCase, writeWorkload } from "../../testing/tiny_workload.ts";
 
 Deno.test("the API key is sent to the target but appears in no output file", async () => {
   const dir = Deno.makeTempDirSync();

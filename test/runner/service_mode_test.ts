@@ -3,7 +3,7 @@ import { join } from "node:path";
 import { HTTP_CLIENT_KINDS } from "../../runner/http/mod.ts";
 import { runLoadTest } from "../../runner/run.ts";
 import { readLogCsv } from "../../runner/sinks/csv_read.ts";
-import { constantPlan, tinyCase, writeJson, writeWorkload } from "../support/tiny_workload.ts";
+import { constantPlan, tinyCase, writeJson, writeWorkload } from "../../testing/tiny_workload.ts";
 
 /**
  * What the test target answers, by the order in which each request (its idempotency key without the round) first

@@ -4,7 +4,7 @@ import { PlanSpec, type RequestRow, type RunManifest, type ScheduledRequest, typ
 import { buildSchedule } from "../../runner/schedule.ts";
 import type { DispatchOptions } from "../../runner/dispatch.ts";
 import { provisionallyAccepted, sweepStopRule, withStopRule } from "../../runner/stop_rule.ts";
-import { tinyCase } from "../support/tiny_workload.ts";
+import { tinyCase } from "../../testing/tiny_workload.ts";
 import { requestRow } from "./sinks/_rows.ts";
 
 const WORKLOAD: Workload = {

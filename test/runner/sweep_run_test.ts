@@ -6,7 +6,7 @@ import { runLoadTest, type RunResult } from "../../runner/run.ts";
 import { readSchedule } from "../../runner/schedule.ts";
 import { readLogCsv } from "../../runner/sinks/csv_read.ts";
 import { startSim } from "../../sim/mod.ts";
-import { tinyCase, writeJson, writeWorkload } from "../support/tiny_workload.ts";
+import { tinyCase, writeJson, writeWorkload } from "../../testing/tiny_workload.ts";
 
 const ROOT = new URL("../../", import.meta.url).pathname;
 

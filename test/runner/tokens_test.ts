@@ -6,7 +6,7 @@ import { countTokens, stopTokenCounter } from "../../runner/tokens.ts";
 import { runLoadTest } from "../../runner/run.ts";
 import { readLogCsv } from "../../runner/sinks/csv_read.ts";
 import { startFaultServer } from "../support/fault_server.ts";
-import { constantPlan, tinyCase, writeJson, writeWorkload } from "../support/tiny_workload.ts";
+import { constantPlan, tinyCase, writeJson, writeWorkload } from "../../testing/tiny_workload.ts";
 
 /** o200k_base's own pre-token pattern, as the worker uses it. */
 const O200K = (getEncoding("o200k_base") as unknown as { patStr: string }).patStr;

@@ -5,7 +5,7 @@ import { RequestTally } from "../../runner/request_tally.ts";
 import { EXIT_NO_SUCCESS, runVerdict } from "../../runner/verdict.ts";
 import { runCli } from "../support/run_cli.ts";
 import { startFaultServer } from "../support/fault_server.ts";
-import { constantPlan, tinyCase, writeJson, writeWorkload } from "../support/tiny_workload.ts";
+import { constantPlan, tinyCase, writeJson, writeWorkload } from "../../testing/tiny_workload.ts";
 
 const ROOT = new URL("../../", import.meta.url).pathname;
 

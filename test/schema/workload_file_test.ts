@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { join } from "node:path";
 import { InputError } from "../../schema/errors.ts";
 import { loadWorkload, promptSha256 } from "../../schema/workload_file.ts";
-import { tinyCase } from "../support/tiny_workload.ts";
+import { tinyCase } from "../../testing/tiny_workload.ts";
 
 // deno-lint-ignore no-explicit-any
 type Json = any;

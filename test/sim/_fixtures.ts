@@ -1,6 +1,6 @@
 import { SimProfile, type SimProfileInput, Workload, type WorkloadCase } from "../../schema/mod.ts";
 import { simTokenizer } from "../../sim/tokenizer.ts";
-import { tinyCase } from "../support/tiny_workload.ts";
+import { tinyCase } from "../../testing/tiny_workload.ts";
 
 /** A profile from partial input (every default filled). */
 export function profile(input: Omit<SimProfileInput, "name"> & { name?: string } = {}): SimProfile {

@@ -11,7 +11,7 @@ import { fileURLToPath } from "node:url";
 import { fixtureManifest, fixtureTables, POLICY } from "../analysis/hand_fixture.ts";
 import { writeRun } from "../analysis/_fixture.ts";
 import { type CliResult, runCli } from "./run_cli.ts";
-import { constantPlan, tinyCase, writeJson, writeWorkload } from "./tiny_workload.ts";
+import { constantPlan, tinyCase, writeJson, writeWorkload } from "../../testing/tiny_workload.ts";
 
 export const ROOT = fileURLToPath(new URL("../../", import.meta.url));
 

@@ -3,7 +3,7 @@ import { runLoadTest, type RunResult } from "../../runner/run.ts";
 import { loadSimProfile, type SimProfile } from "../../schema/sim_profile.ts";
 import { loadWorkload } from "../../schema/workload_file.ts";
 import { type SimHandle, startSim } from "../../sim/mod.ts";
-import { writeJson } from "./tiny_workload.ts";
+import { writeJson } from "../../testing/tiny_workload.ts";
 
 const ROOT = new URL("../../", import.meta.url).pathname;
 const DESIGN_V1 = join(ROOT, "data/workloads/design-v1");

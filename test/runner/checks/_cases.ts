@@ -1,6 +1,6 @@
 import { WorkloadCase } from "../../../schema/workload.ts";
 import type { CheckInput, ObservedToolCall } from "../../../runner/checks/check.ts";
-import { tinyCase } from "../../support/tiny_workload.ts";
+import { tinyCase } from "../../../testing/tiny_workload.ts";
 
 /** A small case validated by the zod `WorkloadCase` (defaults filled in). */
 export function makeCase(over: Record<string, unknown> = {}): WorkloadCase {

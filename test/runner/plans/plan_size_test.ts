@@ -7,7 +7,7 @@ import type { Workload } from "../../../schema/workload.ts";
 import { MAX_PLANNED_REQUESTS, planSize, planSizeProblem } from "../../../runner/plans/plan_size.ts";
 import { buildSchedule, loadPlan } from "../../../runner/schedule.ts";
 import { runCli } from "../../support/run_cli.ts";
-import { tinyCase, writeJson } from "../../support/tiny_workload.ts";
+import { tinyCase, writeJson } from "../../../testing/tiny_workload.ts";
 
 const ROOT = fileURLToPath(new URL("../../../", import.meta.url));
 const CAP = MAX_PLANNED_REQUESTS; // 10,000,000

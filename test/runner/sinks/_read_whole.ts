@@ -1,5 +1,6 @@
 import { CsvError, parse } from "csv-parse/sync";
-import { endOfWholeRows, unescapeCell } from "../../../schema/log_csv.ts";
+import { endOfWholeRows } from "../../../lib/csv_rows.ts";
+import { unescapeCell } from "../../../schema/log_csv.ts";
 import type { InfoField } from "csv-parse";
 import { InputError } from "../../../schema/errors.ts";
 import { COLUMNS, type TableName } from "../../../schema/events.ts";

@@ -2,7 +2,8 @@
  * mulberry32: a small, fast seeded uniform generator on [0, 1). The same
  * seed gives the same sequence, so the simulator's draws, the analysis's
  * bootstrap intervals and generated test logs are reproducible. Shared here
- * because runner, simulator and analysis may import only the contract.
+ * (lib/, beside the contract) because runner, simulator and analysis may not
+ * import each other.
  *
  * @example Same seed, same draws
  * ```ts

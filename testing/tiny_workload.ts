@@ -1,6 +1,6 @@
 import { join } from "node:path";
-import type { ClassDefaultsFile, PlanSpec, Workload, WorkloadCase } from "../../schema/mod.ts";
-import { promptSha256 } from "../../schema/workload_file.ts";
+import type { ClassDefaultsFile, PlanSpec, Workload, WorkloadCase } from "../schema/mod.ts";
+import { promptSha256 } from "../schema/workload_file.ts";
 
 /** A one-case, one-class workload answered well by the fault server (its tokens read `tok0 tok1 ...`). */
 export function tinyCase(over: Partial<WorkloadCase> = {}): WorkloadCase {

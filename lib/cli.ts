@@ -1,7 +1,7 @@
 import { dirname } from "node:path";
 import { parseArgs, type ParseArgsConfig } from "node:util";
-import { EXIT_BAD_INPUT, InputError } from "./errors.ts";
-import { runNameProblem } from "./run_name.ts";
+import { EXIT_BAD_INPUT, InputError } from "../schema/errors.ts";
+import { runNameProblem } from "../schema/run_name.ts";
 
 /**
  * Parses flags (and positionals when `positionals` is set); unknown flags and
@@ -44,6 +44,31 @@ export interface NumberRule {
 }
 
 /**
+ * A numeric flag's range in words, as its error message and the flag table
+ * state it.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { describeRule } from "./cli.ts";
+ * assert.equal(describeRule({ min: 1, integer: true }), "an integer ≥ 1");
+ * assert.equal(describeRule({ min: 0, below: 1 }), "a number in [0, 1)");
+ * ```
+ */
+export function describeRule(rule: NumberRule): string {
+  const lower = rule.min !== undefined ? `[${rule.min}` : rule.above !== undefined ? `(${rule.above}` : null;
+  const upper = rule.max !== undefined ? `${rule.max}]` : rule.below !== undefined ? `${rule.below})` : null;
+  const bound = lower !== null && upper !== null
+    ? `in ${lower}, ${upper}`
+    : lower !== null
+    ? `${lower[0] === "[" ? "≥" : ">"} ${lower.slice(1)}`
+    : upper !== null
+    ? `${upper.endsWith("]") ? "≤" : "<"} ${upper.slice(0, -1)}`
+    : "";
+  return `${rule.integer ? "an integer" : "a number"}${bound ? ` ${bound}` : ""}`;
+}
+
+/**
  * Input problems gathered before any work starts — every flag, then every
  * file — so that every problem is named at once ({@linkcode InputCheck.throwIfAny}:
  * one InputError, one line per problem, exit 2). A file is loaded through
@@ -73,17 +98,7 @@ export class InputCheck {
       (rule.above === undefined || n > rule.above) && (rule.max === undefined || n <= rule.max) &&
       (rule.below === undefined || n < rule.below) && (!rule.integer || Number.isInteger(n));
     if (ok) return n;
-    const lower = rule.min !== undefined ? `[${rule.min}` : rule.above !== undefined ? `(${rule.above}` : null;
-    const upper = rule.max !== undefined ? `${rule.max}]` : rule.below !== undefined ? `${rule.below})` : null;
-    const bound = lower !== null && upper !== null
-      ? `in ${lower}, ${upper}`
-      : lower !== null
-      ? `${lower[0] === "[" ? "≥" : ">"} ${lower.slice(1)}`
-      : upper !== null
-      ? `${upper.endsWith("]") ? "≤" : "<"} ${upper.slice(0, -1)}`
-      : "";
-    const range = `${rule.integer ? "an integer" : "a number"}${bound ? ` ${bound}` : ""}`;
-    this.problems.push(`--${name}: expected ${range}, got ${JSON.stringify(v)}`);
+    this.problems.push(`--${name}: expected ${describeRule(rule)}, got ${JSON.stringify(v)}`);
     return undefined;
   }
 

@@ -1,0 +1,18 @@
+/**
+ * Shared helpers that are not part of the contract: flag parsing and the
+ * input check every CLI reports with (`cli.ts`), the seeded uniform
+ * generator (`prng.ts`) and the whole-row cut of a log CSV (`csv_rows.ts`).
+ * `runner/`, `sim/` and `analysis/` may all import `lib/` (they may not import
+ * each other); `lib/` imports only `schema/` (test/boundaries_test.ts).
+ *
+ * @example A seeded generator repeats itself
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { mulberry32 } from "./mod.ts";
+ * assert.equal(mulberry32(3)(), mulberry32(3)());
+ * ```
+ * @module
+ */
+export * from "./cli.ts";
+export * from "./csv_rows.ts";
+export * from "./prng.ts";

@@ -1,0 +1,222 @@
+/**
+ * The second step of a run (runner/run.ts): from ms 0 to the last request.
+ * Opens the sinks, waits for the shared start, starts the clock, writes
+ * run.json, then runs the schedule — an open loop (with a sweep's stop rule)
+ * or a closed loop — until it ends, a stop rule ends it or a signal stops it;
+ * every sink is closed before it returns.
+ *
+ * @module
+ */
+import { join } from "node:path";
+import type { RequestRow, ScheduledRequest, WorkloadCase } from "../schema/mod.ts";
+import { runClosedLoop } from "./closed_loop.ts";
+import { type DispatchCounters, dispatchOpenLoop, newCounters } from "./dispatch.ts";
+import { type RunningDrills, startDrills } from "./intake_drill.ts";
+import { OutputsSink } from "./outputs_sink.ts";
+import type { PreparedRun } from "./prepare.ts";
+import { type ProgressTally, startProgress } from "./progress.ts";
+import { executeRequest, type FlowContext, offeredRow } from "./request_flow.ts";
+import { RetryController } from "./retry.ts";
+import type { RuntimeRoute } from "./resolve_routes.ts";
+import { Rng } from "./rng.ts";
+import type { RunOptions } from "./run_options.ts";
+import { RUNNER_DEFAULTS } from "./settings.ts";
+import { CsvSink } from "./sinks/csv_sink.ts";
+import { withStopRule } from "./stop_rule.ts";
+import { listenForStop, type StopListener } from "./stop_signals.ts";
+import { announcedTimelines } from "./timeline_probe.ts";
+import { stopTokenCounter } from "./tokens.ts";
+import { Watchdog } from "./watchdog.ts";
+
+/** What running the schedule left for the finalisation. */
+export interface Execution {
+  /** The requests offered: the schedule, or what a closed loop or a stop rule realised of it. */
+  realised: readonly ScheduledRequest[];
+  /** Aborted when a signal (or the caller's `signal`) stopped the run, also while it is finalised. */
+  stop: AbortSignal;
+  /** Still listening (a signal during finalisation lets it finish): dispose it once the run is finalised. */
+  signals: StopListener;
+  retry: RetryController;
+  /** Attempts whose tokens were not counted (text over the tokenizer bound). */
+  tokensNotCounted: number;
+  /** The routes, and the timeline URLs of those that announced one before the run. */
+  routeList: RuntimeRoute[];
+  announced: Set<string>;
+  drills: RunningDrills | null;
+}
+
+/** Runs the prepared schedule from ms 0 to its end (or its stop) and closes every sink. */
+export async function executeRun(run: PreparedRun, o: RunOptions): Promise<Execution> {
+  const { dir, manifest, routes, clock, timeouts, plan, built, shard, loaded } = run;
+  const sinks = {
+    requests: CsvSink.open(dir, "requests"),
+    attempts: CsvSink.open(dir, "attempts"),
+    tools: CsvSink.open(dir, "tools"),
+  };
+  const outputs = o.saveOutputs ? new OutputsSink(join(dir, "outputs.jsonl")) : null;
+  const flushAll = () => {
+    sinks.requests.flush();
+    sinks.attempts.flush();
+    sinks.tools.flush();
+    outputs?.flush();
+  };
+  const flushTimer = setInterval(flushAll, manifest.runner.flush_ms);
+
+  const watchdog = new Watchdog(clock.now, timeouts.idle_ms);
+  // Jitter draws come from their own stream of the plan seed.
+  const retryRng = new Rng(plan.spec.seed, 7);
+  const retry = new RetryController(run.retryPolicy, () => retryRng.next());
+  const tokensNotCounted = { attempts: 0 };
+  const classDefaults = loaded.classDefaults.classes;
+  const ctx: FlowContext = {
+    clock,
+    // Each route sends with its own client; this one only serves attempts without a route client.
+    client: [...routes.routes.values()][0]!.client,
+    watchdog,
+    attemptTimeoutMs: timeouts.attempt_ms,
+    maxResponseBytes: manifest.runner.max_response_bytes!,
+    tokensNotCounted,
+    runId: run.runId,
+    router: routes.router,
+    retry,
+    requestTimeoutMs: timeouts.request_ms,
+    outputCap: run.conditions.output_cap,
+    stream: (cls) => classDefaults[cls]?.stream ?? true,
+    maxRounds: RUNNER_DEFAULTS.max_rounds,
+    sinks,
+    outputs,
+  };
+
+  const stop = new AbortController();
+  const onStop = () => {
+    if (stop.signal.aborted) return;
+    stop.abort();
+    watchdog.abortAll();
+    routes.abortWaiting();
+  };
+  o.signal?.addEventListener("abort", onStop, { once: true });
+  let finalising = false;
+  // Listened to until the run is finalised: a signal during finalisation lets it finish, a second one exits at once.
+  const signals = listenForStop({
+    first: (signal) => {
+      console.error(
+        stop.signal.aborted || finalising
+          ? `\n${signal}: finishing the log (${signal} again to exit at once)`
+          : `\n${signal}: stopping: the rest of the schedule is recorded as not_sent, in-flight requests as aborted (${signal} again to exit at once)`,
+      );
+      if (!finalising) onStop();
+    },
+    beforeExit: flushAll,
+  });
+  try {
+    // Only servers that announce a timeline before the run are asked for it at the end.
+    const routeList = [...routes.routes.values()];
+    const announced = (o.serverTimeline ?? RUNNER_DEFAULTS.server_timeline)
+      ? await announcedTimelines(routeList.map((r) => r.url))
+      : new Set<string>();
+    if (run.startIso) await sleepUntil(Date.parse(run.startIso));
+    await o.atStart?.();
+    // Ms 0 of the run: warm-up and connection set-up happen before it.
+    clock.restart();
+    manifest.epoch_iso = new Date(clock.epochUnixMs).toISOString();
+    // Written before the first arrival so that a killed run still says what it was conditional on.
+    Deno.writeTextFileSync(join(dir, "run.json"), JSON.stringify(manifest, null, 2) + "\n");
+    // Operator drills run on the run clock beside dispatch; a sharded run calls the hooks from shard 0 only.
+    const drills = plan.spec.drills && shard.index === 0
+      ? startDrills(plan.spec.drills, { clock, planDir: plan.planDir })
+      : null;
+    const counters = newCounters();
+    const tally: ProgressTally = { ok: 0, errors: 0, rejected: 0 };
+    const progress = startProgress(counters, tally, {
+      total: built.entries.length,
+      now: clock.now,
+      enabled: o.progress ?? RUNNER_DEFAULTS.progress,
+    });
+    let realised: readonly ScheduledRequest[] = built.entries;
+    try {
+      realised = await runSchedule(run, ctx, { counters, tally, signal: stop.signal });
+    } finally {
+      progress.stop();
+      clearInterval(flushTimer);
+      watchdog.stop();
+      flushAll();
+      sinks.requests.close();
+      sinks.attempts.close();
+      sinks.tools.close();
+      outputs?.close();
+      await routes.close();
+      stopTokenCounter();
+    }
+    finalising = true;
+    return {
+      realised,
+      stop: stop.signal,
+      signals,
+      retry,
+      tokensNotCounted: tokensNotCounted.attempts,
+      routeList,
+      announced,
+      drills,
+    };
+  } catch (e) {
+    signals.remove();
+    throw e;
+  }
+}
+
+/** Dispatches the schedule: an open loop (cut short by a sweep's stop rule) or a closed loop of users. */
+async function runSchedule(
+  run: PreparedRun,
+  ctx: FlowContext,
+  { counters, tally, signal }: { counters: DispatchCounters; tally: ProgressTally; signal: AbortSignal },
+): Promise<readonly ScheduledRequest[]> {
+  const { clock, built, plan, manifest, routes, sweep } = run;
+  const caseById = run.loaded.byCaseId;
+  const done = (row: RequestRow) => {
+    if (row.outcome === "ok") tally.ok++;
+    else if (row.outcome === "rejected") tally.rejected++;
+    else tally.errors++;
+  };
+  const start = (e: ScheduledRequest, startedMs: number) =>
+    executeRequest(ctx, e, caseById.get(e.case_id) as WorkloadCase, startedMs);
+  if (built.mode === "open") {
+    const options = withStopRule(sweep, {
+      clock,
+      entries: built.entries,
+      maxSendLagMs: manifest.runner.max_send_lag_ms,
+      maxInFlight: manifest.runner.max_in_flight,
+      start,
+      skip: (e, outcome, lag, reason) => {
+        const c = caseById.get(e.case_id)!;
+        const route = routes.router.chain(e.request_id, c.class)[0]!.route;
+        ctx.sinks.requests.append({
+          ...offeredRow({ runId: run.runId, route, stream: ctx.stream(c.class) }, e, c, lag),
+          outcome,
+          error_kind: reason,
+        });
+      },
+      done,
+      signal,
+    });
+    const dispatched = await dispatchOpenLoop(options, counters);
+    return sweep ? sweep.conclude(manifest, built.entries, dispatched, signal.aborted) : built.entries;
+  }
+  const stage = built.stages[0]!;
+  return await runClosedLoop({
+    clock,
+    users: plan.spec.arrivals.process === "closed" ? plan.spec.arrivals.users : 1,
+    durationMs: stage.end_ms,
+    thinkMs: plan.spec.arrivals.process === "closed" ? plan.spec.arrivals.think_ms : 0,
+    stage: stage.name,
+    shard: run.shard,
+    caseOf: (i) => built.assignCase(i),
+    start,
+    done,
+    signal,
+  }, counters);
+}
+
+async function sleepUntil(unixMs: number): Promise<void> {
+  const wait = unixMs - Date.now();
+  if (wait > 0) await new Promise((r) => setTimeout(r, wait));
+}

@@ -1,0 +1,107 @@
+/**
+ * The first step of a run (runner/run.ts): everything built from the options
+ * before ms 0 — the inputs checked together, the run id and folder, the
+ * pre-flight probe, warm-up and pre-connected routes, run.json as it starts,
+ * and an open loop's schedule saved beside it.
+ *
+ * @module
+ */
+import { join } from "node:path";
+import { InputError, type RunManifest } from "../schema/mod.ts";
+import { initialManifest } from "./manifest.ts";
+import { checkTargets } from "./preflight.ts";
+import type { RunOptions } from "./run_options.ts";
+import { loadRunInputs, type RunInputs } from "./run_inputs.ts";
+import { saveSchedule } from "./schedule.ts";
+import { RUNNER_DEFAULTS } from "./settings.ts";
+import { warmUp } from "./warm_up.ts";
+
+/** A run ready to start: its checked inputs, its folder (made, empty but for the schedule) and run.json so far. */
+export interface PreparedRun extends RunInputs {
+  runId: string;
+  dir: string;
+  /** The shared start time of all shards (ISO), or null to start at once. */
+  startIso: string | null;
+  manifest: RunManifest;
+}
+
+/**
+ * Checks every input (all problems named at once, before anything is made
+ * or sent), probes the targets when asked, makes the run folder, warms up,
+ * opens the pre-connected connections and starts run.json.
+ */
+export async function prepareRun(o: RunOptions): Promise<PreparedRun> {
+  const inputs = await loadRunInputs(o);
+  const { loaded, plan, conditions, retryPolicy, timeouts, shard, routes, built } = inputs;
+  const startIso = o.startAt ? new Date(o.startAt).toISOString() : null;
+  const runId = o.runId ?? `${plan.spec.name}-${compactIso(startIso ?? new Date().toISOString())}`;
+  const dir = shard.count > 1 ? join(o.out, runId, `shard-${shard.index}-of-${shard.count}`) : join(o.out, runId);
+  refuseUsedFolder(dir);
+  const maxResponseBytes = o.maxResponseBytes ?? RUNNER_DEFAULTS.max_response_bytes;
+  // The target is probed only once every input is known good, and before anything is written: a failure leaves nothing.
+  let preflight: RunManifest["preflight"];
+  if (o.preflight ?? false) {
+    const first = built.entries[0]?.class ?? loaded.workload.cases[0]!.class;
+    preflight = await checkTargets(routes.routes.values(), {
+      stream: loaded.classDefaults.classes[first]?.stream ?? true,
+      timeoutMs: timeouts.attempt_ms,
+      maxBytes: maxResponseBytes,
+    }).catch(async (e) => {
+      await routes.close();
+      throw e;
+    });
+  }
+  try {
+    Deno.mkdirSync(dir, { recursive: true });
+  } catch (e) {
+    throw new InputError(`${dir}: cannot create run folder: ${(e as Error).message}`, [], { cause: e });
+  }
+
+  warmUp(loaded.workload.cases);
+  await routes.preconnect(o.preconnect ?? RUNNER_DEFAULTS.preconnect);
+  const manifest = initialManifest({
+    runId,
+    conditions,
+    workloadPath: o.workload,
+    loaded,
+    planPath: o.plan,
+    plan,
+    built,
+    shard,
+    startIso,
+    targets: routes.targets,
+    routing: routes.routing,
+    retryPolicy,
+    timeouts,
+    runner: {
+      max_send_lag_ms: o.maxSendLagMs ?? RUNNER_DEFAULTS.max_send_lag_ms,
+      max_in_flight: o.maxInFlight ?? RUNNER_DEFAULTS.max_in_flight,
+      flush_ms: o.flushMs ?? RUNNER_DEFAULTS.flush_ms,
+      save_outputs: o.saveOutputs ?? RUNNER_DEFAULTS.save_outputs,
+      formats: o.formats,
+      max_response_bytes: maxResponseBytes,
+    },
+  });
+  if (preflight) manifest.preflight = preflight;
+  if (built.mode === "open") {
+    const saved = await saveSchedule(dir, built.entries);
+    manifest.plan.schedule_sha256 = saved.sha256;
+  }
+  return { ...inputs, runId, dir, startIso, manifest };
+}
+
+/** A run folder that exists must be an empty folder (it is made after the pre-flight). */
+function refuseUsedFolder(dir: string): void {
+  let entries: Iterable<Deno.DirEntry>;
+  try {
+    entries = Deno.readDirSync(dir);
+  } catch (e) {
+    if (e instanceof Deno.errors.NotFound) return;
+    throw new InputError(`${dir}: cannot use as run folder: ${(e as Error).message}`, [], { cause: e });
+  }
+  for (const _ of entries) throw new InputError(`${dir}: run folder exists and is not empty`);
+}
+
+function compactIso(iso: string): string {
+  return iso.replace(/[-:]/g, "").replace(/\.\d+Z$/, "Z");
+}

@@ -1,0 +1,55 @@
+import type { HttpClientKind } from "./http/mod.ts";
+
+/** Options of one run (the `run` CLI flags). */
+export interface RunOptions {
+  workload: string;
+  plan: string;
+  /** Base URL of an OpenAI-compatible server, or the full chat completions URL (or give `routes`). */
+  target?: string | null;
+  /** A routes file (schema/routes.ts): several targets and the policy that routes requests to them. */
+  routes?: string | null;
+  /** Route name → base URL, replacing that route's `url` in the routes file. */
+  routeUrls?: Record<string, string>;
+  /** Parent folder: the run is written to `<out>/<run_id>/`. */
+  out: string;
+  formats: ("csv" | "parquet")[];
+  conditions?: string | null;
+  seed?: number | null;
+  runId?: string | null;
+  shard?: { index: number; count: number };
+  /** Shared start time of all shards (ISO); the run waits for it. */
+  startAt?: string | null;
+  apiKeyEnv?: string;
+  retryFile?: string | null;
+  timeoutsFile?: string | null;
+  /** @default RUNNER_DEFAULTS.max_send_lag_ms (runner/settings.ts, as every setting below) */
+  maxSendLagMs?: number;
+  /** @default RUNNER_DEFAULTS.max_in_flight */
+  maxInFlight?: number;
+  /** p99 send lag above this (or any not_sent) means the client was the limit. @default RUNNER_DEFAULTS.lag_limit_ms */
+  lagLimitMs?: number;
+  /** Most body bytes of one response (runner/attempt.ts). @default RUNNER_DEFAULTS.max_response_bytes */
+  maxResponseBytes?: number;
+  /** @default RUNNER_DEFAULTS.flush_ms */
+  flushMs?: number;
+  /** @default RUNNER_DEFAULTS.save_outputs */
+  saveOutputs?: boolean;
+  httpClient?: HttpClientKind;
+  /** @default RUNNER_DEFAULTS.progress */
+  progress?: boolean;
+  /** Keep-alive connections opened before ms 0 (raw client). @default RUNNER_DEFAULTS.preconnect */
+  preconnect?: number;
+  /**
+   * Probe each route with one small chat request before ms 0 and stop with {@linkcode PreflightError} when one cannot
+   * be reached or does not answer as an OpenAI server (runner/preflight.ts). The CLI turns it on (`--no-preflight`
+   * off); library callers, which start their own targets (the demo, the tests), turn it on when they want it.
+   * @default false
+   */
+  preflight?: boolean;
+  /** Fetch the target's own timeline from `<base>/sim/timeline` when it has one. @default RUNNER_DEFAULTS.server_timeline */
+  serverTimeline?: boolean;
+  /** Stops the run early (the rest of the schedule is recorded `not_sent`). */
+  signal?: AbortSignal;
+  /** Awaited just before ms 0 of the run (after warm-up): e.g. to line a simulator's outage clock up with the run's. */
+  atStart?: () => Promise<void>;
+}
