@@ -3,7 +3,7 @@
  * policy per workload; the checks of `--verify`, `--denominator`,
  * `--headroom` and `--confidence`; and the loading of run folders, the SLO
  * policy and price sheets. Every check records its problems on one
- * {@linkcode InputCheck} (schema/cli.ts), so that a CLI names every bad flag
+ * {@linkcode InputCheck} (lib/cli.ts), so that a CLI names every bad flag
  * and file at once, before any analysis starts (one InputError, exit 2).
  *
  * @module
