@@ -1,12 +1,24 @@
 import pl from "nodejs-polars";
-import type { SloPolicy } from "../schema/slo.ts";
-import type { FailureReason } from "./classify.ts";
+import type { Gate, SloPolicy } from "../schema/slo.ts";
 import { classSlo, type ResolvedWindow } from "./policy.ts";
 import { modeLimit, undeclaredMode, withModeSlo } from "./_mode_slo.ts";
 import { gateFails, GATES, notApplicableMask, requiredColumn } from "./_gates.ts";
 import { ATTEMPT_COLUMNS, finalAttemptLazy, streamingExprs } from "./_streaming.ts";
 
 export { ATTEMPT_COLUMNS, GATES };
+
+/** Why a request in the window was not accepted; the first failing one is kept. */
+export type FailureReason =
+  | "rejected"
+  | "client_shed"
+  | "not_sent"
+  | "timeout"
+  | "error"
+  | "undeclared_mode"
+  | "late_e2e"
+  | "late_ttft"
+  | "slow_tpot"
+  | `gate_${Gate}`;
 
 /** Failure reasons in attribution order; a reason's code is its index here. */
 export const REASONS: readonly FailureReason[] = [

@@ -13,9 +13,49 @@ import type { SloPolicy } from "../schema/slo.ts";
 import { classify } from "./classify.ts";
 import type { LoadedRun } from "./loaded_run.ts";
 import type { ResolvedWindow } from "./policy.ts";
-import type { LatencyRecovery, LevelRecovery, RecoveryOptions, RequestTally } from "./recovery.ts";
 
 const LATENCY_REASONS = new Set(["late_e2e", "late_ttft", "slow_tpot"]);
+
+/** When one gauge came back to its pre-event level. */
+export interface LevelRecovery {
+  metric: "server_queue_len" | "server_running" | "client_in_flight";
+  baseline_samples: number;
+  baseline_median: number | null;
+  /** The level to come back under: the nearest-rank p90 of the baseline samples. */
+  baseline_upper: number | null;
+  /** Highest sample from the event start to the recovery (or the end of the series). */
+  peak: number | null;
+  peak_ms: number | null;
+  /** t of the first of `hold` consecutive samples ≤ baseline_upper, counted from the last sample at or before the
+   * event end (the state when it ended; recovered_ms is then the end itself), else the first after it. */
+  recovered_ms: number | null;
+  recovered_after_end_ms: number | null;
+}
+
+/** When latency was back inside the SLO. */
+export interface LatencyRecovery {
+  /** Share of requests scheduled in the baseline window that completed within their class latency limits. */
+  baseline_share: number | null;
+  baseline_n: number;
+  /** scheduled_ms of the first latency-ok request after the event end that starts a run of `latencyRun` requests at
+   * or above the baseline share minus the tolerance. */
+  recovered_ms: number | null;
+  recovered_after_end_ms: number | null;
+}
+
+/** Requests scheduled in one span, by what happened to them. */
+export interface RequestTally {
+  from_ms: number;
+  to_ms: number;
+  offered: number;
+  ok: number;
+  accepted: number;
+  /** ok after more attempts than rounds: saved by a retry. */
+  rescued_by_retry: number;
+  /** Not ok: shed, failed, timed out or never sent; they stayed lost (no later success in the log). */
+  lost: number;
+  lost_by_outcome: Partial<Record<Outcome, number>>;
+}
 
 /** Nearest-rank percentile of unsorted values (null when empty). */
 function rank(values: number[], p: number): number | null {
@@ -133,7 +173,7 @@ export function latencyRecovery(
   r: PerRequest,
   start: number,
   end: number,
-  o: Required<Pick<RecoveryOptions, "baselineMs" | "latencyRun" | "latencyTolerance">>,
+  o: { baselineMs: number; latencyRun: number; latencyTolerance: number },
 ): LatencyRecovery {
   let n = 0, good = 0;
   for (let i = 0; i < r.t.length; i++) {

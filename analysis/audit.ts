@@ -7,7 +7,6 @@
  *
  * @module
  */
-import pl from "nodejs-polars";
 import type { SloPolicy } from "../schema/slo.ts";
 import {
   type Denominator,
@@ -22,9 +21,9 @@ import { DEFAULT_TOLERANCE, type ResolvedClaim } from "./claim.ts";
 import type { Disclosure } from "./disclosure.ts";
 import { DEFAULT_SUPPORT_CONFIDENCE } from "./early_stopping.ts";
 import { goodput } from "./goodput.ts";
-import { type LatencyOptions, type LatencyRow, latencyTable } from "./latency.ts";
+import { latencyInWindow, type LatencyRow } from "./latency.ts";
 import type { LoadedRun } from "./loaded_run.ts";
-import { policyForRun, type ResolvedWindow, runWindow } from "./policy.ts";
+import { policyForRun, runWindow } from "./policy.ts";
 
 /** SLO variants searched: as stated (or the default policy), every latency limit × 1.5 or × 2, or none. */
 export const AUDIT_SLO_VARIANTS = [
@@ -112,17 +111,6 @@ function rateValue(
   if (metric === "accepted_goodput") return ratio(r.accepted, r.measurement_seconds);
   if (metric === "acceptance_rate") return ratio(r.accepted, r[den]);
   return r[den] ? (r[den] - r.accepted) / r[den] : null;
-}
-
-/**
- * {@linkcode latencyTable} over the requests scheduled in a resolved window
- * (stage windows may be several disjoint intervals, which the table's single
- * ms range cannot express).
- */
-export function latencyInWindow(run: LoadedRun, window: ResolvedWindow, options: LatencyOptions = {}): LatencyRow[] {
-  const sched = pl.col("scheduled_ms");
-  const inWindow = window.intervals.map(([a, b]) => sched.gtEq(a).and(sched.lt(b))).reduce((x, y) => x.or(y));
-  return latencyTable({ ...run, requests: run.requests.filter(inWindow) }, { ...options, window: null });
 }
 
 /** The percentile row of a latency claim over the requests of `window`. */

@@ -2,21 +2,10 @@ import pl from "nodejs-polars";
 import type { Gate, SloPolicy } from "../schema/slo.ts";
 import type { LoadedRun } from "./loaded_run.ts";
 import { policyForRun, type ResolvedWindow } from "./policy.ts";
-import { classifyLazy, GATES, REASONS, tpotLazy } from "./_classify_lazy.ts";
+import { classifyLazy, type FailureReason, GATES, REASONS, tpotLazy } from "./_classify_lazy.ts";
 import { STREAMING } from "./_streaming.ts";
 
-/** Why a request in the window was not accepted; the first failing one is kept. */
-export type FailureReason =
-  | "rejected"
-  | "client_shed"
-  | "not_sent"
-  | "timeout"
-  | "error"
-  | "undeclared_mode"
-  | "late_e2e"
-  | "late_ttft"
-  | "slow_tpot"
-  | `gate_${Gate}`;
+export type { FailureReason };
 
 /** Gates in attribution order. */
 export const GATE_ORDER: readonly Gate[] = GATES;

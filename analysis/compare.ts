@@ -10,9 +10,9 @@
  */
 import { InputError } from "../schema/errors.ts";
 import type { SloPolicy } from "../schema/slo.ts";
-import { latencyInWindow } from "./audit.ts";
 import { DEFAULT_SUPPORT_CONFIDENCE } from "./early_stopping.ts";
 import { goodput, type GoodputRow } from "./goodput.ts";
+import { latencyInWindow } from "./latency.ts";
 import type { LoadedRun } from "./loaded_run.ts";
 import { policyForRuns, runWindow, workloadClasses } from "./policy.ts";
 

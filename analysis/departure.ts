@@ -19,7 +19,6 @@
  *
  * @module
  */
-import type { Persistence } from "./persistence.ts";
 import type { SignalSample } from "./signals.ts";
 import { type Level, type Spread, spreadOf, straddles } from "./repeats.ts";
 import {
@@ -75,6 +74,15 @@ export interface GuardResult {
   /** True when the guard confirms the departure; null when it cannot be applied. */
   significant: boolean | null;
   detail: string;
+}
+
+/** Whether a degraded departure counts, and why. */
+export interface Persistence {
+  /** `confirmed` and `last_level` count for the knee; `transient` does not. */
+  status: "confirmed" | "last_level" | "transient";
+  /** What confirmed it (null unless confirmed). */
+  by: "next_level" | "repeats" | null;
+  why: string;
 }
 
 /** One signal at one level, against the baseline. */

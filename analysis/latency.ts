@@ -7,6 +7,7 @@
  */
 import pl from "nodejs-polars";
 import type { LoadedRun } from "./loaded_run.ts";
+import type { ResolvedWindow } from "./policy.ts";
 import { DEFAULT_SUPPORT_CONFIDENCE } from "./early_stopping.ts";
 import { percentileWithCI } from "./percentile.ts";
 import { ATTEMPT_COLUMNS, finalAttemptLazy, streamingExprs } from "./_streaming.ts";
@@ -293,4 +294,15 @@ export function latencyTable(run: LoadedRun, options: LatencyOptions = {}): Late
     }
   }
   return rows;
+}
+
+/**
+ * {@linkcode latencyTable} over the requests scheduled in a resolved window
+ * (stage windows may be several disjoint intervals, which the table's single
+ * ms range cannot express).
+ */
+export function latencyInWindow(run: LoadedRun, window: ResolvedWindow, options: LatencyOptions = {}): LatencyRow[] {
+  const sched = pl.col("scheduled_ms");
+  const inWindow = window.intervals.map(([a, b]) => sched.gtEq(a).and(sched.lt(b))).reduce((x, y) => x.or(y));
+  return latencyTable({ ...run, requests: run.requests.filter(inWindow) }, { ...options, window: null });
 }

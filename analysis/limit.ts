@@ -10,6 +10,7 @@
  * @module
  */
 import { InputError } from "../schema/errors.ts";
+import type { KneeReport } from "./knee.ts";
 import { roundDown } from "./round_display.ts";
 
 /** Headrooms shown when none is given: a spread to choose from, not a recommendation. */
@@ -128,4 +129,18 @@ export function productionLimit(
     note: `limit = knee × (1 − headroom) = ${rateText(kneeRps, "")} × (1 − ${h}) = ${rateText(at(h))}; the headroom ` +
       `${h} was given by the user`,
   };
+}
+
+/**
+ * The production limit of a knee report: {@linkcode productionLimit}, except
+ * that a report with no capacity gives no limit and says why (not "the
+ * capacity is at least the highest rate tested").
+ */
+export function limitFromKnee(
+  report: Pick<KneeReport, "knee" | "no_capacity">,
+  headroom?: number,
+  options: { highestTestedRps?: number } = {},
+): ProductionLimit {
+  const limit = productionLimit(report.knee?.offered_rps ?? null, headroom, options);
+  return report.no_capacity ? { ...limit, note: report.no_capacity } : limit;
 }

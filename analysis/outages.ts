@@ -8,6 +8,7 @@
 import pl from "nodejs-polars";
 import type { SimProfile } from "../schema/sim_profile.ts";
 import type { LoadedRun } from "./loaded_run.ts";
+import type { ShadedPeriod } from "./plots/timeline.ts";
 
 /** Options of {@linkcode detectOutages}. */
 export interface OutageOptions {
@@ -227,4 +228,17 @@ function plannedOutages(
       implied_sim_start_ms: d ? d.start_ms - o.start_ms : null,
     };
   });
+}
+
+/**
+ * Detected outages as periods to shade on the run timeline: from the first
+ * down attempt to the first answered one (to the last down attempt when the
+ * service was not back by the end of the log).
+ */
+export function outagePeriods(detection: OutageDetection): ShadedPeriod[] {
+  return detection.outages.map((o, i) => ({
+    start_ms: o.start_ms,
+    end_ms: o.end_ms ?? o.last_down_ms,
+    label: `outage ${i + 1}${o.end_ms === null ? " (not back)" : ""}`,
+  }));
 }

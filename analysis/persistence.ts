@@ -6,8 +6,10 @@
  * @module
  */
 import { blocksBeyond, secondSpans } from "./block_bootstrap.ts";
-import type { Departure } from "./departure.ts";
+import type { Departure, Persistence } from "./departure.ts";
 import type { Level } from "./repeats.ts";
+
+export type { Persistence };
 
 /** The rule, in words, for the disclosure and the docs. */
 export const PERSISTENCE_RULE =
@@ -17,15 +19,6 @@ export const PERSISTENCE_RULE =
   "to the highest rate tested, never below it) and is marked last_level, unless the level's repeats could have " +
   "confirmed it and did not; any other degraded departure is a transient: reported with its level, stage times and " +
   "the seconds where the signal was out of line, and not counted";
-
-/** Whether a degraded departure counts, and why. */
-export interface Persistence {
-  /** `confirmed` and `last_level` count for the knee; `transient` does not. */
-  status: "confirmed" | "last_level" | "transient";
-  /** What confirmed it (null unless confirmed). */
-  by: "next_level" | "repeats" | null;
-  why: string;
-}
 
 /** A degraded departure that did not persist. */
 export interface Transient {

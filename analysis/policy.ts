@@ -3,6 +3,7 @@ import { describeIssues } from "../schema/load.ts";
 import type { RunManifest } from "../schema/run_manifest.ts";
 import { type ClassSlo, SloPolicy } from "../schema/slo.ts";
 import type { LoadedRun } from "./loaded_run.ts";
+import { clipStages } from "./run_end.ts";
 import type { ScannedRun } from "./scanned_run.ts";
 
 /**
@@ -238,27 +239,6 @@ export interface ResolveWindowOptions {
    * a range are clipped there, and stages after it drop out. @default null
    */
   endMs?: number | null;
-}
-
-/**
- * The run's stages clipped at `endMs`: a stage that starts at or after it
- * drops out, one that spans it ends there. Stage seconds then count only
- * time the log covers.
- *
- * @example A 60 s plan cut at 17 s keeps warm-up whole and 7 s of the steady stage
- * ```ts
- * import { clipStages } from "./policy.ts";
- * import assert from "node:assert/strict";
- * const stages = [
- *   { name: "warm", kind: "warmup" as const, start_ms: 0, end_ms: 10_000, offered_rps: 1 },
- *   { name: "main", kind: "steady" as const, start_ms: 10_000, end_ms: 55_000, offered_rps: 4 },
- *   { name: "drain", kind: "drain" as const, start_ms: 55_000, end_ms: 60_000, offered_rps: 0 },
- * ];
- * assert.deepEqual(clipStages(stages, 17_000).map((s) => [s.name, s.end_ms]), [["warm", 10_000], ["main", 17_000]]);
- * ```
- */
-export function clipStages(stages: RunManifest["stages"], endMs: number): RunManifest["stages"] {
-  return stages.filter((s) => s.start_ms < endMs).map((s) => (s.end_ms > endMs ? { ...s, end_ms: endMs } : s));
 }
 
 /**

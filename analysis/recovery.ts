@@ -6,9 +6,18 @@
  *
  * @module
  */
-import type { Outcome } from "../schema/events.ts";
 import type { SloPolicy } from "../schema/slo.ts";
-import { inFlight, latencyRecovery, levelRecovery, perRequest, type Series, tally } from "./_recovery_series.ts";
+import {
+  inFlight,
+  type LatencyRecovery,
+  latencyRecovery,
+  type LevelRecovery,
+  levelRecovery,
+  perRequest,
+  type RequestTally,
+  type Series,
+  tally,
+} from "./_recovery_series.ts";
 import { type AutoscalingReport, autoscalingReport } from "./autoscaling.ts";
 import type { LoadedRun } from "./loaded_run.ts";
 import {
@@ -21,6 +30,8 @@ import {
 } from "./outages.ts";
 import { policyForRun } from "./policy.ts";
 
+export type { LatencyRecovery, LevelRecovery, RequestTally };
+
 /** Options of {@linkcode recoveryReport}. */
 export interface RecoveryOptions extends OutageOptions {
   /** Length of the baseline window just before each event, ms. @default {10000} */
@@ -31,47 +42,6 @@ export interface RecoveryOptions extends OutageOptions {
   latencyRun?: number;
   /** How far below the baseline latency-ok share the run may be and still count as recovered. @default {0.05} */
   latencyTolerance?: number;
-}
-
-/** When one gauge came back to its pre-event level. */
-export interface LevelRecovery {
-  metric: "server_queue_len" | "server_running" | "client_in_flight";
-  baseline_samples: number;
-  baseline_median: number | null;
-  /** The level to come back under: the nearest-rank p90 of the baseline samples. */
-  baseline_upper: number | null;
-  /** Highest sample from the event start to the recovery (or the end of the series). */
-  peak: number | null;
-  peak_ms: number | null;
-  /** t of the first of `hold` consecutive samples ≤ baseline_upper, counted from the last sample at or before the
-   * event end (the state when it ended; recovered_ms is then the end itself), else the first after it. */
-  recovered_ms: number | null;
-  recovered_after_end_ms: number | null;
-}
-
-/** When latency was back inside the SLO. */
-export interface LatencyRecovery {
-  /** Share of requests scheduled in the baseline window that completed within their class latency limits. */
-  baseline_share: number | null;
-  baseline_n: number;
-  /** scheduled_ms of the first latency-ok request after the event end that starts a run of `latencyRun` requests at
-   * or above the baseline share minus the tolerance. */
-  recovered_ms: number | null;
-  recovered_after_end_ms: number | null;
-}
-
-/** Requests scheduled in one span, by what happened to them. */
-export interface RequestTally {
-  from_ms: number;
-  to_ms: number;
-  offered: number;
-  ok: number;
-  accepted: number;
-  /** ok after more attempts than rounds: saved by a retry. */
-  rescued_by_retry: number;
-  /** Not ok: shed, failed, timed out or never sent; they stayed lost (no later success in the log). */
-  lost: number;
-  lost_by_outcome: Partial<Record<Outcome, number>>;
 }
 
 /** Recovery from one burst or outage. */

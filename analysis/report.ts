@@ -8,11 +8,11 @@
  */
 import type { SloPolicy } from "../schema/slo.ts";
 import { alternatives } from "./alternatives.ts";
-import { latencyInWindow } from "./audit.ts";
 import { DEFAULT_SUPPORT_CONFIDENCE, supportRuleText } from "./early_stopping.ts";
 import { roundUp } from "./round_display.ts";
 import { FAILURE_ORDER } from "./classify.ts";
 import { goodput, type GoodputRow } from "./goodput.ts";
+import { latencyInWindow } from "./latency.ts";
 import type { LoadedRun } from "./loaded_run.ts";
 import { policyForRun, runWindow } from "./policy.ts";
 import { runVerdicts } from "./verdicts.ts";

@@ -10,11 +10,11 @@ import type { OverheadSheet, PriceSheet } from "../schema/prices.ts";
 import type { SloPolicy } from "../schema/slo.ts";
 import { kneeAnalysis } from "./knee.ts";
 import { ledger } from "./ledger.ts";
-import { limitFromKnee } from "./verdicts.ts";
+import { limitFromKnee } from "./limit.ts";
 import type { LoadedRun } from "./loaded_run.ts";
-import { detectOutages } from "./outages.ts";
+import { detectOutages, outagePeriods } from "./outages.ts";
 import type { ReportExtras } from "./plots/extras.ts";
-import { kneeCurve, ledgerWaterfall, outagePeriods } from "./route_costs.ts";
+import { kneeCurve, ledgerWaterfall } from "./route_costs.ts";
 import { policyForRun } from "./policy.ts";
 
 /** Options of {@linkcode runReportExtras}. */

@@ -1,7 +1,7 @@
 /**
  * Routes compared with their knee, production limit and cost per accepted
  * task, and the figure inputs that need results from several analyses
- * (cost waterfall, goodput vs load with the knee, outage shading).
+ * (cost waterfall, goodput vs load with the knee).
  *
  * @module
  */
@@ -11,15 +11,12 @@ import { type CompareResult, compareRoutes } from "./compare.ts";
 import { goodput } from "./goodput.ts";
 import { kneeAnalysis, type KneeReport } from "./knee.ts";
 import { type GpuTimeSummary, ledger, type LedgerResult } from "./ledger.ts";
-import type { ProductionLimit } from "./limit.ts";
-import { limitFromKnee } from "./verdicts.ts";
+import { limitFromKnee, type ProductionLimit } from "./limit.ts";
 import type { LoadedRun } from "./loaded_run.ts";
-import type { OutageDetection } from "./outages.ts";
 import { LEDGER_ITEMS } from "./price_lines.ts";
 import type { CostWaterfallInput } from "./plots/cost_waterfall.ts";
 import { loadCurveFromGoodput, type LoadCurveInput } from "./plots/goodput_vs_load.ts";
 import type { RouteComparisonInput } from "./plots/route_comparison.ts";
-import type { ShadedPeriod } from "./plots/timeline.ts";
 import { policyForRun, policyForRuns } from "./policy.ts";
 
 /**
@@ -78,19 +75,6 @@ export function kneeCurve(run: LoadedRun, policy: SloPolicy, knee: KneeReport, l
     : limit.choices.map((c) => ({ headroom: c.headroom, rps: c.limit_rps }));
   const signal = knee.first_degrading?.signals[0] ?? knee.knee?.source;
   return { ...curve, knee_rps: knee.knee?.offered_rps ?? null, ...(signal ? { knee_signal: signal } : {}), limits };
-}
-
-/**
- * Detected outages as periods to shade on the run timeline: from the first
- * down attempt to the first answered one (to the last down attempt when the
- * service was not back by the end of the log).
- */
-export function outagePeriods(detection: OutageDetection): ShadedPeriod[] {
-  return detection.outages.map((o, i) => ({
-    start_ms: o.start_ms,
-    end_ms: o.end_ms ?? o.last_down_ms,
-    label: `outage ${i + 1}${o.end_ms === null ? " (not back)" : ""}`,
-  }));
 }
 
 /** Options of {@linkcode compareRouteCosts}. */

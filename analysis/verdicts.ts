@@ -8,8 +8,6 @@
 import { CLIENT_LIMIT_RULE, CUT_LEVEL_RULE, type ExcludedLevel, type StageClientLimit } from "./client_limit.ts";
 import { stageClientLimits } from "./client_limit.ts";
 import type { GoodputResult } from "./goodput.ts";
-import type { KneeReport } from "./knee.ts";
-import { type ProductionLimit, productionLimit } from "./limit.ts";
 import type { LoadedRun } from "./loaded_run.ts";
 import type { ResolvedWindow } from "./policy.ts";
 import type { RunEnd } from "./run_end.ts";
@@ -150,17 +148,3 @@ export const KNEE_VERDICT_RULES = {
   no_capacity: `"${NO_CAPACITY}" when no tested level accepted any request, or every level is excluded: then ` +
     "there is no knee and no limit (never a lower bound)",
 };
-
-/**
- * The production limit of a knee report: {@linkcode productionLimit}, except
- * that a report with no capacity gives no limit and says why (not "the
- * capacity is at least the highest rate tested").
- */
-export function limitFromKnee(
-  report: Pick<KneeReport, "knee" | "no_capacity">,
-  headroom?: number,
-  options: { highestTestedRps?: number } = {},
-): ProductionLimit {
-  const limit = productionLimit(report.knee?.offered_rps ?? null, headroom, options);
-  return report.no_capacity ? { ...limit, note: report.no_capacity } : limit;
-}

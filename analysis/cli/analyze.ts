@@ -1,11 +1,10 @@
 import type { SloPolicy } from "../../schema/slo.ts";
 import { alternatives, formatAlternatives } from "../alternatives.ts";
-import { latencyInWindow } from "../audit.ts";
 import { formatGoodput } from "../format_goodput.ts";
 import { goodput } from "../goodput.ts";
 import { formatIntakeDrills } from "../format_intake_drill.ts";
 import { intakeDrills } from "../intake_drill.ts";
-import type { LatencyRow } from "../latency.ts";
+import { latencyInWindow, type LatencyRow } from "../latency.ts";
 import { runWindow } from "../policy.ts";
 import { DEFAULT_SUPPORT_CONFIDENCE, supportRuleText } from "../early_stopping.ts";
 import { runVerdicts } from "../verdicts.ts";

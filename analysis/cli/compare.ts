@@ -10,7 +10,7 @@ import { compareRoutes } from "../compare.ts";
 import { formatCompare } from "../format_compare.ts";
 import { kneeAnalysis } from "../knee.ts";
 import { ledger } from "../ledger.ts";
-import { limitFromKnee } from "../verdicts.ts";
+import { limitFromKnee } from "../limit.ts";
 import type { LoadedRun } from "../loaded_run.ts";
 import {
   checkSheetRoutes,

@@ -11,8 +11,8 @@ import { supportRuleText } from "../early_stopping.ts";
 import { kneeAnalysis, type KneeOptions, type KneeReport } from "../knee.ts";
 import { PERSISTENCE_RULE } from "../persistence.ts";
 import { SIGNALS } from "../levels.ts";
-import type { ProductionLimit } from "../limit.ts";
-import { KNEE_VERDICT_RULES, limitFromKnee } from "../verdicts.ts";
+import { limitFromKnee, type ProductionLimit } from "../limit.ts";
+import { KNEE_VERDICT_RULES } from "../verdicts.ts";
 import {
   checkSheetRoutes,
   fractionOption,

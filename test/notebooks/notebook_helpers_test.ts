@@ -5,7 +5,8 @@ import { audit } from "../../analysis/audit.ts";
 import type { ResolvedClaim } from "../../analysis/claim.ts";
 import { latencyTable } from "../../analysis/latency.ts";
 import { loadRun } from "../../analysis/load_run.ts";
-import { claimMoves, formatClaimMoves, formatLatency, outagePeriods } from "../../analysis/notebook_helpers.ts";
+import { claimMoves, formatClaimMoves, formatLatency } from "../../analysis/notebook_helpers.ts";
+import { outagePeriods } from "../../analysis/outages.ts";
 import { writeRun } from "../analysis/_fixture.ts";
 import { fixtureManifest, fixtureTables, POLICY } from "../analysis/hand_fixture.ts";
 
