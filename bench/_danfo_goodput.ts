@@ -8,10 +8,10 @@
  * @module
  */
 import type * as Danfo from "danfojs";
-import type { LoadedRun } from "../analysis/loaded_run.ts";
-import { GATE_ORDER } from "../analysis/classify.ts";
-import type { GoodputRow } from "../analysis/goodput.ts";
-import { classSlo, resolveWindow } from "../analysis/policy.ts";
+import type { LoadedRun } from "../analysis/run/loaded_run.ts";
+import { GATE_ORDER } from "../analysis/goodput/classify.ts";
+import type { GoodputRow } from "../analysis/goodput/goodput.ts";
+import { classSlo, resolveWindow } from "../analysis/goodput/policy.ts";
 import type { SloPolicy } from "../schema/slo.ts";
 import { type Columns, countCurve, curveLimits } from "./_plain_goodput.ts";
 
@@ -56,7 +56,7 @@ export function danfoGoodput(dfd: Dfd, run: LoadedRun, cols: Columns, policy: Sl
     .reduce((x, y) => x.or(y));
   req = req.query(inWindow).resetIndex();
 
-  // TPOT from the highest answered attempt of the last round, as analysis/classify.ts tpotFrame.
+  // TPOT from the highest answered attempt of the last round, as analysis/goodput/classify.ts tpotFrame.
   let att = new dfd.DataFrame({
     request_id: a.request_id!,
     round: a.round!,

@@ -10,7 +10,7 @@
 import pl from "nodejs-polars";
 import { createHash } from "node:crypto";
 import { join } from "node:path";
-import { tableDtypes } from "../analysis/_dtypes.ts";
+import { tableDtypes } from "../analysis/run/_dtypes.ts";
 import {
   type AttemptRow,
   COLUMNS,

@@ -2,16 +2,16 @@
  * The analysis benchmark's plain-TypeScript reference: the goodput table
  * (overall, by class, by stage, by class × stage, with the failure breakdown)
  * and the e2e SLO curves as loops over column arrays, following the rules of
- * `analysis/classify.ts` and `analysis/goodput.ts` without polars.
+ * `analysis/goodput/classify.ts` and `analysis/goodput/goodput.ts` without polars.
  *
  * @module
  */
-import { ATTEMPT_COLUMNS, REQUEST_COLUMNS } from "../analysis/_classify_lazy.ts";
-import type { LoadedRun } from "../analysis/loaded_run.ts";
-import { FAILURE_ORDER, type FailureReason, GATE_ORDER } from "../analysis/classify.ts";
-import type { GoodputRow } from "../analysis/goodput.ts";
-import { classSlo, resolveWindow } from "../analysis/policy.ts";
-import { sweepLimits } from "../analysis/sweep.ts";
+import { ATTEMPT_COLUMNS, REQUEST_COLUMNS } from "../analysis/goodput/_classify_lazy.ts";
+import type { LoadedRun } from "../analysis/run/loaded_run.ts";
+import { FAILURE_ORDER, type FailureReason, GATE_ORDER } from "../analysis/goodput/classify.ts";
+import type { GoodputRow } from "../analysis/goodput/goodput.ts";
+import { classSlo, resolveWindow } from "../analysis/goodput/policy.ts";
+import { sweepLimits } from "../analysis/latency/sweep.ts";
 import type { Gate, SloPolicy } from "../schema/slo.ts";
 
 /** The columns the computation reads, as plain arrays (polars nulls stay null). */
@@ -52,7 +52,7 @@ export function curveLimits(policy: SloPolicy, cls: string, points = 1000): Floa
 const NBASE = 4;
 const newCounts = () => new Float64Array(NBASE + FAILURE_ORDER.length);
 
-/** GoodputRow from counts, with the same formulas as `analysis/goodput.ts`. */
+/** GoodputRow from counts, with the same formulas as `analysis/goodput/goodput.ts`. */
 export function rowOf(c: Float64Array, seconds: number | null, den: SloPolicy["denominator"]): GoodputRow {
   const [offered, sent, completed, accepted] = [c[0]!, c[1]!, c[2]!, c[3]!];
   const d = { offered, sent, completed }[den];

@@ -2,17 +2,17 @@
  * The analysis benchmark's polars path for the SLO curves: per class, the
  * e2e latencies of the window's requests that passed every non-latency
  * condition (outcome ok, `completed_ms` set, every required gate that
- * applies to the request true: `analysis/_gates.ts`),
+ * applies to the request true: `analysis/goodput/_gates.ts`),
  * counted at each of 1,000 limits with `sloSweep`.
  *
  * @module
  */
 import pl from "nodejs-polars";
-import { GATE_ORDER } from "../analysis/classify.ts";
-import type { GoodputResult } from "../analysis/goodput.ts";
-import { classSlo, resolveWindow } from "../analysis/policy.ts";
-import { gateApplies } from "../analysis/_gates.ts";
-import { sloSweep } from "../analysis/sweep.ts";
+import { GATE_ORDER } from "../analysis/goodput/classify.ts";
+import type { GoodputResult } from "../analysis/goodput/goodput.ts";
+import { classSlo, resolveWindow } from "../analysis/goodput/policy.ts";
+import { gateApplies } from "../analysis/goodput/_gates.ts";
+import { sloSweep } from "../analysis/latency/sweep.ts";
 import type { RunManifest } from "../schema/run_manifest.ts";
 import type { SloPolicy } from "../schema/slo.ts";
 import { type BenchResult, curveLimits } from "./_plain_goodput.ts";

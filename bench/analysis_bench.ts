@@ -16,12 +16,12 @@
 import assert from "node:assert/strict";
 import process from "node:process";
 import { parseArgs } from "node:util";
-import { goodput, type GoodputResult } from "../analysis/goodput.ts";
-import { loadRun } from "../analysis/load_run.ts";
-import type { LoadedRun } from "../analysis/loaded_run.ts";
-import { loadSloPolicy } from "../analysis/policy.ts";
-import { scanRun } from "../analysis/scan_run.ts";
-import type { ScannedRun } from "../analysis/scanned_run.ts";
+import { goodput, type GoodputResult } from "../analysis/goodput/goodput.ts";
+import { loadRun } from "../analysis/run/load_run.ts";
+import type { LoadedRun } from "../analysis/run/loaded_run.ts";
+import { loadSloPolicy } from "../analysis/goodput/policy.ts";
+import { scanRun } from "../analysis/run/scan_run.ts";
+import type { ScannedRun } from "../analysis/run/scanned_run.ts";
 import type { SloPolicy } from "../schema/slo.ts";
 import { danfoGoodput, type DanfoResult } from "./_danfo_goodput.ts";
 import { generateRunLog } from "./_gen_log.ts";

@@ -6,7 +6,7 @@
  * @module
  */
 import { ReportExtras } from "../analysis/plots/extras.ts";
-import { gpuTimeNote } from "../analysis/route_costs.ts";
+import { gpuTimeNote } from "../analysis/compare/route_costs.ts";
 
 // The parts of the CLIs' JSON that the extras use (the CLIs print more).
 interface KneeJson {

@@ -89,3 +89,27 @@ Deno.test("the import graph keeps runner, sim, analysis and schema apart", async
     assert.deepEqual(found.sort(), ["./y.ts", "w", "x", "z"]);
   });
 });
+
+Deno.test("analysis/ is one folder per concern, each with a mod.ts, and test/analysis/ mirrors it", async (t) => {
+  const dirs = (p: string) =>
+    [...Deno.readDirSync(join(ROOT, p))].filter((e) => e.isDirectory).map((e) => e.name).sort();
+  const concerns = dirs("analysis");
+  await t.step("analysis/ holds only its mod.ts and the concern folders", () => {
+    const files = [...Deno.readDirSync(join(ROOT, "analysis"))].filter((e) => !e.isDirectory).map((e) => e.name);
+    assert.deepEqual(files, ["mod.ts"]);
+  });
+  await t.step("every concern folder but cli/ (the command scripts) has a mod.ts with a module doc", () => {
+    const missing = concerns.filter((d) => d !== "cli").filter((d) => {
+      try {
+        return !/^\/\*\*[\s\S]*?@module[\s\S]*?\*\//.test(Deno.readTextFileSync(join(ROOT, "analysis", d, "mod.ts")));
+      } catch (e) {
+        if (e instanceof Deno.errors.NotFound) return true;
+        throw e;
+      }
+    });
+    assert.deepEqual(missing, []);
+  });
+  await t.step("every folder of test/analysis/ is a concern folder of analysis/", () => {
+    assert.deepEqual(dirs("test/analysis").filter((d) => !concerns.includes(d)), []);
+  });
+});

@@ -12,10 +12,10 @@ import { InputCheck } from "../../lib/cli.ts";
 import { InputError } from "../../schema/errors.ts";
 import type { OverheadSheet, PriceSheet } from "../../schema/prices.ts";
 import type { SloPolicy } from "../../schema/slo.ts";
-import { loadRun, type LoadRunOptions } from "../load_run.ts";
-import type { LoadedRun } from "../loaded_run.ts";
-import { loadSloPolicy, policyForRuns } from "../policy.ts";
-import { loadOverheadSheet, loadPriceSheet, routePrice } from "../price_sheet.ts";
+import { loadRun, type LoadRunOptions } from "../run/load_run.ts";
+import type { LoadedRun } from "../run/loaded_run.ts";
+import { loadSloPolicy, policyForRuns } from "../goodput/policy.ts";
+import { loadOverheadSheet, loadPriceSheet, routePrice } from "../cost/price_sheet.ts";
 
 export { InputCheck, parseFlags, runMain } from "../../lib/cli.ts";
 

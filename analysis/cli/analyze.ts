@@ -1,14 +1,13 @@
 import type { SloPolicy } from "../../schema/slo.ts";
-import { alternatives, formatAlternatives } from "../alternatives.ts";
-import { latencyInWindow } from "../audit.ts";
-import { formatGoodput } from "../format_goodput.ts";
-import { goodput } from "../goodput.ts";
-import { formatIntakeDrills } from "../format_intake_drill.ts";
-import { intakeDrills } from "../intake_drill.ts";
-import type { LatencyRow } from "../latency.ts";
-import { runWindow } from "../policy.ts";
-import { DEFAULT_SUPPORT_CONFIDENCE, supportRuleText } from "../early_stopping.ts";
-import { runVerdicts } from "../verdicts.ts";
+import { alternatives, formatAlternatives } from "../audit/alternatives.ts";
+import { formatGoodput } from "../goodput/format_goodput.ts";
+import { goodput } from "../goodput/goodput.ts";
+import { formatIntakeDrills } from "../recovery/format_intake_drill.ts";
+import { intakeDrills } from "../recovery/intake_drill.ts";
+import { latencyInWindow, type LatencyRow } from "../latency/latency.ts";
+import { runWindow } from "../goodput/policy.ts";
+import { DEFAULT_SUPPORT_CONFIDENCE, supportRuleText } from "../latency/early_stopping.ts";
+import { runVerdicts } from "../knee/verdicts.ts";
 import {
   confidenceOption,
   denominatorOption,

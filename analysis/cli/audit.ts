@@ -1,8 +1,8 @@
-import { audit, type AuditResult, type RuleChoice } from "../audit.ts";
-import { loadClaim } from "../claim.ts";
-import { percentLabel, percentText } from "../_percentile_checks.ts";
-import { supportRuleText } from "../early_stopping.ts";
-import { roundUp } from "../round_display.ts";
+import { audit, type AuditResult, type RuleChoice } from "../audit/audit.ts";
+import { loadClaim } from "../audit/claim.ts";
+import { percentLabel, percentText } from "../latency/_percentile_checks.ts";
+import { supportRuleText } from "../latency/early_stopping.ts";
+import { roundUp } from "../latency/round_display.ts";
 import {
   confidenceOption,
   InputCheck,

@@ -6,12 +6,12 @@
  */
 import type { OverheadSheet, PriceSheet } from "../../schema/prices.ts";
 import type { SloPolicy } from "../../schema/slo.ts";
-import { compareRoutes } from "../compare.ts";
-import { formatCompare } from "../format_compare.ts";
-import { kneeAnalysis } from "../knee.ts";
-import { ledger } from "../ledger.ts";
-import { limitFromKnee } from "../verdicts.ts";
-import type { LoadedRun } from "../loaded_run.ts";
+import { compareRoutes } from "../compare/compare.ts";
+import { formatCompare } from "../compare/format_compare.ts";
+import { kneeAnalysis } from "../knee/knee.ts";
+import { ledger } from "../cost/ledger.ts";
+import { limitFromKnee } from "../knee/limit.ts";
+import type { LoadedRun } from "../run/loaded_run.ts";
 import {
   checkSheetRoutes,
   confidenceOption,

@@ -1,6 +1,6 @@
 import { InputError } from "../../schema/errors.ts";
 import { InputCheck, parseFlags, runMain } from "../../lib/cli.ts";
-import { importLitellm } from "../import_litellm.ts";
+import { importLitellm } from "../cost/import_litellm.ts";
 
 const USAGE =
   "usage: deno run -A analysis/cli/import_prices.ts --litellm FILE --model KEY --as-of YYYY-MM-DD [--route NAME] [--tier standard|batch|priority|flex] [--out FILE]";

@@ -1,18 +1,18 @@
 import { z } from "zod";
 import { loadJsonFile } from "../../schema/load.ts";
 import { InputError } from "../../schema/errors.ts";
-import { formatKnee } from "../format_knee.ts";
-import { formatRecovery, type RecoveryParts } from "../format_recovery.ts";
-import { coldStartReport } from "../cold_start.ts";
-import { recoveryReport } from "../recovery.ts";
-import { retryReport } from "../retries.ts";
-import { BLOCK_TEST_RULE, type Tolerance } from "../departure.ts";
-import { supportRuleText } from "../early_stopping.ts";
-import { kneeAnalysis, type KneeOptions, type KneeReport } from "../knee.ts";
-import { PERSISTENCE_RULE } from "../persistence.ts";
-import { SIGNALS } from "../levels.ts";
-import type { ProductionLimit } from "../limit.ts";
-import { KNEE_VERDICT_RULES, limitFromKnee } from "../verdicts.ts";
+import { formatKnee } from "../knee/format_knee.ts";
+import { formatRecovery, type RecoveryParts } from "../recovery/format_recovery.ts";
+import { coldStartReport } from "../recovery/cold_start.ts";
+import { recoveryReport } from "../recovery/recovery.ts";
+import { retryReport } from "../recovery/retries.ts";
+import { BLOCK_TEST_RULE, type Tolerance } from "../knee/departure.ts";
+import { supportRuleText } from "../latency/early_stopping.ts";
+import { kneeAnalysis, type KneeOptions, type KneeReport } from "../knee/knee.ts";
+import { PERSISTENCE_RULE } from "../knee/persistence.ts";
+import { SIGNALS } from "../knee/levels.ts";
+import { limitFromKnee, type ProductionLimit } from "../knee/limit.ts";
+import { KNEE_VERDICT_RULES } from "../knee/verdicts.ts";
 import {
   checkSheetRoutes,
   fractionOption,

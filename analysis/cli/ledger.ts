@@ -1,8 +1,8 @@
 import type { SloPolicy } from "../../schema/slo.ts";
-import { formatLedger } from "../format_ledger.ts";
-import { ledger } from "../ledger.ts";
-import { runWindow } from "../policy.ts";
-import { runVerdicts } from "../verdicts.ts";
+import { formatLedger } from "../cost/format_ledger.ts";
+import { ledger } from "../cost/ledger.ts";
+import { runWindow } from "../goodput/policy.ts";
+import { runVerdicts } from "../knee/verdicts.ts";
 import {
   checkSheetRoutes,
   denominatorOption,

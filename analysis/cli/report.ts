@@ -6,8 +6,8 @@ import { join } from "node:path";
 import { InputError } from "../../schema/errors.ts";
 import type { SloPolicy } from "../../schema/slo.ts";
 import { loadReportExtras, type ReportExtras } from "../plots/extras.ts";
-import { buildReport } from "../report.ts";
-import { runReportExtras } from "../report_extras.ts";
+import { buildReport } from "../report/report.ts";
+import { runReportExtras } from "../report/report_extras.ts";
 import {
   checkSheetRoutes,
   confidenceOption,

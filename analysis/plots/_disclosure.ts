@@ -1,4 +1,4 @@
-import type { Disclosure } from "../disclosure.ts";
+import type { Disclosure } from "../goodput/disclosure.ts";
 
 /** The one-line disclosure of a goodput-based figure: run, denominator, window, n. */
 export function disclosureLine(d: Disclosure, extra: string[] = []): string {

@@ -4,7 +4,7 @@
  *
  * @module
  */
-import type { AlternativesResult } from "../alternatives.ts";
+import type { AlternativesResult } from "../audit/alternatives.ts";
 import { disclosureLine } from "./_disclosure.ts";
 import { type Figure, fmt, makeFigure, type Trace } from "./figure.ts";
 

@@ -4,8 +4,8 @@
  *
  * @module
  */
-import { FAILURE_ORDER } from "../classify.ts";
-import type { GoodputResult, GoodputRow } from "../goodput.ts";
+import { FAILURE_ORDER } from "../goodput/classify.ts";
+import type { GoodputResult, GoodputRow } from "../goodput/goodput.ts";
 import { disclosureLine } from "./_disclosure.ts";
 import { type Figure, makeFigure, type Trace } from "./figure.ts";
 

@@ -5,9 +5,9 @@
  * @module
  */
 import type { Stage } from "../../schema/plan.ts";
-import type { GoodputResult } from "../goodput.ts";
+import type { GoodputResult } from "../goodput/goodput.ts";
 import { disclosureLine } from "./_disclosure.ts";
-import { roundDown } from "../round_display.ts";
+import { roundDown } from "../latency/round_display.ts";
 import { type Figure, fmt, makeFigure } from "./figure.ts";
 
 /** A knee or limit label: rounded down, never up. */

@@ -5,7 +5,7 @@
  *
  * @module
  */
-import type { Figure } from "./figure.ts";
+import type { Figure } from "./figure_spec.ts";
 import { plotlyBundle } from "./plotly_bundle.ts";
 
 /** Escapes text for HTML element content and attribute values. */

@@ -5,7 +5,7 @@
  *
  * @module
  */
-import type { Figure } from "./figure.ts";
+import type { Figure } from "./figure_spec.ts";
 import { figureHtml, RENDER_SCRIPT } from "./html.ts";
 import { plotlyBundle } from "./plotly_bundle.ts";
 

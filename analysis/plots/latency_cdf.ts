@@ -5,9 +5,9 @@
  */
 import pl from "nodejs-polars";
 import type { SloPolicy } from "../../schema/slo.ts";
-import { classify } from "../classify.ts";
-import type { LoadedRun } from "../loaded_run.ts";
-import { classSlo, policyForRun, runWindow } from "../policy.ts";
+import { classify } from "../goodput/classify.ts";
+import type { LoadedRun } from "../run/loaded_run.ts";
+import { classSlo, policyForRun, runWindow } from "../goodput/policy.ts";
 import { thin, windowLine } from "./_disclosure.ts";
 import { colour, type Figure, fmt, makeFigure, plain } from "./figure.ts";
 

@@ -4,8 +4,8 @@
  *
  * @module
  */
-import { LATENCY_INCLUSION, type LatencyMetric, type LatencyRow } from "../latency.ts";
-import { DEFAULT_SUPPORT_CONFIDENCE, supportRuleText } from "../early_stopping.ts";
+import { LATENCY_INCLUSION, type LatencyMetric, type LatencyRow } from "../latency/latency.ts";
+import { DEFAULT_SUPPORT_CONFIDENCE, supportRuleText } from "../latency/early_stopping.ts";
 import { colour, type Figure, fmt, makeFigure } from "./figure.ts";
 
 /** Options of {@linkcode latencyPercentilesFigure}. */

@@ -6,10 +6,10 @@
  */
 import pl from "nodejs-polars";
 import type { ClassSlo, ModeSlo, SloPolicy } from "../../schema/slo.ts";
-import { classify } from "../classify.ts";
-import type { LoadedRun } from "../loaded_run.ts";
-import { classSlo, policyForRun, runWindow } from "../policy.ts";
-import { sloSweep, type SweepCurve, sweepLimits } from "../sweep.ts";
+import { classify } from "../goodput/classify.ts";
+import type { LoadedRun } from "../run/loaded_run.ts";
+import { classSlo, policyForRun, runWindow } from "../goodput/policy.ts";
+import { sloSweep, type SweepCurve, sweepLimits } from "../latency/sweep.ts";
 import { windowLine } from "./_disclosure.ts";
 import { colour, type Figure, fmt, makeFigure, plain } from "./figure.ts";
 import type { SloMetric } from "./latency_cdf.ts";
@@ -121,7 +121,7 @@ export function sloSweepInput(run: LoadedRun, policy: SloPolicy, options: SloSwe
  * @example
  * ```ts
  * import assert from "node:assert/strict";
- * import { sloSweep } from "../sweep.ts";
+ * import { sloSweep } from "../latency/sweep.ts";
  * import { sloSweepFigure } from "./slo_sweep.ts";
  * const curve = sloSweep([100, 200], [50, 150, 250], { denominator: 4, measurement_seconds: 2 });
  * const f = sloSweepFigure({ metric: "e2e_ms", denominator: "offered", disclosure: "n = 4",

@@ -5,9 +5,9 @@
  */
 import pl from "nodejs-polars";
 import type { SloPolicy } from "../../schema/slo.ts";
-import { classify } from "../classify.ts";
-import type { LoadedRun } from "../loaded_run.ts";
-import { policyForRun, resolveWindow } from "../policy.ts";
+import { classify } from "../goodput/classify.ts";
+import type { LoadedRun } from "../run/loaded_run.ts";
+import { policyForRun, resolveWindow } from "../goodput/policy.ts";
 import type { ShadedPeriod, TimelineInput } from "./timeline.ts";
 
 /** Options of {@linkcode timelineInput}. */

@@ -8,9 +8,9 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import type * as Danfo from "danfojs";
-import { goodput, type GoodputResult } from "../../analysis/goodput.ts";
-import { loadRun } from "../../analysis/load_run.ts";
-import { loadSloPolicy } from "../../analysis/policy.ts";
+import { goodput, type GoodputResult } from "../../analysis/goodput/goodput.ts";
+import { loadRun } from "../../analysis/run/load_run.ts";
+import { loadSloPolicy } from "../../analysis/goodput/policy.ts";
 import type { SloPolicy } from "../../schema/slo.ts";
 import { danfoGoodput } from "../../bench/_danfo_goodput.ts";
 import { generateRunLog } from "../../bench/_gen_log.ts";

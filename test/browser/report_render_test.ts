@@ -1,11 +1,11 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import { loadRun } from "../../analysis/load_run.ts";
+import { loadRun } from "../../analysis/run/load_run.ts";
 import { dumpDom, screenshot } from "../../analysis/plots/chromium.ts";
 import type { RenderedPlot } from "../../analysis/plots/html.ts";
-import { loadSloPolicy } from "../../analysis/policy.ts";
-import { exportPng } from "../../analysis/png.ts";
-import { buildReport } from "../../analysis/report.ts";
+import { loadSloPolicy } from "../../analysis/goodput/policy.ts";
+import { exportPng } from "../../analysis/plots/png.ts";
+import { buildReport } from "../../analysis/report/report.ts";
 import { runDesignV1OnSim, stagedPlan } from "../support/sim_run.ts";
 import { artefactDir, haveChromium } from "./_tools.ts";
 

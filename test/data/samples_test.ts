@@ -1,12 +1,12 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { compareRoutes } from "../../analysis/compare.ts";
-import { kneeAnalysis } from "../../analysis/knee.ts";
-import { loadRun } from "../../analysis/load_run.ts";
-import type { LoadedRun } from "../../analysis/loaded_run.ts";
-import { detectOutages } from "../../analysis/outages.ts";
-import { loadSloPolicy } from "../../analysis/policy.ts";
+import { compareRoutes } from "../../analysis/compare/compare.ts";
+import { kneeAnalysis } from "../../analysis/knee/knee.ts";
+import { loadRun } from "../../analysis/run/load_run.ts";
+import type { LoadedRun } from "../../analysis/run/loaded_run.ts";
+import { detectOutages } from "../../analysis/recovery/outages.ts";
+import { loadSloPolicy } from "../../analysis/goodput/policy.ts";
 import { InputError } from "../../schema/errors.ts";
 
 const ROOT = fileURLToPath(new URL("../../", import.meta.url));

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import { loadRun } from "../../analysis/load_run.ts";
+import { loadRun } from "../../analysis/run/load_run.ts";
 import { runLoadTest } from "../../runner/run.ts";
 import { readLogCsv } from "../../runner/sinks/csv_read.ts";
 import { startFaultServer } from "../support/fault_server.ts";
@@ -48,7 +48,7 @@ Deno.test("a 2-shard closed-loop run numbers its requests apart per shard and an
       ids.push(...rows.map((r) => r.request_id));
     }
     assert.equal(new Set(ids).size, ids.length, "no request id in two shards");
-    // The analysis reads the folder of shard folders as one whole run (analysis/_shard_set.ts checks pass).
+    // The analysis reads the folder of shard folders as one whole run (analysis/run/_shard_set.ts checks pass).
     const run = await loadRun(out, { onWarning: () => {} });
     assert.deepEqual(run.shard_set, { count: 2, present: [0, 1], missing: [] });
     assert.equal(run.requests.height, ids.length);

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import { loadRun } from "../../analysis/load_run.ts";
+import { loadRun } from "../../analysis/run/load_run.ts";
 import { readLogCsv } from "../../runner/sinks/csv_read.ts";
 import { startFaultServer } from "../support/fault_server.ts";
 import { constantPlan, tinyCase, writeWorkload } from "../../testing/tiny_workload.ts";

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import { loadRun } from "../../analysis/load_run.ts";
+import { loadRun } from "../../analysis/run/load_run.ts";
 import { runLoadTest } from "../../runner/run.ts";
 import { readLogCsv } from "../../runner/sinks/csv_read.ts";
 import { FORMULA_FINISH } from "../support/fault_misshapen.ts";

@@ -1,15 +1,15 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import { ledger } from "../../analysis/ledger.ts";
-import { loadRun } from "../../analysis/load_run.ts";
-import { NOT_REPORTED } from "../../analysis/price_attempts.ts";
+import { ledger } from "../../analysis/cost/ledger.ts";
+import { loadRun } from "../../analysis/run/load_run.ts";
+import { NOT_REPORTED } from "../../analysis/cost/price_attempts.ts";
 import { runLoadTest } from "../../runner/run.ts";
 import { readLogCsv } from "../../runner/sinks/csv_read.ts";
 import { SimProfile } from "../../schema/sim_profile.ts";
 import type { SloPolicy } from "../../schema/slo.ts";
 import { loadWorkload } from "../../schema/workload_file.ts";
 import { startSim } from "../../sim/mod.ts";
-import { hosted, sheetA } from "../analysis/ledger_fixture.ts";
+import { hosted, sheetA } from "../analysis/cost/ledger_fixture.ts";
 import { constantPlan, tinyCase, writeWorkload } from "../../testing/tiny_workload.ts";
 
 Deno.test("a run against a reasoning, cache-writing simulator records both counts and the ledger prices them", async () => {

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { fileURLToPath } from "node:url";
-import { loadOverheadSheet, loadPriceSheet } from "../../analysis/price_sheet.ts";
+import { loadOverheadSheet, loadPriceSheet } from "../../analysis/cost/price_sheet.ts";
 import { PriceSheet } from "../../schema/prices.ts";
 
 const DATA = fileURLToPath(new URL("../../data/prices/", import.meta.url));

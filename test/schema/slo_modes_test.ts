@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import { loadSloPolicy } from "../../analysis/policy.ts";
+import { loadSloPolicy } from "../../analysis/goodput/policy.ts";
 import { InputError } from "../../schema/errors.ts";
 import { SloPolicy } from "../../schema/slo.ts";
 

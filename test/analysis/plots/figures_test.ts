@@ -7,8 +7,8 @@ import { latencyPercentilesFigure } from "../../../analysis/plots/latency_percen
 import { routeComparisonFigure } from "../../../analysis/plots/route_comparison.ts";
 import { sloSweepFigure } from "../../../analysis/plots/slo_sweep.ts";
 import { timelineFigure } from "../../../analysis/plots/timeline.ts";
-import type { LatencyRow } from "../../../analysis/latency.ts";
-import { sloSweep } from "../../../analysis/sweep.ts";
+import type { LatencyRow } from "../../../analysis/latency/latency.ts";
+import { sloSweep } from "../../../analysis/latency/sweep.ts";
 
 type Shape = { type: string; x0: number; x1: number; fillcolor?: string; line?: { dash?: string } };
 const shapes = (layout: Record<string, unknown>) => (layout.shapes ?? []) as Shape[];

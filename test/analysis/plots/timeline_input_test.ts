@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import { loadRun } from "../../../analysis/load_run.ts";
+import { loadRun } from "../../../analysis/run/load_run.ts";
 import { timelineInput } from "../../../analysis/plots/timeline_input.ts";
 import type { SloPolicy } from "../../../schema/slo.ts";
 import { att, makeManifest, req, writeRun } from "../_fixture.ts";

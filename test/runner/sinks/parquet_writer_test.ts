@@ -131,7 +131,7 @@ Deno.test("csvToParquet writes row groups of rowGroupRows that polars reads back
     { key: "accepted_goodput.schema_version", value: String(SCHEMA_VERSION) },
     { key: "accepted_goodput.table", value: "requests" },
   ]);
-  // The analysis scans Parquet lazily (analysis/_open_run.ts); both ways give the CSV's rows, dtypes and nulls.
+  // The analysis scans Parquet lazily (analysis/run/_open_run.ts); both ways give the CSV's rows, dtypes and nulls.
   const csv = await readLogCsv(`${dir}/requests.csv`, "requests");
   assert.deepEqual(csv, rows);
   for (const df of [pl.readParquet(file), pl.scanParquet(file).collectSync()]) {

@@ -1,0 +1,99 @@
+import type { CompareResult } from "./compare.ts";
+import { supportRuleText } from "../latency/early_stopping.ts";
+import { roundDown } from "../latency/round_display.ts";
+
+const num = (v: number | string | null | undefined, digits: number): string =>
+  v === null || v === undefined ? "-" : typeof v === "string" ? v : v.toFixed(digits);
+
+/** Extras that are capacity figures (the knee, a limit): shown rounded down, never up. */
+const isCapacity = (key: string): boolean => key.startsWith("knee_rps") || key.startsWith("limit_rps");
+
+function extraCell(key: string, v: number | string | null | undefined): string {
+  return typeof v === "number" && isCapacity(key) ? String(roundDown(v)) : num(v, 4);
+}
+
+function grid(head: string[], body: string[][]): string[] {
+  const widths = head.map((h, i) => Math.max(h.length, ...body.map((r) => (r[i] ?? "").length)));
+  const line = (cells: string[]) =>
+    cells.map((c, i) => (i < 2 ? c.padEnd(widths[i]!) : c.padStart(widths[i]!))).join("  ").trimEnd();
+  return [line(head), ...body.map(line)];
+}
+
+/**
+ * Renders a route comparison as aligned text: the rules and every
+ * difference between the runs first, then one row per route (with the
+ * caller's extra figures), per-class acceptance and tail latency, and the
+ * crowding-out table when single-class runs were given.
+ */
+export function formatCompare(result: CompareResult): string {
+  const out = [
+    `denominator: ${result.policy.denominator}; window: ${result.policy.window} (one SLO policy for every run)`,
+  ];
+  if (result.differences.length) {
+    out.push("differences between the runs:");
+    for (const d of result.differences) {
+      const vals = Object.entries(d.values).map(([id, v]) => `${id}=${v}`).join("; ");
+      out.push(`  ${d.field}${d.blocking ? " (BLOCKING — compared only because forced)" : ""}: ${vals}`);
+    }
+  }
+  const extraKeys = [...new Set(result.routes.flatMap((r) => Object.keys(r.extras)))];
+  out.push(
+    "",
+    "by route",
+    ...grid(
+      ["route", "run", "offered", "accepted", "goodput/s", "accept", ...extraKeys],
+      result.routes.map((r) => [
+        r.route,
+        r.run_id,
+        String(r.overall.offered),
+        String(r.overall.accepted),
+        num(r.overall.accepted_goodput, 3),
+        num(r.overall.acceptance_rate, 3),
+        ...extraKeys.map((k) => extraCell(k, r.extras[k])),
+      ]),
+    ),
+    ...(extraKeys.some(isCapacity)
+      ? ["knee_rps and limit_rps are rounded down to 4 significant digits, never up (exact values in --json)"]
+      : []),
+    "",
+    `by route × class (e2e percentiles of completed requests; '-' where n does not support the percentile: ${
+      supportRuleText([0.95, 0.99], { confidence: result.support_confidence })
+    })`,
+    ...grid(
+      ["route", "class", "offered", "accept", "goodput/s", "e2e p95 ms", "e2e p99 ms", "n"],
+      result.routes.flatMap((r) =>
+        r.by_class.map((c) => [
+          r.route,
+          c.class,
+          String(c.offered),
+          num(c.acceptance_rate, 3),
+          num(c.accepted_goodput, 3),
+          num(c.e2e_p95_ms, 0),
+          num(c.e2e_p99_ms, 0),
+          String(c.e2e_n),
+        ])
+      ),
+    ),
+  );
+  if (result.crowding.length) {
+    out.push(
+      "",
+      "crowding out: per-class acceptance in the mixed run vs the class alone on the same route " +
+        "(one-sided two-proportion z-test, 95 %)",
+      ...grid(
+        ["route", "class", "mixed", "n", "alone", "n", "drop", "crowded out"],
+        result.crowding.map((c) => [
+          c.route,
+          c.class,
+          num(c.mixed_acceptance, 3),
+          String(c.mixed_n),
+          num(c.alone_acceptance, 3),
+          String(c.alone_n),
+          num(c.drop, 3),
+          c.crowded_out ? "YES" : "no",
+        ]),
+      ),
+    );
+  }
+  return out.join("\n");
+}

@@ -1,0 +1,14 @@
+/**
+ * Route comparison: runs of the same workload, schedule and SLO policy
+ * side by side (accepted goodput, acceptance, tail latency per class),
+ * refused when they differ in what they ran unless forced; and the same with
+ * knee, production limit and cost per accepted task per route.
+ *
+ * Entry points: {@linkcode compareRoutes} and its text form
+ * {@linkcode formatCompare}, {@linkcode compareRouteCosts}.
+ *
+ * @module
+ */
+export * from "./compare.ts";
+export * from "./format_compare.ts";
+export * from "./route_costs.ts";

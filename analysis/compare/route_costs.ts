@@ -1,0 +1,159 @@
+/**
+ * Routes compared with their knee, production limit and cost per accepted
+ * task, and the figure inputs that need results from several analyses
+ * (cost waterfall, goodput vs load with the knee).
+ *
+ * @module
+ */
+import type { OverheadSheet, PriceSheet } from "../../schema/prices.ts";
+import type { SloPolicy } from "../../schema/slo.ts";
+import { type CompareResult, compareRoutes } from "./compare.ts";
+import { goodput } from "../goodput/goodput.ts";
+import { kneeAnalysis, type KneeReport } from "../knee/knee.ts";
+import { type GpuTimeSummary, ledger, type LedgerResult } from "../cost/ledger.ts";
+import { limitFromKnee, type ProductionLimit } from "../knee/limit.ts";
+import type { LoadedRun } from "../run/loaded_run.ts";
+import { LEDGER_ITEMS } from "../cost/price_lines.ts";
+import type { CostWaterfallInput } from "../plots/cost_waterfall.ts";
+import { loadCurveFromGoodput, type LoadCurveInput } from "../plots/goodput_vs_load.ts";
+import type { RouteComparisonInput } from "../plots/route_comparison.ts";
+import { policyForRun, policyForRuns } from "../goodput/policy.ts";
+
+/**
+ * The cost waterfall input of a ledger: one component per ledger item (in
+ * the design formula's order, zeros included so an unpriced item shows),
+ * the overall accepted tasks, and the sheets, window and self-hosted GPU
+ * time rule in the disclosure.
+ */
+export function ledgerWaterfall(l: LedgerResult): CostWaterfallInput {
+  const d = l.disclosure;
+  return {
+    currency: l.currency,
+    components: LEDGER_ITEMS.map((item) => ({ name: item, amount: l.overall.cost[item] })),
+    accepted_tasks: l.overall.accepted,
+    disclosure: `run ${d.run_id}; prices ${l.pricing.price_sheet.name} (as of ${l.pricing.price_sheet.as_of}); ` +
+      `overheads ${
+        l.pricing.overheads?.name ?? "not priced"
+      }; window ${d.window.description}; n = ${l.overall.offered}${gpuTimeNote(l.gpu_time)}`,
+  };
+}
+
+/**
+ * How each self-hosted target's time was charged, for a figure's disclosure
+ * ("" when the ledger has none).
+ *
+ * @example
+ * ```ts
+ * import { gpuTimeNote } from "./route_costs.ts";
+ * import assert from "node:assert/strict";
+ * const g = { route: "sh", gpu_time: "run" as const, run_end_ms: 39_000, outside_seconds: 18, share: 1 };
+ * assert.equal(gpuTimeNote([g]), "; sh: GPU time of the whole 39 s run, 18 s outside the measured stages × share 1");
+ * ```
+ */
+export function gpuTimeNote(
+  targets: readonly Pick<GpuTimeSummary, "route" | "gpu_time" | "run_end_ms" | "outside_seconds" | "share">[],
+): string {
+  const n = (v: number) => String(+v.toPrecision(4));
+  return targets.map((g) =>
+    g.gpu_time === "run"
+      ? `; ${g.route}: GPU time of the whole ${n(g.run_end_ms / 1000)} s run, ${
+        n(g.outside_seconds)
+      } s outside the measured stages × share ${n(g.share)}`
+      : `; ${g.route}: GPU time of the window only (gpu_time window)`
+  ).join("");
+}
+
+/**
+ * The goodput-vs-load input of a staged run with the knee and the limits
+ * marked: the limit at the chosen headroom, else every headroom choice.
+ */
+export function kneeCurve(run: LoadedRun, policy: SloPolicy, knee: KneeReport, limit: ProductionLimit): LoadCurveInput {
+  policy = policyForRun(policy, run, "kneeCurve() policy");
+  const curve = loadCurveFromGoodput(goodput(run, policy), run.manifest.stages);
+  const limits = limit.headroom !== null && limit.limit_rps !== null
+    ? [{ headroom: limit.headroom, rps: limit.limit_rps }]
+    : limit.choices.map((c) => ({ headroom: c.headroom, rps: c.limit_rps }));
+  const signal = knee.first_degrading?.signals[0] ?? knee.knee?.source;
+  return { ...curve, knee_rps: knee.knee?.offered_rps ?? null, ...(signal ? { knee_signal: signal } : {}), limits };
+}
+
+/** Options of {@linkcode compareRouteCosts}. */
+export interface RouteCostOptions {
+  prices: PriceSheet;
+  /** @default {null} */
+  overheads?: OverheadSheet | null;
+  /** The user's headroom in [0, 1); absent = no limit applied, the choices shown. */
+  headroom?: number;
+  /** Single-class runs on the same routes, for the crowding-out table. @default {[]} */
+  singleClassRuns?: LoadedRun[];
+  /** One-sided confidence of the per-class percentiles' supported rule. @default {0.99} */
+  supportConfidence?: number;
+}
+
+/** One route's knee, limit and ledger. */
+export interface RouteCost {
+  run_id: string;
+  route: string;
+  knee: KneeReport;
+  limit: ProductionLimit;
+  /** Goodput vs offered load of the run with the knee and limits marked. */
+  curve: LoadCurveInput;
+  ledger: LedgerResult;
+}
+
+/** The result of {@linkcode compareRouteCosts}. */
+export interface RouteCostResult {
+  comparison: CompareResult;
+  routes: RouteCost[];
+  /** The route comparison figure's input. */
+  figure: RouteComparisonInput;
+}
+
+/**
+ * Routes compared as `deno task compare` does: {@linkcode compareRoutes}
+ * with each run's knee, production limit and cost per accepted task (whole
+ * ledger / accepted tasks) as extra columns, the knee reports, load curves
+ * and ledgers kept for their own tables and figures.
+ */
+export function compareRouteCosts(runs: LoadedRun[], policy: SloPolicy, options: RouteCostOptions): RouteCostResult {
+  policy = policyForRuns(policy, [...runs, ...(options.singleClassRuns ?? [])], "compareRouteCosts() policy");
+  const overheads = options.overheads ?? null;
+  const per = new Map<string, RouteCost>();
+  const comparison = compareRoutes(runs, policy, {
+    ...(options.singleClassRuns?.length ? { singleClassRuns: options.singleClassRuns } : {}),
+    ...(options.supportConfidence === undefined ? {} : { supportConfidence: options.supportConfidence }),
+    extras: (run) => {
+      const knee = kneeAnalysis([run], policy);
+      const tested = Math.max(...knee.levels.map((l) => l.pooled.offered_rps));
+      const limit = limitFromKnee(knee, options.headroom, { highestTestedRps: tested });
+      const l = ledger(run, policy, options.prices, { overheads });
+      const curve = kneeCurve(run, policy, knee, limit);
+      per.set(run.manifest.run_id, { run_id: run.manifest.run_id, route: "", knee, limit, curve, ledger: l });
+      return {
+        knee_rps: knee.knee?.offered_rps ?? null,
+        knee_signal: knee.first_degrading?.signals[0] ?? (knee.knee ? knee.knee.source : "none in tested range"),
+        [options.headroom === undefined ? "limit_rps (no headroom given)" : `limit_rps @${options.headroom}`]:
+          limit.limit_rps,
+        [`cost/accepted ${l.currency}`]: l.overall.cost_per_accepted_task,
+        [`naive/request ${l.currency}`]: l.overall.naive.per_request,
+      };
+    },
+  });
+  const routes = comparison.routes.map((r) => ({ ...per.get(r.run_id)!, route: r.route }));
+  return {
+    comparison,
+    routes,
+    figure: {
+      currency: options.prices.currency,
+      disclosure: `denominator ${comparison.policy.denominator}; window ${comparison.policy.window}; prices ` +
+        `${options.prices.name} (as of ${options.prices.as_of}); overheads ${overheads?.name ?? "not priced"}`,
+      routes: comparison.routes.map((r, i) => ({
+        route: r.route,
+        accepted_goodput: r.overall.accepted_goodput,
+        acceptance_rate: r.overall.acceptance_rate,
+        cost_per_accepted_task: routes[i]!.ledger.overall.cost_per_accepted_task,
+        n: r.overall.offered,
+      })),
+    },
+  };
+}

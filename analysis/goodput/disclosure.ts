@@ -1,0 +1,237 @@
+import type { ClassSlo, Gate, ModeSlo, SloPolicy } from "../../schema/slo.ts";
+import { FAILURE_ORDER, type FailureReason } from "./classify.ts";
+import type { LoadedRun } from "../run/loaded_run.ts";
+import { classSlo, type ResolvedWindow } from "./policy.ts";
+import { RUN_END_RULE, type RunEnd } from "../run/run_end.ts";
+import { PARTIAL_SHARDS_RULE } from "../run/_shard_set.ts";
+import { MODE_RULES } from "./service_modes.ts";
+import { GATE_RULE, GATES } from "./_gates.ts";
+import { STREAMING, type Streaming, STREAMING_RULE, TPOT_DEFINITION, TTFT_DEFINITION } from "./_streaming.ts";
+
+export { TPOT_DEFINITION, TTFT_DEFINITION };
+
+/** Completed requests by how they were streamed (`streamed`/`not_streamed` recorded; `assumed_streamed`/`inferred_not_streamed` in a 1.0 log). */
+export type StreamingCounts = Record<Streaming, number>;
+
+/** What the window's requests showed, per class: streaming and gates passed as n/a. */
+export interface Observed {
+  /** Completed requests of each class by how they were streamed. */
+  streaming: Record<string, StreamingCounts>;
+  /** Completed requests of each class for which a gate its class requires did not apply (passed as n/a), per gate. */
+  gates_na: Record<string, Record<Gate, number>>;
+}
+
+/** Everything a goodput number is conditional on, printed with it. */
+export interface Disclosure {
+  run_id: string;
+  /**
+   * The run folder, the log format, the number of shard folders read, the files read in each, and, for a sharded
+   * run analysed with shards missing (`allowPartialShards`), the run's shard count and the missing shard indices.
+   */
+  files: {
+    dir: string;
+    format: "csv" | "parquet";
+    shards: number;
+    read: string[];
+    partial?: { shard_count: number; missing_shards: number[] };
+  };
+  denominator: SloPolicy["denominator"];
+  window: {
+    kind: ResolvedWindow["kind"];
+    description: string;
+    stages: string[];
+    measurement_seconds: number;
+    stage_seconds: Record<string, number>;
+  };
+  /** How the run ended and where its log ends: for an incomplete run the window stops at `cut_ms`. */
+  run_end: RunEnd;
+  /** The inclusion and counting rules, in words. */
+  inclusion_rules: string[];
+  /**
+   * The SLO applied to each class found in the window (its own degraded `modes` included), the default for other
+   * classes, and the policy's degraded modes (for every class that does not declare the mode itself).
+   */
+  slo: { classes: Record<string, ClassSlo>; default: ClassSlo; modes: Record<string, ModeSlo> };
+  /**
+   * Each class's SLO in words with how it was applied: which latency limits
+   * apply (TTFT/TPOT not to a class that was not streamed) and the gates
+   * that passed as n/a; `(any other class)` for the default.
+   */
+  slo_rules: Record<string, string>;
+  ttft_definition: string;
+  tpot_definition: string;
+  /** How streaming is known (recorded in 1.1, inferred in 1.0). */
+  streaming_rule: string;
+  /** Completed requests of each class in the window by how they were streamed. */
+  streaming: Record<string, StreamingCounts>;
+  /** When a required gate fails, passes, or passes as n/a. */
+  gate_rule: string;
+  /**
+   * Completed requests for which a gate their class requires did not apply
+   * (it passed as n/a), per gate: overall and by class.
+   */
+  gates_not_applicable: { overall: Record<Gate, number>; by_class: Record<string, Record<Gate, number>> };
+  failure_order: readonly FailureReason[];
+  /** Sample count (requests offered in the window) of every row. */
+  n: {
+    overall: number;
+    by_class: Record<string, number>;
+    by_stage: Record<string, number>;
+    /** By service mode label (`(none)`: none announced). */
+    by_mode: Record<string, number>;
+  };
+  /** Warnings raised while loading the run. */
+  warnings: string[];
+}
+
+/** Zero counts of every streaming kind. */
+export const noStreaming = (): StreamingCounts => Object.fromEntries(STREAMING.map((k) => [k, 0])) as StreamingCounts;
+
+/** Zero counts of every gate. */
+export const noGates = (): Record<Gate, number> => Object.fromEntries(GATES.map((g) => [g, 0])) as Record<Gate, number>;
+
+const limitText = (name: string, v: number | undefined) => (v === undefined ? [] : [`${name} ≤ ${v} ms`]);
+
+/**
+ * One class's SLO in words with how it applies to the class's completed
+ * requests: e2e always; TTFT/TPOT only to streamed ones ("not applicable
+ * (not streamed)" when none was); each required gate with its n/a count.
+ *
+ * @example An unstreamed class is judged by its deadline
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { noGates, noStreaming, sloRule } from "./disclosure.ts";
+ * const slo = { e2e_ms: 5000, ttft_ms: 1500, tpot_ms: 80, gates: ["output_valid" as const] };
+ * assert.equal(
+ *   sloRule("extract_json", slo, { ...noStreaming(), not_streamed: 114 }, noGates()),
+ *   "extract_json: e2e ≤ 5000 ms; TTFT/TPOT limits not applicable (not streamed); gates output_valid",
+ * );
+ * ```
+ */
+export function sloRule(cls: string, slo: ClassSlo, s: StreamingCounts | null, na: Record<Gate, number>): string {
+  const tokenLimits = [...limitText("TTFT", slo.ttft_ms), ...limitText("TPOT", slo.tpot_ms)];
+  const names = tokenLimits.length === 2 ? "TTFT/TPOT limits" : `${tokenLimits[0]?.slice(0, 4)} limit`;
+  const observable = s ? s.streamed + s.assumed_streamed : 0;
+  const hidden = s ? s.not_streamed + s.inferred_not_streamed : 0;
+  const inferred = s?.inferred_not_streamed ? `; inferred for ${s.inferred_not_streamed} from a 1.0 log` : "";
+  const limits = limitText("e2e", slo.e2e_ms);
+  let note = "";
+  if (tokenLimits.length && hidden > 0 && observable === 0) {
+    note = `; ${names} not applicable (not streamed${inferred})`;
+  } else if (tokenLimits.length) {
+    limits.push(...tokenLimits);
+    if (s === null) note = `; ${names} apply to streamed requests only`;
+    else if (hidden > 0) {
+      note = `; ${names} apply to its ${observable} streamed completed requests, not to its ${hidden} not streamed` +
+        `${inferred ? ` (${inferred.slice(2)})` : ""}`;
+    }
+  }
+  const gates = slo.gates.map((g) => (na[g] ? `${g} (n/a for ${na[g]})` : g)).join(", ") || "none";
+  return `${cls}: ${limits.join(", ") || "no latency limit"}${note}; gates ${gates}`;
+}
+
+/**
+ * Builds the disclosure of a goodput result: run, files, denominator,
+ * window, inclusion rules in words, per-class SLO and how it applied
+ * (streaming, gates passed as n/a), the TTFT and TPOT definitions and n.
+ */
+export function buildDisclosure(
+  run: LoadedRun,
+  policy: SloPolicy,
+  window: ResolvedWindow,
+  n: Disclosure["n"],
+  observed: Observed,
+): Disclosure {
+  const classes: Record<string, ClassSlo> = {};
+  const slo_rules: Record<string, string> = {};
+  const streaming: Record<string, StreamingCounts> = {};
+  const byClass: Record<string, Record<Gate, number>> = {};
+  const overallNa = noGates();
+  for (const c of Object.keys(n.by_class).sort()) {
+    classes[c] = classSlo(policy, c);
+    streaming[c] = observed.streaming[c] ?? noStreaming();
+    byClass[c] = observed.gates_na[c] ?? noGates();
+    for (const g of GATES) overallNa[g] += byClass[c]![g];
+    slo_rules[c] = sloRule(c, classes[c]!, streaming[c]!, byClass[c]!);
+  }
+  slo_rules["(any other class)"] = sloRule("(any other class)", policy.default, null, noGates());
+  const v10 = run.manifest.schema_minor === 0;
+  const drainIncluded = run.manifest.stages.some((s) => s.kind === "drain" && window.stages.includes(s.name));
+  const shards = run.manifests.length;
+  const partial = run.shard_set?.missing.length ? run.shard_set : null;
+  const tables = ["requests", "attempts", "tools", ...(run.server ? ["server"] : [])];
+  return {
+    run_id: run.manifest.run_id,
+    files: {
+      dir: run.dir,
+      format: run.format,
+      shards,
+      read: ["run.json", ...tables.map((t) => `${t}.${run.format}`)],
+      ...(partial ? { partial: { shard_count: partial.count, missing_shards: partial.missing } } : {}),
+    },
+    denominator: policy.denominator,
+    window: {
+      kind: window.kind,
+      description: window.description,
+      stages: window.stages,
+      measurement_seconds: window.measurement_seconds,
+      stage_seconds: window.stage_seconds,
+    },
+    run_end: run.end,
+    inclusion_rules: [
+      ...(partial
+        ? [
+          `${PARTIAL_SHARDS_RULE}; this run: shards ${partial.present.join(", ")} of ${partial.count} read, ${
+            partial.missing.join(", ")
+          } missing`,
+        ]
+        : []),
+      ...endRules(run.end),
+      `a request is in the window when its scheduled_ms is inside it (${window.description})`,
+      window.kind === "stages"
+        ? `measurement_seconds = sum of the included stages' durations = ${window.measurement_seconds} s; drain stages count only when included (${
+          drainIncluded ? "a drain stage is included" : "no drain stage is included"
+        })`
+        : `measurement_seconds = end_ms − start_ms = ${window.measurement_seconds} s`,
+      "offered = every request scheduled in the window, whatever happened to it (one row per request: retries count once)",
+      "sent = offered minus outcome not_sent and client_shed; completed = outcome ok",
+      "accepted = completed, within every latency limit of its class that applies to it (limit inclusive), and every " +
+      "gate its class requires true where the gate applies (null fails; a gate that does not apply passes as n/a)",
+      "e2e = completed_ms − scheduled_ms (a missing time fails a set limit); TTFT and TPOT limits apply only to " +
+      "streamed requests: an unstreamed request is judged by its e2e limit",
+      ...(v10
+        ? [
+          "contract 1.0 log: streaming and gate applicability are not recorded: streaming is inferred (streaming " +
+          "rule), and every gate a class requires applies to its requests (null fails)",
+        ]
+        : []),
+      `slo_miss_rate = (${policy.denominator} − accepted) / ${policy.denominator}; acceptance_rate = accepted / offered`,
+      "accepted_goodput = accepted / measurement_seconds; per-stage rows use that stage's seconds inside the window",
+      "a rate with a zero denominator is null",
+      `each non-accepted request is attributed to its first failing reason, in order: ${FAILURE_ORDER.join(", ")}`,
+      ...MODE_RULES,
+    ],
+    slo: { classes, default: policy.default, modes: policy.modes ?? {} },
+    slo_rules,
+    ttft_definition: TTFT_DEFINITION,
+    tpot_definition: TPOT_DEFINITION,
+    streaming_rule: STREAMING_RULE,
+    streaming,
+    gate_rule: GATE_RULE,
+    gates_not_applicable: { overall: overallNa, by_class: byClass },
+    failure_order: FAILURE_ORDER,
+    n,
+    warnings: run.warnings,
+  };
+}
+
+/** The end-of-run rule of an incomplete run, with what it did to this run (nothing for a complete run). */
+function endRules(end: RunEnd): string[] {
+  if (end.cut_ms === null) return [];
+  return [
+    `INCOMPLETE RUN (${end.status}): ${RUN_END_RULE}`,
+    `this run: ${end.rule}; the window ends at ${end.cut_ms} ms of ${end.planned_ms} ms planned; ${end.after_cut} ` +
+    `requests scheduled at or after it left out of numerator and denominator; ${end.unresolved} scheduled before it ` +
+    `were in flight when the run ended and count as not accepted (${end.restored} restored from the schedule)`,
+  ];
+}

@@ -1,0 +1,170 @@
+/**
+ * Where the client, not the target, was the limit: a stage or load level the
+ * runner did not offer in full, or sent late; and load levels the end of an
+ * incomplete run cut. Such levels are left out of the knee.
+ *
+ * @module
+ */
+import pl from "nodejs-polars";
+import type { Stage } from "../../schema/plan.ts";
+import type { LoadedRun } from "../run/loaded_run.ts";
+import type { PreparedRun } from "./levels.ts";
+import type { ResolvedWindow } from "../goodput/policy.ts";
+import type { Level } from "./repeats.ts";
+import { RESTORED_KIND } from "../run/run_end.ts";
+
+/** The rule, stated in the disclosure and the docs. */
+export const CLIENT_LIMIT_RULE =
+  "a stage (analyze, report) or a load level (knee: its stages, repeats pooled) is client-limited when the runner " +
+  "did not offer all of its requests (any outcome not_sent or client_shed) or reached them late: its p95 send lag " +
+  "(nearest rank over its requests with a send_lag_ms, sent or not) longer than the mean gap between its planned " +
+  "arrivals, 1000 / planned offered_rps ms, so the target did not see the planned arrival process. The runner's " +
+  "run-level verdict (run.json result.client_limited) uses a fixed lag limit (--lag-limit-ms, 5 ms by default) and " +
+  "is reported beside it";
+
+/** Levels the knee leaves out because the end of the run, not the target, decided their last requests. */
+export const CUT_LEVEL_RULE =
+  "a load level is cut by the end of an incomplete run when the log ends inside one of its stages, or any of its " +
+  "requests was still in flight when the run ended (outcome aborted with error_kind run_stopped, or restored from " +
+  `the schedule: error_kind ${RESTORED_KIND})`;
+
+/** The client-limit verdict of one stage or level. */
+export interface ClientLimit {
+  limited: boolean;
+  /** Requests scheduled in it. */
+  offered: number;
+  /** Of those, outcome not_sent or client_shed. */
+  not_offered: number;
+  /** p95 (nearest rank) of send_lag_ms over the requests that have one (sent or not); null when none. */
+  send_lag_p95_ms: number | null;
+  /** 1000 / planned offered_rps: the mean gap between planned arrivals (null at 0 req/s). */
+  gap_ms: number | null;
+  /** Why it is client-limited, in words; null when it is not. */
+  why: string | null;
+}
+
+const r3 = (x: number) => +x.toFixed(3);
+const secs = (ms: number) => `${r3(ms / 1000)} s`;
+
+/**
+ * The {@linkcode CLIENT_LIMIT_RULE} over one stage's or level's requests.
+ *
+ * @example 3 of 100 requests not sent: client-limited; a 10 ms p95 lag at 8 req/s (125 ms apart) is not
+ * ```ts
+ * import { clientLimit } from "./client_limit.ts";
+ * import assert from "node:assert/strict";
+ * const outcomes = Array.from({ length: 100 }, (_, i) => (i < 3 ? "not_sent" : "ok"));
+ * assert.equal(clientLimit({ outcomes, lags: Array(100).fill(1), plannedRps: 8 }).limited, true);
+ * const late = clientLimit({ outcomes: Array(100).fill("ok"), lags: Array(100).fill(10), plannedRps: 8 });
+ * assert.deepEqual([late.limited, late.send_lag_p95_ms, late.gap_ms], [false, 10, 125]);
+ * ```
+ */
+export function clientLimit(
+  s: { outcomes: readonly string[]; lags: readonly (number | null)[]; plannedRps: number },
+): ClientLimit {
+  const offered = s.outcomes.length;
+  const not_offered = s.outcomes.filter((o) => o === "not_sent" || o === "client_shed").length;
+  const lags = s.lags.filter((v): v is number => v !== null && !Number.isNaN(v)).sort((a, b) => a - b);
+  // p95, not p99: a pause of the runner's event loop delays a request or two; a client that cannot keep up, many.
+  const p95 = lags.length ? lags[Math.ceil(0.95 * lags.length) - 1]! : null;
+  const gap = s.plannedRps > 0 ? 1000 / s.plannedRps : null;
+  const why: string[] = [];
+  if (not_offered) why.push(`${not_offered} of ${offered} requests not offered (not_sent or client_shed)`);
+  if (p95 !== null && gap !== null && p95 > gap) {
+    why.push(`p95 send lag ${r3(p95)} ms > ${r3(gap)} ms between planned arrivals`);
+  }
+  return {
+    limited: why.length > 0,
+    offered,
+    not_offered,
+    send_lag_p95_ms: p95,
+    gap_ms: gap,
+    why: why.length ? why.join("; ") : null,
+  };
+}
+
+/** A stage of the window with its client-limit verdict. */
+export type StageClientLimit = ClientLimit & { stage: string; planned_rps: number };
+
+/** The {@linkcode CLIENT_LIMIT_RULE} for each stage of the window that offered requests, in run order. */
+export function stageClientLimits(run: LoadedRun, window: ResolvedWindow): StageClientLimit[] {
+  const stages = run.manifest.stages.filter((s) => window.stages.includes(s.name));
+  const sched = pl.col("scheduled_ms");
+  return stages.flatMap((st: Stage) => {
+    const inside = window.intervals.map(([a, b]) =>
+      sched.gtEq(Math.max(a, st.start_ms)).and(sched.lt(Math.min(b, st.end_ms)))
+    )
+      .reduce((x, y) => x.or(y));
+    const df = run.requests.filter(pl.col("stage").eq(pl.lit(st.name)).and(inside)).select("outcome", "send_lag_ms");
+    if (!df.height) return [];
+    const limit = clientLimit({
+      outcomes: df.getColumn("outcome").toArray() as string[],
+      lags: df.getColumn("send_lag_ms").toArray() as (number | null)[],
+      plannedRps: st.offered_rps,
+    });
+    return [{ stage: st.name, planned_rps: st.offered_rps, ...limit }];
+  });
+}
+
+/** A load level the knee leaves out, and why. */
+export interface ExcludedLevel {
+  planned_rps: number;
+  offered_rps: number;
+  /** Its stages (`run_id:stage` when several runs). */
+  stages: string[];
+  /** `client_limited` ({@linkcode CLIENT_LIMIT_RULE}) and/or `cut` ({@linkcode CUT_LEVEL_RULE}). */
+  reasons: ("client_limited" | "cut")[];
+  why: string;
+  client: ClientLimit;
+}
+
+/**
+ * Splits the knee's levels into those tested and those left out: a level is
+ * excluded when it is client-limited or cut by the end of its run.
+ */
+export function excludeLevels(
+  levels: Level[],
+  prepared: PreparedRun[],
+  runs: LoadedRun[],
+): { tested: Level[]; excluded: ExcludedLevel[] } {
+  const byId = new Map(prepared.map((p, i) => [p.run_id, { p, run: runs[i]! }]));
+  const tested: Level[] = [];
+  const excluded: ExcludedLevel[] = [];
+  for (const level of levels) {
+    const outcomes: string[] = [], lags: (number | null)[] = [], cutBy: string[] = [];
+    for (const part of level.pooled.parts) {
+      const { p, run } = byId.get(part.run_id)!;
+      const df = p.requests.filter(pl.col("stage").eq(pl.lit(part.stage)));
+      outcomes.push(...(df.getColumn("outcome").toArray() as string[]));
+      lags.push(...(df.getColumn("send_lag_ms").toArray() as (number | null)[]));
+      const clipped = p.stages.find((s) => s.name === part.stage)!;
+      const planned = run.end.planned_stages.find((s) => s.name === part.stage);
+      if (planned && planned.end_ms > clipped.end_ms) {
+        cutBy.push(`the log ends inside ${part.stage} (at ${secs(run.end.cut_ms!)} of ${secs(planned.end_ms)})`);
+      }
+      const ended = df.filter(
+        pl.col("error_kind").eq(pl.lit(RESTORED_KIND))
+          .or(pl.col("outcome").eq(pl.lit("aborted")).and(pl.col("error_kind").eq(pl.lit("run_stopped")))),
+      ).height;
+      if (ended) cutBy.push(`${ended} of its requests in ${part.stage} were in flight when the run ended`);
+    }
+    const client = clientLimit({ outcomes, lags, plannedRps: level.planned_rps });
+    const reasons: ExcludedLevel["reasons"] = [];
+    if (client.limited) reasons.push("client_limited");
+    if (cutBy.length) reasons.push("cut");
+    if (!reasons.length) {
+      tested.push(level);
+      continue;
+    }
+    const several = new Set(level.pooled.parts.map((x) => x.run_id)).size > 1;
+    excluded.push({
+      planned_rps: level.planned_rps,
+      offered_rps: level.pooled.offered_rps,
+      stages: level.pooled.parts.map((x) => (several ? `${x.run_id}:${x.stage}` : x.stage)),
+      reasons,
+      why: [...(client.why ? [`client-limited: ${client.why}`] : []), ...cutBy.map((c) => `cut: ${c}`)].join("; "),
+      client,
+    });
+  }
+  return { tested, excluded };
+}

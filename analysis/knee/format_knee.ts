@@ -1,0 +1,220 @@
+import type { Departure } from "./departure.ts";
+import type { KneeReport } from "./knee.ts";
+import { type ProductionLimit, rateText } from "./limit.ts";
+import { roundDown } from "../latency/round_display.ts";
+
+const num = (v: number | null | undefined): string => (v === null || v === undefined ? "-" : String(+v.toPrecision(4)));
+/** Capacity figures (knees, limits) are shown rounded down, never up. */
+const down = (v: number): string => String(roundDown(v));
+/** "rounded down; " when the shown value is below the exact one, to open a parenthesis with. */
+const downNote = (v: number): string => (roundDown(v) < v ? "rounded down; " : "");
+
+function table(head: string[], rows: string[][]): string[] {
+  const widths = head.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] ?? "").length)));
+  const fmt = (cells: string[]) => cells.map((c, i) => c.padEnd(widths[i]!)).join("  ").trimEnd();
+  return [fmt(head), ...rows.map(fmt)];
+}
+
+/** Undecidable departures listed in the text; --json has them all. */
+const UNDECIDABLE_SHOWN = 12;
+
+const MARK = { ok: "", degraded: " !", undecidable: " ?", "no data": "" } as const;
+const mark = (d: Departure) => (d.persistence?.status === "transient" ? " ~" : MARK[d.verdict]);
+
+/** The transients, grouped by level: where (stage span, seconds out of line) and why each is not counted. */
+function transientLines(report: KneeReport): string[] {
+  if (!report.transients.length) return [];
+  const out = [
+    `transients (degraded at a level but not persistent, so not counted for the knee): ${report.transients.length}`,
+  ];
+  for (const rps of [...new Set(report.transients.map((t) => t.planned_rps))]) {
+    const here = report.transients.filter((t) => t.planned_rps === rps);
+    const stages = here[0]!.where.map((w) =>
+      `${report.runs.length > 1 ? `${w.run_id}:` : ""}${w.stage} (${num(w.start_ms)}–${num(w.end_ms)} ms)`
+    );
+    out.push(`  @ ${num(rps)} req/s (measured ${num(here[0]!.offered_rps)}), ${stages.join(", ")}:`);
+    for (const t of here) {
+      const spans = t.where.flatMap((w) =>
+        (w.out_of_line_s ?? []).map(([a, b]) =>
+          `${t.where.length > 1 ? `${report.runs.length > 1 ? `${w.run_id}:` : ""}${w.stage} ` : ""}${a}–${b} s`
+        )
+      );
+      const when = t.where.every((w) => w.out_of_line_s === null)
+        ? "not measured per second"
+        : spans.length
+        ? `out of line at ${spans.join(", ")}`
+        : "no single second out of line";
+      out.push(
+        `    ${t.signal}: ${num(t.value)} vs baseline ${num(t.baseline)} (threshold ${
+          num(t.threshold)
+        }), ${when}; ${t.why}`,
+      );
+    }
+  }
+  return out;
+}
+
+/**
+ * The knee report as text: the levels, every signal per level (`!`
+ * degraded, `?` undecidable) and which one is the unit cost, the first
+ * degrading signal with its evidence, the Kneedle knee with its points,
+ * repeats' spread, and the production limit (or the headroom choices, with the note that the choice is the user's).
+ * The report's verdicts are the first lines, then `header` (the CLI's policy line).
+ */
+export function formatKnee(report: KneeReport, limit: ProductionLimit, options: { header?: string[] } = {}): string {
+  // The verdicts come first: incomplete runs, no capacity, the client's limits.
+  const out: string[] = [...report.verdicts, ...(options.header ?? [])];
+  out.push(`runs: ${report.runs.map((r) => `${r.run_id} (${r.dir})`).join(", ")}`);
+  if (report.runs.length > 1) out.push(`repeats of one plan: ${report.repeat_basis}`);
+  for (const w of report.warnings) out.push(`WARNING: ${w}`);
+  for (const s of report.skipped) out.push(`skipped: ${s.run_id} stage ${s.stage}: ${s.reason}`);
+
+  out.push(
+    "",
+    "load levels (steady and burst stages grouped by planned rate; offered rate measured = offered / seconds)",
+  );
+  out.push(...table(
+    ["planned rps", "offered rps", "stages", "seconds", "offered", "accepted", "goodput /s", "acceptance"],
+    report.levels.map((l) => [
+      num(l.planned_rps),
+      num(l.pooled.offered_rps),
+      l.pooled.parts.map((p) => (report.runs.length > 1 ? `${p.run_id}:${p.stage}` : p.stage)).join(","),
+      num(l.pooled.seconds),
+      String(l.pooled.offered),
+      String(l.pooled.accepted),
+      num(l.pooled.accepted_goodput),
+      num(l.pooled.signals.acceptance_rate?.value),
+    ]),
+  ));
+
+  for (const e of report.excluded) {
+    out.push(`excluded from the knee: ${num(e.planned_rps)} req/s planned (${e.stages.join(",")}): ${e.why}`);
+  }
+
+  const levels = report.levels;
+  out.push(
+    "",
+    `signals per level (baseline = level(s) ${report.baseline.planned_rps.join(", ")} req/s planned; ! degraded: ` +
+      `beyond tolerance, confirmed by the guard at α = ${report.alpha} and persistent; ~ transient: degraded but not ` +
+      "persistent, not counted; ? undecidable)",
+  );
+  const rows = Object.entries(report.signals).map(([key, s]) => {
+    const tol = report.tolerances[key.split("@")[0]!];
+    return [
+      key,
+      s.worse === "higher" ? "↑ worse" : "↓ worse",
+      tol
+        ? `${tol.rel ? `${tol.rel * 100} %` : ""}${tol.rel && tol.abs ? " + " : ""}${tol.abs ? num(tol.abs) : ""}`
+        : "",
+      num(report.baseline.point.signals[key]?.value),
+      ...s.departures.map((d) => `${num(d.value)}${mark(d)}${d.slo_undecidable ? " (SLO?)" : ""}`),
+    ];
+  });
+  out.push(...table(
+    [
+      "signal",
+      "direction",
+      "tolerance",
+      "baseline",
+      ...levels.slice(report.baseline.planned_rps.length).map((l) => `@${num(l.planned_rps)}`),
+    ],
+    rows,
+  ));
+  const u = report.unit_cost;
+  const sheets = u.price_sheet
+    ? ` (price sheet ${u.price_sheet}${u.overheads ? `, overheads ${u.overheads}` : ""})`
+    : "";
+  out.push(`unit cost: ${u.signal}${sheets}: ${u.note}`);
+
+  out.push("");
+  if (report.first_degrading) {
+    const f = report.first_degrading;
+    out.push(
+      `first degrading at planned ${num(f.planned_rps)} req/s (measured ${down(f.offered_rps)} req/s${
+        roundDown(f.offered_rps) < f.offered_rps ? ", rounded down" : ""
+      }): ${f.signals.join(", ")}`,
+    );
+    for (const key of f.signals) {
+      const d = report.signals[key]!.departures.find((x) => x.planned_rps === f.planned_rps)!;
+      out.push(`  ${key}: ${num(d.value)} vs baseline ${num(d.baseline)}: ${d.why}`);
+      out.push(`    ${d.persistence?.status === "last_level" ? "unconfirmed" : "persists"}: ${d.persistence?.why}`);
+    }
+  } else out.push("no signal degraded persistently within the tested range");
+  out.push(...transientLines(report));
+  if (report.undecidable.length) {
+    out.push(`undecidable (at or below the first degrading level): ${report.undecidable.length}`);
+    for (const u of report.undecidable.slice(0, UNDECIDABLE_SHOWN)) {
+      out.push(`  ${u.signal} @ ${num(u.planned_rps)} req/s: ${u.why}`);
+    }
+    const more = report.undecidable.length - UNDECIDABLE_SHOWN;
+    if (more > 0) out.push(`  … ${more} more (every one with its evidence in --json)`);
+  }
+
+  const k = report.kneedle;
+  out.push(
+    "",
+    "Kneedle knee of accepted goodput vs measured offered rate (concave, increasing; S = " +
+      `${k.result?.S ?? "-"}; normalise, difference curve y_n − x_n, threshold = local max − S·mean Δx_n)`,
+  );
+  out.push(`  points: ${k.x.map((x, i) => `(${num(x)}, ${num(k.y[i])})`).join(" ")}`);
+  for (const e of k.excluded) out.push(`  left out: ${num(e.offered_rps)} req/s: ${e.why}`);
+  if (k.result?.knee != null) {
+    const diff = k.result.y_difference.map(num).join(" ");
+    const maxima = k.result.maxima.map((m) => `#${m.index}: T = ${num(m.threshold)}`).join(", ");
+    out.push(`  knee: ${rateText(k.result.knee)} (goodput ${num(k.result.knee_y)} /s)`);
+    out.push(`  difference curve: ${diff}; maxima ${maxima}`);
+  } else out.push(`  no knee: ${k.note}`);
+  for (const r of report.kneedle_by_run) {
+    out.push(`  run ${r.run_id} alone: ${r.knee === null ? r.note : rateText(r.knee)}`);
+  }
+  const own = report.kneedle_by_run.map((r) => r.knee);
+  if (own.length > 1 && new Set(own).size > 1) {
+    const known = own.filter((k): k is number => k !== null);
+    out.push(
+      `  the runs disagree (${known.length ? `${down(Math.min(...known))}–${down(Math.max(...known))} req/s` : "-"}${
+        known.length < own.length ? ", some without a knee" : ""
+      }): the knee is not decided more finely than that; run more repeats or longer steps`,
+    );
+  }
+
+  const multi = levels.filter((l) => l.repeats.length > 1);
+  if (multi.length) {
+    out.push("", "repeats (each value kept; the tested value pools their requests):");
+    for (const l of multi) {
+      const acc = l.repeats.map((r) => num(r.signals.acceptance_rate?.value)).join(", ");
+      const gp = l.repeats.map((r) => num(r.accepted_goodput)).join(", ");
+      out.push(`  ${num(l.planned_rps)} req/s: acceptance ${acc}; goodput ${gp}`);
+    }
+  }
+  if (report.acceptance_floor) {
+    const f = report.acceptance_floor;
+    out.push("", `acceptance floor ${f.floor}:`);
+    for (const l of f.levels) out.push(`  ${num(l.planned_rps)} req/s: ${l.why}`);
+  }
+
+  out.push("");
+  if (report.knee) {
+    const src = report.knee.source === "departure"
+      ? `first departure (${report.knee.signal})`
+      : "Kneedle knee of accepted goodput";
+    const x = report.knee.offered_rps;
+    out.push(
+      `knee: ${down(x)} req/s offered (${
+        downNote(x)
+      }the lower of the first persistent departure and the Kneedle knee: ${src})`,
+    );
+  } else if (report.no_capacity) out.push(`knee: none — ${report.no_capacity}`);
+  else out.push("knee: none found within the tested range");
+  if (limit.limit_rps !== null) {
+    out.push(`production limit: ${down(limit.limit_rps)} req/s (${downNote(limit.limit_rps)}${limit.note})`);
+  } else if (limit.choices.length) {
+    out.push(`production limit: not applied — ${limit.note}`);
+    out.push(
+      ...table(
+        ["headroom", "limit rps (rounded down; exact in --json)"],
+        limit.choices.map((c) => [`${c.headroom * 100} %`, down(c.limit_rps)]),
+      ).map((l) => `  ${l}`),
+    );
+  } else out.push(`production limit: ${limit.note}`);
+  return out.join("\n");
+}

@@ -1,0 +1,150 @@
+/**
+ * What every command says before any number: the run is incomplete (and how
+ * it ended), the client was the limit (the run, a stage, a load level), or no
+ * capacity can be derived at all.
+ *
+ * @module
+ */
+import { CLIENT_LIMIT_RULE, CUT_LEVEL_RULE, type ExcludedLevel, type StageClientLimit } from "./client_limit.ts";
+import { stageClientLimits } from "./client_limit.ts";
+import type { GoodputResult } from "../goodput/goodput.ts";
+import type { LoadedRun } from "../run/loaded_run.ts";
+import type { ResolvedWindow } from "../goodput/policy.ts";
+import type { RunEnd } from "../run/run_end.ts";
+import type { Level } from "./repeats.ts";
+
+/** The opening of the knee's verdict when nothing can be derived. */
+export const NO_CAPACITY = "no capacity can be derived from this run";
+
+/** The verdicts of one run (analyze, ledger, report), printed first and carried in the JSON. */
+export interface RunVerdicts {
+  /** The lines, in order: how the run ended, then nothing accepted, then the client's limits. */
+  lines: string[];
+  run_end: RunEnd;
+  /** Null unless the window offered requests and accepted none. */
+  no_capacity: string | null;
+  client: {
+    /** run.json result.client_limited (null: a killed run has no final verdict). */
+    run_limited: boolean | null;
+    run_reason: string | null;
+    rule: string;
+    /** Every stage of the window that offered requests, with its verdict. */
+    stages: StageClientLimit[];
+  };
+}
+
+const rps = (x: number) => `${+x.toPrecision(4)} req/s`;
+const lag = (ms: number | null) => (ms === null ? "-" : `${+ms.toFixed(1)} ms`);
+
+/** The runner's own client verdict, as a line (null when it found no limit). */
+function runnerVerdict(run: LoadedRun, where: string): string | null {
+  const r = run.manifest.result;
+  if (!r.client_limited) return null;
+  return `CLIENT-LIMITED RUN${where}: the runner reports the client was the limit (${
+    r.client_limit_reason ?? "no reason given"
+  }): these numbers may measure the load generator, not the target`;
+}
+
+/**
+ * The verdicts of a run over a window: the incomplete-run headline, "no
+ * capacity" when the window accepted nothing (with `goodput`), the runner's
+ * client verdict and the client-limited stages ({@linkcode CLIENT_LIMIT_RULE}).
+ */
+export function runVerdicts(
+  run: LoadedRun,
+  window: ResolvedWindow,
+  goodput?: { overall: Pick<GoodputResult["overall"], "offered" | "accepted"> },
+): RunVerdicts {
+  const stages = stageClientLimits(run, window);
+  const limited = stages.filter((s) => s.limited);
+  const lines: string[] = [];
+  if (run.end.headline) lines.push(run.end.headline);
+  const o = goodput?.overall;
+  const no_capacity = o && o.offered > 0 && o.accepted === 0
+    ? `${NO_CAPACITY}: no request in the window was accepted (0 of ${o.offered} offered)`
+    : null;
+  if (no_capacity) lines.push(`NO CAPACITY: ${no_capacity}`);
+  const runner = runnerVerdict(run, "");
+  if (runner) lines.push(runner);
+  if (limited.length) {
+    lines.push(
+      `CLIENT-LIMITED STAGE${limited.length > 1 ? "S" : ""}: ${
+        limited.map((s) => `${s.stage} (${rps(s.planned_rps)}: ${s.why})`).join("; ")
+      }: there the load generator, not the target, shaped the numbers`,
+    );
+  } else if (runner) {
+    const within = stages.slice(0, 4).map((s) => `${s.stage} ${lag(s.send_lag_p95_ms)} ≤ ${lag(s.gap_ms)}`);
+    lines.push(
+      "no stage of the window is client-limited by the stage rule (every request offered, p95 send lag within the " +
+        `mean gap between planned arrivals: ${within.join(", ")}${stages.length > 4 ? ", …" : ""})`,
+    );
+  }
+  const killed = run.manifest.result.status === "running";
+  return {
+    lines,
+    run_end: run.end,
+    no_capacity,
+    client: {
+      run_limited: killed ? null : run.manifest.result.client_limited,
+      run_reason: killed ? null : run.manifest.result.client_limit_reason,
+      rule: CLIENT_LIMIT_RULE,
+      stages,
+    },
+  };
+}
+
+/**
+ * The knee's verdict when nothing can be derived: every level accepted
+ * nothing, or every level was excluded. Null when a capacity can be read.
+ */
+export function noCapacity(tested: Level[], excluded: ExcludedLevel[]): string | null {
+  if (!tested.length) {
+    return `${NO_CAPACITY}: every load level is excluded from the knee (client-limited or cut by the end of the run)`;
+  }
+  if (tested.every((l) => l.pooled.accepted === 0)) {
+    const offered = tested.reduce((s, l) => s + l.pooled.offered, 0);
+    return `${NO_CAPACITY}: no request was accepted at any load level (0 of ${offered} offered over ${tested.length} ` +
+      `level${tested.length > 1 ? "s" : ""}${excluded.length ? ", excluded levels not counted" : ""})`;
+  }
+  return null;
+}
+
+/** The knee's first lines: incomplete runs, no capacity, client-limited runs, excluded levels. */
+export function kneeVerdicts(runs: LoadedRun[], excluded: ExcludedLevel[], none: string | null): string[] {
+  const several = runs.length > 1;
+  const lines: string[] = [];
+  for (const r of runs) if (r.end.headline) lines.push(several ? `${r.dir}: ${r.end.headline}` : r.end.headline);
+  if (none) lines.push(`NO CAPACITY: ${none}`);
+  for (const r of runs) {
+    const v = runnerVerdict(r, several ? ` (${r.dir})` : "");
+    if (v) lines.push(v);
+  }
+  const of = (reason: ExcludedLevel["reasons"][number]) => excluded.filter((e) => e.reasons.includes(reason));
+  const client = of("client_limited"), cut = of("cut");
+  const list = (es: ExcludedLevel[]) => es.map((e) => `${rps(e.planned_rps)} planned (${e.why})`).join("; ");
+  if (client.length) {
+    lines.push(`CLIENT-LIMITED LEVEL${client.length > 1 ? "S" : ""} excluded from the knee: ${list(client)}`);
+  } else if (runs.some((r) => r.manifest.result.client_limited)) {
+    lines.push(
+      "no load level is client-limited by the level rule (every request offered, p95 send lag within the mean gap " +
+        "between planned arrivals): none excluded",
+    );
+  }
+  const onlyCut = cut.filter((e) => !e.reasons.includes("client_limited"));
+  if (onlyCut.length) {
+    lines.push(
+      `LEVEL${onlyCut.length > 1 ? "S" : ""} CUT BY THE END OF THE RUN excluded from the knee: ${list(onlyCut)}`,
+    );
+  }
+  return lines;
+}
+
+/** The rules of the knee's exclusions and verdicts, for its disclosure. */
+export const KNEE_VERDICT_RULES = {
+  client_limited_level: CLIENT_LIMIT_RULE,
+  cut_level: CUT_LEVEL_RULE,
+  excluded: "an excluded level is in neither the departures, the baseline nor the Kneedle curve; it stays listed " +
+    "with its reasons",
+  no_capacity: `"${NO_CAPACITY}" when no tested level accepted any request, or every level is excluded: then ` +
+    "there is no knee and no limit (never a lower bound)",
+};

@@ -1,0 +1,54 @@
+import pl from "nodejs-polars";
+import { InputError } from "../../schema/errors.ts";
+import { OUTCOMES, type TableName } from "../../schema/events.ts";
+import { requiredColumns } from "./_dtypes.ts";
+
+function raise(problems: string[], file: string, table: TableName): void {
+  if (problems.length) throw new InputError(`${file}: invalid ${table} log`, problems);
+}
+
+const unknownOutcomes = (values: unknown[], file: string) =>
+  `${file}: outcome: unknown values ${values.map((o) => JSON.stringify(o)).join(", ")}`;
+
+/**
+ * Refuses nulls in never-null columns and outcomes outside the contract in
+ * a read frame, naming the file and column ({@linkcode InputError}).
+ */
+export function checkFrame(df: pl.DataFrame, file: string, table: TableName): void {
+  const problems: string[] = [];
+  for (const c of requiredColumns(table)) {
+    const n = df.getColumn(c).nullCount();
+    if (n > 0) problems.push(`${file}: ${c}: ${n} null values in a column that is never null`);
+  }
+  if (table === "requests") {
+    const bad = df.getColumn("outcome").unique().toArray().filter((o) => !(OUTCOMES as readonly unknown[]).includes(o));
+    if (bad.length) problems.push(unknownOutcomes(bad, file));
+  }
+  raise(problems, file, table);
+}
+
+/**
+ * The checks of {@linkcode checkFrame} on a lazy scan of one file, as one
+ * aggregate query that reads only the never-null columns (and `outcome`).
+ * Async, so a file's hash can stream at the same time; polars holds those
+ * columns of this one file (one shard) while it counts, not the whole run.
+ */
+export async function checkScan(lf: pl.LazyDataFrame, file: string, table: TableName): Promise<void> {
+  const required = requiredColumns(table);
+  const known = pl.col("outcome").isIn([...OUTCOMES]);
+  const counts = (await lf.select(
+    ...required.map((c) => pl.col(c).nullCount().cast(pl.Float64).alias(c)),
+    ...(table === "requests" ? [known.not().sum().cast(pl.Float64).alias("_unknown_outcomes")] : []),
+  ).collect()).toRecords()[0] ?? {};
+  const problems: string[] = [];
+  for (const c of required) {
+    const n = Number(counts[c] ?? 0);
+    if (n > 0) problems.push(`${file}: ${c}: ${n} null values in a column that is never null`);
+  }
+  if (Number(counts._unknown_outcomes ?? 0) > 0) {
+    // Only on failure: name the values.
+    const bad = await lf.select("outcome").filter(known.not()).unique().collect();
+    problems.push(unknownOutcomes(bad.getColumn("outcome").toArray(), file));
+  }
+  raise(problems, file, table);
+}

@@ -1,0 +1,38 @@
+import type pl from "nodejs-polars";
+import type { RunManifest } from "../../schema/mod.ts";
+import type { RunEnd } from "./run_end.ts";
+import type { ShardSet } from "./_shard_set.ts";
+
+/**
+ * A run read back from its folder: the manifest and the log tables as
+ * polars frames (columns as in schema/events.ts). Shards of one logical run
+ * are concatenated; `manifest` is the first shard's, `manifests` all of them.
+ */
+export interface LoadedRun {
+  /** The folder that was read. */
+  dir: string;
+  manifest: RunManifest;
+  manifests: RunManifest[];
+  /** Which files were read. */
+  format: "csv" | "parquet";
+  requests: pl.DataFrame;
+  attempts: pl.DataFrame;
+  tools: pl.DataFrame;
+  /** The target's own timeline, when the run has one. */
+  server: pl.DataFrame | null;
+  /**
+   * How the run ended and where its log ends. For an incomplete run,
+   * `manifest.stages` are clipped at `end.cut_ms` (`end.planned_stages` keeps
+   * run.json's) and a killed run's requests include the rows restored from its
+   * schedule (error_kind `restored_from_schedule`).
+   */
+  end: RunEnd;
+  /**
+   * The run's shard count N and the shards read; `missing` is non-empty only
+   * when a partial set was allowed (`allowPartialShards`). Absent: one whole
+   * run folder.
+   */
+  shard_set?: ShardSet;
+  /** Loud warnings raised while loading (a hash mismatch downgraded by option, a killed run, ...). */
+  warnings: string[];
+}

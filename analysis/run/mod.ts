@@ -1,0 +1,19 @@
+/**
+ * Reading a run folder: the raw event log (CSV or Parquet, shards
+ * concatenated, sha256 verified against run.json) checked against the
+ * contract in `schema/`, and how the run ended (complete, killed, cut).
+ *
+ * Entry points: {@linkcode loadRun} (every table in memory, a
+ * {@linkcode LoadedRun}) and {@linkcode scanRun} (lazy frames for logs too big
+ * for memory, a {@linkcode ScannedRun}); `run_end.ts` says where an
+ * incomplete log ends and clips the stages there. The `_` files (column
+ * dtypes, row checks, shard sets, restored rows, CSV cells) are private to
+ * this folder.
+ *
+ * @module
+ */
+export * from "./loaded_run.ts";
+export * from "./load_run.ts";
+export * from "./run_end.ts";
+export * from "./scan_run.ts";
+export * from "./scanned_run.ts";

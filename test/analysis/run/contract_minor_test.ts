@@ -1,0 +1,86 @@
+import assert from "node:assert/strict";
+import { join } from "node:path";
+import { loadRun } from "../../../analysis/run/load_run.ts";
+import { scanRun } from "../../../analysis/run/scan_run.ts";
+import { COLUMN_SINCE_MINOR, COLUMNS, columnsAt } from "../../../schema/events.ts";
+import { SCHEMA_MINOR } from "../../../schema/version.ts";
+import { makeManifest, req, writeManifest, writeRun } from "../_fixture.ts";
+
+const quiet = { onWarning: () => {} };
+/** A real run written by the runner under contract 1.0 (a copy of an earlier sample run). */
+const V1_0 = new URL("../../testdata/contract-1.0", import.meta.url).pathname;
+const stages = [{ name: "s", kind: "steady" as const, start_ms: 0, end_ms: 1000, offered_rps: 1 }];
+
+Deno.test("a contract 1.0 log reads the columns added in 1.1 as null (not recorded)", async (t) => {
+  for (const open of [loadRun, scanRun]) {
+    await t.step(open.name, async () => {
+      const run = await open(V1_0, quiet);
+      assert.equal(run.manifest.schema_minor, 0);
+      for (const table of ["requests", "attempts"] as const) {
+        const frame = "collectSync" in run[table] ? run[table].collectSync() : run[table];
+        assert.deepEqual(frame.columns, COLUMNS[table]);
+        assert.ok(frame.height > 0);
+        for (const c of Object.keys(COLUMN_SINCE_MINOR[table]!)) {
+          assert.equal(frame.getColumn(c).nullCount(), frame.height, `${table}.${c} is all null`);
+        }
+      }
+    });
+  }
+});
+
+Deno.test("a log of a newer contract minor version is refused, naming run.json", async () => {
+  const dir = writeRun(join(Deno.makeTempDirSync(), "run"), makeManifest(stages), {
+    requests: [req({ request_id: "a", class: "c", stage: "s", scheduled_ms: 0 })],
+    attempts: [],
+  });
+  const m = JSON.parse(Deno.readTextFileSync(join(dir, "run.json")));
+  writeManifest(dir, { ...m, schema_minor: SCHEMA_MINOR + 1 });
+  await assert.rejects(() => loadRun(dir, quiet), new RegExp(`run.json: schema_minor ${SCHEMA_MINOR + 1} is newer`));
+});
+
+Deno.test("a 1.1 log must have the 1.1 columns: one without them is refused, naming the missing columns", async () => {
+  const dir = writeRun(join(Deno.makeTempDirSync(), "run"), makeManifest(stages), {
+    requests: [req({ request_id: "a", class: "c", stage: "s", scheduled_ms: 0, streamed: false })],
+    attempts: [],
+  });
+  // Rewrite requests.csv with the 1.0 columns only, under a manifest that still says 1.1.
+  const text = Deno.readTextFileSync(join(dir, "requests.csv")).split("\n");
+  const header = text[0]!.split(",");
+  const keep = columnsAt("requests", 0).map((c) => header.indexOf(c));
+  const cut = text.map((l) => l ? l.split(",").filter((_, i) => keep.includes(i)).join(",") : l).join("\n");
+  Deno.writeTextFileSync(join(dir, "requests.csv"), cut);
+  const m = JSON.parse(Deno.readTextFileSync(join(dir, "run.json")));
+  writeManifest(dir, { ...m, files: {} });
+  await assert.rejects(
+    () => loadRun(dir, { ...quiet, verify: "warn" }),
+    (e: Error & { problems?: string[] }) =>
+      /missing columns: streamed, applicable_gates, service_mode, reasoning_tokens, cache_write_tokens/.test(
+        (e.problems ?? []).join("\n"),
+      ),
+  );
+});
+
+Deno.test("a 1.1 log keeps its 1.1 values through CSV", async () => {
+  const dir = writeRun(join(Deno.makeTempDirSync(), "run"), makeManifest(stages), {
+    requests: [
+      req({
+        request_id: "a",
+        class: "c",
+        stage: "s",
+        scheduled_ms: 0,
+        streamed: false,
+        applicable_gates: "output_valid,quality_ok",
+        service_mode: "degraded-short",
+        reasoning_tokens: 12,
+        cache_write_tokens: 0,
+      }),
+    ],
+    attempts: [],
+  });
+  const run = await loadRun(dir, quiet);
+  const r = run.requests.toRecords()[0]!;
+  assert.deepEqual(
+    [r.streamed, r.applicable_gates, r.service_mode, r.reasoning_tokens, r.cache_write_tokens],
+    [false, "output_valid,quality_ok", "degraded-short", 12, 0],
+  );
+});

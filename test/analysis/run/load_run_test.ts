@@ -1,0 +1,164 @@
+import assert from "node:assert/strict";
+import { join } from "node:path";
+import { goodput } from "../../../analysis/goodput/goodput.ts";
+import { loadRun } from "../../../analysis/run/load_run.ts";
+import { InputError } from "../../../schema/errors.ts";
+import type { RunManifest } from "../../../schema/run_manifest.ts";
+import { fixtureManifest, fixtureTables, POLICY } from "../hand_fixture.ts";
+import { asShard, makeManifest, req, sha256, writeManifest, writeRun } from "../_fixture.ts";
+
+const quiet = { onWarning: () => {} };
+const fixture = () => writeRun(join(Deno.makeTempDirSync(), "run"), fixtureManifest(), fixtureTables());
+const manifestOf = (dir: string): RunManifest => JSON.parse(Deno.readTextFileSync(join(dir, "run.json")));
+
+Deno.test("CSV keeps null apart from the empty string and types every column from the contract", async () => {
+  const run = await loadRun(fixture(), quiet);
+  assert.equal(run.format, "csv");
+  const q1 = run.requests.toRecords().find((r) => r.request_id === "q1")!;
+  assert.equal(q1.quality_detail, ""); // written as ""
+  assert.equal(q1.output_sha256, null); // written as an empty field
+  assert.equal(q1.schema_ok, null);
+  const dtypes = Object.fromEntries(run.requests.getColumns().map((s) => [s.name, String(s.dtype)]));
+  assert.deepEqual(
+    [dtypes.attempts, dtypes.scheduled_ms, dtypes.auth_ok, dtypes.class],
+    ["DataType(Int64)", "DataType(Float64)", "DataType(Bool)", "DataType(String)"],
+  );
+  assert.equal(run.requests.height, 25);
+  assert.equal(run.server, null);
+});
+
+Deno.test("Parquet and CSV of the same run give identical frames and identical goodput", async () => {
+  const csvDir = fixture();
+  const csv = await loadRun(csvDir, quiet);
+  const pqDir = join(Deno.makeTempDirSync(), "pq");
+  Deno.mkdirSync(pqDir);
+  const files: Record<string, string> = {};
+  for (const t of ["requests", "attempts", "tools"] as const) {
+    csv[t].writeParquet(join(pqDir, `${t}.parquet`));
+    files[`${t}.parquet`] = sha256(join(pqDir, `${t}.parquet`));
+  }
+  writeManifest(pqDir, { ...manifestOf(csvDir), files });
+  const pq = await loadRun(pqDir, quiet);
+  assert.equal(pq.format, "parquet");
+  for (const t of ["requests", "attempts", "tools"] as const) assert.ok(pq[t].frameEqual(csv[t], true), t);
+  const { disclosure: dp, ...fromPq } = goodput(pq, POLICY);
+  const { disclosure: dc, ...fromCsv } = goodput(csv, POLICY);
+  assert.deepEqual(fromPq, fromCsv);
+  assert.deepEqual(dp.files.read, ["run.json", "requests.parquet", "attempts.parquet", "tools.parquet"]);
+  assert.deepEqual(dc.files.read, ["run.json", "requests.csv", "attempts.csv", "tools.csv"]);
+});
+
+Deno.test("a tampered log file is refused, or loaded with a loud warning under verify warn", async () => {
+  const dir = fixture();
+  const file = join(dir, "requests.csv");
+  // Flip one outcome: the kind of edit that would inflate a published number.
+  Deno.writeTextFileSync(file, Deno.readTextFileSync(file).replace(",rejected,", ",ok,"));
+  await assert.rejects(
+    () => loadRun(dir, quiet),
+    (e) => e instanceof InputError && /requests\.csv.*sha256/.test(e.message),
+  );
+  const seen: string[] = [];
+  const run = await loadRun(dir, { verify: "warn", onWarning: (m) => seen.push(m) });
+  assert.equal(run.warnings.length, 1);
+  assert.match(run.warnings[0]!, /UNVERIFIED LOG: .*requests\.csv/);
+  assert.deepEqual(seen, run.warnings);
+});
+
+Deno.test("run.json is validated: unknown schema_version, bad fields, killed runs", async (t) => {
+  await t.step("an unknown schema major version is refused", async () => {
+    const dir = fixture();
+    writeManifest(dir, { ...manifestOf(dir), schema_version: 2 });
+    await assert.rejects(() => loadRun(dir, quiet), /run\.json: schema_version 2 is not supported/);
+  });
+  await t.step("a bad field is named with its file", async () => {
+    const dir = fixture();
+    writeManifest(dir, { ...manifestOf(dir), epoch_iso: "yesterday" });
+    await assert.rejects(() => loadRun(dir, quiet), /run\.json: epoch_iso:/);
+  });
+  await t.step("a run killed while running loads with a warning", async () => {
+    const dir = fixture();
+    const m = manifestOf(dir);
+    writeManifest(dir, { ...m, result: { ...m.result, status: "running" } });
+    const run = await loadRun(dir, quiet);
+    assert.match(run.warnings.join("\n"), /result\.status is "running"/);
+  });
+  await t.step("a log with a missing column is refused naming the file", async () => {
+    const dir = fixture();
+    const file = join(dir, "tools.csv");
+    Deno.writeTextFileSync(file, "request_id,round,tool,started_ms,ended_ms,ok\n");
+    const m = manifestOf(dir);
+    writeManifest(dir, { ...m, files: { ...m.files, "tools.csv": sha256(file) } });
+    await assert.rejects(() => loadRun(dir, quiet), /tools\.csv: missing columns: error_kind/);
+  });
+});
+
+Deno.test("rows the contract forbids are refused, and a row cut off by a kill is dropped", async (t) => {
+  const rewrite = (dir: string, table: string, edit: (text: string) => string, over: Partial<RunManifest> = {}) => {
+    const file = join(dir, `${table}.csv`);
+    Deno.writeTextFileSync(file, edit(Deno.readTextFileSync(file)));
+    const m = manifestOf(dir);
+    writeManifest(dir, { ...m, ...over, files: { ...m.files, [`${table}.csv`]: sha256(file) } });
+  };
+  await t.step("an unknown outcome names the file and column", async () => {
+    const dir = fixture();
+    rewrite(dir, "requests", (s) => s.replace(",rejected,", ",refused,"));
+    await assert.rejects(() => loadRun(dir, quiet), /requests\.csv: outcome: unknown values "refused"/);
+  });
+  await t.step("a null in a never-null column names the file and column", async () => {
+    const dir = fixture();
+    rewrite(dir, "requests", (s) => s.replace(",low,0,default,10000,", ",low,0,default,,"));
+    await assert.rejects(() => loadRun(dir, quiet), /requests\.csv: scheduled_ms: 1 null values/);
+  });
+  await t.step("a truncated last row is refused in a finished run", async () => {
+    const dir = fixture();
+    rewrite(dir, "requests", (s) => s.slice(0, -40));
+    await assert.rejects(() => loadRun(dir, quiet), /requests\.csv: truncated last row/);
+  });
+  await t.step("a killed run drops its truncated last row with a warning", async () => {
+    const dir = fixture();
+    const m = manifestOf(dir);
+    rewrite(dir, "requests", (s) => s.slice(0, -40), { result: { ...m.result, status: "running" } });
+    const run = await loadRun(dir, quiet);
+    assert.equal(run.requests.height, 24); // 25 rows written, the last one cut
+    assert.match(run.warnings.join("\n"), /truncated last row .*dropped/);
+  });
+});
+
+Deno.test("shard folders are concatenated into one run", async () => {
+  const root = Deno.makeTempDirSync();
+  const { requests, attempts } = fixtureTables();
+  const half = (i: number) => requests.filter((_, k) => k % 2 === i).map((r) => ({ ...r, shard: i }));
+  for (const i of [0, 1]) {
+    const rs = half(i);
+    const ids = new Set(rs.map((r) => r.request_id));
+    writeRun(join(root, `shard-${i}-of-2`), asShard(fixtureManifest(), i, 2), {
+      requests: rs,
+      attempts: attempts.filter((a) => ids.has(a.request_id)),
+    });
+  }
+  const run = await loadRun(root, quiet);
+  assert.equal(run.manifests.length, 2);
+  assert.equal(run.requests.height, 25);
+  const whole = await loadRun(fixture(), quiet);
+  assert.deepEqual(goodput(run, POLICY).overall, goodput(whole, POLICY).overall);
+});
+
+Deno.test("CSV columns are typed by the contract, not inferred from the first rows", async () => {
+  // 300 requests on whole milliseconds, then one at 72562.5 ms: past polars' 100-row inference window.
+  const dir = join(Deno.makeTempDirSync(), "run");
+  const requests = Array.from({ length: 301 }, (_, i) =>
+    req({
+      request_id: `r${i}`,
+      class: "a",
+      stage: "s",
+      scheduled_ms: i === 300 ? 72562.5 : i * 10,
+      completed_ms: i === 300 ? 72600.25 : i * 10 + 5,
+    }));
+  const stages = [{ name: "s", kind: "steady" as const, start_ms: 0, end_ms: 80_000, offered_rps: 1 }];
+  writeRun(dir, makeManifest(stages), { requests, attempts: [] });
+  const run = await loadRun(dir);
+  const sched = run.requests.getColumn("scheduled_ms");
+  assert.equal(sched.dtype.toString(), "DataType(Float64)");
+  assert.equal(sched.toArray().at(-1), 72562.5);
+  assert.equal(run.requests.getColumn("completed_ms").toArray().at(-1), 72600.25);
+});
