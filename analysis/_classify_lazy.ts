@@ -1,26 +1,11 @@
 import pl from "nodejs-polars";
-import type { SloPolicy } from "../schema/slo.ts";
-import type { FailureReason } from "./classify.ts";
+import { FAILURE_REASONS, type FailureReason, GATES, type SloPolicy } from "../schema/slo.ts";
 import { classSlo, type ResolvedWindow } from "./policy.ts";
 import { modeLimit, undeclaredMode, withModeSlo } from "./_mode_slo.ts";
-import { gateFails, GATES, notApplicableMask, requiredColumn } from "./_gates.ts";
+import { gateFails, notApplicableMask, requiredColumn } from "./_gates.ts";
 import { ATTEMPT_COLUMNS, finalAttemptLazy, streamingExprs } from "./_streaming.ts";
 
-export { ATTEMPT_COLUMNS, GATES };
-
-/** Failure reasons in attribution order; a reason's code is its index here. */
-export const REASONS: readonly FailureReason[] = [
-  "rejected",
-  "client_shed",
-  "not_sent",
-  "timeout",
-  "error",
-  "undeclared_mode",
-  "late_e2e",
-  "late_ttft",
-  "slow_tpot",
-  ...GATES.map((g) => `gate_${g}` as const),
-];
+export { ATTEMPT_COLUMNS };
 
 /** The request columns a classification reads. */
 export const REQUEST_COLUMNS = [
@@ -73,14 +58,15 @@ function limitsFrame(policy: SloPolicy): pl.LazyDataFrame {
   ]).lazy();
 }
 
-const code = (r: FailureReason) => pl.lit(REASONS.indexOf(r)).cast(pl.UInt8);
+/** A reason's code: its index in `FAILURE_REASONS` (schema/slo.ts). */
+const code = (r: FailureReason) => pl.lit(FAILURE_REASONS.indexOf(r)).cast(pl.UInt8);
 
 /**
  * Per request in the window: `request_id, class, stage, outcome,
  * scheduled_ms, service_mode, e2e_ms, ttft_ms, tpot_ms` (TTFT and TPOT null
  * where not observable, `_streaming.ts`), `streaming` (index in `STREAMING`),
  * `gates_na` (mask of the required gates that passed as n/a, `_gates.ts`)
- * and `reason` as a code (index in {@linkcode REASONS}; null = accepted).
+ * and `reason` as a code (index in `FAILURE_REASONS`, schema/slo.ts; null = accepted).
  * One lazy plan: callers aggregate it or collect it; nothing is read before
  * then. `ordered` keeps the requests' row order (the joins are cheaper
  * without it).

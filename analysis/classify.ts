@@ -1,28 +1,17 @@
 import pl from "nodejs-polars";
-import type { Gate, SloPolicy } from "../schema/slo.ts";
+import { FAILURE_REASONS, type FailureReason, type Gate, GATES, type SloPolicy } from "../schema/slo.ts";
 import type { LoadedRun } from "./loaded_run.ts";
 import { policyForRun, type ResolvedWindow } from "./policy.ts";
-import { classifyLazy, GATES, REASONS, tpotLazy } from "./_classify_lazy.ts";
+import { classifyLazy, tpotLazy } from "./_classify_lazy.ts";
 import { STREAMING } from "./_streaming.ts";
 
-/** Why a request in the window was not accepted; the first failing one is kept. */
-export type FailureReason =
-  | "rejected"
-  | "client_shed"
-  | "not_sent"
-  | "timeout"
-  | "error"
-  | "undeclared_mode"
-  | "late_e2e"
-  | "late_ttft"
-  | "slow_tpot"
-  | `gate_${Gate}`;
+export type { FailureReason };
 
-/** Gates in attribution order. */
+/** Gates in attribution order (`GATES` of the contract, schema/slo.ts). */
 export const GATE_ORDER: readonly Gate[] = GATES;
 
-/** Failure reasons in attribution order: a request counts under the first that applies. */
-export const FAILURE_ORDER: readonly FailureReason[] = REASONS;
+/** Failure reasons in attribution order: a request counts under the first that applies (`FAILURE_REASONS`, schema/slo.ts). */
+export const FAILURE_ORDER: readonly FailureReason[] = FAILURE_REASONS;
 
 /** Outcomes attributed to `error`. */
 export const ERROR_OUTCOMES = ["http_error", "transport_error", "invalid_response", "aborted"] as const;
