@@ -22,6 +22,19 @@ export const REQUEST_COLUMNS = [
   "applicable_gates",
 ];
 
+/** Outcomes of a request the runner never sent: shed by the client, or not begun before the run ended. */
+export const NOT_SENT_OUTCOMES = ["not_sent", "client_shed"] as const;
+
+/**
+ * `sent` and `completed` of a request, from its outcome, the one definition
+ * every count uses: sent = the outcome is not one of
+ * {@linkcode NOT_SENT_OUTCOMES}; completed = the outcome is `ok`.
+ */
+export function sentCompletedExprs(): { sent: pl.Expr; completed: pl.Expr } {
+  const outcome = pl.col("outcome");
+  return { sent: outcome.isIn([...NOT_SENT_OUTCOMES]).not(), completed: outcome.eq(pl.lit("ok")) };
+}
+
 /** True when `scheduled_ms` is inside one of the window's half-open intervals. */
 export function inWindowExpr(window: ResolvedWindow): pl.Expr {
   return window.intervals
@@ -65,8 +78,8 @@ const code = (r: FailureReason) => pl.lit(FAILURE_REASONS.indexOf(r)).cast(pl.UI
  * Per request in the window: `request_id, class, stage, outcome,
  * scheduled_ms, service_mode, e2e_ms, ttft_ms, tpot_ms` (TTFT and TPOT null
  * where not observable, `_streaming.ts`), `streaming` (index in `STREAMING`),
- * `gates_na` (mask of the required gates that passed as n/a, `_gates.ts`)
- * and `reason` as a code (index in `FAILURE_REASONS`, schema/slo.ts; null = accepted).
+ * `gates_na` (mask of the required gates that passed as n/a, `_gates.ts`),
+ * `sent` and `completed` ({@linkcode sentCompletedExprs}) and `reason` as a code (index in `FAILURE_REASONS`, schema/slo.ts; null = accepted).
  * One lazy plan: callers aggregate it or collect it; nothing is read before
  * then. `ordered` keeps the requests' row order (the joins are cheaper
  * without it).
@@ -122,6 +135,8 @@ export function classifyLazy(
       pl.when(outcome.eq(pl.lit("ok"))).then(streaming.code).otherwise(pl.lit(null).cast(pl.UInt8))
         .alias("streaming"),
       notApplicableMask(policy).alias("gates_na"),
+      sentCompletedExprs().sent.alias("sent"),
+      sentCompletedExprs().completed.alias("completed"),
       reason.otherwise(pl.lit(null).cast(pl.UInt8)).alias("reason"),
     );
 }

@@ -51,7 +51,6 @@ export function tpotFrame(attempts: pl.DataFrame): pl.DataFrame {
  */
 export function classify(run: LoadedRun, policy: SloPolicy, window: ResolvedWindow): pl.DataFrame {
   policy = policyForRun(policy, run, "classify() policy");
-  const outcome = pl.col("outcome");
   let reason = pl.when(pl.col("reason").isNull()).then(pl.lit(null).cast(pl.Utf8));
   for (const [i, r] of FAILURE_ORDER.entries()) reason = reason.when(pl.col("reason").eq(pl.lit(i))).then(pl.lit(r));
   let streaming = pl.when(pl.col("streaming").isNull()).then(pl.lit(null).cast(pl.Utf8));
@@ -69,11 +68,11 @@ export function classify(run: LoadedRun, policy: SloPolicy, window: ResolvedWind
   return classifyLazy(run.requests.lazy(), run.attempts.lazy(), policy, window, true)
     .select(
       // classifyLazy's columns, in its order, then the booleans, then the reason code as text.
-      pl.exclude("reason", "streaming", "gates_na"),
+      pl.exclude("reason", "streaming", "gates_na", "sent", "completed"),
       streaming.otherwise(pl.lit(null).cast(pl.Utf8)).alias("streaming"),
       pl.when(mask.eq(pl.lit(0))).then(pl.lit(null).cast(pl.Utf8)).otherwise(na).alias("gates_na"),
-      outcome.isIn(["not_sent", "client_shed"]).not().alias("sent"),
-      outcome.eq(pl.lit("ok")).alias("completed"),
+      pl.col("sent"),
+      pl.col("completed"),
       pl.col("reason").isNull().alias("accepted"),
       reason.otherwise(pl.lit(null).cast(pl.Utf8)).alias("reason"),
     )
