@@ -1,7 +1,8 @@
 /**
  * Shared helpers that are not part of the contract: flag parsing and the
  * input check every CLI reports with (`cli.ts`), the seeded uniform
- * generator (`prng.ts`) and the whole-row cut of a log CSV (`csv_rows.ts`).
+ * generator (`prng.ts`), the whole-row cut of a log CSV (`csv_rows.ts`), the one aligned text table
+ * (`text_table.ts`) and the number formats every report uses (`number_format.ts`).
  * `runner/`, `sim/` and `analysis/` may all import `lib/` (they may not import
  * each other); `lib/` imports only `schema/` (test/boundaries_test.ts).
  *
@@ -15,4 +16,6 @@
  */
 export * from "./cli.ts";
 export * from "./csv_rows.ts";
+export * from "./number_format.ts";
 export * from "./prng.ts";
+export * from "./text_table.ts";

@@ -1,5 +1,6 @@
 import { OUTCOMES, type RunManifest, type SweepStoppedBy } from "../schema/mod.ts";
 import type { RequestSummary } from "./request_tally.ts";
+import { textTable } from "../lib/text_table.ts";
 
 /**
  * The end-of-run summary: per-stage outcome counts of every offered request
@@ -10,13 +11,13 @@ export function formatRunReport(manifest: RunManifest, requests: RequestSummary)
   const byStage = requests.byStage;
   const outcomes = OUTCOMES.filter((o) => requests.byOutcome.has(o));
   const header = ["stage", "kind", "window_s", "planned_rps", "offered", ...outcomes];
-  const lines: string[][] = [header];
+  const rows: string[][] = [];
   const total = new Map<string, number>();
   for (const s of manifest.stages) {
     const m = byStage.get(s.name);
     if (!m && s.kind === "drain") continue;
     const offered = m ? [...m.values()].reduce((a, b) => a + b, 0) : 0;
-    lines.push([
+    rows.push([
       s.name,
       s.kind,
       ((s.end_ms - s.start_ms) / 1000).toFixed(1),
@@ -26,9 +27,8 @@ export function formatRunReport(manifest: RunManifest, requests: RequestSummary)
     ]);
     for (const o of outcomes) total.set(o, (total.get(o) ?? 0) + (m?.get(o) ?? 0));
   }
-  lines.push(["all", "", "", "", String(requests.offered), ...outcomes.map((o) => String(total.get(o) ?? 0))]);
-  const widths = header.map((_, i) => Math.max(...lines.map((l) => l[i]!.length)));
-  const table = lines.map((l) => l.map((c, i) => (i < 2 ? c.padEnd(widths[i]!) : c.padStart(widths[i]!))).join("  "));
+  rows.push(["all", "", "", "", String(requests.offered), ...outcomes.map((o) => String(total.get(o) ?? 0))]);
+  const table = textTable(header, rows, { left: 2 });
   const res = manifest.result;
   const lag = res.send_lag_p99_ms === null
     ? "no request was dispatched"

@@ -2,8 +2,34 @@ import { z } from "zod";
 import { StageKind } from "./plan.ts";
 import { ServiceModeName } from "./service_mode.ts";
 
-export const Gate = z.enum(["output_valid", "schema_ok", "quality_ok", "safety_ok", "auth_ok"]);
+/**
+ * The gates, in attribution order: the one list the `Gate` enum and type,
+ * the failure reasons and the analysis's order come from.
+ */
+export const GATES = ["output_valid", "schema_ok", "quality_ok", "safety_ok", "auth_ok"] as const;
+export const Gate = z.enum(GATES);
 export type Gate = z.infer<typeof Gate>;
+
+/**
+ * Why a request in the window was not accepted, in attribution order: a
+ * request counts under the first that applies (its outcome first, then the
+ * mode, latency limits and gates of its SLO). A reason's code in the
+ * analysis is its index here.
+ */
+export const FAILURE_REASONS = [
+  "rejected",
+  "client_shed",
+  "not_sent",
+  "timeout",
+  "error",
+  "undeclared_mode",
+  "late_e2e",
+  "late_ttft",
+  "slow_tpot",
+  ...GATES.map((g) => `gate_${g}` as const),
+] as const;
+export const FailureReason = z.enum(FAILURE_REASONS);
+export type FailureReason = z.infer<typeof FailureReason>;
 
 /** The gates no degraded mode may drop where its class requires them. */
 export const UNRELAXABLE_GATES: readonly Gate[] = ["auth_ok", "safety_ok"];

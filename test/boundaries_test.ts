@@ -50,6 +50,11 @@ const RULES: { from: string; forbidden: RegExp; why: string }[] = [
   },
   { from: "analysis", forbidden: /^(runner\/|sim\/)/, why: "analysis reads only the raw log" },
   {
+    from: "lib",
+    forbidden: /^(analysis\/|runner\/|sim\/|nodejs-polars|npm:nodejs-polars|danfojs)/,
+    why: "shared helpers import only lib/ and schema/",
+  },
+  {
     from: "schema",
     forbidden: /^(analysis\/|runner\/|sim\/|lib\/|nodejs-polars|npm:nodejs-polars)/,
     why: "the contract depends on nothing",

@@ -7,6 +7,8 @@
  *
  * @module
  */
+import { fixed } from "../../lib/number_format.ts";
+import { textTable } from "../../lib/text_table.ts";
 import type { ClassSlo, ModeSlo, SloPolicy } from "../../schema/slo.ts";
 import type { RunManifest } from "../../schema/run_manifest.ts";
 import type { Disclosure } from "../goodput/disclosure.ts";
@@ -236,8 +238,6 @@ export function alternatives(run: LoadedRun, policy: SloPolicy, options: Alterna
   return { class: cls, lenient_factor: factor, headline: out[0]!, rows: out };
 }
 
-const cell = (v: number | null, digits: number): string => (v === null ? "-" : v.toFixed(digits));
-
 /**
  * The alternatives table as aligned text: one line per variant, the headline
  * first, `*` where the number differs from it.
@@ -256,23 +256,19 @@ export function formatAlternatives(alt: AlternativesResult): string {
     r.denominator,
     String(r.accepted),
     String(r.D),
-    cell(r.measurement_seconds, 1),
-    cell(r.accepted_goodput, 4),
-    cell(r.acceptance_rate, 4),
-    cell(r.slo_miss_rate, 4),
+    fixed(r.measurement_seconds, 1),
+    fixed(r.accepted_goodput, 4),
+    fixed(r.acceptance_rate, 4),
+    fixed(r.slo_miss_rate, 4),
     r === alt.headline ? "headline" : r.differs_from_headline ? "*" : "",
   ]);
-  const widths = head.map((h, i) => Math.max(h.length, ...body.map((r) => r[i]!.length)));
-  const line = (cells: string[]) =>
-    cells.map((c, i) => (i < 4 || i === cells.length - 1 ? c.padEnd(widths[i]!) : c.padStart(widths[i]!))).join("  ")
-      .trimEnd();
   return [
     `alternatives (${
       alt.class === null ? "overall" : `class ${alt.class}`
     }): lenient = every latency limit × ${alt.lenient_factor}; ` +
     "gates off = no gate required; warmup_included = the policy window with warm-up stages; whole_run = every stage; " +
     "accept = accepted / offered; miss = (D − accepted) / D; * = differs from the headline",
-    line(head),
-    ...body.map(line),
+    // Four rule columns and the trailing mark left, the numbers right.
+    ...textTable(head, body, { left: 4, lastLeft: true }),
   ].join("\n");
 }

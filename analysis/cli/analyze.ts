@@ -1,10 +1,14 @@
 import type { SloPolicy } from "../../schema/slo.ts";
+import { percentLabel } from "../latency/_percentile_checks.ts";
+import { sig } from "../../lib/number_format.ts";
+import { textTable } from "../../lib/text_table.ts";
 import { alternatives, formatAlternatives } from "../audit/alternatives.ts";
+import { latencyInWindow } from "../latency/latency.ts";
 import { formatGoodput } from "../goodput/format_goodput.ts";
 import { goodput } from "../goodput/goodput.ts";
 import { formatIntakeDrills } from "../recovery/format_intake_drill.ts";
 import { intakeDrills } from "../recovery/intake_drill.ts";
-import { latencyInWindow, type LatencyRow } from "../latency/latency.ts";
+import type { LatencyRow } from "../latency/latency.ts";
 import { runWindow } from "../goodput/policy.ts";
 import { DEFAULT_SUPPORT_CONFIDENCE, supportRuleText } from "../latency/early_stopping.ts";
 import { runVerdicts } from "../knee/verdicts.ts";
@@ -97,7 +101,8 @@ function excludedText(r: LatencyRow): string {
   if (r.excluded === null) return "-";
   return r.excluded_not_streamed ? `${r.excluded} (${r.excluded_not_streamed} not streamed)` : String(r.excluded);
 }
-const num = (v: number | null): string => (v === null ? "-" : String(+v.toPrecision(5)));
+/** Latency values and bounds: 5 significant digits. */
+const DIGITS = 5;
 
 /** Overall and per-class percentiles (every metric overall, the SLO metrics per class), each with n and its CI. */
 function formatLatency(rows: LatencyRow[], window: string): string {
@@ -107,9 +112,9 @@ function formatLatency(rows: LatencyRow[], window: string): string {
     const key = `${r.class}/${r.metric}`;
     const line = lines.get(key) ??
       { label: r.class ?? "all", metric: r.metric, n: r.n, excluded: excludedText(r), cells: [] };
-    const ci = `[${num(r.lower)}, ${r.upper === null ? "∞" : num(r.upper)}]`;
+    const ci = `[${sig(r.lower, DIGITS)}, ${sig(r.upper, DIGITS, "∞")}]`;
     line.cells.push(
-      r.value === null ? "-" : `${num(r.value)} ${ci}${r.supported ? "" : " UNSUPPORTED"}`,
+      r.value === null ? "-" : `${sig(r.value, DIGITS)} ${ci}${r.supported ? "" : " UNSUPPORTED"}`,
     );
     lines.set(key, line);
   }
@@ -121,18 +126,15 @@ function formatLatency(rows: LatencyRow[], window: string): string {
     "metric",
     "n",
     "excluded",
-    ...ps.map((p) => `p${+(p * 100).toPrecision(6)} [${conf * 100} % CI]`),
+    ...ps.map((p) => `${percentLabel(p)} [${conf * 100} % CI]`),
   ];
   const body = [...lines.values()].map((l) => [l.label, l.metric, String(l.n), l.excluded, ...l.cells]);
-  const widths = head.map((h, i) => Math.max(h.length, ...body.map((b) => (b[i] ?? "").length)));
-  const fmt = (cells: string[]) => cells.map((c, i) => c.padEnd(widths[i]!)).join("  ").trimEnd();
   return [
     `latency (window: ${window}; nearest-rank percentiles, distribution-free CI; ` +
     `${supportRuleText(ps, { confidence: support })}, else UNSUPPORTED; TTFT/e2e from scheduled_ms; excluded = ` +
     "completed requests without the metric, not in n: a request that was not streamed has no TTFT or TPOT; " +
     "per-metric inclusion rules and each percentile's early-stopping bound in --json)",
-    fmt(head),
-    ...body.map(fmt),
+    ...textTable(head, body),
   ].join("\n");
 }
 

@@ -1,6 +1,7 @@
 import { audit, type AuditResult, type RuleChoice } from "../audit/audit.ts";
 import { loadClaim } from "../audit/claim.ts";
-import { percentLabel, percentText } from "../latency/_percentile_checks.ts";
+import { percent, sig } from "../../lib/number_format.ts";
+import { percentLabel } from "../latency/_percentile_checks.ts";
 import { supportRuleText } from "../latency/early_stopping.ts";
 import { roundUp } from "../latency/round_display.ts";
 import {
@@ -18,21 +19,22 @@ import {
 const USAGE =
   "usage: deno task audit RUN --claim FILE [--slo FILE] [--confidence C] [--json] [--verify warn] [--partial-shards]";
 
-const fmt = (v: number | null | undefined): string => (v === null || v === undefined ? "-" : String(+v.toPrecision(6)));
+/** Values in the audit text: 6 significant digits. */
+const DIGITS = 6;
 
 function choice(c: RuleChoice): string {
   if (c.slo === null) {
-    const at = c.support_confidence === undefined ? "" : ` at ${percentText(c.support_confidence)}`;
-    return `window ${c.window} -> ${fmt(c.value)} (n = ${c.n}${c.supported ? "" : `, NOT supported${at}`})`;
+    const at = c.support_confidence === undefined ? "" : ` at ${percent(c.support_confidence)}`;
+    return `window ${c.window} -> ${sig(c.value, DIGITS)} (n = ${c.n}${c.supported ? "" : `, NOT supported${at}`})`;
   }
   const den = c.denominator === null ? "" : `denominator ${c.denominator}, `;
-  return `${den}window ${c.window}, SLO ${c.slo}, gates ${c.gates} -> ${fmt(c.value)}`;
+  return `${den}window ${c.window}, SLO ${c.slo}, gates ${c.gates} -> ${sig(c.value, DIGITS)}`;
 }
 
 /** The audit in plain text: the claim, the recomputation with its disclosure, the verdict, the reproducing choices. */
 function formatAudit(r: AuditResult): string {
   const c = r.claim;
-  const what = c.metric === "latency_percentile" ? `p${+(c.p! * 100).toPrecision(6)} ${c.latency_metric}` : c.metric;
+  const what = c.metric === "latency_percentile" ? `${percentLabel(c.p!)} ${c.latency_metric}` : c.metric;
   const d = r.stated.disclosure;
   const lat = r.stated.latency;
   const out = [
@@ -43,8 +45,8 @@ function formatAudit(r: AuditResult): string {
     `  window: ${d.window.description}; measurement_seconds = ${d.window.measurement_seconds}`,
     ...(lat
       ? [
-        `  n = ${lat.n}, ${lat.confidence * 100} % CI [${fmt(lat.lower)}, ${
-          fmt(lat.upper)
+        `  n = ${lat.n}, ${lat.confidence * 100} % CI [${sig(lat.lower, DIGITS)}, ${
+          sig(lat.upper, DIGITS)
         }], supported: ${lat.supported} (${supportRuleText([lat.p], { confidence: lat.support_confidence })}${
           lat.bound === null ? "" : `; the run supports ${percentLabel(lat.p)} ≤ ${roundUp(lat.bound)} (rounded up)`
         })`,
@@ -60,10 +62,10 @@ function formatAudit(r: AuditResult): string {
     "assumed (not stated by the claim):",
     ...(r.assumed.length ? r.assumed.map((a) => `  - ${a}`) : ["  (nothing)"]),
     ...r.notes.map((n) => `NOTE: ${n}`),
-    `${r.stated.match ? "MATCH" : "MISMATCH"}: recomputed ${fmt(r.stated.value)} vs claimed ${c.value} (difference ${
-      fmt(r.stated.difference)
-    }; tolerance ±${
-      fmt(r.tolerance.allowed)
+    `${r.stated.match ? "MATCH" : "MISMATCH"}: recomputed ${
+      sig(r.stated.value, DIGITS)
+    } vs claimed ${c.value} (difference ${sig(r.stated.difference, DIGITS)}; tolerance ±${
+      sig(r.tolerance.allowed, DIGITS)
     } = max(absolute ${r.tolerance.absolute}, relative ${r.tolerance.relative} × |claim|)${
       r.tolerance.stated ? "" : ", default"
     })`,

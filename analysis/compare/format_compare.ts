@@ -1,22 +1,15 @@
 import type { CompareResult } from "./compare.ts";
 import { supportRuleText } from "../latency/early_stopping.ts";
 import { roundDown } from "../latency/round_display.ts";
-
-const num = (v: number | string | null | undefined, digits: number): string =>
-  v === null || v === undefined ? "-" : typeof v === "string" ? v : v.toFixed(digits);
+import { fixed } from "../../lib/number_format.ts";
+import { textTable } from "../../lib/text_table.ts";
 
 /** Extras that are capacity figures (the knee, a limit): shown rounded down, never up. */
 const isCapacity = (key: string): boolean => key.startsWith("knee_rps") || key.startsWith("limit_rps");
 
 function extraCell(key: string, v: number | string | null | undefined): string {
-  return typeof v === "number" && isCapacity(key) ? String(roundDown(v)) : num(v, 4);
-}
-
-function grid(head: string[], body: string[][]): string[] {
-  const widths = head.map((h, i) => Math.max(h.length, ...body.map((r) => (r[i] ?? "").length)));
-  const line = (cells: string[]) =>
-    cells.map((c, i) => (i < 2 ? c.padEnd(widths[i]!) : c.padStart(widths[i]!))).join("  ").trimEnd();
-  return [line(head), ...body.map(line)];
+  if (typeof v === "string") return v;
+  return typeof v === "number" && isCapacity(key) ? String(roundDown(v)) : fixed(v, 4);
 }
 
 /**
@@ -40,17 +33,18 @@ export function formatCompare(result: CompareResult): string {
   out.push(
     "",
     "by route",
-    ...grid(
+    ...textTable(
       ["route", "run", "offered", "accepted", "goodput/s", "accept", ...extraKeys],
       result.routes.map((r) => [
         r.route,
         r.run_id,
         String(r.overall.offered),
         String(r.overall.accepted),
-        num(r.overall.accepted_goodput, 3),
-        num(r.overall.acceptance_rate, 3),
+        fixed(r.overall.accepted_goodput, 3),
+        fixed(r.overall.acceptance_rate, 3),
         ...extraKeys.map((k) => extraCell(k, r.extras[k])),
       ]),
+      { left: 2 },
     ),
     ...(extraKeys.some(isCapacity)
       ? ["knee_rps and limit_rps are rounded down to 4 significant digits, never up (exact values in --json)"]
@@ -59,20 +53,21 @@ export function formatCompare(result: CompareResult): string {
     `by route × class (e2e percentiles of completed requests; '-' where n does not support the percentile: ${
       supportRuleText([0.95, 0.99], { confidence: result.support_confidence })
     })`,
-    ...grid(
+    ...textTable(
       ["route", "class", "offered", "accept", "goodput/s", "e2e p95 ms", "e2e p99 ms", "n"],
       result.routes.flatMap((r) =>
         r.by_class.map((c) => [
           r.route,
           c.class,
           String(c.offered),
-          num(c.acceptance_rate, 3),
-          num(c.accepted_goodput, 3),
-          num(c.e2e_p95_ms, 0),
-          num(c.e2e_p99_ms, 0),
+          fixed(c.acceptance_rate, 3),
+          fixed(c.accepted_goodput, 3),
+          fixed(c.e2e_p95_ms, 0),
+          fixed(c.e2e_p99_ms, 0),
           String(c.e2e_n),
         ])
       ),
+      { left: 2 },
     ),
   );
   if (result.crowding.length) {
@@ -80,18 +75,19 @@ export function formatCompare(result: CompareResult): string {
       "",
       "crowding out: per-class acceptance in the mixed run vs the class alone on the same route " +
         "(one-sided two-proportion z-test, 95 %)",
-      ...grid(
+      ...textTable(
         ["route", "class", "mixed", "n", "alone", "n", "drop", "crowded out"],
         result.crowding.map((c) => [
           c.route,
           c.class,
-          num(c.mixed_acceptance, 3),
+          fixed(c.mixed_acceptance, 3),
           String(c.mixed_n),
-          num(c.alone_acceptance, 3),
+          fixed(c.alone_acceptance, 3),
           String(c.alone_n),
-          num(c.drop, 3),
+          fixed(c.drop, 3),
           c.crowded_out ? "YES" : "no",
         ]),
+        { left: 2 },
       ),
     );
   }

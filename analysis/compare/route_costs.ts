@@ -5,6 +5,7 @@
  *
  * @module
  */
+import { sig } from "../../lib/number_format.ts";
 import type { OverheadSheet, PriceSheet } from "../../schema/prices.ts";
 import type { SloPolicy } from "../../schema/slo.ts";
 import { type CompareResult, compareRoutes } from "./compare.ts";
@@ -53,12 +54,11 @@ export function ledgerWaterfall(l: LedgerResult): CostWaterfallInput {
 export function gpuTimeNote(
   targets: readonly Pick<GpuTimeSummary, "route" | "gpu_time" | "run_end_ms" | "outside_seconds" | "share">[],
 ): string {
-  const n = (v: number) => String(+v.toPrecision(4));
   return targets.map((g) =>
     g.gpu_time === "run"
-      ? `; ${g.route}: GPU time of the whole ${n(g.run_end_ms / 1000)} s run, ${
-        n(g.outside_seconds)
-      } s outside the measured stages × share ${n(g.share)}`
+      ? `; ${g.route}: GPU time of the whole ${sig(g.run_end_ms / 1000)} s run, ${
+        sig(g.outside_seconds)
+      } s outside the measured stages × share ${sig(g.share)}`
       : `; ${g.route}: GPU time of the window only (gpu_time window)`
   ).join("");
 }

@@ -1,33 +1,27 @@
 import type { LedgerResult } from "./ledger.ts";
 import { LEDGER_ITEMS } from "./price_lines.ts";
 import type { CostRow } from "./price_rollup.ts";
+import { sig } from "../../lib/number_format.ts";
+import { textTable } from "../../lib/text_table.ts";
 
-/** Money and quantities to 4 and 6 significant digits ("-" for null). */
-const money = (v: number | null) => (v === null ? "-" : v === 0 ? "0" : String(+v.toPrecision(4)));
-const qty = (v: number) => String(+v.toPrecision(6));
-
-function table(head: string[], body: string[][], leftCols: number): string[] {
-  const widths = head.map((h, i) => Math.max(h.length, ...body.map((r) => (r[i] ?? "").length)));
-  const line = (cells: string[]) =>
-    cells.map((c, i) => (i < leftCols ? c.padEnd(widths[i]!) : c.padStart(widths[i]!))).join("  ").trimEnd();
-  return [line(head), ...body.map(line)];
-}
+/** Money to 4 significant digits, quantities to 6 ("-" for null). */
+const QTY_DIGITS = 6;
 
 function costTable(label: string, rows: { name: string; row: CostRow }[]): string[] {
   const items = LEDGER_ITEMS.filter((i) => rows.some((r) => r.row.cost[i] !== 0));
-  return table(
+  return textTable(
     [label, "offered", "completed", "accepted", "total", "per accepted", "per offered", ...items],
     rows.map(({ name, row }) => [
       name,
       String(row.offered),
       String(row.completed),
       String(row.accepted),
-      money(row.total),
-      money(row.cost_per_accepted_task),
-      money(row.cost_per_offered_request),
-      ...items.map((i) => money(row.cost[i])),
+      sig(row.total),
+      sig(row.cost_per_accepted_task),
+      sig(row.cost_per_offered_request),
+      ...items.map((i) => sig(row.cost[i])),
     ]),
-    1,
+    { left: 1 },
   );
 }
 
@@ -35,11 +29,17 @@ function costTable(label: string, rows: { name: string; row: CostRow }[]): strin
 function gpuTimeLine(g: LedgerResult["gpu_time"][number]): string {
   const rs = g.replica_seconds;
   const states = (x: { busy: number; idle: number; warming: number }) =>
-    `busy ${qty(x.busy)}, idle ${qty(x.idle)}, warming ${qty(x.warming)}`;
-  return `GPU time of ${g.route} (gpu_time ${g.gpu_time}, from the ${g.basis}): run 0–${qty(g.run_end_ms)} ms ` +
-    `(end: ${g.run_end_from}); window ${qty(g.window_seconds)} s of ${qty(g.measured_seconds)} measured s; ` +
-    `outside every measured stage ${qty(g.outside_seconds)} s (${g.outside_parts.join(", ") || "none"}), share ` +
-    `${qty(g.share)} ${g.gpu_time === "run" ? "charged here" : "listed at 0"}` +
+    `busy ${sig(x.busy, QTY_DIGITS)}, idle ${sig(x.idle, QTY_DIGITS)}, warming ${sig(x.warming, QTY_DIGITS)}`;
+  return `GPU time of ${g.route} (gpu_time ${g.gpu_time}, from the ${g.basis}): run 0–${
+    sig(g.run_end_ms, QTY_DIGITS)
+  } ms ` +
+    `(end: ${g.run_end_from}); window ${sig(g.window_seconds, QTY_DIGITS)} s of ${
+      sig(g.measured_seconds, QTY_DIGITS)
+    } measured s; ` +
+    `outside every measured stage ${sig(g.outside_seconds, QTY_DIGITS)} s (${
+      g.outside_parts.join(", ") || "none"
+    }), share ` +
+    `${sig(g.share, QTY_DIGITS)} ${g.gpu_time === "run" ? "charged here" : "listed at 0"}` +
     (rs ? `; replica-seconds in the window ${states(rs.window)}; outside ${states(rs.outside)}` : "");
 }
 
@@ -61,19 +61,19 @@ export function formatLedger(r: LedgerResult, options: { verdicts?: string[]; he
   // First: the verdicts (`runVerdicts(...).lines`; by default an incomplete run's headline), then `header`.
   const verdicts = options.verdicts ?? (d.run_end.headline ? [d.run_end.headline] : []);
   const sources = [...new Set(r.lines.map((l) => l.source))];
-  const lines = table(
+  const lines = textTable(
     ["item", "route", "detail", "quantity", "unit", "unit price", "amount", "src"],
     r.lines.map((l) => [
       l.item,
       l.route ?? "-",
       l.detail,
-      qty(l.quantity),
+      sig(l.quantity, QTY_DIGITS),
       l.unit,
-      money(l.unit_price),
-      money(l.amount),
+      sig(l.unit_price),
+      sig(l.amount),
       `[${sources.indexOf(l.source) + 1}]`,
     ]),
-    3,
+    { left: 3 },
   );
   const ratio = o.ratio_to_naive_per_request;
   return [
@@ -96,17 +96,17 @@ export function formatLedger(r: LedgerResult, options: { verdicts?: string[]; he
     ...sources.map((s, i) => `  [${i + 1}] ${s}`),
     "",
     `cost per accepted task (${c})`,
-    `  total cost                         ${money(o.total)}${
-      o.unallocated ? ` (of which unallocated ${money(o.unallocated)})` : ""
+    `  total cost                         ${sig(o.total)}${
+      o.unallocated ? ` (of which unallocated ${sig(o.unallocated)})` : ""
     }`,
     `  accepted tasks                     ${o.accepted} of ${o.offered} offered (${o.completed} completed, ${o.sent} sent)`,
-    `  cost per accepted task             ${money(o.cost_per_accepted_task)}`,
-    `  cost per offered request           ${money(o.cost_per_offered_request)}`,
-    `  naive: model bill / sent requests  ${money(o.naive.per_request)}${
+    `  cost per accepted task             ${sig(o.cost_per_accepted_task)}`,
+    `  cost per offered request           ${sig(o.cost_per_offered_request)}`,
+    `  naive: model bill / sent requests  ${sig(o.naive.per_request)}${
       ratio === null ? "" : `   (cost per accepted task is ${ratio.toFixed(2)} × this)`
     }`,
-    `  naive: model bill per 1M tokens    ${money(o.naive.per_mtok)}   (model bill ${
-      money(o.naive.model_bill)
+    `  naive: model bill per 1M tokens    ${sig(o.naive.per_mtok)}   (model bill ${
+      sig(o.naive.model_bill)
     } over ${o.naive.tokens} tokens)`,
     "",
     "by route (requests.route)",

@@ -1,3 +1,4 @@
+import { sig } from "../../lib/number_format.ts";
 import type pl from "nodejs-polars";
 import { InputError } from "../../schema/errors.ts";
 import type { SelfHostedPrice } from "../../schema/prices.ts";
@@ -29,7 +30,8 @@ const STATES: [keyof StateSeconds, string][] = [
   ["warming", "replicas_warming: provisioning or loading"],
 ];
 
-const num = (v: number) => String(+v.toPrecision(6));
+/** Seconds and shares in the GPU-time details: 6 significant digits. */
+const DIGITS = 6;
 
 /**
  * Prices a self-hosted target's replica time: GPU time from the server
@@ -62,9 +64,11 @@ export function priceSelfHosted(
       replicaSeconds / 3600 * price.gpus_per_replica,
       weights,
     );
-  const share = num(split.share);
+  const share = sig(split.share, DIGITS);
   const outsideTerms = charged
-    ? `share ${share} (window ${num(split.window_seconds)} s of ${num(split.measured_seconds)} measured s)`
+    ? `share ${share} (window ${sig(split.window_seconds, DIGITS)} s of ${
+      sig(split.measured_seconds, DIGITS)
+    } measured s)`
     : `share ${share}, not charged (gpu_time: window)`;
   const runSeconds = split.run.end_ms / 1000;
   const time = target.server ? replicaTime(target.server, split, target.match) : null;
@@ -85,7 +89,7 @@ export function priceSelfHosted(
     if (time.covered_seconds < 0.95 * runSeconds) {
       warnings.push(
         `route ${route}: the server timeline covers ${time.covered_seconds.toFixed(1)} s of the run's ${
-          num(runSeconds)
+          sig(runSeconds, DIGITS)
         } s; GPU time outside it is not charged`,
       );
     }
@@ -128,7 +132,9 @@ export function priceSelfHosted(
   // Spares and operations run as long as the deployment: over the window, plus the outside share under "run".
   const paidSeconds = split.window_seconds + (charged ? split.outside_seconds * split.share : 0);
   const over = charged
-    ? `(window ${num(split.window_seconds)} s + share ${share} of ${num(split.outside_seconds)} s outside it)`
+    ? `(window ${sig(split.window_seconds, DIGITS)} s + share ${share} of ${
+      sig(split.outside_seconds, DIGITS)
+    } s outside it)`
     : `window hours (gpu_time: window)`;
   if (price.redundancy_replicas > 0) {
     gpuLine(

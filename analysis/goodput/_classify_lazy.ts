@@ -1,38 +1,11 @@
 import pl from "nodejs-polars";
-import type { Gate, SloPolicy } from "../../schema/slo.ts";
+import { FAILURE_REASONS, type FailureReason, GATES, type SloPolicy } from "../../schema/slo.ts";
 import { classSlo, type ResolvedWindow } from "./policy.ts";
 import { modeLimit, undeclaredMode, withModeSlo } from "./_mode_slo.ts";
-import { gateFails, GATES, notApplicableMask, requiredColumn } from "./_gates.ts";
+import { gateFails, notApplicableMask, requiredColumn } from "./_gates.ts";
 import { ATTEMPT_COLUMNS, finalAttemptLazy, streamingExprs } from "./_streaming.ts";
 
-export { ATTEMPT_COLUMNS, GATES };
-
-/** Why a request in the window was not accepted; the first failing one is kept. */
-export type FailureReason =
-  | "rejected"
-  | "client_shed"
-  | "not_sent"
-  | "timeout"
-  | "error"
-  | "undeclared_mode"
-  | "late_e2e"
-  | "late_ttft"
-  | "slow_tpot"
-  | `gate_${Gate}`;
-
-/** Failure reasons in attribution order; a reason's code is its index here. */
-export const REASONS: readonly FailureReason[] = [
-  "rejected",
-  "client_shed",
-  "not_sent",
-  "timeout",
-  "error",
-  "undeclared_mode",
-  "late_e2e",
-  "late_ttft",
-  "slow_tpot",
-  ...GATES.map((g) => `gate_${g}` as const),
-];
+export { ATTEMPT_COLUMNS };
 
 /** The request columns a classification reads. */
 export const REQUEST_COLUMNS = [
@@ -48,6 +21,19 @@ export const REQUEST_COLUMNS = [
   "streamed",
   "applicable_gates",
 ];
+
+/** Outcomes of a request the runner never sent: shed by the client, or not begun before the run ended. */
+export const NOT_SENT_OUTCOMES = ["not_sent", "client_shed"] as const;
+
+/**
+ * `sent` and `completed` of a request, from its outcome, the one definition
+ * every count uses: sent = the outcome is not one of
+ * {@linkcode NOT_SENT_OUTCOMES}; completed = the outcome is `ok`.
+ */
+export function sentCompletedExprs(): { sent: pl.Expr; completed: pl.Expr } {
+  const outcome = pl.col("outcome");
+  return { sent: outcome.isIn([...NOT_SENT_OUTCOMES]).not(), completed: outcome.eq(pl.lit("ok")) };
+}
 
 /** True when `scheduled_ms` is inside one of the window's half-open intervals. */
 export function inWindowExpr(window: ResolvedWindow): pl.Expr {
@@ -85,14 +71,15 @@ function limitsFrame(policy: SloPolicy): pl.LazyDataFrame {
   ]).lazy();
 }
 
-const code = (r: FailureReason) => pl.lit(REASONS.indexOf(r)).cast(pl.UInt8);
+/** A reason's code: its index in `FAILURE_REASONS` (schema/slo.ts). */
+const code = (r: FailureReason) => pl.lit(FAILURE_REASONS.indexOf(r)).cast(pl.UInt8);
 
 /**
  * Per request in the window: `request_id, class, stage, outcome,
  * scheduled_ms, service_mode, e2e_ms, ttft_ms, tpot_ms` (TTFT and TPOT null
  * where not observable, `_streaming.ts`), `streaming` (index in `STREAMING`),
- * `gates_na` (mask of the required gates that passed as n/a, `_gates.ts`)
- * and `reason` as a code (index in {@linkcode REASONS}; null = accepted).
+ * `gates_na` (mask of the required gates that passed as n/a, `_gates.ts`),
+ * `sent` and `completed` ({@linkcode sentCompletedExprs}) and `reason` as a code (index in `FAILURE_REASONS`, schema/slo.ts; null = accepted).
  * One lazy plan: callers aggregate it or collect it; nothing is read before
  * then. `ordered` keeps the requests' row order (the joins are cheaper
  * without it).
@@ -148,6 +135,8 @@ export function classifyLazy(
       pl.when(outcome.eq(pl.lit("ok"))).then(streaming.code).otherwise(pl.lit(null).cast(pl.UInt8))
         .alias("streaming"),
       notApplicableMask(policy).alias("gates_na"),
+      sentCompletedExprs().sent.alias("sent"),
+      sentCompletedExprs().completed.alias("completed"),
       reason.otherwise(pl.lit(null).cast(pl.UInt8)).alias("reason"),
     );
 }

@@ -6,11 +6,8 @@
  * @module
  */
 import pl from "nodejs-polars";
-import type { Gate, SloPolicy } from "../../schema/slo.ts";
+import { type Gate, GATES, type SloPolicy } from "../../schema/slo.ts";
 import { modeRequired } from "./_mode_slo.ts";
-
-/** Gates in attribution order (the list `classify.ts` exports as GATE_ORDER). */
-export const GATES = ["output_valid", "schema_ok", "quality_ok", "safety_ok", "auth_ok"] as const satisfies Gate[];
 
 /** The gate rule, stated in every disclosure. */
 export const GATE_RULE =

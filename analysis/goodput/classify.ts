@@ -1,17 +1,17 @@
 import pl from "nodejs-polars";
-import type { Gate, SloPolicy } from "../../schema/slo.ts";
+import { FAILURE_REASONS, type FailureReason, type Gate, GATES, type SloPolicy } from "../../schema/slo.ts";
 import type { LoadedRun } from "../run/loaded_run.ts";
 import { policyForRun, type ResolvedWindow } from "./policy.ts";
-import { classifyLazy, type FailureReason, GATES, REASONS, tpotLazy } from "./_classify_lazy.ts";
+import { classifyLazy, tpotLazy } from "./_classify_lazy.ts";
 import { STREAMING } from "./_streaming.ts";
 
 export type { FailureReason };
 
-/** Gates in attribution order. */
+/** Gates in attribution order (`GATES` of the contract, schema/slo.ts). */
 export const GATE_ORDER: readonly Gate[] = GATES;
 
-/** Failure reasons in attribution order: a request counts under the first that applies. */
-export const FAILURE_ORDER: readonly FailureReason[] = REASONS;
+/** Failure reasons in attribution order: a request counts under the first that applies (`FAILURE_REASONS`, schema/slo.ts). */
+export const FAILURE_ORDER: readonly FailureReason[] = FAILURE_REASONS;
 
 /** Outcomes attributed to `error`. */
 export const ERROR_OUTCOMES = ["http_error", "transport_error", "invalid_response", "aborted"] as const;
@@ -51,7 +51,6 @@ export function tpotFrame(attempts: pl.DataFrame): pl.DataFrame {
  */
 export function classify(run: LoadedRun, policy: SloPolicy, window: ResolvedWindow): pl.DataFrame {
   policy = policyForRun(policy, run, "classify() policy");
-  const outcome = pl.col("outcome");
   let reason = pl.when(pl.col("reason").isNull()).then(pl.lit(null).cast(pl.Utf8));
   for (const [i, r] of FAILURE_ORDER.entries()) reason = reason.when(pl.col("reason").eq(pl.lit(i))).then(pl.lit(r));
   let streaming = pl.when(pl.col("streaming").isNull()).then(pl.lit(null).cast(pl.Utf8));
@@ -69,11 +68,11 @@ export function classify(run: LoadedRun, policy: SloPolicy, window: ResolvedWind
   return classifyLazy(run.requests.lazy(), run.attempts.lazy(), policy, window, true)
     .select(
       // classifyLazy's columns, in its order, then the booleans, then the reason code as text.
-      pl.exclude("reason", "streaming", "gates_na"),
+      pl.exclude("reason", "streaming", "gates_na", "sent", "completed"),
       streaming.otherwise(pl.lit(null).cast(pl.Utf8)).alias("streaming"),
       pl.when(mask.eq(pl.lit(0))).then(pl.lit(null).cast(pl.Utf8)).otherwise(na).alias("gates_na"),
-      outcome.isIn(["not_sent", "client_shed"]).not().alias("sent"),
-      outcome.eq(pl.lit("ok")).alias("completed"),
+      pl.col("sent"),
+      pl.col("completed"),
       pl.col("reason").isNull().alias("accepted"),
       reason.otherwise(pl.lit(null).cast(pl.Utf8)).alias("reason"),
     )

@@ -1,11 +1,11 @@
-import type { ClassSlo, Gate, ModeSlo, SloPolicy } from "../../schema/slo.ts";
+import { type ClassSlo, type Gate, GATES, type ModeSlo, type SloPolicy } from "../../schema/slo.ts";
 import { FAILURE_ORDER, type FailureReason } from "./classify.ts";
 import type { LoadedRun } from "../run/loaded_run.ts";
 import { classSlo, type ResolvedWindow } from "./policy.ts";
 import { RUN_END_RULE, type RunEnd } from "../run/run_end.ts";
 import { PARTIAL_SHARDS_RULE } from "../run/_shard_set.ts";
 import { MODE_RULES } from "./service_modes.ts";
-import { GATE_RULE, GATES } from "./_gates.ts";
+import { GATE_RULE } from "./_gates.ts";
 import { STREAMING, type Streaming, STREAMING_RULE, TPOT_DEFINITION, TTFT_DEFINITION } from "./_streaming.ts";
 
 export { TPOT_DEFINITION, TTFT_DEFINITION };

@@ -1,8 +1,8 @@
+import { fixed } from "../../lib/number_format.ts";
+import { textTable } from "../../lib/text_table.ts";
 import { FAILURE_ORDER, GATE_ORDER } from "./classify.ts";
 import type { GoodputResult, GoodputRow } from "./goodput.ts";
 import { modeLabel, modeSloLines } from "./service_modes.ts";
-
-const num = (v: number | null, digits: number): string => (v === null ? "-" : v.toFixed(digits));
 
 function table(title: string, label: string, rows: { name: string; row: GoodputRow }[]): string[] {
   const head = [
@@ -23,17 +23,14 @@ function table(title: string, label: string, rows: { name: string; row: GoodputR
     String(row.sent),
     String(row.completed),
     String(row.accepted),
-    num(row.measurement_seconds, 1),
-    num(row.accepted_goodput, 4),
-    num(row.acceptance_rate, 4),
-    num(row.slo_miss_rate, 4),
+    fixed(row.measurement_seconds, 1),
+    fixed(row.accepted_goodput, 4),
+    fixed(row.acceptance_rate, 4),
+    fixed(row.slo_miss_rate, 4),
     FAILURE_ORDER.filter((f) => row.failures[f] > 0).map((f) => `${f}=${row.failures[f]}`).join(" ") || "-",
   ]);
-  const widths = head.map((h, i) => Math.max(h.length, ...body.map((r) => r[i]!.length)));
-  const line = (cells: string[]) =>
-    cells.map((c, i) => (i === 0 || i === cells.length - 1 ? c.padEnd(widths[i]!) : c.padStart(widths[i]!)))
-      .join("  ").trimEnd();
-  return [title, line(head), ...body.map(line)];
+  // The label and the failures left, the numbers right.
+  return [title, ...textTable(head, body, { left: 1, lastLeft: true })];
 }
 
 /** Options of {@linkcode formatGoodput}. */

@@ -47,10 +47,6 @@ interface Group {
   failures: Record<FailureReason, number>;
 }
 
-const NOT_SENT = new Set([FAILURE_ORDER.indexOf("not_sent"), FAILURE_ORDER.indexOf("client_shed")]);
-// Every reason after `error` is judged on a completed (outcome ok) request.
-const FIRST_COMPLETED = FAILURE_ORDER.indexOf("error") + 1;
-
 function isScanned(run: LoadedRun | ScannedRun): run is ScannedRun {
   return typeof (run.requests as { collectSync?: unknown }).collectSync === "function";
 }
@@ -58,9 +54,10 @@ function isScanned(run: LoadedRun | ScannedRun): run is ScannedRun {
 /**
  * Classifies and counts the window's requests by class × stage × first
  * failing reason (× how a completed request was streamed × the gates that
- * passed as n/a) in one polars query (a few hundred rows come back); sent and
- * completed follow from the reason, since outcomes are checked first. The
- * streaming and n/a counts per class go to `observed`.
+ * passed as n/a × sent × completed) in one polars query (a few hundred rows
+ * come back; sent and completed follow from the outcome, as the reason does,
+ * so they add no groups). The streaming and n/a counts per class go to
+ * `observed`.
  */
 function aggregate(
   run: LoadedRun | ScannedRun,
@@ -76,6 +73,8 @@ function aggregate(
     const reason = df.getColumn("reason").toArray() as (number | null)[];
     const streaming = df.getColumn("streaming").toArray() as (number | null)[];
     const na = df.getColumn("gates_na").toArray() as number[];
+    const sent = df.getColumn("sent").toArray() as boolean[];
+    const completed = df.getColumn("completed").toArray() as boolean[];
     const n = df.getColumn("n").toArray() as number[];
     for (let i = 0; i < df.height; i++) {
       const c = String(cls[i]), k = Number(n[i]);
@@ -91,8 +90,8 @@ function aggregate(
       }
       const r = reason[i] ?? null;
       g.counts.offered! += k;
-      if (r === null || !NOT_SENT.has(r)) g.counts.sent! += k;
-      if (r === null || r >= FIRST_COMPLETED) g.counts.completed! += k;
+      if (sent[i]) g.counts.sent! += k;
+      if (completed[i]) g.counts.completed! += k;
       if (r === null) g.counts.accepted! += k;
       else g.failures[FAILURE_ORDER[r]!] += k;
     }
@@ -105,6 +104,8 @@ function aggregate(
       "reason",
       "streaming",
       "gates_na",
+      "sent",
+      "completed",
     ])
       .agg(pl.len().alias("n"));
   if (!isScanned(run)) add(query(run.requests.lazy(), run.attempts.lazy()).collectSync());

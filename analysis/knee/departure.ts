@@ -19,6 +19,7 @@
  *
  * @module
  */
+import { sig } from "../../lib/number_format.ts";
 import type { SignalSample } from "./signals.ts";
 import { type Level, type Spread, spreadOf, straddles } from "./repeats.ts";
 import {
@@ -182,8 +183,9 @@ function guard(
     ? fisherOneSided(base.num, base.den, level.num, level.den, worse)
     : blockBootstrapTest(singletons(baseBlocks), singletons(levelBlocks), worse)?.p_value ?? 1;
   const p = Math.max(t.p_value, independent);
-  const sig = p < alpha;
-  const ci = (c: [number | null, number | null]) => `[${r4(c[0])}, ${r4(c[1])}]`;
+  const significant = p < alpha;
+  // A missing bound is unbounded.
+  const ci = (c: [number | null, number | null]) => `[${sig(c[0], 4, "∞")}, ${sig(c[1], 4, "∞")}]`;
   const p3 = (x: number) => (x === 0 ? "0" : x.toPrecision(3));
   const counts = rates ? `${level.num}/${level.den} vs baseline ${base.num}/${base.den}: ` : "";
   return {
@@ -191,18 +193,15 @@ function guard(
     p_value: p,
     block_p_value: t.p_value,
     independent_p_value: independent,
-    significant: sig,
+    significant,
     detail: `${counts}block bootstrap (${count} of ${BLOCK_MS / 1000} s, ${BLOCK_RESAMPLES} resamples, seeds ` +
       `${BASELINE_SEED}/${LEVEL_SEED}): 95 % CI ${ci(t.level_ci)} vs baseline ${ci(t.baseline_ci)}, p = ${
         p3(t.p_value)
       }; under independence (${rates ? "Fisher exact" : "bootstrap over requests"}) p = ${p3(independent)}: ${
-        sig ? "both <" : "not both <"
+        significant ? "both <" : "not both <"
       } α = ${alpha}`,
   };
 }
-
-/** 4 significant digits for the evidence text ("∞" for a missing bound). */
-export const r4 = (v: number | null): string => (v === null ? "∞" : String(Number(v.toPrecision(4))));
 
 function thresholdOf(baseline: number, worse: "higher" | "lower", t: Tolerance): number {
   return worse === "higher" ? baseline * (1 + t.rel) + t.abs : baseline * (1 - t.rel) - t.abs;
@@ -250,10 +249,10 @@ export function departure(
   const out = { ...common, threshold, beyond_tolerance: beyond, guard: g, spread };
   const side = worse === "higher" ? "above" : "below";
   if (spread && straddles(spread, threshold)) {
-    return { ...out, verdict: "undecidable", why: `repeats lie on both sides of the threshold ${r4(threshold)}` };
+    return { ...out, verdict: "undecidable", why: `repeats lie on both sides of the threshold ${sig(threshold)}` };
   }
-  if (!beyond) return { ...out, verdict: "ok", why: `within tolerance (not ${side} ${r4(threshold)})` };
-  if (g.name === "none") return { ...out, verdict: "degraded", why: `${side} ${r4(threshold)} (tolerance only)` };
-  if (g.significant) return { ...out, verdict: "degraded", why: `${side} ${r4(threshold)} and ${g.detail}` };
-  return { ...out, verdict: "undecidable", why: `${side} ${r4(threshold)} but ${g.detail}` };
+  if (!beyond) return { ...out, verdict: "ok", why: `within tolerance (not ${side} ${sig(threshold)})` };
+  if (g.name === "none") return { ...out, verdict: "degraded", why: `${side} ${sig(threshold)} (tolerance only)` };
+  if (g.significant) return { ...out, verdict: "degraded", why: `${side} ${sig(threshold)} and ${g.detail}` };
+  return { ...out, verdict: "undecidable", why: `${side} ${sig(threshold)} but ${g.detail}` };
 }

@@ -2,18 +2,13 @@ import type { Departure } from "./departure.ts";
 import type { KneeReport } from "./knee.ts";
 import { type ProductionLimit, rateText } from "./limit.ts";
 import { roundDown } from "../latency/round_display.ts";
+import { sig } from "../../lib/number_format.ts";
+import { textTable } from "../../lib/text_table.ts";
 
-const num = (v: number | null | undefined): string => (v === null || v === undefined ? "-" : String(+v.toPrecision(4)));
 /** Capacity figures (knees, limits) are shown rounded down, never up. */
 const down = (v: number): string => String(roundDown(v));
 /** "rounded down; " when the shown value is below the exact one, to open a parenthesis with. */
 const downNote = (v: number): string => (roundDown(v) < v ? "rounded down; " : "");
-
-function table(head: string[], rows: string[][]): string[] {
-  const widths = head.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] ?? "").length)));
-  const fmt = (cells: string[]) => cells.map((c, i) => c.padEnd(widths[i]!)).join("  ").trimEnd();
-  return [fmt(head), ...rows.map(fmt)];
-}
 
 /** Undecidable departures listed in the text; --json has them all. */
 const UNDECIDABLE_SHOWN = 12;
@@ -30,9 +25,9 @@ function transientLines(report: KneeReport): string[] {
   for (const rps of [...new Set(report.transients.map((t) => t.planned_rps))]) {
     const here = report.transients.filter((t) => t.planned_rps === rps);
     const stages = here[0]!.where.map((w) =>
-      `${report.runs.length > 1 ? `${w.run_id}:` : ""}${w.stage} (${num(w.start_ms)}–${num(w.end_ms)} ms)`
+      `${report.runs.length > 1 ? `${w.run_id}:` : ""}${w.stage} (${sig(w.start_ms)}–${sig(w.end_ms)} ms)`
     );
-    out.push(`  @ ${num(rps)} req/s (measured ${num(here[0]!.offered_rps)}), ${stages.join(", ")}:`);
+    out.push(`  @ ${sig(rps)} req/s (measured ${sig(here[0]!.offered_rps)}), ${stages.join(", ")}:`);
     for (const t of here) {
       const spans = t.where.flatMap((w) =>
         (w.out_of_line_s ?? []).map(([a, b]) =>
@@ -45,8 +40,8 @@ function transientLines(report: KneeReport): string[] {
         ? `out of line at ${spans.join(", ")}`
         : "no single second out of line";
       out.push(
-        `    ${t.signal}: ${num(t.value)} vs baseline ${num(t.baseline)} (threshold ${
-          num(t.threshold)
+        `    ${t.signal}: ${sig(t.value)} vs baseline ${sig(t.baseline)} (threshold ${
+          sig(t.threshold)
         }), ${when}; ${t.why}`,
       );
     }
@@ -73,22 +68,22 @@ export function formatKnee(report: KneeReport, limit: ProductionLimit, options: 
     "",
     "load levels (steady and burst stages grouped by planned rate; offered rate measured = offered / seconds)",
   );
-  out.push(...table(
+  out.push(...textTable(
     ["planned rps", "offered rps", "stages", "seconds", "offered", "accepted", "goodput /s", "acceptance"],
     report.levels.map((l) => [
-      num(l.planned_rps),
-      num(l.pooled.offered_rps),
+      sig(l.planned_rps),
+      sig(l.pooled.offered_rps),
       l.pooled.parts.map((p) => (report.runs.length > 1 ? `${p.run_id}:${p.stage}` : p.stage)).join(","),
-      num(l.pooled.seconds),
+      sig(l.pooled.seconds),
       String(l.pooled.offered),
       String(l.pooled.accepted),
-      num(l.pooled.accepted_goodput),
-      num(l.pooled.signals.acceptance_rate?.value),
+      sig(l.pooled.accepted_goodput),
+      sig(l.pooled.signals.acceptance_rate?.value),
     ]),
   ));
 
   for (const e of report.excluded) {
-    out.push(`excluded from the knee: ${num(e.planned_rps)} req/s planned (${e.stages.join(",")}): ${e.why}`);
+    out.push(`excluded from the knee: ${sig(e.planned_rps)} req/s planned (${e.stages.join(",")}): ${e.why}`);
   }
 
   const levels = report.levels;
@@ -104,19 +99,19 @@ export function formatKnee(report: KneeReport, limit: ProductionLimit, options: 
       key,
       s.worse === "higher" ? "↑ worse" : "↓ worse",
       tol
-        ? `${tol.rel ? `${tol.rel * 100} %` : ""}${tol.rel && tol.abs ? " + " : ""}${tol.abs ? num(tol.abs) : ""}`
+        ? `${tol.rel ? `${tol.rel * 100} %` : ""}${tol.rel && tol.abs ? " + " : ""}${tol.abs ? sig(tol.abs) : ""}`
         : "",
-      num(report.baseline.point.signals[key]?.value),
-      ...s.departures.map((d) => `${num(d.value)}${mark(d)}${d.slo_undecidable ? " (SLO?)" : ""}`),
+      sig(report.baseline.point.signals[key]?.value),
+      ...s.departures.map((d) => `${sig(d.value)}${mark(d)}${d.slo_undecidable ? " (SLO?)" : ""}`),
     ];
   });
-  out.push(...table(
+  out.push(...textTable(
     [
       "signal",
       "direction",
       "tolerance",
       "baseline",
-      ...levels.slice(report.baseline.planned_rps.length).map((l) => `@${num(l.planned_rps)}`),
+      ...levels.slice(report.baseline.planned_rps.length).map((l) => `@${sig(l.planned_rps)}`),
     ],
     rows,
   ));
@@ -130,13 +125,13 @@ export function formatKnee(report: KneeReport, limit: ProductionLimit, options: 
   if (report.first_degrading) {
     const f = report.first_degrading;
     out.push(
-      `first degrading at planned ${num(f.planned_rps)} req/s (measured ${down(f.offered_rps)} req/s${
+      `first degrading at planned ${sig(f.planned_rps)} req/s (measured ${down(f.offered_rps)} req/s${
         roundDown(f.offered_rps) < f.offered_rps ? ", rounded down" : ""
       }): ${f.signals.join(", ")}`,
     );
     for (const key of f.signals) {
       const d = report.signals[key]!.departures.find((x) => x.planned_rps === f.planned_rps)!;
-      out.push(`  ${key}: ${num(d.value)} vs baseline ${num(d.baseline)}: ${d.why}`);
+      out.push(`  ${key}: ${sig(d.value)} vs baseline ${sig(d.baseline)}: ${d.why}`);
       out.push(`    ${d.persistence?.status === "last_level" ? "unconfirmed" : "persists"}: ${d.persistence?.why}`);
     }
   } else out.push("no signal degraded persistently within the tested range");
@@ -144,7 +139,7 @@ export function formatKnee(report: KneeReport, limit: ProductionLimit, options: 
   if (report.undecidable.length) {
     out.push(`undecidable (at or below the first degrading level): ${report.undecidable.length}`);
     for (const u of report.undecidable.slice(0, UNDECIDABLE_SHOWN)) {
-      out.push(`  ${u.signal} @ ${num(u.planned_rps)} req/s: ${u.why}`);
+      out.push(`  ${u.signal} @ ${sig(u.planned_rps)} req/s: ${u.why}`);
     }
     const more = report.undecidable.length - UNDECIDABLE_SHOWN;
     if (more > 0) out.push(`  … ${more} more (every one with its evidence in --json)`);
@@ -156,12 +151,12 @@ export function formatKnee(report: KneeReport, limit: ProductionLimit, options: 
     "Kneedle knee of accepted goodput vs measured offered rate (concave, increasing; S = " +
       `${k.result?.S ?? "-"}; normalise, difference curve y_n − x_n, threshold = local max − S·mean Δx_n)`,
   );
-  out.push(`  points: ${k.x.map((x, i) => `(${num(x)}, ${num(k.y[i])})`).join(" ")}`);
-  for (const e of k.excluded) out.push(`  left out: ${num(e.offered_rps)} req/s: ${e.why}`);
+  out.push(`  points: ${k.x.map((x, i) => `(${sig(x)}, ${sig(k.y[i])})`).join(" ")}`);
+  for (const e of k.excluded) out.push(`  left out: ${sig(e.offered_rps)} req/s: ${e.why}`);
   if (k.result?.knee != null) {
-    const diff = k.result.y_difference.map(num).join(" ");
-    const maxima = k.result.maxima.map((m) => `#${m.index}: T = ${num(m.threshold)}`).join(", ");
-    out.push(`  knee: ${rateText(k.result.knee)} (goodput ${num(k.result.knee_y)} /s)`);
+    const diff = k.result.y_difference.map((y) => sig(y)).join(" ");
+    const maxima = k.result.maxima.map((m) => `#${m.index}: T = ${sig(m.threshold)}`).join(", ");
+    out.push(`  knee: ${rateText(k.result.knee)} (goodput ${sig(k.result.knee_y)} /s)`);
     out.push(`  difference curve: ${diff}; maxima ${maxima}`);
   } else out.push(`  no knee: ${k.note}`);
   for (const r of report.kneedle_by_run) {
@@ -181,15 +176,15 @@ export function formatKnee(report: KneeReport, limit: ProductionLimit, options: 
   if (multi.length) {
     out.push("", "repeats (each value kept; the tested value pools their requests):");
     for (const l of multi) {
-      const acc = l.repeats.map((r) => num(r.signals.acceptance_rate?.value)).join(", ");
-      const gp = l.repeats.map((r) => num(r.accepted_goodput)).join(", ");
-      out.push(`  ${num(l.planned_rps)} req/s: acceptance ${acc}; goodput ${gp}`);
+      const acc = l.repeats.map((r) => sig(r.signals.acceptance_rate?.value)).join(", ");
+      const gp = l.repeats.map((r) => sig(r.accepted_goodput)).join(", ");
+      out.push(`  ${sig(l.planned_rps)} req/s: acceptance ${acc}; goodput ${gp}`);
     }
   }
   if (report.acceptance_floor) {
     const f = report.acceptance_floor;
     out.push("", `acceptance floor ${f.floor}:`);
-    for (const l of f.levels) out.push(`  ${num(l.planned_rps)} req/s: ${l.why}`);
+    for (const l of f.levels) out.push(`  ${sig(l.planned_rps)} req/s: ${l.why}`);
   }
 
   out.push("");
@@ -210,7 +205,7 @@ export function formatKnee(report: KneeReport, limit: ProductionLimit, options: 
   } else if (limit.choices.length) {
     out.push(`production limit: not applied — ${limit.note}`);
     out.push(
-      ...table(
+      ...textTable(
         ["headroom", "limit rps (rounded down; exact in --json)"],
         limit.choices.map((c) => [`${c.headroom * 100} %`, down(c.limit_rps)]),
       ).map((l) => `  ${l}`),

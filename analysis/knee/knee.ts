@@ -10,7 +10,8 @@
  */
 import { InputError } from "../../schema/errors.ts";
 import type { OverheadSheet, PriceSheet } from "../../schema/prices.ts";
-import { DEFAULT_TOLERANCES, type Departure, departure, r4, type Tolerance } from "./departure.ts";
+import { DEFAULT_TOLERANCES, type Departure, departure, type Tolerance } from "./departure.ts";
+import { sig } from "../../lib/number_format.ts";
 import type { SloPolicy } from "../../schema/slo.ts";
 import { kneedle, type KneedleResult } from "./kneedle.ts";
 import { COST_GUARD_NOTE } from "./level_cost.ts";
@@ -216,13 +217,13 @@ export function kneeAnalysis(runs: LoadedRun[], policy: SloPolicy, options: Knee
         return {
           planned_rps: l.planned_rps,
           meets: null,
-          why: `undecidable: repeats ${r4(sp.min)}–${r4(sp.max)} straddle ${floor}`,
+          why: `undecidable: repeats ${sig(sp.min, 4, "∞")}–${sig(sp.max, 4, "∞")} straddle ${floor}`,
         };
       }
       return {
         planned_rps: l.planned_rps,
         meets: v >= floor,
-        why: `acceptance ${r4(v)} ${v >= floor ? "≥" : "<"} ${floor}`,
+        why: `acceptance ${sig(v)} ${v >= floor ? "≥" : "<"} ${floor}`,
       };
     }),
   };

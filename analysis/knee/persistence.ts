@@ -5,6 +5,7 @@
  *
  * @module
  */
+import { sig } from "../../lib/number_format.ts";
 import { blocksBeyond, secondSpans } from "./block_bootstrap.ts";
 import type { Departure, Persistence } from "./departure.ts";
 import type { Level } from "./repeats.ts";
@@ -43,8 +44,6 @@ export interface Transient {
   }[];
 }
 
-const num = (v: number) => String(Number(v.toPrecision(4)));
-
 /**
  * Each departure with its {@linkcode Persistence} when degraded (see
  * {@linkcode PERSISTENCE_RULE}); `levels` are the levels the departures
@@ -61,7 +60,7 @@ export function persist(
     const j = departures.findIndex((x, k) => k > i && x.verdict !== "no data");
     const next = j < 0 ? null : departures[j]!;
     if (next?.verdict === "degraded") {
-      const why = `the next level with data (${num(next.planned_rps)} req/s) also departs`;
+      const why = `the next level with data (${sig(next.planned_rps)} req/s) also departs`;
       return { ...d, persistence: { status: "confirmed", by: "next_level", why } };
     }
     const repeats = levels[i]!.repeats.length;
@@ -81,7 +80,7 @@ export function persist(
     }
     const why = next
       ? `the next level with data (${
-        num(next.planned_rps)
+        sig(next.planned_rps)
       } req/s) does not depart (${next.verdict}: ${next.why})${alone}`
       : `no level above has data for this signal${alone}`;
     return { ...d, persistence: { status: "transient", by: null, why } };
@@ -153,8 +152,8 @@ export function goodputDips(x: number[], y: number[]): (GoodputDip & { index: nu
       index: i,
       offered_rps: x[i]!,
       accepted_goodput: y[i]!,
-      why: `accepted goodput ${num(y[i]!)} /s is below ${num(before)} /s at ${num(x[y.indexOf(before)]!)} req/s, ` +
-        `and ${num(after)} /s at ${num(x[y.indexOf(after, i + 1)]!)} req/s is back at or above it: a dip that did ` +
+      why: `accepted goodput ${sig(y[i]!)} /s is below ${sig(before)} /s at ${sig(x[y.indexOf(before)]!)} req/s, ` +
+        `and ${sig(after)} /s at ${sig(x[y.indexOf(after, i + 1)]!)} req/s is back at or above it: a dip that did ` +
         "not persist",
     });
   }

@@ -5,6 +5,7 @@
  *
  * @module
  */
+import { sig } from "../../lib/number_format.ts";
 import { CLIENT_LIMIT_RULE, CUT_LEVEL_RULE, type ExcludedLevel, type StageClientLimit } from "./client_limit.ts";
 import { stageClientLimits } from "./client_limit.ts";
 import type { GoodputResult } from "../goodput/goodput.ts";
@@ -33,7 +34,7 @@ export interface RunVerdicts {
   };
 }
 
-const rps = (x: number) => `${+x.toPrecision(4)} req/s`;
+const rps = (x: number) => `${sig(x)} req/s`;
 const lag = (ms: number | null) => (ms === null ? "-" : `${+ms.toFixed(1)} ms`);
 
 /** The runner's own client verdict, as a line (null when it found no limit). */

@@ -1,3 +1,5 @@
+import { sig } from "../../lib/number_format.ts";
+
 /** Argument checks shared by the percentile and early-stopping functions (RangeError naming the value). */
 
 /** A percentile as a fraction: 0 < p ≤ 1. */
@@ -10,12 +12,7 @@ export function checkConfidence(c: number, what = "confidence"): void {
   if (!(c > 0 && c < 1)) throw new RangeError(`${what} must be in (0, 1), got ${c}`);
 }
 
-/** "p99", "p99.9", "p50": the percentile's label. */
+/** "p99", "p99.9", "p50": the percentile's label (p × 100 to 6 significant digits). */
 export function percentLabel(p: number): string {
-  return `p${Number((p * 100).toPrecision(6))}`;
-}
-
-/** "99 %", "97.5 %": a confidence level in words. */
-export function percentText(c: number): string {
-  return `${Number((c * 100).toPrecision(6))} %`;
+  return `p${sig(p * 100, 6)}`;
 }

@@ -14,7 +14,8 @@
  *
  * @module
  */
-import { checkConfidence, checkP, percentLabel, percentText } from "./_percentile_checks.ts";
+import { checkConfidence, checkP, percentLabel } from "./_percentile_checks.ts";
+import { percent, sig } from "../../lib/number_format.ts";
 
 /** The default one-sided confidence of the supported rule: LoadGen's 99 %. */
 export const DEFAULT_SUPPORT_CONFIDENCE = 0.99;
@@ -249,10 +250,10 @@ export function percentileClaim(
   const t = earlyStopping(p, { n, overlatency: over }, { confidence: c });
   const min_n = earlyStoppingMinSamples(p, over, { confidence: c });
   const label = percentLabel(p);
-  const arithmetic = `${over} of ${n} samples above ${bound}; P[X ≤ ${over} | n = ${n}, 1 − p = ${
-    Number((1 - p).toPrecision(6))
-  }] = ${t.odds.toPrecision(3)} ${t.supported ? "≤" : ">"} ${Number((1 - c).toPrecision(6))}`;
-  const rule = `MLPerf LoadGen early stopping, ${percentText(c)} one-sided confidence`;
+  const arithmetic = `${over} of ${n} samples above ${bound}; P[X ≤ ${over} | n = ${n}, 1 − p = ${sig(1 - p, 6)}] = ${
+    t.odds.toPrecision(3)
+  } ${t.supported ? "≤" : ">"} ${sig(1 - c, 6)}`;
+  const rule = `MLPerf LoadGen early stopping, ${percent(c)} one-sided confidence`;
   const note = t.supported
     ? `${label} ≤ ${bound} is supported (${rule}): ${arithmetic}`
     : `${label} ≤ ${bound} is not supported (${rule}): ${arithmetic}; with ${over} above the bound it needs at ` +
@@ -281,6 +282,6 @@ export function supportRuleText(ps: readonly number[], options: EarlyStoppingOpt
     const n = earlyStoppingMinSamples(p, 0, { confidence: c });
     return `${n === Infinity ? "∞" : n} for ${percentLabel(p)}`;
   });
-  return `supported = MLPerf LoadGen's early-stopping rule at ${percentText(c)} one-sided confidence` +
+  return `supported = MLPerf LoadGen's early-stopping rule at ${percent(c)} one-sided confidence` +
     (need.length ? ` (n ≥ ${need.join(", ")})` : "");
 }

@@ -25,7 +25,8 @@
  *
  * @module
  */
-import { checkConfidence, checkP, percentLabel, percentText } from "./_percentile_checks.ts";
+import { checkConfidence, checkP, percentLabel } from "./_percentile_checks.ts";
+import { percent } from "../../lib/number_format.ts";
 import { DEFAULT_SUPPORT_CONFIDENCE, earlyStoppingMinSamples } from "./early_stopping.ts";
 
 /** A percentile with its sample count, confidence interval and support flag. */
@@ -177,7 +178,7 @@ export function percentileWithCI(
   const n = sorted.length;
   const label = percentLabel(p);
   const need = earlyStoppingMinSamples(p, 0, { confidence: support });
-  const needText = `MLPerf LoadGen's early-stopping rule at ${percentText(support)} one-sided confidence needs at ` +
+  const needText = `MLPerf LoadGen's early-stopping rule at ${percent(support)} one-sided confidence needs at ` +
     `least ${need === Infinity ? "infinitely many" : need} samples`;
   if (n === 0) {
     return {

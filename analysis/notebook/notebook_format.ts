@@ -4,7 +4,10 @@
  *
  * @module
  */
-import { choiceText, grid, num } from "../audit/_notebook_text.ts";
+import { percentLabel } from "../latency/_percentile_checks.ts";
+import { choiceText } from "../audit/_notebook_text.ts";
+import { sig } from "../../lib/number_format.ts";
+import { textTable } from "../../lib/text_table.ts";
 import type { AuditResult } from "../audit/audit.ts";
 import { DEFAULT_SUPPORT_CONFIDENCE, supportRuleText } from "../latency/early_stopping.ts";
 import type { ClaimMove } from "../audit/claim_moves.ts";
@@ -51,7 +54,7 @@ export function formatLatency(rows: LatencyRow[], options: FormatLatencyOptions 
       const cells = ps.map((p) => {
         const r = mine.find((x) => x.p === p);
         if (!r || r.value === null) return "-";
-        return `${num(r.value)} [${num(r.lower)}, ${r.upper === null ? "∞" : num(r.upper)}]${
+        return `${sig(r.value)} [${sig(r.lower)}, ${r.upper === null ? "∞" : sig(r.upper)}]${
           r.supported ? "" : " UNSUPPORTED"
         }`;
       });
@@ -65,16 +68,16 @@ export function formatLatency(rows: LatencyRow[], options: FormatLatencyOptions 
   const conf = rows[0]?.confidence ?? 0.95;
   const support = rows[0]?.support_confidence ?? DEFAULT_SUPPORT_CONFIDENCE;
   return [
-    ...grid(
+    ...textTable(
       [
         "class",
         "metric",
         "n",
         "excluded",
-        ...ps.map((p) => `p${+(p * 100).toPrecision(6)} [${conf * 100} % CI]`),
+        ...ps.map((p) => `${percentLabel(p)} [${conf * 100} % CI]`),
       ],
       body,
-      2,
+      { left: 2 },
     ),
     `${supportRuleText(ps, { confidence: support })}, else UNSUPPORTED`,
   ].join("\n");
@@ -87,7 +90,7 @@ export function formatLatency(rows: LatencyRow[], options: FormatLatencyOptions 
  */
 export function formatAudit(r: AuditResult): string {
   const c = r.claim;
-  const what = c.metric === "latency_percentile" ? `p${+(c.p! * 100).toPrecision(6)} ${c.latency_metric}` : c.metric;
+  const what = c.metric === "latency_percentile" ? `${percentLabel(c.p!)} ${c.latency_metric}` : c.metric;
   const d = r.stated.disclosure;
   return [
     `claim: ${what} = ${c.value} (class ${c.class ?? "all"}, stage ${c.stage ?? "all"}; source: ${c.source})`,
@@ -96,8 +99,8 @@ export function formatAudit(r: AuditResult): string {
     "assumed (not stated by the claim):",
     ...(r.assumed.length ? r.assumed.map((a) => `  - ${a}`) : ["  (nothing)"]),
     ...r.notes.map((n) => `NOTE: ${n}`),
-    `${r.stated.match ? "MATCH" : "MISMATCH"}: recomputed ${num(r.stated.value)} vs claimed ${c.value} ` +
-    `(difference ${num(r.stated.difference)}; tolerance ±${num(r.tolerance.allowed)}${
+    `${r.stated.match ? "MATCH" : "MISMATCH"}: recomputed ${sig(r.stated.value)} vs claimed ${c.value} ` +
+    `(difference ${sig(r.stated.difference)}; tolerance ±${sig(r.tolerance.allowed)}${
       r.tolerance.stated ? "" : ", default"
     })`,
     `combinations that reproduce the claim (${r.reproducing.length} of ${r.searched} searched):`,
@@ -107,9 +110,9 @@ export function formatAudit(r: AuditResult): string {
 
 /** {@linkcode claimMoves} as aligned text. */
 export function formatClaimMoves(moves: ClaimMove[]): string {
-  return grid(
+  return textTable(
     ["rule changed", "choice", "value", "difference", "matches"],
-    moves.map((m) => [m.rule, m.choice, num(m.value), num(m.difference), m.match ? "yes" : "no"]),
-    2,
+    moves.map((m) => [m.rule, m.choice, sig(m.value), sig(m.difference), m.match ? "yes" : "no"]),
+    { left: 2 },
   ).join("\n");
 }

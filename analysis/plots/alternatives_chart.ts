@@ -6,7 +6,8 @@
  */
 import type { AlternativesResult } from "../audit/alternatives.ts";
 import { disclosureLine } from "./_disclosure.ts";
-import { type Figure, fmt, makeFigure, type Trace } from "./figure.ts";
+import { type Figure, makeFigure, type Trace } from "./figure.ts";
+import { sig } from "../../lib/number_format.ts";
 
 const DEN_COLOUR = { offered: "#1f77b4", sent: "#ff7f0e", completed: "#2ca02c" } as const;
 
@@ -64,7 +65,7 @@ export function alternativesFigure(alt: AlternativesResult): Figure {
     title: `The headline under ${alt.rows.length} rule variants (${differs} differ)`,
     disclosure: disclosureLine(head.disclosure, [
       alt.class === null ? "overall" : `class ${alt.class}`,
-      `headline ${fmt(head.accepted_goodput)}/s, miss ${fmt(head.slo_miss_rate)}`,
+      `headline ${sig(head.accepted_goodput)}/s, miss ${sig(head.slo_miss_rate)}`,
     ]),
     notes: [
       `lenient = every latency limit × ${alt.lenient_factor}; gates off = no gate required`,

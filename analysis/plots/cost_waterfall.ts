@@ -4,7 +4,8 @@
  *
  * @module
  */
-import { type Figure, fmt, makeFigure } from "./figure.ts";
+import { type Figure, makeFigure } from "./figure.ts";
+import { sig } from "../../lib/number_format.ts";
 
 /** The input of {@linkcode costWaterfallFigure}: a ledger's components and its accepted tasks. */
 export interface CostWaterfallInput {
@@ -47,7 +48,7 @@ export function costWaterfallFigure(input: CostWaterfallInput): Figure {
   const cur = input.currency;
   return makeFigure({
     id: "cost-waterfall",
-    title: `Cost ledger: ${fmt(total)} ${cur} total, ${fmt(per)} ${cur} per accepted task`,
+    title: `Cost ledger: ${sig(total)} ${cur} total, ${sig(per)} ${cur} per accepted task`,
     disclosure: `${input.disclosure}; denominator accepted tasks = ${input.accepted_tasks}`,
     notes: [
       "cost per accepted task = every cost of the run (failed attempts, retries and review included) / accepted tasks",
@@ -60,7 +61,7 @@ export function costWaterfallFigure(input: CostWaterfallInput): Figure {
       measure: [...input.components.map(() => "relative"), "total"],
       x: [...input.components.map((c) => c.name), "total"],
       y: [...input.components.map((c) => c.amount), 0],
-      text: [...input.components.map((c) => fmt(c.amount)), fmt(total)],
+      text: [...input.components.map((c) => sig(c.amount)), sig(total)],
       textposition: "outside",
       connector: { line: { color: "#999999" } },
       hovertemplate: `%{x}: %{y:.4f} ${cur}<extra></extra>`,

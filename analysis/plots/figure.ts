@@ -65,8 +65,3 @@ export function makeFigure(spec: FigureSpec): Figure {
 export function plain(values: ArrayLike<number | null>): (number | null)[] {
   return Array.from(values, (v) => (v === null || !Number.isFinite(v) ? null : v));
 }
-
-/** A number for a title or hover text: at most `digits` significant digits, "-" for null. */
-export function fmt(v: number | null | undefined, digits = 4): string {
-  return v === null || v === undefined || !Number.isFinite(v) ? "-" : String(+v.toPrecision(digits));
-}

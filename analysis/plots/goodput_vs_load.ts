@@ -8,7 +8,8 @@ import type { Stage } from "../../schema/plan.ts";
 import type { GoodputResult } from "../goodput/goodput.ts";
 import { disclosureLine } from "./_disclosure.ts";
 import { roundDown } from "../latency/round_display.ts";
-import { type Figure, fmt, makeFigure } from "./figure.ts";
+import { type Figure, makeFigure } from "./figure.ts";
+import { sig } from "../../lib/number_format.ts";
 
 /** A knee or limit label: rounded down, never up. */
 const down = (rps: number): string => String(roundDown(rps));
@@ -109,7 +110,7 @@ export function goodputVsLoadFigure(input: LoadCurveInput): Figure {
     vline(input.knee_rps, "dash", "#d62728", `knee ${down(input.knee_rps)} rps${what}`, 1);
   }
   input.limits.forEach((l, i) => {
-    vline(l.rps, "dot", "#2ca02c", `limit ${down(l.rps)} rps (headroom ${fmt(l.headroom * 100)} %)`, 0.93 - 0.07 * i);
+    vline(l.rps, "dot", "#2ca02c", `limit ${down(l.rps)} rps (headroom ${sig(l.headroom * 100)} %)`, 0.93 - 0.07 * i);
   });
   const knee = input.knee_rps === null ? "knee not computed" : `knee ${down(input.knee_rps)} rps`;
   return makeFigure({

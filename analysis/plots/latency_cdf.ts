@@ -9,7 +9,8 @@ import { classify } from "../goodput/classify.ts";
 import type { LoadedRun } from "../run/loaded_run.ts";
 import { classSlo, policyForRun, runWindow } from "../goodput/policy.ts";
 import { thin, windowLine } from "./_disclosure.ts";
-import { colour, type Figure, fmt, makeFigure, plain } from "./figure.ts";
+import { colour, type Figure, makeFigure, plain } from "./figure.ts";
+import { sig } from "../../lib/number_format.ts";
 
 /** A latency metric with an SLO limit. */
 export type SloMetric = "e2e_ms" | "ttft_ms" | "tpot_ms";
@@ -128,7 +129,7 @@ export function latencyCdfFigure(input: LatencyCdfInput, options: LatencyCdfOpti
         showarrow: false,
         xanchor: "left",
         font: { color: c, size: 11 },
-        text: `${s.class} SLO ${fmt(s.limit_ms)} ms: ${share === null ? "-" : fmt(share * 100, 3)} % within`,
+        text: `${s.class} SLO ${sig(s.limit_ms)} ms: ${share === null ? "-" : sig(share * 100, 3)} % within`,
       });
     }
     return [{

@@ -4,9 +4,11 @@
  *
  * @module
  */
+import { percentLabel } from "../latency/_percentile_checks.ts";
 import { LATENCY_INCLUSION, type LatencyMetric, type LatencyRow } from "../latency/latency.ts";
 import { DEFAULT_SUPPORT_CONFIDENCE, supportRuleText } from "../latency/early_stopping.ts";
-import { colour, type Figure, fmt, makeFigure } from "./figure.ts";
+import { colour, type Figure, makeFigure } from "./figure.ts";
+import { sig } from "../../lib/number_format.ts";
 
 /** Options of {@linkcode latencyPercentilesFigure}. */
 export interface LatencyPercentilesOptions {
@@ -57,7 +59,7 @@ export function latencyPercentilesFigure(rows: LatencyRow[], options: LatencyPer
   const seen = [...new Set(picked.map((r) => r.stage!))];
   const stages = [...order.filter((s) => seen.includes(s)), ...seen.filter((s) => !order.includes(s)).sort()];
   const classes = [...new Set(picked.map((r) => r.class!))].sort();
-  const pct = `p${+(p * 100).toPrecision(6)}`;
+  const pct = `${percentLabel(p)}`;
   const conf = picked[0]?.confidence ?? 0.95;
   const support = picked[0]?.support_confidence ?? DEFAULT_SUPPORT_CONFIDENCE;
   const n = picked.reduce((s, r) => s + r.n, 0);
@@ -80,8 +82,8 @@ export function latencyPercentilesFigure(rows: LatencyRow[], options: LatencyPer
       },
       customdata: cells.map((r) => [
         r?.n ?? 0,
-        fmt(r?.lower ?? null),
-        r && r.upper !== null ? fmt(r.upper) : "∞",
+        sig(r?.lower ?? null),
+        r && r.upper !== null ? sig(r.upper) : "∞",
         r && !r.supported ? " UNSUPPORTED (n too small)" : "",
       ]),
       hovertemplate: `${cls} %{x}: ${pct} = %{y:.1f} ms, n = %{customdata[0]}, ${conf * 100} % CI ` +

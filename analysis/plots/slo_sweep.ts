@@ -11,7 +11,8 @@ import type { LoadedRun } from "../run/loaded_run.ts";
 import { classSlo, policyForRun, runWindow } from "../goodput/policy.ts";
 import { sloSweep, type SweepCurve, sweepLimits } from "../latency/sweep.ts";
 import { windowLine } from "./_disclosure.ts";
-import { colour, type Figure, fmt, makeFigure, plain } from "./figure.ts";
+import { colour, type Figure, makeFigure, plain } from "./figure.ts";
+import { sig } from "../../lib/number_format.ts";
 import type { SloMetric } from "./latency_cdf.ts";
 
 /** One class's sweep and its policy limit. */
@@ -152,7 +153,7 @@ export function sloSweepFigure(input: SloSweepInput): Figure {
     return [line, {
       type: "scatter",
       mode: "markers",
-      name: `${s.class} policy limit ${fmt(s.limit_ms)} ms`,
+      name: `${s.class} policy limit ${sig(s.limit_ms)} ms`,
       legendgroup: s.class,
       showlegend: false,
       x: [s.limit_ms],

@@ -1,4 +1,4 @@
-import { percentText } from "../latency/_percentile_checks.ts";
+import { fixed, percent } from "../../lib/number_format.ts";
 import type { BurstScaling } from "./autoscaling.ts";
 import type { ColdStartReport, PhaseStats } from "./cold_start.ts";
 import { earlyStoppingMinSamples } from "../latency/early_stopping.ts";
@@ -18,7 +18,6 @@ const s = (
   v: number | null | undefined,
 ): string => (v === null || v === undefined ? "never" : `${(v / 1000).toFixed(1)} s`);
 const pct = (v: number | null): string => (v === null ? "-" : `${(100 * v).toFixed(1)} %`);
-const num = (v: number | null, d = 2): string => (v === null ? "-" : v.toFixed(d));
 
 function tallyLine(label: string, t: RequestTally): string {
   const lost = Object.entries(t.lost_by_outcome).map(([k, n]) => `${k}=${n}`).join(" ");
@@ -31,9 +30,9 @@ function eventLines(e: EventRecovery): string[] {
     e.ended ? "" : " (service not back by the end)"
   }`;
   const levels = e.levels.map((l) =>
-    `  ${l.metric.padEnd(17)} baseline median ${num(l.baseline_median, 0)}, ≤ ${
-      num(l.baseline_upper, 0)
-    } (n=${l.baseline_samples}); peak ${num(l.peak, 0)} at ${s(l.peak_ms)}; back at ${s(l.recovered_ms)} = ${
+    `  ${l.metric.padEnd(17)} baseline median ${fixed(l.baseline_median, 0)}, ≤ ${
+      fixed(l.baseline_upper, 0)
+    } (n=${l.baseline_samples}); peak ${fixed(l.peak, 0)} at ${s(l.peak_ms)}; back at ${s(l.recovered_ms)} = ${
       ms(l.recovered_after_end_ms)
     } after the end`
   );
@@ -68,7 +67,7 @@ function scalingLines(b: BurstScaling): string[] {
   return [
     `burst ${b.burst} (${s(b.start_ms)}–${s(b.end_ms)}): ${verdict}`,
     `  replicas before ${b.replicas_before} (+${b.warming_before} warming); queue rose above ${
-      num(b.queue_upper, 0)
+      fixed(b.queue_upper, 0)
     } at ${s(b.queue_rise_ms)}`,
     ...(b.verdict === "no_scale_up" ? ["  no replica was requested or added in the search span"] : [
       `  detect (warming rose) at ${s(b.detect_ms)}: ${ms(b.time_to_detect_ms)} after the burst start, ${
@@ -144,8 +143,8 @@ function retryLines(r: RetryReport): string[] {
     ...r.rules.map((x) => `  - ${x}`),
     `  offered ${r.offered}, attempts ${r.attempts}, first attempts ${r.first_attempts}, retries ${r.retries}, ` +
     `held back by a route limit (not sent) ${r.held_back}`,
-    `  amplification attempts/offered ${num(r.amplification, 3)}; attempts/first attempts ${
-      num(r.retry_amplification, 3)
+    `  amplification attempts/offered ${fixed(r.amplification, 3)}; attempts/first attempts ${
+      fixed(r.retry_amplification, 3)
     }`,
     `  budget: ${r.retries} of ${b.allowed} allowed (${b.budget_min} + ${b.budget_ratio} × ${b.budget_base}) = ${
       pct(b.consumed)
@@ -172,9 +171,7 @@ function phaseLine(p: PhaseStats): string[] {
     `${label} ${
       xs.map((x) =>
         `p${Math.round(x.p * 100)} ${ms(x.value)}${
-          x.supported
-            ? ""
-            : ` (unsupported: n < ${minSamples(x)}, early stopping at ${percentText(x.support_confidence)})`
+          x.supported ? "" : ` (unsupported: n < ${minSamples(x)}, early stopping at ${percent(x.support_confidence)})`
         }`
       ).join(", ")
     }`;
@@ -182,7 +179,7 @@ function phaseLine(p: PhaseStats): string[] {
     `  ${p.phase}: ${p.description}`,
     `    offered ${p.offered}, completed ${p.completed}, accepted ${p.accepted}; acceptance ${
       pct(p.acceptance_rate)
-    }; goodput ${num(p.accepted_goodput, 3)}/s over ${p.seconds} s`,
+    }; goodput ${fixed(p.accepted_goodput, 3)}/s over ${p.seconds} s`,
     `    ${lat("e2e", p.e2e_ms)}; ${lat("TTFT", p.ttft_ms)} (n=${p.e2e_ms[0]?.n ?? 0})`,
   ];
 }
@@ -193,8 +190,8 @@ function coldLines(c: ColdStartReport): string[] {
     `  rule: ${c.rule}`,
     ...phaseLine(c.cold),
     ...(c.steady ? phaseLine(c.steady) : ["  steady: the run has no steady stage"]),
-    `  cold ÷ steady: e2e ${c.ratio.e2e.map((x) => num(x)).join(", ")}; TTFT ${
-      c.ratio.ttft.map((x) => num(x)).join(", ")
+    `  cold ÷ steady: e2e ${c.ratio.e2e.map((x) => fixed(x, 2)).join(", ")}; TTFT ${
+      c.ratio.ttft.map((x) => fixed(x, 2)).join(", ")
     }; acceptance cold − steady ${c.ratio.acceptance_rate_diff === null ? "-" : pct(c.ratio.acceptance_rate_diff)}`,
   ];
 }

@@ -6,13 +6,14 @@
  *
  * @module
  */
+import { percentLabel } from "../latency/_percentile_checks.ts";
 import type { SloPolicy } from "../../schema/slo.ts";
 import { alternatives } from "../audit/alternatives.ts";
+import { latencyInWindow } from "../latency/latency.ts";
 import { DEFAULT_SUPPORT_CONFIDENCE, supportRuleText } from "../latency/early_stopping.ts";
 import { roundUp } from "../latency/round_display.ts";
 import { FAILURE_ORDER } from "../goodput/classify.ts";
 import { goodput, type GoodputRow } from "../goodput/goodput.ts";
-import { latencyInWindow } from "../latency/latency.ts";
 import type { LoadedRun } from "../run/loaded_run.ts";
 import { policyForRun, runWindow } from "../goodput/policy.ts";
 import { runVerdicts } from "../knee/verdicts.ts";
@@ -20,7 +21,8 @@ import { alternativesFigure } from "../plots/alternatives_chart.ts";
 import { costWaterfallFigure } from "../plots/cost_waterfall.ts";
 import type { ReportExtras } from "../plots/extras.ts";
 import { failuresFigure } from "../plots/failures.ts";
-import { type Figure, fmt } from "../plots/figure.ts";
+import type { Figure } from "../plots/figure.ts";
+import { sig } from "../../lib/number_format.ts";
 import { goodputVsLoadFigure, loadCurveFromGoodput } from "../plots/goodput_vs_load.ts";
 import { escapeHtml, pageHtml } from "../plots/html.ts";
 import { latencyCdfFigure, latencyCdfInput } from "../plots/latency_cdf.ts";
@@ -71,10 +73,10 @@ function goodputRows(rows: { name: string; row: GoodputRow }[]): string[][] {
     String(row.sent),
     String(row.completed),
     String(row.accepted),
-    fmt(row.measurement_seconds),
-    fmt(row.accepted_goodput),
-    fmt(row.acceptance_rate),
-    fmt(row.slo_miss_rate),
+    sig(row.measurement_seconds),
+    sig(row.accepted_goodput),
+    sig(row.acceptance_rate),
+    sig(row.slo_miss_rate),
     FAILURE_ORDER.filter((f) => row.failures[f] > 0).map((f) => `${f}=${row.failures[f]}`).join(" ") || "-",
   ]);
 }
@@ -169,20 +171,20 @@ export function buildReport(run: LoadedRun, policy: SloPolicy, options: ReportOp
     .map((r) => [
       r.class ?? "all",
       r.metric,
-      `p${+(r.p * 100).toPrecision(6)}`,
+      `${percentLabel(r.p)}`,
       String(r.n),
       r.excluded === null
         ? "-"
         : `${r.excluded}${r.excluded_not_streamed ? ` (${r.excluded_not_streamed} not streamed)` : ""}`,
-      fmt(r.value),
-      `[${fmt(r.lower)}, ${r.upper === null ? "∞" : fmt(r.upper)}]`,
-      r.supported && r.bound !== null ? `≤ ${fmt(roundUp(r.bound))}` : "UNSUPPORTED",
+      sig(r.value),
+      `[${sig(r.lower)}, ${r.upper === null ? "∞" : sig(r.upper)}]`,
+      r.supported && r.bound !== null ? `≤ ${sig(roundUp(r.bound))}` : "UNSUPPORTED",
     ]);
   const slo = Object.entries(d.slo.classes).map(([c, s]) => [
     c,
-    fmt(s.e2e_ms ?? null),
-    fmt(s.ttft_ms ?? null),
-    fmt(s.tpot_ms ?? null),
+    sig(s.e2e_ms ?? null),
+    sig(s.ttft_ms ?? null),
+    sig(s.tpot_ms ?? null),
     s.gates.join(", "),
     d.slo_rules[c] ?? "",
   ]);
@@ -195,10 +197,10 @@ export function buildReport(run: LoadedRun, policy: SloPolicy, options: ReportOp
         "</div>",
       ]
       : []),
-    `<h1>Run ${esc(m.run_id)}: accepted goodput ${esc(fmt(g.overall.accepted_goodput))} tasks/s</h1>`,
+    `<h1>Run ${esc(m.run_id)}: accepted goodput ${esc(sig(g.overall.accepted_goodput))} tasks/s</h1>`,
     `<p>${
       esc(
-        `${g.overall.accepted} accepted of ${g.overall.offered} offered in ${fmt(d.window.measurement_seconds)} s ` +
+        `${g.overall.accepted} accepted of ${g.overall.offered} offered in ${sig(d.window.measurement_seconds)} s ` +
           `(${d.window.description}); denominator ${d.denominator}; SLO policy ${
             options.policy_source ?? "(policy given in code)"
           }; ` +
@@ -223,7 +225,7 @@ export function buildReport(run: LoadedRun, policy: SloPolicy, options: ReportOp
           "that was not streamed has no TTFT or TPOT), not in n.",
       )
     }</p>`,
-    table(["class", "metric", "p", "n", "excluded", "value (ms)", "CI", `bound at ${fmt(support * 100)} %`], latRows),
+    table(["class", "metric", "p", "n", "excluded", "value (ms)", "CI", `bound at ${sig(support * 100)} %`], latRows),
     "<h2>Disclosure</h2>",
     table(["class", "e2e ≤ ms", "TTFT ≤ ms", "TPOT ≤ ms", "gates required", "as applied in the window"], slo),
     `<ul>${

@@ -1,7 +1,7 @@
 import pl from "nodejs-polars";
 import { InputError } from "../../schema/errors.ts";
 import { OUTCOMES, type TableName } from "../../schema/events.ts";
-import { requiredColumns } from "./_dtypes.ts";
+import { requiredColumns } from "../../schema/column_kinds.ts";
 
 function raise(problems: string[], file: string, table: TableName): void {
   if (problems.length) throw new InputError(`${file}: invalid ${table} log`, problems);

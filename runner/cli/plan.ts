@@ -15,6 +15,8 @@ import type { ScheduleSummary } from "../plans/summarize.ts";
 import { describeSweep } from "../plans/sweep.ts";
 import { describeDrills } from "../intake_drill.ts";
 import { InputCheck, parseFlags } from "./_cli.ts";
+import { fixed } from "../../lib/number_format.ts";
+import { textTable } from "../../lib/text_table.ts";
 
 const USAGE = "usage: deno task plan --plan FILE [--workload DIR] [--shard i/N] [--json]";
 const DEFAULT_WORKLOAD = fileURLToPath(new URL("../../data/workloads/design-v1", import.meta.url));
@@ -26,8 +28,6 @@ const FLAGS = {
   json: { type: "boolean", default: false },
   help: { type: "boolean", short: "h", default: false },
 } as const;
-
-const fixed = (x: number, d: number) => x.toFixed(d);
 
 /** The human-readable report of a schedule summary. */
 export function renderSummary(s: ScheduleSummary, sha256: string | null): string {
@@ -42,14 +42,10 @@ export function renderSummary(s: ScheduleSummary, sha256: string | null): string
     String(st.requests),
     fixed(st.realised_rps, 2),
   ]);
-  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] ?? "").length)));
-  const fmt = (r: string[]) =>
-    r.map((c, i) => (i < 2 ? c.padEnd(widths[i] ?? 0) : c.padStart(widths[i] ?? 0))).join("  ");
-  lines.push(fmt(header), ...rows.map(fmt), "");
-  const classes = Object.entries(s.classes);
-  const cw = Math.max(5, ...classes.map(([c]) => c.length));
-  lines.push(`${"class".padEnd(cw)}  requests`);
-  for (const [c, n] of classes) lines.push(`${c.padEnd(cw)}  ${String(n).padStart(8)}`);
+  lines.push(...textTable(header, rows, { left: 2 }), "");
+  lines.push(
+    ...textTable(["class", "requests"], Object.entries(s.classes).map(([c, n]) => [c, String(n)]), { left: 1 }),
+  );
   lines.push("");
   if (s.mode === "closed") {
     lines.push("closed loop: arrivals are made by the users as they finish; no precomputed schedule");

@@ -1,5 +1,5 @@
 import type { TableName } from "../../schema/events.ts";
-import type { RowOf } from "./column_kinds.ts";
+import type { RowOf } from "../../schema/column_kinds.ts";
 import { readLogCsvBatches, type ReadLogCsvOptions } from "./csv_read_batches.ts";
 
 export type { ReadLogCsvOptions } from "./csv_read_batches.ts";

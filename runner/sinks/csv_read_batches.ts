@@ -5,7 +5,7 @@ import { CsvError } from "csv-parse/sync";
 import { InputError } from "../../schema/errors.ts";
 import { unescapeCell } from "../../schema/log_csv.ts";
 import { COLUMNS, type TableName } from "../../schema/events.ts";
-import { columnSpecs, ROW_SCHEMAS, type RowOf } from "./column_kinds.ts";
+import { columnSpecs, ROW_SCHEMAS, type RowOf } from "../../schema/column_kinds.ts";
 import { WholeRows } from "./_whole_rows.ts";
 
 /** Options for `readLogCsv` and {@linkcode readLogCsvBatches}. */

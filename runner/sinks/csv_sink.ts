@@ -1,6 +1,6 @@
 import { COLUMNS, type TableName } from "../../schema/events.ts";
 import { escapeCell } from "../../schema/log_csv.ts";
-import { columnSpecs, type RowOf } from "./column_kinds.ts";
+import { columnSpecs, type RowOf } from "../../schema/column_kinds.ts";
 import { encodeCsvRows } from "./_csv_encode.ts";
 
 /** Options for {@linkcode CsvSink.open}. */

@@ -1,7 +1,7 @@
 /**
  * Log sinks of the runner: append-only CSV files flushed as whole lines
  * (crash-safe), a typed CSV reader, and the Parquet writer used at finalise.
- * Column types come from the zod row schemas in `schema/events.ts`.
+ * Column types come from the zod row schemas (`schema/column_kinds.ts`).
  *
  * @example Append, flush, read back
  * ```ts
@@ -17,7 +17,6 @@
  * ```
  * @module
  */
-export * from "./column_kinds.ts";
 export * from "./csv_sink.ts";
 export * from "./csv_read.ts";
 export * from "./csv_read_batches.ts";

@@ -1,7 +1,7 @@
 import { type BasicType, type ColumnSource, fileWriter, ParquetWriter, schemaFromColumnData } from "hyparquet-writer";
 import type { TableName } from "../../schema/events.ts";
 import { SCHEMA_VERSION } from "../../schema/version.ts";
-import { type ColumnKind, columnSpecs, type RowOf } from "./column_kinds.ts";
+import { type ColumnKind, columnSpecs, type RowOf } from "../../schema/column_kinds.ts";
 import { readLogCsvBatches, type ReadLogCsvOptions } from "./csv_read_batches.ts";
 
 /** Parquet type of each column kind: counts are 64-bit so no count can overflow. */

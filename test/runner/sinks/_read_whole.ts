@@ -4,7 +4,7 @@ import { unescapeCell } from "../../../schema/log_csv.ts";
 import type { InfoField } from "csv-parse";
 import { InputError } from "../../../schema/errors.ts";
 import { COLUMNS, type TableName } from "../../../schema/events.ts";
-import { columnSpecs, ROW_SCHEMAS, type RowOf } from "../../../runner/sinks/column_kinds.ts";
+import { columnSpecs, ROW_SCHEMAS, type RowOf } from "../../../schema/column_kinds.ts";
 
 import type { ReadLogCsvOptions } from "../../../runner/sinks/csv_read_batches.ts";
 

@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { parquetMetadata } from "hyparquet";
 import pl from "nodejs-polars";
 import { COLUMNS, TABLES } from "../../../schema/events.ts";
-import { columnSpecs } from "../../../runner/sinks/column_kinds.ts";
+import { columnSpecs } from "../../../schema/column_kinds.ts";
 import { CsvSink } from "../../../runner/sinks/csv_sink.ts";
 import { readLogCsv } from "../../../runner/sinks/csv_read.ts";
 import { SCHEMA_VERSION } from "../../../schema/version.ts";

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
-import { COLUMNS, TABLES } from "../../../schema/events.ts";
-import { columnSpecs } from "../../../runner/sinks/column_kinds.ts";
+import { COLUMNS, TABLES } from "../../schema/events.ts";
+import { columnSpecs, requiredColumns } from "../../schema/column_kinds.ts";
 
 Deno.test("columnSpecs follows COLUMNS and reads each kind from the zod schema", async (t) => {
   await t.step("every table, every column, in file order", () => {
@@ -18,5 +18,9 @@ Deno.test("columnSpecs follows COLUMNS and reads each kind from the zod schema",
     assert.deepEqual(att.get("token_source"), { name: "token_source", kind: "string", nullable: true });
     const tools = new Map(columnSpecs("tools").map((c) => [c.name, c]));
     assert.deepEqual(tools.get("ok"), { name: "ok", kind: "boolean", nullable: false });
+  });
+  await t.step("requiredColumns lists the columns whose schema is not nullable, in file order", () => {
+    // tools: request_id, round, tool, started_ms, ended_ms, ok are required; error_kind is nullable.
+    assert.deepEqual(requiredColumns("tools"), ["request_id", "round", "tool", "started_ms", "ended_ms", "ok"]);
   });
 });

@@ -1,5 +1,12 @@
+/**
+ * The storage kind of every log column, read once from the zod row schemas of
+ * `events.ts`: the runner's sinks and the analysis's dtypes both come from
+ * here, so neither can drift from the contract.
+ *
+ * @module
+ */
 import { z } from "zod";
-import { AttemptRow, COLUMNS, RequestRow, ServerRow, type TableName, ToolRow } from "../../schema/events.ts";
+import { AttemptRow, COLUMNS, RequestRow, ServerRow, type TableName, ToolRow } from "./events.ts";
 
 /** The storage kind of one log column, derived from its zod schema. */
 export type ColumnKind = "string" | "int" | "float" | "boolean";
@@ -40,7 +47,7 @@ const cache = new Map<TableName, readonly ColumnSpec[]>();
 
 /**
  * The columns of a log table in file order (`COLUMNS`), each with the kind
- * read from the zod row schema, so sinks cannot drift from the contract.
+ * read from the zod row schema (a nullable schema gives `nullable: true`).
  *
  * @example Counts are integers, times are floats, gates are nullable booleans
  * ```ts
@@ -63,4 +70,9 @@ export function columnSpecs(table: TableName): readonly ColumnSpec[] {
   });
   cache.set(table, specs);
   return specs;
+}
+
+/** Columns of a log table that the contract says are never null, in file order. */
+export function requiredColumns(table: TableName): string[] {
+  return columnSpecs(table).filter((c) => !c.nullable).map((c) => c.name);
 }
