@@ -1,0 +1,41 @@
+/**
+ * `deno task test`: the whole suite in two passes.
+ *
+ * 1. Every test and every JSDoc example, files in parallel (one worker per core).
+ * 2. The tests that judge the runner's or the simulator's own timing (send lag, start times, a kill after a number
+ *    of answered calls, modelled step times), one file at a time. Run beside the subprocess-heavy tests of pass 1 on
+ *    a two-core machine, their clocks measure the other tests, not the code; alone, they measure the code.
+ *
+ * Both passes always run; the exit code is non-zero when either failed. Each pass ends with Deno's own summary line
+ * (`.ci/run` adds them up). With arguments (`deno task test test/runner/`), only those are run, in one pass.
+ *
+ * @module
+ */
+
+const SERIAL = [
+  "test/analysis/knee/knee_capacity_test.ts",
+  "test/runner/dispatch_test.ts",
+  "test/runner/fault_table_test.ts",
+  "test/runner/kill_test.ts",
+  "test/runner/open_loop_test.ts",
+  "test/sim/engine_test.ts",
+  "test/sim/scaling_test.ts",
+];
+const PARALLEL = ["mod.ts", "analysis/", "schema/", "lib/", "runner/", "sim/", "test/"];
+
+async function deno(args: string[]): Promise<number> {
+  const { code } = await new Deno.Command(Deno.execPath(), { args, stdout: "inherit", stderr: "inherit" }).output();
+  return code;
+}
+
+if (import.meta.main) {
+  let failed = 0;
+  if (Deno.args.length) {
+    failed += await deno(["test", "--allow-all", ...Deno.args]) === 0 ? 0 : 1;
+  } else {
+    const ignore = `--ignore=${SERIAL.join(",")}`;
+    failed += await deno(["test", "--allow-all", "--parallel", "--doc", ignore, ...PARALLEL]) === 0 ? 0 : 1;
+    failed += await deno(["test", "--allow-all", ...SERIAL]) === 0 ? 0 : 1;
+  }
+  Deno.exit(failed ? 1 : 0);
+}
