@@ -15,8 +15,8 @@
  * - **Compare** — `compareRoutes`, `compareRouteCosts`.
  * - **Audit** — `audit` of a published claim, `alternatives`, `claimMoves`.
  * - **Report** — `buildReport`, one self-contained HTML page.
- * - **Figures** — one `*Figure` per chart, and `show`, `figureHtml`, `pageHtml`,
- *   `exportPng` to render them.
+ * - **Figures** — one `*Figure(result, options)` per chart, taking the result it
+ *   draws, and `show`, `figureHtml`, `pageHtml`, `exportPng` to render them.
  * - **Contract** — the event-log and input-file schemas (zod, with their
  *   inferred types), `COLUMNS`, `OUTCOMES`, `SCHEMA_VERSION`, `InputError`.
  *
@@ -193,8 +193,6 @@ export {
   type CrowdingRow,
   type Difference,
   formatCompare,
-  kneeCurve,
-  ledgerWaterfall,
   type RouteComparison,
   type RouteCost,
   type RouteCostOptions,
@@ -236,12 +234,11 @@ export {
   runReportExtras,
 } from "./analysis/report/mod.ts";
 
-// Figures: one function per chart, and the renderers (notebook, HTML, PNG).
+// Figures: one function per chart, each `xFigure(result, options)` taking what the analysis returned (a run, a
+// goodput, latency, alternatives or ledger result, a route-cost comparison), and the renderers (notebook, HTML, PNG).
 export {
   alternativesFigure,
-  type CdfSeries,
   costWaterfallFigure,
-  type CostWaterfallInput,
   exportPng,
   failuresFigure,
   type FailuresOptions,
@@ -250,15 +247,13 @@ export {
   type FigureHtmlOptions,
   type FigureSpec,
   goodputVsLoadFigure,
+  type GoodputVsLoadOptions,
   latencyCdfFigure,
-  type LatencyCdfInput,
-  latencyCdfInput,
+  type LatencyCdfFigureOptions,
   type LatencyCdfOptions,
   latencyPercentilesFigure,
   type LatencyPercentilesOptions,
-  loadCurveFromGoodput,
   type LoadCurveInput,
-  type LoadLevel,
   loadReportExtras,
   makeFigure,
   pageHtml,
@@ -272,14 +267,9 @@ export {
   type ShowOptions,
   type SloMetric,
   sloSweepFigure,
-  type SloSweepInput,
-  sloSweepInput,
-  type SloSweepInputOptions,
-  type SweepSeries,
+  type SloSweepFigureOptions,
   timelineFigure,
-  type TimelineInput,
-  timelineInput,
-  type TimelineInputOptions,
+  type TimelineFigureOptions,
   type Trace,
 } from "./analysis/plots/mod.ts";
 export { type DanfoDataFrame, toDanfo } from "./analysis/notebook/mod.ts";
