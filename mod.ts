@@ -1,8 +1,39 @@
 /**
  * Accepted goodput: LLM service capacity measured as accepted tasks per
- * second. This module is the public API for notebooks and scripts: the event
- * log contract (schema version 1) and its readers. The analysis functions
- * (goodput under any SLO, knee, cost ledger) are added here as they land.
+ * second. This module is the public API for notebooks and scripts — the only
+ * module a notebook imports. It lists, by concern:
+ *
+ * - **Run** — `loadRun` (a run folder, CSV or Parquet, shards concatenated,
+ *   sha256 verified) and `scanRun` (lazy, for large runs).
+ * - **Goodput and policy** — `loadSloPolicy`, `resolveWindow`, `goodput` with its
+ *   disclosure (denominator, window, inclusion rules, n), `classify`, `formatGoodput`.
+ * - **Latency** — `latencyInWindow`, `latencyTable`, percentiles with confidence
+ *   intervals, the SLO sweep, early stopping.
+ * - **Knee, limit and recovery** — `kneeAnalysis`, `productionLimit`, `clientLimit`,
+ *   `recoveryReport`, outages, autoscaling, retries, cold start, intake drills.
+ * - **Cost** — `ledger` against a price sheet, `loadPriceSheet`, `importLitellm`.
+ * - **Compare** — `compareRoutes`, `compareRouteCosts`.
+ * - **Audit** — `audit` of a published claim, `alternatives`, `claimMoves`.
+ * - **Report** — `buildReport`, one self-contained HTML page.
+ * - **Figures** — one `*Figure(result, options)` per chart, taking the result it
+ *   draws, and `show`, `figureHtml`, `pageHtml`, `exportPng` to render them.
+ * - **Contract** — the event-log and input-file schemas (zod, with their
+ *   inferred types), `COLUMNS`, `OUTCOMES`, `SCHEMA_VERSION`, `InputError`.
+ *
+ * Lower-level pieces stay in their files under `analysis/` and `schema/`; tests
+ * import those files directly.
+ *
+ * @example Accepted goodput of the committed sample run under the design-v1 SLO policy
+ * ```ts
+ * import { formatGoodput, goodput, loadRun, loadSloPolicy } from "./mod.ts";
+ * import assert from "node:assert/strict";
+ * const run = await loadRun("data/runs/explore");
+ * const result = goodput(run, await loadSloPolicy("data/slo/design-v1.json"));
+ * assert.ok(result.overall.offered > 0);
+ * assert.ok(result.overall.accepted <= result.overall.offered);
+ * assert.equal(result.disclosure.denominator, "offered");
+ * assert.ok(formatGoodput(result).includes("offered"));
+ * ```
  *
  * @example The contract names every column of the requests table
  * ```ts
@@ -13,5 +44,295 @@
  * ```
  * @module
  */
-export * from "./schema/mod.ts";
-export * from "./analysis/mod.ts";
+
+// Run: load or scan a run folder.
+export {
+  type LoadedRun,
+  loadRun,
+  type LoadRunOptions,
+  RUN_END_RULE,
+  type RunEnd,
+  type ScannedRun,
+  type ScannedShard,
+  scanRun,
+  type ScanRunOptions,
+} from "./analysis/run/mod.ts";
+
+// Goodput and policy: the SLO policy, the window, accepted goodput with its disclosure.
+export {
+  classify,
+  type Disclosure,
+  ERROR_OUTCOMES,
+  FAILURE_ORDER,
+  type FailureReason,
+  formatGoodput,
+  type FormatGoodputOptions,
+  goodput,
+  type GoodputResult,
+  type GoodputRow,
+  loadSloPolicy,
+  parseSloPolicy,
+  policyForRun,
+  policyForRuns,
+  type ResolvedWindow,
+  resolveWindow,
+  type ResolveWindowOptions,
+  TPOT_DEFINITION,
+  TTFT_DEFINITION,
+  type WorkloadClasses,
+  workloadClasses,
+} from "./analysis/goodput/mod.ts";
+
+// Latency: percentiles with n and confidence intervals, tables, the SLO sweep, early stopping.
+export {
+  earlyStopping,
+  earlyStoppingMinSamples,
+  type EarlyStoppingOptions,
+  earlyStoppingTable,
+  type EarlyStoppingTest,
+  LATENCY_INCLUSION,
+  LATENCY_METRICS,
+  latencyInWindow,
+  type LatencyMetric,
+  type LatencyOptions,
+  type LatencyRow,
+  latencyTable,
+  type LimitsOptions,
+  type MinSamplesRow,
+  type MsWindow,
+  percentile,
+  type PercentileCI,
+  percentileClaim,
+  type PercentileClaimCheck,
+  type PercentileOptions,
+  percentileWithCI,
+  sloSweep,
+  type SweepCurve,
+  sweepLimits,
+  type SweepOptions,
+} from "./analysis/latency/mod.ts";
+export { formatLatency, type FormatLatencyOptions } from "./analysis/notebook/mod.ts";
+
+// Knee and limit: where goodput stops rising, the production limit, the verdicts on a run.
+export {
+  checkRepeatRuns,
+  type ClientLimit,
+  clientLimit,
+  DEFAULT_TOLERANCES,
+  formatKnee,
+  KNEE_VERDICT_RULES,
+  kneeAnalysis,
+  kneedle,
+  type KneedleOptions,
+  type KneedleResult,
+  type KneeOptions,
+  type KneeReport,
+  kneeVerdicts,
+  type Level,
+  limitFromKnee,
+  type ProductionLimit,
+  productionLimit,
+  type RepeatCheck,
+  type RunVerdicts,
+  runVerdicts,
+  type Tolerance,
+} from "./analysis/knee/mod.ts";
+
+// Recovery: bursts and outages, autoscaling, retries, cold start, intake drills.
+export {
+  type AutoscalingReport,
+  autoscalingReport,
+  type ColdStartOptions,
+  type ColdStartReport,
+  coldStartReport,
+  type DetectedOutage,
+  detectOutages,
+  formatIntakeDrills,
+  formatRecovery,
+  INTAKE_DRILL_RULES,
+  type IntakeDrillReport,
+  type IntakeDrillResult,
+  intakeDrills,
+  type OutageDetection,
+  type OutageOptions,
+  outagePeriods,
+  type PlannedOutage,
+  type RecoveryOptions,
+  type RecoveryReport,
+  recoveryReport,
+  RETRY_DEFINITION,
+  type RetryReport,
+  retryReport,
+} from "./analysis/recovery/mod.ts";
+
+// Cost: the cost ledger against a price sheet, price sheets, the LiteLLM import.
+export {
+  type CostRow,
+  formatLedger,
+  type GpuTimeSummary,
+  importLitellm,
+  ledger,
+  LEDGER_ITEMS,
+  type LedgerItem,
+  type LedgerLine,
+  type LedgerOptions,
+  type LedgerResult,
+  type LitellmImportOptions,
+  loadOverheadSheet,
+  loadPriceSheet,
+  type NaiveFigures,
+} from "./analysis/cost/mod.ts";
+
+// Compare: two runs or routes, class by class; route costs side by side.
+export {
+  type ClassComparison,
+  type CompareOptions,
+  type CompareResult,
+  compareRouteCosts,
+  compareRoutes,
+  type CrowdingRow,
+  type Difference,
+  formatCompare,
+  type RouteComparison,
+  type RouteCost,
+  type RouteCostOptions,
+  type RouteCostResult,
+} from "./analysis/compare/mod.ts";
+
+// Audit: a published claim against the raw log, the same number under other rules.
+export {
+  type AlternativeRow,
+  alternatives,
+  type AlternativesOptions,
+  type AlternativesResult,
+  audit,
+  AUDIT_SLO_VARIANTS,
+  type AuditOptions,
+  type AuditResult,
+  Claim,
+  type ClaimMove,
+  claimMoves,
+  DEFAULT_TOLERANCE,
+  type Denominator,
+  DENOMINATORS,
+  formatAlternatives,
+  loadClaim,
+  type ResolvedClaim,
+  type SloVariant,
+  WINDOW_VARIANTS,
+  type WindowVariant,
+} from "./analysis/audit/mod.ts";
+export { formatAudit, formatClaimMoves } from "./analysis/notebook/mod.ts";
+
+// Report: one self-contained HTML page for a run.
+export {
+  type AbsentFigure,
+  buildReport,
+  type Report,
+  type ReportOptions,
+  type RunExtrasOptions,
+  runReportExtras,
+} from "./analysis/report/mod.ts";
+
+// Figures: one function per chart, each `xFigure(result, options)` taking what the analysis returned (a run, a
+// goodput, latency, alternatives or ledger result, a route-cost comparison), and the renderers (notebook, HTML, PNG).
+export {
+  alternativesFigure,
+  costWaterfallFigure,
+  exportPng,
+  failuresFigure,
+  type FailuresOptions,
+  type Figure,
+  figureHtml,
+  type FigureHtmlOptions,
+  type FigureSpec,
+  goodputVsLoadFigure,
+  type GoodputVsLoadOptions,
+  latencyCdfFigure,
+  type LatencyCdfFigureOptions,
+  type LatencyCdfOptions,
+  latencyPercentilesFigure,
+  type LatencyPercentilesOptions,
+  type LoadCurveInput,
+  loadReportExtras,
+  makeFigure,
+  pageHtml,
+  type PageHtmlOptions,
+  type PngOptions,
+  ReportExtras,
+  routeComparisonFigure,
+  type RouteComparisonInput,
+  type ShadedPeriod,
+  show,
+  type ShowOptions,
+  type SloMetric,
+  sloSweepFigure,
+  type SloSweepFigureOptions,
+  timelineFigure,
+  type TimelineFigureOptions,
+  type Trace,
+} from "./analysis/plots/mod.ts";
+export { type DanfoDataFrame, toDanfo } from "./analysis/notebook/mod.ts";
+
+// Contract: errors and the schema version.
+export {
+  assertSchemaVersion,
+  EXIT_BAD_INPUT,
+  InputError,
+  loadJsonFile,
+  parseWith,
+  SCHEMA_MINOR,
+  SCHEMA_VERSION,
+} from "./schema/mod.ts";
+
+// Contract: the event log (tables, columns, outcomes, rows) and the run manifest.
+export {
+  AttemptRow,
+  COLUMNS,
+  Outcome,
+  OUTCOMES,
+  RequestRow,
+  RunConditions,
+  RunManifest,
+  ServerRow,
+  SimTimelineRow,
+  StopSignal,
+  type TableName,
+  TABLES,
+  ToolRow,
+} from "./schema/mod.ts";
+
+// Contract: the input files (workload, plan, SLO policy, prices, routes, drills, simulator profile).
+export {
+  ArrivalProcess,
+  ClassSlo,
+  DrillRecord,
+  Gate,
+  HostedPrice,
+  IntakeDrill,
+  type LoadedWorkload,
+  loadRoutesFile,
+  loadSimProfile,
+  loadWorkload,
+  ModeSlo,
+  OverheadSheet,
+  PlanSpec,
+  PriceSheet,
+  RetryPolicy,
+  RoutePrice,
+  RoutesFile,
+  RouteSpec,
+  ScheduledRequest,
+  SelfHostedPrice,
+  SERVICE_MODE_HEADER,
+  ServiceModeName,
+  SimProfile,
+  SloPolicy,
+  SloWindow,
+  Stage,
+  Target,
+  Timeouts,
+  UNRELAXABLE_GATES,
+  Workload,
+  WorkloadCase,
+} from "./schema/mod.ts";

@@ -5,12 +5,18 @@
  * and confidence intervals, the same number under alternative rules, and an
  * audit of a published claim against the raw log.
  *
- * @example Accepted goodput of a run under the design-v1 SLO policy
- * ```ts ignore
+ * Every folder's public names are re-exported here; the curated public API,
+ * the one a notebook imports, is the top-level `mod.ts`.
+ *
+ * @example Accepted goodput of the committed sample run under the design-v1 SLO policy
+ * ```ts
  * import { goodput, loadRun, loadSloPolicy } from "./mod.ts";
- * const run = await loadRun("out/demo/run-id");
+ * import assert from "node:assert/strict";
+ * const run = await loadRun("data/runs/explore");
  * const result = goodput(run, await loadSloPolicy("data/slo/design-v1.json"));
- * console.log(result.overall.accepted_goodput, result.disclosure.denominator);
+ * assert.ok(result.overall.offered > 0);
+ * assert.ok(result.overall.accepted <= result.overall.offered);
+ * assert.equal(result.disclosure.denominator, "offered");
  * ```
  * @module
  */

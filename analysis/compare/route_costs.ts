@@ -11,57 +11,15 @@ import type { SloPolicy } from "../../schema/slo.ts";
 import { type CompareResult, compareRoutes } from "./compare.ts";
 import { goodput } from "../goodput/goodput.ts";
 import { kneeAnalysis, type KneeReport } from "../knee/knee.ts";
-import { type GpuTimeSummary, ledger, type LedgerResult } from "../cost/ledger.ts";
+import { ledger, type LedgerResult } from "../cost/ledger.ts";
 import { limitFromKnee, type ProductionLimit } from "../knee/limit.ts";
 import type { LoadedRun } from "../run/loaded_run.ts";
-import { LEDGER_ITEMS } from "../cost/price_lines.ts";
-import type { CostWaterfallInput } from "../plots/cost_waterfall.ts";
+import { gpuTimeNote, ledgerWaterfall } from "../plots/cost_waterfall.ts";
 import { loadCurveFromGoodput, type LoadCurveInput } from "../plots/goodput_vs_load.ts";
 import type { RouteComparisonInput } from "../plots/route_comparison.ts";
 import { policyForRun, policyForRuns } from "../goodput/policy.ts";
 
-/**
- * The cost waterfall input of a ledger: one component per ledger item (in
- * the design formula's order, zeros included so an unpriced item shows),
- * the overall accepted tasks, and the sheets, window and self-hosted GPU
- * time rule in the disclosure.
- */
-export function ledgerWaterfall(l: LedgerResult): CostWaterfallInput {
-  const d = l.disclosure;
-  return {
-    currency: l.currency,
-    components: LEDGER_ITEMS.map((item) => ({ name: item, amount: l.overall.cost[item] })),
-    accepted_tasks: l.overall.accepted,
-    disclosure: `run ${d.run_id}; prices ${l.pricing.price_sheet.name} (as of ${l.pricing.price_sheet.as_of}); ` +
-      `overheads ${
-        l.pricing.overheads?.name ?? "not priced"
-      }; window ${d.window.description}; n = ${l.overall.offered}${gpuTimeNote(l.gpu_time)}`,
-  };
-}
-
-/**
- * How each self-hosted target's time was charged, for a figure's disclosure
- * ("" when the ledger has none).
- *
- * @example
- * ```ts
- * import { gpuTimeNote } from "./route_costs.ts";
- * import assert from "node:assert/strict";
- * const g = { route: "sh", gpu_time: "run" as const, run_end_ms: 39_000, outside_seconds: 18, share: 1 };
- * assert.equal(gpuTimeNote([g]), "; sh: GPU time of the whole 39 s run, 18 s outside the measured stages × share 1");
- * ```
- */
-export function gpuTimeNote(
-  targets: readonly Pick<GpuTimeSummary, "route" | "gpu_time" | "run_end_ms" | "outside_seconds" | "share">[],
-): string {
-  return targets.map((g) =>
-    g.gpu_time === "run"
-      ? `; ${g.route}: GPU time of the whole ${sig(g.run_end_ms / 1000)} s run, ${
-        sig(g.outside_seconds)
-      } s outside the measured stages × share ${sig(g.share)}`
-      : `; ${g.route}: GPU time of the window only (gpu_time window)`
-  ).join("");
-}
+export { gpuTimeNote, ledgerWaterfall };
 
 /**
  * The goodput-vs-load input of a staged run with the knee and the limits

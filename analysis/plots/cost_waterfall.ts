@@ -4,6 +4,8 @@
  *
  * @module
  */
+import type { GpuTimeSummary, LedgerResult } from "../cost/ledger.ts";
+import { LEDGER_ITEMS } from "../cost/price_lines.ts";
 import { type Figure, makeFigure } from "./figure.ts";
 import { sig } from "../../lib/number_format.ts";
 
@@ -17,6 +19,49 @@ export interface CostWaterfallInput {
   accepted_tasks: number;
   /** One line: run, price sheet, window, n. */
   disclosure: string;
+}
+
+/**
+ * The cost waterfall input of a ledger: one component per ledger item (in
+ * the design formula's order, zeros included so an unpriced item shows),
+ * the overall accepted tasks, and the sheets, window and self-hosted GPU
+ * time rule in the disclosure.
+ */
+export function ledgerWaterfall(l: LedgerResult): CostWaterfallInput {
+  const d = l.disclosure;
+  return {
+    currency: l.currency,
+    components: LEDGER_ITEMS.map((item) => ({ name: item, amount: l.overall.cost[item] })),
+    accepted_tasks: l.overall.accepted,
+    disclosure: `run ${d.run_id}; prices ${l.pricing.price_sheet.name} (as of ${l.pricing.price_sheet.as_of}); ` +
+      `overheads ${
+        l.pricing.overheads?.name ?? "not priced"
+      }; window ${d.window.description}; n = ${l.overall.offered}${gpuTimeNote(l.gpu_time)}`,
+  };
+}
+
+/**
+ * How each self-hosted target's time was charged, for a figure's disclosure
+ * ("" when the ledger has none).
+ *
+ * @example
+ * ```ts
+ * import { gpuTimeNote } from "./cost_waterfall.ts";
+ * import assert from "node:assert/strict";
+ * const g = { route: "sh", gpu_time: "run" as const, run_end_ms: 39_000, outside_seconds: 18, share: 1 };
+ * assert.equal(gpuTimeNote([g]), "; sh: GPU time of the whole 39 s run, 18 s outside the measured stages × share 1");
+ * ```
+ */
+export function gpuTimeNote(
+  targets: readonly Pick<GpuTimeSummary, "route" | "gpu_time" | "run_end_ms" | "outside_seconds" | "share">[],
+): string {
+  return targets.map((g) =>
+    g.gpu_time === "run"
+      ? `; ${g.route}: GPU time of the whole ${sig(g.run_end_ms / 1000)} s run, ${
+        sig(g.outside_seconds)
+      } s outside the measured stages × share ${sig(g.share)}`
+      : `; ${g.route}: GPU time of the window only (gpu_time window)`
+  ).join("");
 }
 
 /**
@@ -35,7 +80,11 @@ export interface CostWaterfallInput {
  * assert.match(f.title, /0\.5 USD per accepted task/); // (1.5 + 0.5) / 4
  * ```
  */
-export function costWaterfallFigure(input: CostWaterfallInput): Figure {
+export function costWaterfallFigure(result: LedgerResult): Figure;
+/** The waterfall of a prepared input (the report's extras, tests). */
+export function costWaterfallFigure(input: CostWaterfallInput): Figure;
+export function costWaterfallFigure(from: LedgerResult | CostWaterfallInput): Figure {
+  const input = "components" in from ? from : ledgerWaterfall(from);
   const bad = input.components.filter((c) => !Number.isFinite(c.amount));
   if (bad.length) throw new RangeError(`costWaterfallFigure: non-finite amounts: ${bad.map((c) => c.name).join(", ")}`);
   if (!(Number.isInteger(input.accepted_tasks) && input.accepted_tasks >= 0)) {

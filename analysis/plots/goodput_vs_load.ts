@@ -70,6 +70,12 @@ export function loadCurveFromGoodput(result: GoodputResult, stages: Stage[]): Lo
 
 const LEVEL_KINDS: ReadonlySet<string> = new Set(["steady", "burst"]);
 
+/** Options of {@linkcode goodputVsLoadFigure} drawn from a goodput result. */
+export interface GoodputVsLoadOptions {
+  /** The run's stages (`run.manifest.stages`): their kinds say which are load levels. */
+  stages: Stage[];
+}
+
 /**
  * Accepted goodput (y) against offered load (x): the measured levels, the
  * line where every offered task is accepted, the knee (dashed) and each
@@ -87,7 +93,20 @@ const LEVEL_KINDS: ReadonlySet<string> = new Set(["steady", "burst"]);
  * assert.equal((f.layout.shapes as unknown[]).length, 2);
  * ```
  */
-export function goodputVsLoadFigure(input: LoadCurveInput): Figure {
+export function goodputVsLoadFigure(result: GoodputResult, options: GoodputVsLoadOptions): Figure;
+/** A route of `compareRouteCosts`: its load curve with the knee and the production limits marked. */
+export function goodputVsLoadFigure(route: { curve: LoadCurveInput }): Figure;
+/** The figure of a prepared input (the report, tests). */
+export function goodputVsLoadFigure(input: LoadCurveInput): Figure;
+export function goodputVsLoadFigure(
+  from: GoodputResult | { curve: LoadCurveInput } | LoadCurveInput,
+  options?: GoodputVsLoadOptions,
+): Figure {
+  const input = "overall" in from
+    ? loadCurveFromGoodput(from, options?.stages ?? [])
+    : "curve" in from
+    ? from.curve
+    : from;
   const levels = [...input.levels].sort((a, b) => a.offered_rps - b.offered_rps);
   const maxX = Math.max(1e-9, ...levels.map((l) => l.offered_rps), input.knee_rps ?? 0);
   const shapes: Record<string, unknown>[] = [];

@@ -80,6 +80,14 @@ export interface LatencyCdfOptions {
   maxPoints?: number;
 }
 
+/** Options of {@linkcode latencyCdfFigure} drawn from a run. */
+export interface LatencyCdfFigureOptions extends LatencyCdfOptions {
+  /** The SLO policy: its window, classes and each class's limit. */
+  policy: SloPolicy;
+  /** @default {"e2e_ms"} */
+  metric?: SloMetric;
+}
+
 /**
  * One step curve per class: share of the class's offered requests whose
  * metric is ≤ x (log x axis). A curve tops out at completed / offered, so
@@ -96,7 +104,16 @@ export interface LatencyCdfOptions {
  * assert.match(JSON.stringify(f.layout.annotations), /50 % within/);
  * ```
  */
-export function latencyCdfFigure(input: LatencyCdfInput, options: LatencyCdfOptions = {}): Figure {
+export function latencyCdfFigure(run: LoadedRun, options: LatencyCdfFigureOptions): Figure;
+/** The figure of a prepared input (tests). */
+export function latencyCdfFigure(input: LatencyCdfInput, options?: LatencyCdfOptions): Figure;
+export function latencyCdfFigure(
+  from: LoadedRun | LatencyCdfInput,
+  options: LatencyCdfOptions | LatencyCdfFigureOptions = {},
+): Figure {
+  const input = "series" in from
+    ? from
+    : latencyCdfInput(from, (options as LatencyCdfFigureOptions).policy, (options as LatencyCdfFigureOptions).metric);
   const max = options.maxPoints ?? 400;
   const shapes: Record<string, unknown>[] = [];
   const annotations: Record<string, unknown>[] = [];

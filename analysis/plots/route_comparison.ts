@@ -27,7 +27,7 @@ export interface RouteComparisonInput {
 }
 
 /**
- * Three panels, one bar per route in each: accepted goodput, acceptance
+ * The routes of a `compareRouteCosts` result in three panels, one bar per route in each: accepted goodput, acceptance
  * rate, cost per accepted task (a missing cost shows no bar and says so on
  * hover). n per route on hover. Three traces.
  *
@@ -42,7 +42,11 @@ export interface RouteComparisonInput {
  * assert.deepEqual(f.data[2]!.y, [0.01, null]);
  * ```
  */
-export function routeComparisonFigure(input: RouteComparisonInput): Figure {
+export function routeComparisonFigure(result: { figure: RouteComparisonInput }): Figure;
+/** The figure of a prepared input (the report's extras, tests). */
+export function routeComparisonFigure(input: RouteComparisonInput): Figure;
+export function routeComparisonFigure(from: { figure: RouteComparisonInput } | RouteComparisonInput): Figure {
+  const input = "figure" in from ? from.figure : from;
   const x = input.routes.map((r) => r.route);
   const n = input.routes.map((r) => r.n);
   const panel = (k: number, name: string, y: (number | null)[], fmtY: string): Trace => ({

@@ -54,6 +54,12 @@ export interface SloSweepInputOptions {
   points?: number;
 }
 
+/** Options of {@linkcode sloSweepFigure} drawn from a run. */
+export interface SloSweepFigureOptions extends SloSweepInputOptions {
+  /** The SLO policy whose limit on the metric is swept, every other condition held. */
+  policy: SloPolicy;
+}
+
 /**
  * Sweep curves of a run under a policy, one per class. A request is
  * eligible when it passes every other condition of its class (the metric's
@@ -131,7 +137,11 @@ export function sloSweepInput(run: LoadedRun, policy: SloPolicy, options: SloSwe
  * assert.deepEqual(f.data[1]!.y, [0.25]);
  * ```
  */
-export function sloSweepFigure(input: SloSweepInput): Figure {
+export function sloSweepFigure(run: LoadedRun, options: SloSweepFigureOptions): Figure;
+/** The figure of a prepared input (tests). */
+export function sloSweepFigure(input: SloSweepInput): Figure;
+export function sloSweepFigure(from: LoadedRun | SloSweepInput, options?: SloSweepFigureOptions): Figure {
+  const input = "series" in from ? from : sloSweepInput(from, options!.policy, options);
   const data = input.series.flatMap((s, i) => {
     const c = s.curve;
     const line = {

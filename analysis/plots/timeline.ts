@@ -5,42 +5,17 @@
  *
  * @module
  */
-import type { Stage } from "../../schema/plan.ts";
+import type { LoadedRun } from "../run/loaded_run.ts";
+import type { SloPolicy } from "../../schema/slo.ts";
 import { type Figure, makeFigure, type Trace } from "./figure.ts";
+import { type TimelineInput, timelineInput, type TimelineInputOptions } from "./timeline_input.ts";
 
-/** A period to shade (an outage, a fault, a recovery), ms since the run epoch. */
-export interface ShadedPeriod {
-  start_ms: number;
-  end_ms: number;
-  label: string;
-}
+export type { ServerSeries, ShadedPeriod, TimelineInput } from "./timeline_input.ts";
 
-/** The target's own timeline, one entry per row of the server table. */
-export interface ServerSeries {
-  t_s: number[];
-  queue_len: number[];
-  running: number[];
-  replicas: number[];
-}
-
-/** The input of {@linkcode timelineFigure}: per-second series over the whole run. */
-export interface TimelineInput {
-  /** Start of each one-second bin, seconds since the run epoch. */
-  seconds: number[];
-  /** Requests scheduled in the bin. */
-  offered: number[];
-  /** Requests completed (outcome ok) in the bin, by completed_ms. */
-  completed: number[];
-  /** Accepted requests in the bin, by completed_ms. */
-  accepted: number[];
-  /** HTTP calls open at the bin's start. */
-  in_flight: number[];
-  server: ServerSeries | null;
-  stages: Stage[];
-  /** Outages and other periods to shade red. @default {[]} */
-  outages: ShadedPeriod[];
-  /** One line: run, n, the accepted rule. */
-  disclosure: string;
+/** Options of {@linkcode timelineFigure} drawn from a run. */
+export interface TimelineFigureOptions extends TimelineInputOptions {
+  /** The SLO policy that says which requests were accepted. */
+  policy: SloPolicy;
 }
 
 /**
@@ -61,7 +36,11 @@ export interface TimelineInput {
  * assert.equal((f.layout.shapes as { fillcolor?: string }[]).filter((s) => s.fillcolor).length, 2);
  * ```
  */
-export function timelineFigure(input: TimelineInput): Figure {
+export function timelineFigure(run: LoadedRun, options: TimelineFigureOptions): Figure;
+/** The figure of a prepared input (tests). */
+export function timelineFigure(input: TimelineInput): Figure;
+export function timelineFigure(from: LoadedRun | TimelineInput, options?: TimelineFigureOptions): Figure {
+  const input = "seconds" in from ? from : timelineInput(from, options!.policy, options);
   const series = (name: string, y: number[], color: string, extra: Record<string, unknown> = {}): Trace => ({
     type: "scatter",
     mode: "lines",

@@ -8,7 +8,42 @@ import type { SloPolicy } from "../../schema/slo.ts";
 import { classify } from "../goodput/classify.ts";
 import type { LoadedRun } from "../run/loaded_run.ts";
 import { policyForRun, resolveWindow } from "../goodput/policy.ts";
-import type { ShadedPeriod, TimelineInput } from "./timeline.ts";
+import type { Stage } from "../../schema/plan.ts";
+
+/** A period to shade (an outage, a fault, a recovery), ms since the run epoch. */
+export interface ShadedPeriod {
+  start_ms: number;
+  end_ms: number;
+  label: string;
+}
+
+/** The target's own timeline, one entry per row of the server table. */
+export interface ServerSeries {
+  t_s: number[];
+  queue_len: number[];
+  running: number[];
+  replicas: number[];
+}
+
+/** The input of {@linkcode timelineFigure}: per-second series over the whole run. */
+export interface TimelineInput {
+  /** Start of each one-second bin, seconds since the run epoch. */
+  seconds: number[];
+  /** Requests scheduled in the bin. */
+  offered: number[];
+  /** Requests completed (outcome ok) in the bin, by completed_ms. */
+  completed: number[];
+  /** Accepted requests in the bin, by completed_ms. */
+  accepted: number[];
+  /** HTTP calls open at the bin's start. */
+  in_flight: number[];
+  server: ServerSeries | null;
+  stages: Stage[];
+  /** Outages and other periods to shade red. @default {[]} */
+  outages: ShadedPeriod[];
+  /** One line: run, n, the accepted rule. */
+  disclosure: string;
+}
 
 /** Options of {@linkcode timelineInput}. */
 export interface TimelineInputOptions {
