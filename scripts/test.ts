@@ -4,7 +4,9 @@
  * 1. Every test and every JSDoc example, files in parallel (one worker per core).
  * 2. The tests that judge the runner's or the simulator's own timing (send lag, start times, a kill after a number
  *    of answered calls, modelled step times), one file at a time. Run beside the subprocess-heavy tests of pass 1 on
- *    a two-core machine, their clocks measure the other tests, not the code; alone, they measure the code.
+ *    a two-core machine, their clocks measure the other tests, not the code; alone, they measure the code. The two
+ *    tests that drive the Deno Jupyter kernel run here too: beside each other and that load, a cell's output could
+ *    arrive after nbconvert stopped waiting.
  *
  * Both passes always run; the exit code is non-zero when either failed. Each pass ends with Deno's own summary line
  * (`.ci/run` adds them up). With arguments (`deno task test test/runner/`), only those are run, in one pass.
@@ -14,9 +16,11 @@
 
 const SERIAL = [
   "test/analysis/knee/knee_capacity_test.ts",
+  "test/browser/jupyter_display_test.ts",
   "test/runner/dispatch_test.ts",
   "test/runner/fault_table_test.ts",
   "test/runner/kill_test.ts",
+  "test/notebooks/notebooks_test.ts",
   "test/runner/open_loop_test.ts",
   "test/sim/engine_test.ts",
   "test/sim/scaling_test.ts",
