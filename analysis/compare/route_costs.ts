@@ -5,7 +5,6 @@
  *
  * @module
  */
-import { sig } from "../../lib/number_format.ts";
 import type { OverheadSheet, PriceSheet } from "../../schema/prices.ts";
 import type { SloPolicy } from "../../schema/slo.ts";
 import { type CompareResult, compareRoutes } from "./compare.ts";
