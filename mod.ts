@@ -9,10 +9,10 @@
  *   disclosure (denominator, window, inclusion rules, n), `classify`, `formatGoodput`.
  * - **Latency** — `latencyInWindow`, `latencyTable`, percentiles with confidence
  *   intervals, the SLO sweep, early stopping.
- * - **Knee, limit and recovery** — `kneeAnalysis`, `productionLimit`, `clientLimit`,
- *   `recoveryReport`, outages, autoscaling, retries, cold start, intake drills.
+ * - **Knee, limit and recovery** — `knee`, `productionLimit`, `clientLimit`,
+ *   `recovery`, outages, autoscaling, retries, cold start, intake drills.
  * - **Cost** — `ledger` against a price sheet, `loadPriceSheet`, `importLitellm`.
- * - **Compare** — `compareRoutes`, `compareRouteCosts`.
+ * - **Compare** — `compare`, `compareRouteCosts`.
  * - **Audit** — `audit` of a published claim, `alternatives`, `claimMoves`.
  * - **Report** — `buildReport`, one self-contained HTML page.
  * - **Figures** — one `*Figure(result, options)` per chart, taking the result it
@@ -120,13 +120,13 @@ export {
   clientLimit,
   DEFAULT_TOLERANCES,
   formatKnee,
+  knee,
   KNEE_VERDICT_RULES,
-  kneeAnalysis,
   kneedle,
   type KneedleOptions,
   type KneedleResult,
   type KneeOptions,
-  type KneeReport,
+  type KneeResult,
   kneeVerdicts,
   type Level,
   limitFromKnee,
@@ -140,11 +140,11 @@ export {
 
 // Recovery: bursts and outages, autoscaling, retries, cold start, intake drills.
 export {
-  type AutoscalingReport,
-  autoscalingReport,
+  autoscaling,
+  type AutoscalingResult,
+  coldStart,
   type ColdStartOptions,
-  type ColdStartReport,
-  coldStartReport,
+  type ColdStartResult,
   type DetectedOutage,
   detectOutages,
   formatIntakeDrills,
@@ -157,12 +157,12 @@ export {
   type OutageOptions,
   outagePeriods,
   type PlannedOutage,
+  recovery,
   type RecoveryOptions,
-  type RecoveryReport,
-  recoveryReport,
+  type RecoveryResult,
+  retries,
   RETRY_DEFINITION,
-  type RetryReport,
-  retryReport,
+  type RetryResult,
 } from "./analysis/recovery/mod.ts";
 
 // Cost: the cost ledger against a price sheet, price sheets, the LiteLLM import.
@@ -186,10 +186,10 @@ export {
 // Compare: two runs or routes, class by class; route costs side by side.
 export {
   type ClassComparison,
+  compare,
   type CompareOptions,
   type CompareResult,
   compareRouteCosts,
-  compareRoutes,
   type CrowdingRow,
   type Difference,
   formatCompare,

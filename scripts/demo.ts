@@ -24,7 +24,7 @@ import { InputCheck, parseFlags, runMain } from "../lib/cli.ts";
 import { loadSimProfile } from "../schema/sim_profile.ts";
 import { loadWorkload } from "../schema/workload_file.ts";
 import { buildSchedule, loadPlan } from "../runner/schedule.ts";
-import { formatRunReport } from "../runner/report.ts";
+import { formatRunSummary } from "../runner/run_summary.ts";
 import { runLoadTest, type RunResult } from "../runner/run.ts";
 import { analysisCli } from "./_analysis_cli.ts";
 import { demoReportExtras } from "./_report_extras.ts";
@@ -71,7 +71,7 @@ async function main(args: string[]): Promise<number> {
   try {
     phase(`1/6 timeline run: ${v.plan} against the simulator (${v.profile}), about 2 minutes`);
     const timeline = await timelineRun(pool, v.plan!, v.profile!, v.out!, seed!);
-    console.log(formatRunReport(timeline.manifest, timeline.summary));
+    console.log(formatRunSummary(timeline.manifest, timeline.summary));
     const runDir = timeline.dir;
     const routeDirs: string[] = [];
     for (const [i, route] of (Object.keys(SIM_ROUTES) as SimRoute[]).entries()) {
@@ -87,7 +87,7 @@ async function main(args: string[]): Promise<number> {
         tmpDir,
         progress: true,
       });
-      console.log(formatRunReport(r.manifest, r.summary));
+      console.log(formatRunSummary(r.manifest, r.summary));
       routeDirs.push(r.dir);
     }
     pool.throwIfInterrupted();

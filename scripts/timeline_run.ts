@@ -21,7 +21,7 @@
 import { join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { InputCheck, parseFlags, runMain } from "../lib/cli.ts";
-import { formatRunReport } from "../runner/report.ts";
+import { formatRunSummary } from "../runner/run_summary.ts";
 import { runLoadTest } from "../runner/run.ts";
 import { loadPlan } from "../runner/schedule.ts";
 import { loadSimProfile } from "../schema/sim_profile.ts";
@@ -66,7 +66,7 @@ if (import.meta.main) {
         // The profile's outage windows count from the simulator's last reset: make that ms 0 of the run.
         atStart: () => sim.reset(),
       });
-      console.log(formatRunReport(manifest, summary));
+      console.log(formatRunSummary(manifest, summary));
       console.log(`run written to ${dir} (${Object.keys(manifest.files).join(", ")})`);
     } finally {
       await sim.stop();

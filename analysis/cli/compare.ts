@@ -6,9 +6,9 @@
  */
 import type { OverheadSheet, PriceSheet } from "../../schema/prices.ts";
 import type { SloPolicy } from "../../schema/slo.ts";
-import { compareRoutes } from "../compare/compare.ts";
+import { compare } from "../compare/compare.ts";
 import { formatCompare } from "../compare/format_compare.ts";
-import { kneeAnalysis } from "../knee/knee.ts";
+import { knee } from "../knee/knee.ts";
 import { ledger } from "../cost/ledger.ts";
 import { limitFromKnee } from "../knee/limit.ts";
 import type { LoadedRun } from "../run/loaded_run.ts";
@@ -38,12 +38,12 @@ function runExtras(
   headroom: number | undefined,
 ) {
   return (run: LoadedRun): Record<string, number | string | null> => {
-    const knee = kneeAnalysis([run], policy);
-    const limit = limitFromKnee(knee, headroom);
+    const k = knee([run], policy);
+    const limit = limitFromKnee(k, headroom);
     const out: Record<string, number | string | null> = {
-      knee_rps: knee.knee?.offered_rps ?? null,
-      knee_signal: knee.first_degrading?.signals[0] ??
-        (knee.knee ? knee.knee.source : knee.no_capacity ? "no capacity" : "none in tested range"),
+      knee_rps: k.knee?.offered_rps ?? null,
+      knee_signal: k.first_degrading?.signals[0] ??
+        (k.knee ? k.knee.source : k.no_capacity ? "no capacity" : "none in tested range"),
       [headroom === undefined ? "limit_rps (no headroom given)" : `limit_rps @${headroom}`]: limit.limit_rps,
     };
     if (prices) {
@@ -90,7 +90,7 @@ async function main(args: string[]): Promise<void> {
   const { file: sloFile, policy } = slo!;
   const prices = sheets.prices ?? null;
   const overheads = sheets.overheads ?? null;
-  const result = compareRoutes(runs, policy, {
+  const result = compare(runs, policy, {
     force: v.force,
     singleClassRuns: singles.length ? singles : undefined,
     extras: runExtras(policy, prices, overheads, headroom),

@@ -3,12 +3,12 @@ import { loadJsonFile } from "../../schema/load.ts";
 import { InputError } from "../../schema/errors.ts";
 import { formatKnee } from "../knee/format_knee.ts";
 import { formatRecovery, type RecoveryParts } from "../recovery/format_recovery.ts";
-import { coldStartReport } from "../recovery/cold_start.ts";
-import { recoveryReport } from "../recovery/recovery.ts";
-import { retryReport } from "../recovery/retries.ts";
+import { coldStart } from "../recovery/cold_start.ts";
+import { recovery } from "../recovery/recovery.ts";
+import { retries } from "../recovery/retries.ts";
 import { BLOCK_TEST_RULE, type Tolerance } from "../knee/departure.ts";
 import { supportRuleText } from "../latency/early_stopping.ts";
-import { kneeAnalysis, type KneeOptions, type KneeReport } from "../knee/knee.ts";
+import { knee, type KneeOptions, type KneeResult } from "../knee/knee.ts";
 import { PERSISTENCE_RULE } from "../knee/persistence.ts";
 import { SIGNALS } from "../knee/levels.ts";
 import { limitFromKnee, type ProductionLimit } from "../knee/limit.ts";
@@ -53,12 +53,12 @@ const readTolerances = (file: string): Promise<Record<string, Tolerance>> =>
 
 /** The JSON document: the knee's offered rate, the first degrading signal and the limit(s) first, then the evidence. */
 export function kneeJson(
-  report: KneeReport,
+  report: KneeResult,
   limit: ProductionLimit,
   sloFile: string,
   recovery: (RecoveryParts & { run_id: string })[] = [],
 ): Record<string, unknown> {
-  const point = (p: KneeReport["levels"][number]["pooled"]) => ({
+  const point = (p: KneeResult["levels"][number]["pooled"]) => ({
     parts: p.parts,
     planned_rps: p.planned_rps,
     offered_rps: p.offered_rps,
@@ -168,25 +168,25 @@ async function main(args: string[]): Promise<void> {
     options.prices = prices;
     options.overheads = overheads ?? null;
   }
-  let report: KneeReport;
+  let report: KneeResult;
   try {
-    report = kneeAnalysis(runs!, policy, options);
+    report = knee(runs!, policy, options);
   } catch (e) {
     if (e instanceof RangeError) throw new InputError(e.message, [], { cause: e });
     throw e;
   }
   const tested = Math.max(...report.levels.map((l) => l.pooled.offered_rps));
   const limit = limitFromKnee(report, headroom, { highestTestedRps: tested });
-  const recovery = runs!.map((run) => ({
+  const recoveries = runs!.map((run) => ({
     run_id: run.manifest.run_id,
-    recovery: recoveryReport(run, policy),
-    retries: retryReport(run),
-    cold_start: coldStartReport(run, policy),
+    recovery: recovery(run, policy),
+    retries: retries(run),
+    cold_start: coldStart(run, policy),
   }));
-  if (v.json) console.log(JSON.stringify(kneeJson(report, limit, sloFile, recovery), null, 2));
+  if (v.json) console.log(JSON.stringify(kneeJson(report, limit, sloFile, recoveries), null, 2));
   else {
     console.log(formatKnee(report, limit, { header: [`SLO policy: ${sloFile}`] }));
-    for (const r of recovery) {
+    for (const r of recoveries) {
       console.log(`\nrun ${r.run_id}: recovery, autoscaling, retries, cold start\n${formatRecovery(r)}`);
     }
   }

@@ -121,8 +121,8 @@ export interface CompareOptions {
  * Compares runs route by route under one SLO policy. Throws an
  * {@linkcode InputError} naming every blocking difference unless `force`.
  */
-export function compareRoutes(runs: LoadedRun[], policy: SloPolicy, options: CompareOptions = {}): CompareResult {
-  policy = policyForRuns(policy, [...runs, ...(options.singleClassRuns ?? [])], "compareRoutes() policy");
+export function compare(runs: LoadedRun[], policy: SloPolicy, options: CompareOptions = {}): CompareResult {
+  policy = policyForRuns(policy, [...runs, ...(options.singleClassRuns ?? [])], "compare() policy");
   if (runs.length < 2) throw new InputError(`compare needs at least two runs, got ${runs.length}`);
   const differences = comparability(runs);
   const blocking = differences.filter((d) => d.blocking);

@@ -4,7 +4,7 @@
  * refused when they differ in what they ran unless forced; and the same with
  * knee, production limit and cost per accepted task per route.
  *
- * Entry points: {@linkcode compareRoutes} and its text form
+ * Entry points: {@linkcode compare} and its text form
  * {@linkcode formatCompare}, {@linkcode compareRouteCosts}.
  *
  * @module

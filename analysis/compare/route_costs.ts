@@ -7,9 +7,9 @@
  */
 import type { OverheadSheet, PriceSheet } from "../../schema/prices.ts";
 import type { SloPolicy } from "../../schema/slo.ts";
-import { type CompareResult, compareRoutes } from "./compare.ts";
+import { compare, type CompareResult } from "./compare.ts";
 import { goodput } from "../goodput/goodput.ts";
-import { kneeAnalysis, type KneeReport } from "../knee/knee.ts";
+import { knee, type KneeResult } from "../knee/knee.ts";
 import { ledger, type LedgerResult } from "../cost/ledger.ts";
 import { limitFromKnee, type ProductionLimit } from "../knee/limit.ts";
 import type { LoadedRun } from "../run/loaded_run.ts";
@@ -24,7 +24,7 @@ export { gpuTimeNote, ledgerWaterfall };
  * The goodput-vs-load input of a staged run with the knee and the limits
  * marked: the limit at the chosen headroom, else every headroom choice.
  */
-export function kneeCurve(run: LoadedRun, policy: SloPolicy, knee: KneeReport, limit: ProductionLimit): LoadCurveInput {
+export function kneeCurve(run: LoadedRun, policy: SloPolicy, knee: KneeResult, limit: ProductionLimit): LoadCurveInput {
   policy = policyForRun(policy, run, "kneeCurve() policy");
   const curve = loadCurveFromGoodput(goodput(run, policy), run.manifest.stages);
   const limits = limit.headroom !== null && limit.limit_rps !== null
@@ -51,7 +51,7 @@ export interface RouteCostOptions {
 export interface RouteCost {
   run_id: string;
   route: string;
-  knee: KneeReport;
+  knee: KneeResult;
   limit: ProductionLimit;
   /** Goodput vs offered load of the run with the knee and limits marked. */
   curve: LoadCurveInput;
@@ -67,7 +67,7 @@ export interface RouteCostResult {
 }
 
 /**
- * Routes compared as `deno task compare` does: {@linkcode compareRoutes}
+ * Routes compared as `deno task compare` does: {@linkcode compare}
  * with each run's knee, production limit and cost per accepted task (whole
  * ledger / accepted tasks) as extra columns, the knee reports, load curves
  * and ledgers kept for their own tables and figures.
@@ -76,19 +76,19 @@ export function compareRouteCosts(runs: LoadedRun[], policy: SloPolicy, options:
   policy = policyForRuns(policy, [...runs, ...(options.singleClassRuns ?? [])], "compareRouteCosts() policy");
   const overheads = options.overheads ?? null;
   const per = new Map<string, RouteCost>();
-  const comparison = compareRoutes(runs, policy, {
+  const comparison = compare(runs, policy, {
     ...(options.singleClassRuns?.length ? { singleClassRuns: options.singleClassRuns } : {}),
     ...(options.supportConfidence === undefined ? {} : { supportConfidence: options.supportConfidence }),
     extras: (run) => {
-      const knee = kneeAnalysis([run], policy);
-      const tested = Math.max(...knee.levels.map((l) => l.pooled.offered_rps));
-      const limit = limitFromKnee(knee, options.headroom, { highestTestedRps: tested });
+      const k = knee([run], policy);
+      const tested = Math.max(...k.levels.map((l) => l.pooled.offered_rps));
+      const limit = limitFromKnee(k, options.headroom, { highestTestedRps: tested });
       const l = ledger(run, policy, options.prices, { overheads });
-      const curve = kneeCurve(run, policy, knee, limit);
-      per.set(run.manifest.run_id, { run_id: run.manifest.run_id, route: "", knee, limit, curve, ledger: l });
+      const curve = kneeCurve(run, policy, k, limit);
+      per.set(run.manifest.run_id, { run_id: run.manifest.run_id, route: "", knee: k, limit, curve, ledger: l });
       return {
-        knee_rps: knee.knee?.offered_rps ?? null,
-        knee_signal: knee.first_degrading?.signals[0] ?? (knee.knee ? knee.knee.source : "none in tested range"),
+        knee_rps: k.knee?.offered_rps ?? null,
+        knee_signal: k.first_degrading?.signals[0] ?? (k.knee ? k.knee.source : "none in tested range"),
         [options.headroom === undefined ? "limit_rps (no headroom given)" : `limit_rps @${options.headroom}`]:
           limit.limit_rps,
         [`cost/accepted ${l.currency}`]: l.overall.cost_per_accepted_task,

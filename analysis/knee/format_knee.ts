@@ -1,5 +1,5 @@
 import type { Departure } from "./departure.ts";
-import type { KneeReport } from "./knee.ts";
+import type { KneeResult } from "./knee.ts";
 import { type ProductionLimit, rateText } from "./limit.ts";
 import { roundDown } from "../latency/round_display.ts";
 import { sig } from "../../lib/number_format.ts";
@@ -17,7 +17,7 @@ const MARK = { ok: "", degraded: " !", undecidable: " ?", "no data": "" } as con
 const mark = (d: Departure) => (d.persistence?.status === "transient" ? " ~" : MARK[d.verdict]);
 
 /** The transients, grouped by level: where (stage span, seconds out of line) and why each is not counted. */
-function transientLines(report: KneeReport): string[] {
+function transientLines(report: KneeResult): string[] {
   if (!report.transients.length) return [];
   const out = [
     `transients (degraded at a level but not persistent, so not counted for the knee): ${report.transients.length}`,
@@ -56,7 +56,7 @@ function transientLines(report: KneeReport): string[] {
  * repeats' spread, and the production limit (or the headroom choices, with the note that the choice is the user's).
  * The report's verdicts are the first lines, then `header` (the CLI's policy line).
  */
-export function formatKnee(report: KneeReport, limit: ProductionLimit, options: { header?: string[] } = {}): string {
+export function formatKnee(report: KneeResult, limit: ProductionLimit, options: { header?: string[] } = {}): string {
   // The verdicts come first: incomplete runs, no capacity, the client's limits.
   const out: string[] = [...report.verdicts, ...(options.header ?? [])];
   out.push(`runs: ${report.runs.map((r) => `${r.run_id} (${r.dir})`).join(", ")}`);

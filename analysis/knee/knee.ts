@@ -32,7 +32,7 @@ import { type ExcludedLevel, excludeLevels } from "./client_limit.ts";
 import type { RunEnd } from "../run/run_end.ts";
 import { kneeVerdicts, noCapacity } from "./verdicts.ts";
 
-/** Options of {@linkcode kneeAnalysis}. */
+/** Options of {@linkcode knee}. */
 export interface KneeOptions {
   /** Per-family overrides of {@linkcode DEFAULT_TOLERANCES}. @default {} */
   tolerances?: Record<string, Tolerance>;
@@ -63,7 +63,7 @@ export interface UnitCost {
 }
 
 /** Everything the knee analysis found, with its evidence. */
-export interface KneeReport {
+export interface KneeResult {
   /** What is said before any number: incomplete runs, no capacity, client-limited runs and excluded levels. */
   verdicts: string[];
   /** "no capacity can be derived from this run: …" when no tested level accepted anything; else null. */
@@ -99,7 +99,7 @@ export interface KneeReport {
 }
 
 /** Kneedle of accepted goodput against measured offered rate (concave, increasing), dips that did not persist left out. */
-function goodputKnee(levels: Level[], S: number): KneeReport["kneedle"] {
+function goodputKnee(levels: Level[], S: number): KneeResult["kneedle"] {
   const pts = levels.map((l) => [l.pooled.offered_rps, l.pooled.accepted_goodput] as const).sort((a, b) => a[0] - b[0]);
   const all = { x: pts.map((p) => p[0]), y: pts.map((p) => p[1]) };
   for (let i = 1; i < all.x.length; i++) {
@@ -125,8 +125,8 @@ function goodputKnee(levels: Level[], S: number): KneeReport["kneedle"] {
  * With `prices` (and optionally `overheads`), each level's unit cost is the
  * ledger's cost per accepted task; without, tokens per accepted task.
  */
-export function kneeAnalysis(runs: LoadedRun[], policy: SloPolicy, options: KneeOptions = {}): KneeReport {
-  policy = policyForRuns(policy, runs, "kneeAnalysis() policy");
+export function knee(runs: LoadedRun[], policy: SloPolicy, options: KneeOptions = {}): KneeResult {
+  policy = policyForRuns(policy, runs, "knee() policy");
   const alpha = options.alpha ?? 0.05;
   const S = options.S ?? 1;
   const prices = options.prices ?? null;
@@ -154,7 +154,7 @@ export function kneeAnalysis(runs: LoadedRun[], policy: SloPolicy, options: Knee
   const basePoint = nBase === 1 ? baseLevels[0]!.pooled : pointSignalsOf(baseLevels, prepared);
   const above = levels.slice(nBase);
 
-  const signals: KneeReport["signals"] = {};
+  const signals: KneeResult["signals"] = {};
   const keys = new Set(levels.flatMap((l) => Object.keys(l.pooled.signals)));
   for (const key of [...keys].sort(bySpecOrder)) {
     const family = signalFamily(key);
@@ -180,7 +180,7 @@ export function kneeAnalysis(runs: LoadedRun[], policy: SloPolicy, options: Knee
   }
 
   const counts = (d: Departure) => d.verdict === "degraded" && d.persistence?.status !== "transient";
-  let first: KneeReport["first_degrading"] = null;
+  let first: KneeResult["first_degrading"] = null;
   for (const [i, l] of above.entries()) {
     const degraded = Object.keys(signals).filter((k) => counts(signals[k]!.departures[i]!));
     if (degraded.length) {
@@ -201,10 +201,10 @@ export function kneeAnalysis(runs: LoadedRun[], policy: SloPolicy, options: Knee
     const own = goodputKnee(groupLevels([p]).levels.filter((l) => !out.has(l.planned_rps)), S);
     return { run_id: p.run_id, knee: own.result?.knee ?? null, note: own.note };
   });
-  const candidates: NonNullable<KneeReport["knee"]>[] = [];
+  const candidates: NonNullable<KneeResult["knee"]>[] = [];
   if (first) candidates.push({ offered_rps: first.offered_rps, source: "departure", signal: first.signals[0]! });
   if (kn.result?.knee != null) candidates.push({ offered_rps: kn.result.knee, source: "kneedle", signal: null });
-  const knee = no_capacity ? null : candidates.sort((a, b) => a.offered_rps - b.offered_rps)[0] ?? null;
+  const chosen = no_capacity ? null : candidates.sort((a, b) => a.offered_rps - b.offered_rps)[0] ?? null;
 
   const floor = options.acceptanceFloor;
   const acceptance_floor = floor === undefined ? null : {
@@ -251,7 +251,7 @@ export function kneeAnalysis(runs: LoadedRun[], policy: SloPolicy, options: Knee
     undecidable,
     kneedle: kn,
     kneedle_by_run,
-    knee,
+    knee: chosen,
     acceptance_floor,
     unit_cost: unitCost(prices, options.overheads ?? null),
   };

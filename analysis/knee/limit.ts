@@ -10,7 +10,7 @@
  * @module
  */
 import { InputError } from "../../schema/errors.ts";
-import type { KneeReport } from "./knee.ts";
+import type { KneeResult } from "./knee.ts";
 import { roundDown } from "../latency/round_display.ts";
 
 /** Headrooms shown when none is given: a spread to choose from, not a recommendation. */
@@ -137,7 +137,7 @@ export function productionLimit(
  * capacity is at least the highest rate tested").
  */
 export function limitFromKnee(
-  report: Pick<KneeReport, "knee" | "no_capacity">,
+  report: Pick<KneeResult, "knee" | "no_capacity">,
   headroom?: number,
   options: { highestTestedRps?: number } = {},
 ): ProductionLimit {

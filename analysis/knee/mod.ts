@@ -7,7 +7,7 @@
  * (knee × (1 − headroom)), the levels where the client was the limit, and
  * the verdicts every command prints first.
  *
- * Entry points: {@linkcode kneeAnalysis} and its text form
+ * Entry points: {@linkcode knee} and its text form
  * {@linkcode formatKnee}, {@linkcode productionLimit} /
  * {@linkcode limitFromKnee}, {@linkcode runVerdicts}.
  *

@@ -1,5 +1,5 @@
 /**
- * The per-event measurements behind `recoveryReport`: gauge
+ * The per-event measurements behind `recovery`: gauge
  * series (server queue and running, client in-flight) and when each came
  * back under its baseline, per-request latency outcomes and when latency
  * came back inside the SLO, and tallies of what happened to requests in a

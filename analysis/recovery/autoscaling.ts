@@ -71,8 +71,8 @@ export interface BurstScaling {
   planned: { detection_delay_ms: number; provisioning_delay_ms: number; loading_ms: number; cold_ms: number } | null;
 }
 
-/** The result of {@linkcode autoscalingReport}. */
-export interface AutoscalingReport {
+/** The result of {@linkcode autoscaling}. */
+export interface AutoscalingResult {
   /** Whether the timeline shows any scaling (a warming replica or a change of replicas). */
   observed: boolean;
   rules: string[];
@@ -127,15 +127,15 @@ export function scalingChanges(server: pl.DataFrame): ScalingChange[] {
  *
  * @example A burst whose new replica serves only after it ended
  * ```ts ignore
- * const r = autoscalingReport(run, [{ name: "burst", start_ms: 20000, end_ms: 30000, queue_upper: 0 }]);
+ * const r = autoscaling(run, [{ name: "burst", start_ms: 20000, end_ms: 30000, queue_upper: 0 }]);
  * r.bursts[0].verdict; // "scaled_too_late"
  * ```
  */
-export function autoscalingReport(
+export function autoscaling(
   run: LoadedRun,
   bursts: BurstInput[],
   profile: SimProfile | null = null,
-): AutoscalingReport {
+): AutoscalingResult {
   const server = serverTimeline(run);
   const changes = server ? scalingChanges(server) : [];
   const warmingSeen = server && server.height ? Number(server.getColumn("replicas_warming").max()) > 0 : false;

@@ -12,7 +12,7 @@ import type { LoadedRun } from "../run/loaded_run.ts";
 import { type PercentileCI, percentileWithCI } from "../latency/percentile.ts";
 import { policyForRun, type ResolvedWindow } from "../goodput/policy.ts";
 
-/** Options of {@linkcode coldStartReport}. */
+/** Options of {@linkcode coldStart}. */
 export interface ColdStartOptions {
   /** Length of the cold period when the run has no warmup stage, from the first stage's start, ms. @default {30000} */
   coldMs?: number;
@@ -39,8 +39,8 @@ export interface PhaseStats {
   failures: Record<string, number>;
 }
 
-/** The result of {@linkcode coldStartReport}. */
-export interface ColdStartReport {
+/** The result of {@linkcode coldStart}. */
+export interface ColdStartResult {
   rule: string;
   cold: PhaseStats;
   steady: PhaseStats | null;
@@ -112,12 +112,12 @@ function minus([a, b]: [number, number], cut: [number, number][]): [number, numb
  *
  * @example Cold vs steady of a staged run
  * ```ts ignore
- * const r = coldStartReport(run, policy);
+ * const r = coldStart(run, policy);
  * console.log(r.cold.e2e_ms[0].value, r.steady?.e2e_ms[0].value);
  * ```
  */
-export function coldStartReport(run: LoadedRun, policy: SloPolicy, options: ColdStartOptions = {}): ColdStartReport {
-  policy = policyForRun(policy, run, "coldStartReport() policy");
+export function coldStart(run: LoadedRun, policy: SloPolicy, options: ColdStartOptions = {}): ColdStartResult {
+  policy = policyForRun(policy, run, "coldStart() policy");
   const coldMs = options.coldMs ?? 30_000;
   const ps = options.percentiles ?? [0.5, 0.95];
   const stages = run.manifest.stages;

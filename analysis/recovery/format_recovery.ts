@@ -1,16 +1,16 @@
 import { fixed, percent } from "../../lib/number_format.ts";
 import type { BurstScaling } from "./autoscaling.ts";
-import type { ColdStartReport, PhaseStats } from "./cold_start.ts";
+import type { ColdStartResult, PhaseStats } from "./cold_start.ts";
 import { earlyStoppingMinSamples } from "../latency/early_stopping.ts";
 import type { PercentileCI } from "../latency/percentile.ts";
-import type { EventRecovery, RecoveryReport, RequestTally } from "./recovery.ts";
-import type { RetryReport } from "./retries.ts";
+import type { EventRecovery, RecoveryResult, RequestTally } from "./recovery.ts";
+import type { RetryResult } from "./retries.ts";
 
 /** The parts to render; each is optional. */
 export interface RecoveryParts {
-  recovery?: RecoveryReport;
-  retries?: RetryReport;
-  cold_start?: ColdStartReport;
+  recovery?: RecoveryResult;
+  retries?: RetryResult;
+  cold_start?: ColdStartResult;
 }
 
 const ms = (v: number | null | undefined): string => (v === null || v === undefined ? "-" : `${Math.round(v)} ms`);
@@ -94,7 +94,7 @@ function scalingLines(b: BurstScaling): string[] {
   ];
 }
 
-function recoveryLines(r: RecoveryReport): string[] {
+function recoveryLines(r: RecoveryResult): string[] {
   const o = r.outages;
   const planned =
     o.planned?.map((p) =>
@@ -136,7 +136,7 @@ function recoveryLines(r: RecoveryReport): string[] {
   ];
 }
 
-function retryLines(r: RetryReport): string[] {
+function retryLines(r: RetryResult): string[] {
   const b = r.budget;
   return [
     "retries",
@@ -184,7 +184,7 @@ function phaseLine(p: PhaseStats): string[] {
   ];
 }
 
-function coldLines(c: ColdStartReport): string[] {
+function coldLines(c: ColdStartResult): string[] {
   return [
     "cold start vs steady state",
     `  rule: ${c.rule}`,
@@ -202,7 +202,7 @@ function coldLines(c: ColdStartReport): string[] {
  *
  * @example Only the retry part
  * ```ts ignore
- * console.log(formatRecovery({ retries: retryReport(run) }));
+ * console.log(formatRecovery({ retries: retries(run) }));
  * ```
  */
 export function formatRecovery(parts: RecoveryParts): string {

@@ -3,10 +3,10 @@
  * each burst and outage (gauges and latency back to baseline, what was lost),
  * autoscaling acceptance, retries, cold starts, and operator intake drills.
  *
- * Entry points: {@linkcode recoveryReport} and its text form
+ * Entry points: {@linkcode recovery} and its text form
  * {@linkcode formatRecovery}, {@linkcode detectOutages},
- * {@linkcode autoscalingReport}, {@linkcode retryReport},
- * {@linkcode coldStartReport}, {@linkcode intakeDrills} and
+ * {@linkcode autoscaling}, {@linkcode retries},
+ * {@linkcode coldStart}, {@linkcode intakeDrills} and
  * {@linkcode formatIntakeDrills}. `_recovery_series.ts` is private to
  * `recovery.ts`.
  *

@@ -18,7 +18,7 @@ import {
   type Series,
   tally,
 } from "./_recovery_series.ts";
-import { type AutoscalingReport, autoscalingReport } from "./autoscaling.ts";
+import { autoscaling, type AutoscalingResult } from "./autoscaling.ts";
 import type { LoadedRun } from "../run/loaded_run.ts";
 import {
   detectOutages,
@@ -32,7 +32,7 @@ import { policyForRun } from "../goodput/policy.ts";
 
 export type { LatencyRecovery, LevelRecovery, RequestTally };
 
-/** Options of {@linkcode recoveryReport}. */
+/** Options of {@linkcode recovery}. */
 export interface RecoveryOptions extends OutageOptions {
   /** Length of the baseline window just before each event, ms. @default {10000} */
   baselineMs?: number;
@@ -70,13 +70,13 @@ export interface EventRecovery {
   stayed_lost: boolean;
 }
 
-/** The result of {@linkcode recoveryReport}. */
-export interface RecoveryReport {
+/** The result of {@linkcode recovery}. */
+export interface RecoveryResult {
   run_id: string;
   rules: string[];
   outages: OutageDetection;
   events: EventRecovery[];
-  autoscaling: AutoscalingReport;
+  autoscaling: AutoscalingResult;
 }
 
 /** The rules of the report in words (with the options in force). */
@@ -107,12 +107,12 @@ function rules(o: Required<Omit<RecoveryOptions, keyof OutageOptions>>): string[
  *
  * @example Recovery of a run with a planted outage
  * ```ts ignore
- * const report = recoveryReport(await loadRun("out/run-1"), await loadSloPolicy("data/slo/design-v1.json"));
+ * const report = recovery(await loadRun("out/run-1"), await loadSloPolicy("data/slo/design-v1.json"));
  * console.log(formatRecovery(report));
  * ```
  */
-export function recoveryReport(run: LoadedRun, policy: SloPolicy, options: RecoveryOptions = {}): RecoveryReport {
-  policy = policyForRun(policy, run, "recoveryReport() policy");
+export function recovery(run: LoadedRun, policy: SloPolicy, options: RecoveryOptions = {}): RecoveryResult {
+  policy = policyForRun(policy, run, "recovery() policy");
   const o = {
     baselineMs: options.baselineMs ?? 10_000,
     hold: options.hold ?? 2,
@@ -198,6 +198,6 @@ export function recoveryReport(run: LoadedRun, policy: SloPolicy, options: Recov
     rules: rules(o),
     outages,
     events: recoveries,
-    autoscaling: autoscalingReport(run, bursts, options.profile ?? null),
+    autoscaling: autoscaling(run, bursts, options.profile ?? null),
   };
 }

@@ -33,8 +33,8 @@ export interface RetryDefect {
   why: string;
 }
 
-/** The result of {@linkcode retryReport}. */
-export interface RetryReport {
+/** The result of {@linkcode retries}. */
+export interface RetryResult {
   rules: string[];
   offered: number;
   /** Every HTTP call in the log (tool rounds and retries included): attempt rows, less the held-back ones. */
@@ -93,11 +93,11 @@ const share = (a: number, b: number) => (b > 0 ? a / b : null);
  *
  * @example Amplification and defects of a run
  * ```ts ignore
- * const r = retryReport(await loadRun("out/run-1"));
+ * const r = retries(await loadRun("out/run-1"));
  * console.log(r.retry_amplification, r.defects.length);
  * ```
  */
-export function retryReport(run: LoadedRun): RetryReport {
+export function retries(run: LoadedRun): RetryResult {
   const p = run.manifest.retry;
   const heldBack = pl.col("error_kind").eq(pl.lit(HELD_BACK_KIND)).fillNull(false);
   const held = run.attempts.filter(heldBack).height;
@@ -115,7 +115,7 @@ export function retryReport(run: LoadedRun): RetryReport {
   const isRetry = pl.col("attempt").gt(pl.col("_first"));
   const retryRows = a.filter(isRetry);
   const sum = (df: pl.DataFrame, c: string) => (df.height ? Number(df.getColumn(c).sum()) : 0);
-  const attempts = a.height, retries = retryRows.height, first = attempts - retries;
+  const attempts = a.height, retryCount = retryRows.height, first = attempts - retryCount;
   const allowed = Math.floor(p.budget_min + p.budget_ratio * budgetBase);
 
   const exhausted = run.requests.filter(pl.col("error_kind").str.contains("retry_budget_exhausted"));
@@ -145,7 +145,7 @@ export function retryReport(run: LoadedRun): RetryReport {
     offered: run.requests.height,
     attempts,
     first_attempts: first,
-    retries,
+    retries: retryCount,
     held_back: held,
     amplification: share(attempts, run.requests.height),
     retry_amplification: share(attempts, first),
@@ -155,14 +155,14 @@ export function retryReport(run: LoadedRun): RetryReport {
       max_attempts: p.max_attempts,
       budget_base: budgetBase,
       allowed,
-      consumed: share(retries, allowed),
+      consumed: share(retryCount, allowed),
       manifest_retries: run.manifest.result.retries,
       manifest_exhausted: run.manifest.result.retry_budget_exhausted,
       exhausted_requests: exhausted.height,
       first_exhausted_ms: exhausted.height ? Number(exhausted.getColumn("scheduled_ms").min()) : null,
     },
     capacity: {
-      attempts: share(retries, attempts),
+      attempts: share(retryCount, attempts),
       busy_ms: share(sum(retryRows, "_busy"), sum(a, "_busy")),
       input_tokens: share(sum(retryRows, "input_tokens"), sum(a, "input_tokens")),
       output_tokens: share(sum(retryRows, "output_tokens"), sum(a, "output_tokens")),

@@ -8,7 +8,7 @@
 import { InputError } from "../../schema/errors.ts";
 import type { OverheadSheet, PriceSheet } from "../../schema/prices.ts";
 import type { SloPolicy } from "../../schema/slo.ts";
-import { kneeAnalysis } from "../knee/knee.ts";
+import { knee } from "../knee/knee.ts";
 import { ledger } from "../cost/ledger.ts";
 import { limitFromKnee } from "../knee/limit.ts";
 import type { LoadedRun } from "../run/loaded_run.ts";
@@ -45,9 +45,9 @@ export function runReportExtras(
   const notes: string[] = [];
   if (!extras.knee) {
     try {
-      const knee = kneeAnalysis([run], policy);
-      const limit = limitFromKnee(knee, options.headroom);
-      const { knee_rps, knee_signal, limits } = kneeCurve(run, policy, knee, limit);
+      const k = knee([run], policy);
+      const limit = limitFromKnee(k, options.headroom);
+      const { knee_rps, knee_signal, limits } = kneeCurve(run, policy, k, limit);
       extras.knee = { knee_rps, ...(knee_signal ? { knee_signal } : {}), limits };
     } catch (e) {
       if (!(e instanceof RangeError || e instanceof InputError)) throw e;

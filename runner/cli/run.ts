@@ -5,7 +5,7 @@
  */
 import { InputError } from "../../schema/errors.ts";
 import { HTTP_CLIENT_KINDS, type HttpClientKind } from "../http/mod.ts";
-import { formatRunReport } from "../report.ts";
+import { formatRunSummary } from "../run_summary.ts";
 import { parseRouteUrls } from "../resolve_routes.ts";
 import { runLoadTest } from "../run.ts";
 import { runVerdict } from "../verdict.ts";
@@ -114,7 +114,7 @@ if (import.meta.main) {
     });
     if (run === null) return EXIT_PREFLIGHT;
     const { dir, manifest, summary } = run;
-    console.log(formatRunReport(manifest, summary));
+    console.log(formatRunSummary(manifest, summary));
     console.log(`run written to ${dir}`);
     // The run is finalised either way; a run in which nothing succeeded says so and exits non-zero.
     const verdict = runVerdict(summary);

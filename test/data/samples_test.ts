@@ -1,8 +1,8 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { compareRoutes } from "../../analysis/compare/compare.ts";
-import { kneeAnalysis } from "../../analysis/knee/knee.ts";
+import { compare } from "../../analysis/compare/compare.ts";
+import { knee } from "../../analysis/knee/knee.ts";
 import { loadRun } from "../../analysis/run/load_run.ts";
 import type { LoadedRun } from "../../analysis/run/loaded_run.ts";
 import { detectOutages } from "../../analysis/recovery/outages.ts";
@@ -69,7 +69,7 @@ Deno.test("the route sample runs are comparable and show crowding-out data for t
   const load = (id: string) => loadRun(join(RUNS, id));
   const runs = await Promise.all(["route-hosted", "route-selfhosted", "route-hybrid"].map(load));
   const single = await load("route-selfhosted-alone-safety");
-  const result = compareRoutes(runs, policy, { singleClassRuns: [single] });
+  const result = compare(runs, policy, { singleClassRuns: [single] });
   assert.equal(result.forced, false);
   assert.deepEqual(result.differences.filter((d) => d.blocking), []);
   assert.deepEqual(result.routes.map((r) => r.route), ["hosted", "selfhosted", "hybrid"]);
@@ -84,8 +84,8 @@ Deno.test("explore: the knee analysis finds its load levels, and the outage is i
   const policy = await loadSloPolicy(join(ROOT, "data/slo/design-v1.json"));
   const run = await loadRun(join(RUNS, "explore"));
   await t.step("levels 4, 6, 8, 10, 12 and the 20 req/s burst", () => {
-    const knee = kneeAnalysis([run], policy);
-    assert.deepEqual(knee.levels.map((l) => l.planned_rps), [4, 6, 8, 10, 12, 20]);
+    const k = knee([run], policy);
+    assert.deepEqual(k.levels.map((l) => l.planned_rps), [4, 6, 8, 10, 12, 20]);
   });
   await t.step("one 503 outage detected inside 71–75 s (the profile saved beside the run)", async () => {
     const profile = JSON.parse(await Deno.readTextFile(join(RUNS, "explore/sim-profile.json")));

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import { comparability, compareRoutes, significantDrop } from "../../../analysis/compare/compare.ts";
+import { comparability, compare, significantDrop } from "../../../analysis/compare/compare.ts";
 import { formatCompare } from "../../../analysis/compare/format_compare.ts";
 import { loadRun } from "../../../analysis/run/load_run.ts";
 import type { RequestRow } from "../../../schema/events.ts";
@@ -42,12 +42,12 @@ async function run(dir: string, id: string, route: string, requests: RequestRow[
   return await loadRun(join(dir, id));
 }
 
-Deno.test("compareRoutes: per-route goodput and acceptance from the same schedule", async () => {
+Deno.test("compare: per-route goodput and acceptance from the same schedule", async () => {
   const dir = Deno.makeTempDirSync();
   // Route a: 20 of 20 "x" accepted; route b: 10 of 20. Window 10 s → 2.0 and 1.0 accepted/s.
   const a = await run(dir, "run-a", "hosted", rows("a", "x", 20, 20));
   const b = await run(dir, "run-b", "selfhosted", rows("b", "x", 20, 10));
-  const result = compareRoutes([a, b], POLICY);
+  const result = compare([a, b], POLICY);
   assert.deepEqual(result.routes.map((r) => [r.route, r.overall.accepted, r.overall.accepted_goodput]), [
     ["hosted", 20, 2],
     ["selfhosted", 10, 1],
@@ -59,26 +59,26 @@ Deno.test("compareRoutes: per-route goodput and acceptance from the same schedul
   assert.deepEqual(result.differences.map((d) => [d.field, d.blocking]), [["route", false]]);
 });
 
-Deno.test("compareRoutes refuses runs of different workloads unless forced", async () => {
+Deno.test("compare refuses runs of different workloads unless forced", async () => {
   const dir = Deno.makeTempDirSync();
   const a = await run(dir, "run-a", "hosted", rows("a", "x", 4, 4));
   const b = await run(dir, "run-b", "selfhosted", rows("b", "x", 4, 4), "1".repeat(64));
   assert.throws(
-    () => compareRoutes([a, b], POLICY),
+    () => compare([a, b], POLICY),
     (e) => e instanceof InputError && /workload\.sha256/.test(e.message),
   );
-  const forced = compareRoutes([a, b], POLICY, { force: true });
+  const forced = compare([a, b], POLICY, { force: true });
   assert.equal(forced.forced, true);
   assert.ok(comparability([a, b]).some((d) => d.field === "workload.sha256" && d.blocking));
 });
 
-Deno.test("compareRoutes: a class that loses acceptance in the mix is flagged as crowded out", async () => {
+Deno.test("compare: a class that loses acceptance in the mix is flagged as crowded out", async () => {
   const dir = Deno.makeTempDirSync();
   // Mixed: critical class "c" 10 of 40 accepted; alone on the same route: 38 of 40.
   const mixed = await run(dir, "mixed", "selfhosted", [...rows("c", "c", 40, 10), ...rows("e", "e", 40, 40)]);
   const other = await run(dir, "other", "hosted", [...rows("c", "c", 40, 40), ...rows("e", "e", 40, 40)]);
   const alone = await run(dir, "alone", "selfhosted", rows("k", "c", 40, 38));
-  const result = compareRoutes([mixed, other], POLICY, { singleClassRuns: [alone] });
+  const result = compare([mixed, other], POLICY, { singleClassRuns: [alone] });
   assert.equal(result.crowding.length, 1);
   const row = result.crowding[0]!;
   assert.equal(row.mixed_acceptance, 0.25);
@@ -101,7 +101,7 @@ Deno.test("formatCompare() rounds knee and limit columns down and states the sup
   // Knee 9.05678 → 9.056 (to nearest 9.057); limit 7.5 × (1 − 0.095) = 6.7875 → 6.787 (to nearest 6.788).
   const extras = () => ({ knee_rps: 9.05678, "limit_rps @0.095": 6.7875, "cost/accepted USD": 0.123456 });
   await t.step("capacity columns rounded down, the others as before; JSON keeps the exact values", () => {
-    const result = compareRoutes([a, b], POLICY, { extras });
+    const result = compare([a, b], POLICY, { extras });
     const text = formatCompare(result);
     assert.match(text, /^hosted\s+run-a\s+20\s+20\s+2\.000\s+1\.000\s+9\.056\s+6\.787\s+0\.1235$/m);
     assert.doesNotMatch(text, /9\.057|6\.788/);
@@ -110,9 +110,9 @@ Deno.test("formatCompare() rounds knee and limit columns down and states the sup
   });
   await t.step("the per-class percentiles carry the rule and its confidence", () => {
     // 20 samples: p95 needs 90 (ln 0.01 / ln 0.95 = 89.8), p99 needs 459 at 99 %; at 90 %: 45 and 230.
-    const text = formatCompare(compareRoutes([a, b], POLICY));
+    const text = formatCompare(compare([a, b], POLICY));
     assert.match(text, /early-stopping rule at 99 % one-sided confidence \(n ≥ 90 for p95, 459 for p99\)/);
-    const loose = compareRoutes([a, b], POLICY, { supportConfidence: 0.9 });
+    const loose = compare([a, b], POLICY, { supportConfidence: 0.9 });
     assert.equal(loose.support_confidence, 0.9);
     assert.match(formatCompare(loose), /at 90 % one-sided confidence \(n ≥ 45 for p95, 230 for p99\)/);
   });

@@ -11,10 +11,10 @@ import { alternatives, variantPolicy } from "../../../analysis/audit/alternative
 import { audit } from "../../../analysis/audit/audit.ts";
 import { claimMoves } from "../../../analysis/audit/claim_moves.ts";
 import { classify } from "../../../analysis/goodput/classify.ts";
-import { coldStartReport } from "../../../analysis/recovery/cold_start.ts";
-import { compareRoutes } from "../../../analysis/compare/compare.ts";
+import { coldStart } from "../../../analysis/recovery/cold_start.ts";
+import { compare } from "../../../analysis/compare/compare.ts";
 import { goodput } from "../../../analysis/goodput/goodput.ts";
-import { kneeAnalysis } from "../../../analysis/knee/knee.ts";
+import { knee } from "../../../analysis/knee/knee.ts";
 import { ledger } from "../../../analysis/cost/ledger.ts";
 import { LevelCoster } from "../../../analysis/knee/level_cost.ts";
 import { prepareRun } from "../../../analysis/knee/levels.ts";
@@ -25,7 +25,7 @@ import { loadPriceSheet } from "../../../analysis/cost/price_sheet.ts";
 import { latencyCdfInput } from "../../../analysis/plots/latency_cdf.ts";
 import { sloSweepInput } from "../../../analysis/plots/slo_sweep.ts";
 import { timelineInput } from "../../../analysis/plots/timeline_input.ts";
-import { recoveryReport } from "../../../analysis/recovery/recovery.ts";
+import { recovery } from "../../../analysis/recovery/recovery.ts";
 import { buildReport } from "../../../analysis/report/report.ts";
 import { runReportExtras } from "../../../analysis/report/report_extras.ts";
 import { compareRouteCosts, kneeCurve } from "../../../analysis/compare/route_costs.ts";
@@ -181,13 +181,13 @@ Deno.test("property: no policy passed in code bypasses validation (seeded mutati
     ["audit()", (p) => audit(run, claim, { policy: p })],
     ["audit()", (p) => audit(run, { ...claim, slo: p }, { policy: POLICY })],
     ["audit()", (p) => claimMoves(run, claim, { policy: p })],
-    ["kneeAnalysis()", (p) => kneeAnalysis([run], p)],
+    ["knee()", (p) => knee([run], p)],
     ["prepareRun()", (p) => prepareRun(run, p)],
     ["LevelCoster", (p) => new LevelCoster(run, p, pricing)],
-    ["coldStartReport()", (p) => coldStartReport(run, p)],
-    ["recoveryReport()", (p) => recoveryReport(run, p)],
+    ["coldStart()", (p) => coldStart(run, p)],
+    ["recovery()", (p) => recovery(run, p)],
     ["ledger()", (p) => ledger(run, p, prices)],
-    ["compareRoutes()", (p) => compareRoutes([run, run], p)],
+    ["compare()", (p) => compare([run, run], p)],
     ["compareRouteCosts()", (p) => compareRouteCosts([run, run], p, { prices })],
     ["kneeCurve()", (p) => kneeCurve(run, p, null as never, null as never)],
     ["buildReport()", (p) => buildReport(run, p)],

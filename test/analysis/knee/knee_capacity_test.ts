@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import { kneeAnalysis, type KneeReport } from "../../../analysis/knee/knee.ts";
+import { knee, type KneeResult } from "../../../analysis/knee/knee.ts";
 import { loadRun } from "../../../analysis/run/load_run.ts";
 import { loadSimProfile, type SimProfile } from "../../../schema/sim_profile.ts";
 import { SloPolicy } from "../../../schema/slo.ts";
@@ -70,7 +70,7 @@ interface Measured {
   /** The profile's name, with "+stall" when the stall was planted. */
   label: string;
   capacity: number;
-  report: KneeReport;
+  report: KneeResult;
   clientLimited: boolean;
   why: string | null;
   /** The runner's p99 send lag, ms. */
@@ -140,7 +140,7 @@ async function sweepProfile(dir: string, name: string, stalled: boolean): Promis
       profile: name,
       label,
       capacity,
-      report: kneeAnalysis([loaded], POLICY),
+      report: knee([loaded], POLICY),
       clientLimited: run.manifest.result.client_limited,
       why: run.manifest.result.client_limit_reason,
       lagP99: run.manifest.result.send_lag_p99_ms,

@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { kneeAnalysis } from "../../../analysis/knee/knee.ts";
+import { knee } from "../../../analysis/knee/knee.ts";
 import { loadRun } from "../../../analysis/run/load_run.ts";
 import { SWEEP_POLICY, writeSweepRun } from "./knee_fixture.ts";
 
@@ -12,9 +12,9 @@ function allFailuresIn(a: number, b: number, k: number): number {
   return p;
 }
 
-Deno.test("kneeAnalysis() finds the first degrading signal, with its evidence", async (t) => {
+Deno.test("knee() finds the first degrading signal, with its evidence", async (t) => {
   const run = await loadRun(writeSweepRun(Deno.makeTempDirSync() + "/run"), quiet);
-  const r = kneeAnalysis([run], SWEEP_POLICY);
+  const r = knee([run], SWEEP_POLICY);
 
   await t.step("levels: four planned rates, the lowest is the baseline", () => {
     assert.deepEqual(r.levels.map((l) => l.planned_rps), [2, 4, 8, 16]);
@@ -77,10 +77,10 @@ Deno.test("kneeAnalysis() finds the first degrading signal, with its evidence", 
   });
 });
 
-Deno.test("kneeAnalysis() options change the baseline and the tolerances", async (t) => {
+Deno.test("knee() options change the baseline and the tolerances", async (t) => {
   const run = await loadRun(writeSweepRun(Deno.makeTempDirSync() + "/run"), quiet);
   await t.step("two baseline levels pool 118 latencies: the p95 is supported and 2000 ms is degraded", () => {
-    const r = kneeAnalysis([run], SWEEP_POLICY, { baselineLevels: 2 });
+    const r = knee([run], SWEEP_POLICY, { baselineLevels: 2 });
     assert.deepEqual(r.baseline.planned_rps, [2, 4]);
     const d = r.signals["e2e_p95_ms@qa"]!.departures.at(-1)!;
     // Baseline: 40 + 78 latencies of 500 ms in 40 seconds; level: 160 of 2000 ms: every resample is 1500 ms worse,
@@ -90,18 +90,18 @@ Deno.test("kneeAnalysis() options change the baseline and the tolerances", async
     assert.equal(d.verdict, "degraded");
   });
   await t.step("a wider acceptance tolerance leaves only the rejection rate degrading at 8 req/s", () => {
-    const r = kneeAnalysis([run], SWEEP_POLICY, { tolerances: { acceptance_rate: { rel: 0, abs: 0.2 } } });
+    const r = knee([run], SWEEP_POLICY, { tolerances: { acceptance_rate: { rel: 0, abs: 0.2 } } });
     assert.deepEqual(r.first_degrading?.signals, ["rejection_rate"]);
     assert.equal(r.signals.acceptance_rate!.departures[1]!.threshold, 0.8);
   });
   await t.step("baselineLevels must leave a level to test", () => {
-    assert.throws(() => kneeAnalysis([run], SWEEP_POLICY, { baselineLevels: 4 }), RangeError);
+    assert.throws(() => knee([run], SWEEP_POLICY, { baselineLevels: 4 }), RangeError);
   });
 });
 
-Deno.test("kneeAnalysis() reports no knee for a sweep that never degrades", async () => {
+Deno.test("knee() reports no knee for a sweep that never degrades", async () => {
   const dir = writeSweepRun(Deno.makeTempDirSync() + "/run", { healthy: true, server: false });
-  const r = kneeAnalysis([await loadRun(dir, quiet)], SWEEP_POLICY);
+  const r = knee([await loadRun(dir, quiet)], SWEEP_POLICY);
   assert.equal(r.first_degrading, null);
   assert.equal(r.kneedle.result?.knee, null); // goodput = offered: a straight line
   assert.equal(r.knee, null);

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import { kneeAnalysis } from "../../../analysis/knee/knee.ts";
+import { knee } from "../../../analysis/knee/knee.ts";
 import { costSample, LevelCoster } from "../../../analysis/knee/level_cost.ts";
 import { loadRun } from "../../../analysis/run/load_run.ts";
 import { InputError } from "../../../schema/errors.ts";
@@ -45,7 +45,7 @@ async function pricedRuns(...ids: [string, number][]) {
 
 Deno.test("cost_per_accepted is the ledger's cost of each level's stages / its accepted tasks", async (t) => {
   const [run] = await pricedRuns(["a", 10]);
-  const report = kneeAnalysis([run!], SWEEP_POLICY, { prices: SWEEP_PRICES, overheads: SWEEP_OVERHEADS });
+  const report = knee([run!], SWEEP_POLICY, { prices: SWEEP_PRICES, overheads: SWEEP_OVERHEADS });
   const cost = report.signals.cost_per_accepted!;
 
   await t.step(
@@ -80,7 +80,7 @@ Deno.test("cost_per_accepted is the ledger's cost of each level's stages / its a
     assert.ok(report.signals.tokens_per_accepted);
   });
   await t.step("a pooled baseline is one ledger over both stages: (0.13375 + 0.23175) / (40 + 78)", () => {
-    const two = kneeAnalysis([run!], SWEEP_POLICY, {
+    const two = knee([run!], SWEEP_POLICY, {
       prices: SWEEP_PRICES,
       overheads: SWEEP_OVERHEADS,
       baselineLevels: 2,
@@ -89,7 +89,7 @@ Deno.test("cost_per_accepted is the ledger's cost of each level's stages / its a
     close(two.baseline.point.signals.cost_per_accepted!.value, 0.3655 / 118, "pooled baseline");
   });
   await t.step("without overheads only the GPU lines count: (0.02 + 0.02375) / 40 at 2 req/s", () => {
-    const bare = kneeAnalysis([run!], SWEEP_POLICY, { prices: SWEEP_PRICES });
+    const bare = knee([run!], SWEEP_POLICY, { prices: SWEEP_PRICES });
     close(bare.baseline.point.signals.cost_per_accepted!.value, 0.04375 / 40, "GPU only");
     assert.match(bare.unit_cost.note, /overheads not priced/);
   });
@@ -98,7 +98,7 @@ Deno.test("cost_per_accepted is the ledger's cost of each level's stages / its a
 Deno.test("cost_per_accepted pools repeats' ledgers: Σ cost / Σ accepted, each repeat kept", async () => {
   // Run b rejects every 5th request of step-03: 128 accepted, review 0.128 → 0.64175 instead of 0.65775.
   const runs = await pricedRuns(["a", 10], ["b", 5]);
-  const report = kneeAnalysis(runs, SWEEP_POLICY, { prices: SWEEP_PRICES, overheads: SWEEP_OVERHEADS });
+  const report = knee(runs, SWEEP_POLICY, { prices: SWEEP_PRICES, overheads: SWEEP_OVERHEADS });
   close(report.baseline.point.signals.cost_per_accepted!.value, 0.2675 / 80, "2 req/s, two runs");
   const l8 = report.levels[2]!;
   close(l8.pooled.signals.cost_per_accepted!.value, (0.65775 + 0.64175) / (144 + 128), "8 req/s pooled");
@@ -107,13 +107,13 @@ Deno.test("cost_per_accepted pools repeats' ledgers: Σ cost / Σ accepted, each
 
 Deno.test("without a price sheet the cost signal is absent and tokens stand for unit cost", async () => {
   const [run] = await pricedRuns(["a", 10]);
-  const report = kneeAnalysis([run!], SWEEP_POLICY);
+  const report = knee([run!], SWEEP_POLICY);
   assert.equal(report.signals.cost_per_accepted, undefined);
   assert.equal(report.levels[0]!.pooled.signals.cost_per_accepted, undefined);
   assert.equal(report.tolerances.cost_per_accepted, undefined);
   assert.equal(report.unit_cost.signal, "tokens_per_accepted");
   assert.match(report.unit_cost.note, /no price sheet given/);
-  assert.throws(() => kneeAnalysis([run!], SWEEP_POLICY, { overheads: SWEEP_OVERHEADS }), RangeError);
+  assert.throws(() => knee([run!], SWEEP_POLICY, { overheads: SWEEP_OVERHEADS }), RangeError);
 });
 
 Deno.test("costSample refuses a level whose counts the ledger does not reproduce", async () => {

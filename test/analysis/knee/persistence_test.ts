@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { kneeJson } from "../../../analysis/cli/knee.ts";
 import { formatKnee } from "../../../analysis/knee/format_knee.ts";
-import { kneeAnalysis, type KneeReport } from "../../../analysis/knee/knee.ts";
+import { knee, type KneeResult } from "../../../analysis/knee/knee.ts";
 import { kneedle } from "../../../analysis/knee/kneedle.ts";
 import { productionLimit } from "../../../analysis/knee/limit.ts";
 import { loadRun } from "../../../analysis/run/load_run.ts";
@@ -11,11 +11,11 @@ import { TRANSIENT_POLICY, type TransientOptions, writeTransientRun } from "./tr
 const quiet = { onWarning: () => {} };
 const BURST = { stage: "step-02", from_s: 3, to_s: 7 };
 
-async function analyse(...runs: TransientOptions[]): Promise<KneeReport> {
+async function analyse(...runs: TransientOptions[]): Promise<KneeResult> {
   const loaded = await Promise.all(
     runs.map((o, i) => loadRun(writeTransientRun(Deno.makeTempDirSync() + "/run", { runId: `r${i}`, ...o }), quiet)),
   );
-  return kneeAnalysis(loaded, TRANSIENT_POLICY);
+  return knee(loaded, TRANSIENT_POLICY);
 }
 
 Deno.test("a burst of late requests in 4 s of one step, the next step healthy: a transient that does not move the knee", async (t) => {

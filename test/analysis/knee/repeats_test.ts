@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { kneeAnalysis } from "../../../analysis/knee/knee.ts";
+import { knee } from "../../../analysis/knee/knee.ts";
 import { loadRun } from "../../../analysis/run/load_run.ts";
 import { checkRepeatRuns, spreadOf, straddles } from "../../../analysis/knee/repeats.ts";
 import { InputError } from "../../../schema/errors.ts";
@@ -18,7 +18,7 @@ async function twoRuns() {
 
 Deno.test("repeats of one plan are grouped level by level and kept apart", async (t) => {
   const runs = await twoRuns();
-  const r = kneeAnalysis(runs, SWEEP_POLICY, { acceptanceFloor: 0.85 });
+  const r = knee(runs, SWEEP_POLICY, { acceptanceFloor: 0.85 });
   const l8 = r.levels.find((l) => l.planned_rps === 8)!;
 
   await t.step("each level holds both repeats; the tested value pools their requests", () => {
@@ -40,7 +40,7 @@ Deno.test("repeats of one plan are grouped level by level and kept apart", async
     assert.equal(r.acceptance_floor!.levels[0]!.meets, true);
   });
   await t.step("a departure threshold inside the spread is undecidable", () => {
-    const wide = kneeAnalysis(runs, SWEEP_POLICY, { tolerances: { acceptance_rate: { rel: 0, abs: 0.15 } } });
+    const wide = knee(runs, SWEEP_POLICY, { tolerances: { acceptance_rate: { rel: 0, abs: 0.15 } } });
     const d = wide.signals.acceptance_rate!.departures[1]!;
     assert.equal(d.threshold, 0.85);
     assert.equal(d.verdict, "undecidable");

@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { join } from "node:path";
 import { clientLimit } from "../../../analysis/knee/client_limit.ts";
 import { goodput } from "../../../analysis/goodput/goodput.ts";
-import { kneeAnalysis } from "../../../analysis/knee/knee.ts";
+import { knee } from "../../../analysis/knee/knee.ts";
 import { loadRun } from "../../../analysis/run/load_run.ts";
 import { runWindow } from "../../../analysis/goodput/policy.ts";
 import { limitFromKnee } from "../../../analysis/knee/limit.ts";
@@ -41,7 +41,7 @@ Deno.test("clientLimit(): not offered, or p95 send lag longer than the gap betwe
 
 Deno.test("the knee leaves client-limited levels out, and says so first", async (t) => {
   const run = await loadRun(writeClientLimitedSweep(tmp("client")), quiet);
-  const r = kneeAnalysis([run], CLIENT_POLICY);
+  const r = knee([run], CLIENT_POLICY);
 
   await t.step("8 req/s (16 of 160 not sent) and 16 req/s (p95 lag 100 ms > 62.5 ms) are excluded", () => {
     assert.deepEqual(r.excluded.map((e) => [e.planned_rps, e.reasons]), [
@@ -79,7 +79,7 @@ Deno.test("zero accepted at every level: no capacity can be derived, and no limi
   const run = await loadRun(writeSweepRun(tmp("sweep")), quiet);
   // Every answered request of the sweep takes 500 or 2000 ms: under e2e ≤ 100 ms none is accepted.
   const strict = { ...SWEEP_POLICY, classes: { qa: { ...SWEEP_POLICY.classes.qa!, e2e_ms: 100 } } };
-  const r = kneeAnalysis([run], strict);
+  const r = knee([run], strict);
 
   await t.step("the levels accepted nothing: 40 + 80 + 160 + 320 = 600 offered", () => {
     assert.deepEqual(r.levels.map((l) => l.pooled.accepted), [0, 0, 0, 0]);
@@ -108,7 +108,7 @@ Deno.test("a level the end of an interrupted run cut is left out of the knee", a
   const m = JSON.parse(Deno.readTextFileSync(join(dir, "run.json"))) as RunManifest;
   // Stopped at 75 s of 95 s: step-04 (70–90 s) is cut to 70–75 s.
   writeManifest(dir, { ...m, result: { ...m.result, status: "interrupted", ended_ms: 75_000 } });
-  const r = kneeAnalysis([await loadRun(dir, quiet)], SWEEP_POLICY);
+  const r = knee([await loadRun(dir, quiet)], SWEEP_POLICY);
   assert.deepEqual(r.levels.map((l) => l.planned_rps), [2, 4, 8]);
   assert.deepEqual(r.excluded.map((e) => [e.planned_rps, e.reasons]), [[16, ["cut"]]]);
   assert.match(r.excluded[0]!.why, /the log ends inside step-04 \(at 75 s of 90 s\)/);
@@ -119,7 +119,7 @@ Deno.test("a level the end of an interrupted run cut is left out of the knee", a
 });
 
 Deno.test("a killed run's only level is cut: the knee derives nothing", async () => {
-  const r = kneeAnalysis([await loadRun(writeKilledRun(tmp("killed")), quiet)], END_POLICY);
+  const r = knee([await loadRun(writeKilledRun(tmp("killed")), quiet)], END_POLICY);
   assert.equal(r.excluded.length, 1);
   assert.match(r.no_capacity!, /every load level is excluded from the knee/);
   assert.equal(r.knee, null);

@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { formatRecovery } from "../../../analysis/recovery/format_recovery.ts";
-import { recoveryReport } from "../../../analysis/recovery/recovery.ts";
+import { recovery } from "../../../analysis/recovery/recovery.ts";
 import type { Stage } from "../../../schema/plan.ts";
 import { loadSimProfile } from "../../../schema/sim_profile.ts";
 import { loadFixture, okRequest, QA_POLICY, serverRow } from "./_recovery_fixture.ts";
@@ -40,7 +40,7 @@ Deno.test("a replica that serves only after the burst ended is 'scaled too late'
   const { parts, server } = timeline(between(23_000, 34_000, 1, 0), (x) => (x >= 35_000 ? 2 : 1));
   const run = await loadFixture(STAGES, parts, server);
   const profile = await loadSimProfile(join(ROOT, "data/sim/autoscale-late.json"));
-  const report = recoveryReport(run, QA_POLICY, { profile });
+  const report = recovery(run, QA_POLICY, { profile });
   const b = report.autoscaling.bursts[0]!;
 
   await t.step("verdict and timings", () => {
@@ -87,14 +87,14 @@ Deno.test("a replica that serves only after the burst ended is 'scaled too late'
 Deno.test("autoscaling verdicts: in time, requested but never served, no scale-up", async (t) => {
   await t.step("serving at 27 s, inside the burst: in time", async () => {
     const { parts, server } = timeline(between(23_000, 26_000, 1, 0), (x) => (x >= 27_000 ? 2 : 1));
-    const b = recoveryReport(await loadFixture(STAGES, parts, server), QA_POLICY).autoscaling.bursts[0]!;
+    const b = recovery(await loadFixture(STAGES, parts, server), QA_POLICY).autoscaling.bursts[0]!;
     assert.deepEqual([b.verdict, b.serving_ms, b.serving_after_end_ms], ["in_time", 27_000, -3000]);
     assert.equal(b.planned, null);
   });
 
   await t.step("a replica requested but still warming when the run ends: scaled too late, never served", async () => {
     const { parts, server } = timeline((x) => (x >= 23_000 ? 1 : 0), () => 1);
-    const b = recoveryReport(await loadFixture(STAGES, parts, server), QA_POLICY).autoscaling.bursts[0]!;
+    const b = recovery(await loadFixture(STAGES, parts, server), QA_POLICY).autoscaling.bursts[0]!;
     assert.deepEqual([b.verdict, b.detect_ms, b.serving_ms, b.allocate_and_warm_ms], [
       "scaled_too_late",
       23_000,
@@ -106,7 +106,7 @@ Deno.test("autoscaling verdicts: in time, requested but never served, no scale-u
 
   await t.step("replicas constant and none warming: no scale-up, autoscaling not observed", async () => {
     const { parts, server } = timeline(() => 0, () => 1);
-    const r = recoveryReport(await loadFixture(STAGES, parts, server), QA_POLICY).autoscaling;
+    const r = recovery(await loadFixture(STAGES, parts, server), QA_POLICY).autoscaling;
     assert.equal(r.observed, false);
     assert.equal(r.bursts[0]!.verdict, "no_scale_up");
     assert.equal(r.bursts[0]!.queue_rise_ms, 21_000);

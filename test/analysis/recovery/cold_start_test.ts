@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { coldStartReport } from "../../../analysis/recovery/cold_start.ts";
+import { coldStart } from "../../../analysis/recovery/cold_start.ts";
 import type { Stage } from "../../../schema/plan.ts";
 import { req } from "../_fixture.ts";
 import { loadFixture, okRequest, QA_POLICY } from "./_recovery_fixture.ts";
@@ -24,7 +24,7 @@ const WARM: Stage[] = [
   { name: "spike", kind: "burst", start_ms: 30_000, end_ms: 35_000, offered_rps: 1 },
 ];
 
-function checkNumbers(r: ReturnType<typeof coldStartReport>): void {
+function checkNumbers(r: ReturnType<typeof coldStart>): void {
   // Cold: 10 offered and completed, none accepted (all late). e2e sorted 1100 … 2000: p50 = 5th = 1500, p95 = 10th.
   assert.deepEqual([r.cold.offered, r.cold.completed, r.cold.accepted, r.cold.acceptance_rate], [10, 10, 0, 0]);
   assert.deepEqual(r.cold.e2e_ms.map((p) => [p.value, p.n]), [[1500, 10], [2000, 10]]);
@@ -41,26 +41,26 @@ function checkNumbers(r: ReturnType<typeof coldStartReport>): void {
   assert.equal(r.ratio.acceptance_rate_diff, 0 - 19 / 20);
 }
 
-Deno.test("coldStartReport() separates the warm-up stage from the steady stages", async () => {
-  const r = coldStartReport(await loadFixture(WARM, parts(), null), QA_POLICY);
+Deno.test("coldStart() separates the warm-up stage from the steady stages", async () => {
+  const r = coldStart(await loadFixture(WARM, parts(), null), QA_POLICY);
   assert.deepEqual(r.cold.intervals, [[0, 10_000]]);
   assert.deepEqual(r.steady!.intervals, [[10_000, 30_000]]);
   assert.match(r.cold.description, /warmup stages: warm/);
   checkNumbers(r);
 });
 
-Deno.test("coldStartReport() without a warmup stage takes the first coldMs as cold, cut out of the steady stage", async () => {
+Deno.test("coldStart() without a warmup stage takes the first coldMs as cold, cut out of the steady stage", async () => {
   const stages: Stage[] = [
     { name: "main", kind: "steady", start_ms: 0, end_ms: 30_000, offered_rps: 1 },
     { name: "spike", kind: "burst", start_ms: 30_000, end_ms: 35_000, offered_rps: 1 },
   ];
   const run = await loadFixture(stages, parts(), null);
-  const r = coldStartReport(run, QA_POLICY, { coldMs: 10_000 });
+  const r = coldStart(run, QA_POLICY, { coldMs: 10_000 });
   assert.deepEqual(r.cold.intervals, [[0, 10_000]]);
   assert.deepEqual(r.steady!.intervals, [[10_000, 30_000]]);
   checkNumbers(r);
   // The default cold span is 30 s: it covers the whole steady stage, which leaves no steady phase.
-  const wide = coldStartReport(run, QA_POLICY);
+  const wide = coldStart(run, QA_POLICY);
   assert.equal(wide.steady, null);
   assert.deepEqual(wide.ratio.e2e, [null, null]);
 });

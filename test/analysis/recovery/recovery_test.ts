@@ -1,12 +1,12 @@
 import assert from "node:assert/strict";
-import { recoveryReport } from "../../../analysis/recovery/recovery.ts";
+import { recovery } from "../../../analysis/recovery/recovery.ts";
 import { loadFixture, OUTAGE_STAGES, plantedOutage, QA_POLICY } from "./_recovery_fixture.ts";
 
-Deno.test("recoveryReport() gives the planted outage its worked-out recovery times", async (t) => {
+Deno.test("recovery() gives the planted outage its worked-out recovery times", async (t) => {
   const { parts, server } = plantedOutage();
   const run = await loadFixture(OUTAGE_STAGES, parts, server);
   const before = run.requests.clone();
-  const report = recoveryReport(run, QA_POLICY);
+  const report = recovery(run, QA_POLICY);
   assert.equal(report.events.length, 1);
   const e = report.events[0]!;
   const level = (m: string) => e.levels.find((l) => l.metric === m)!;
@@ -72,7 +72,7 @@ Deno.test("recoveryReport() gives the planted outage its worked-out recovery tim
     "options: a 15 s baseline window holds 15 samples; a hold of 3 still finds the queue back at 36 000",
     () => {
       // hold 3 from 36 000 still holds (0, 0, 0); a 15 s baseline window takes in 15 samples.
-      const q = recoveryReport(run, QA_POLICY, { hold: 3, baselineMs: 15_000 }).events[0]!.levels[0]!;
+      const q = recovery(run, QA_POLICY, { hold: 3, baselineMs: 15_000 }).events[0]!.levels[0]!;
       assert.deepEqual([q.baseline_samples, q.recovered_ms], [15, 36_000]);
       assert.ok(report.rules.some((r) => /2 consecutive samples/.test(r)));
     },
@@ -83,11 +83,11 @@ Deno.test("recoveryReport() gives the planted outage its worked-out recovery tim
   });
 });
 
-Deno.test("recoveryReport() says what never recovered when the queue stays up to the end", async () => {
+Deno.test("recovery() says what never recovered when the queue stays up to the end", async () => {
   const { parts, server } = plantedOutage();
   // The queue never drains after the outage.
   const stuck = server.map((r) => ((r.t_ms as number) >= 33_000 ? { ...r, queue_len: 6 } : r));
-  const e = recoveryReport(await loadFixture(OUTAGE_STAGES, parts, stuck), QA_POLICY).events[0]!;
+  const e = recovery(await loadFixture(OUTAGE_STAGES, parts, stuck), QA_POLICY).events[0]!;
   assert.deepEqual(e.not_recovered, ["server_queue_len"]);
   assert.equal(e.recovered_ms, null);
   assert.equal(e.stayed_lost, true);

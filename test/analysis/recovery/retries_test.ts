@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { formatRecovery } from "../../../analysis/recovery/format_recovery.ts";
-import { retryReport } from "../../../analysis/recovery/retries.ts";
+import { retries } from "../../../analysis/recovery/retries.ts";
 import type { AttemptRow, RequestRow } from "../../../schema/events.ts";
 import { att, makeManifest, req } from "../_fixture.ts";
 import { failedAttempt, loadFixture, okRequest } from "./_recovery_fixture.ts";
@@ -39,7 +39,7 @@ function chain(
   };
 }
 
-Deno.test("retryReport() counts amplification, budget and capacity, and flags forbidden retries", async (t) => {
+Deno.test("retries() counts amplification, budget and capacity, and flags forbidden retries", async (t) => {
   const tool = okRequest("c", "s", 3000);
   const round1 = okRequest("c", "s", 3500).a[0]!;
   const parts = [
@@ -56,7 +56,7 @@ Deno.test("retryReport() counts amplification, budget and capacity, and flags fo
   const run = await loadFixture(STAGES, parts, null, {
     result: { ...makeManifest(STAGES).result, ended_ms: 20_000, offered: 9, retries: 9, retry_budget_exhausted: 1 },
   });
-  const r = retryReport(run);
+  const r = retries(run);
 
   await t.step("amplification: 19 attempts, 10 first attempts (c has two rounds), 9 retries", () => {
     assert.deepEqual([r.offered, r.attempts, r.first_attempts, r.retries], [9, 19, 10, 9]);
@@ -109,14 +109,14 @@ Deno.test("retryReport() counts amplification, budget and capacity, and flags fo
   });
 });
 
-Deno.test("retryReport() of a run without retries: no amplification, no defects", async () => {
+Deno.test("retries() of a run without retries: no amplification, no defects", async () => {
   const run = await loadFixture(STAGES, [okRequest("a", "s", 0), okRequest("b", "s", 1000)], null);
-  const r = retryReport(run);
+  const r = retries(run);
   assert.deepEqual([r.retries, r.retry_amplification, r.capacity.attempts, r.defects], [0, 1, 0, []]);
   assert.equal(r.budget.consumed, 0);
 });
 
-Deno.test("retryReport() counts only sent retries, as run.json result.retries: attempts held back by a route limit are apart", async () => {
+Deno.test("retries() counts only sent retries, as run.json result.retries: attempts held back by a route limit are apart", async () => {
   // A held-back row: the route's limit kept the attempt until the deadline, no HTTP call (runner/fallback.ts heldBack).
   const held = (id: string, attempt: number, t: number) =>
     att({
@@ -151,7 +151,7 @@ Deno.test("retryReport() counts only sent retries, as run.json result.retries: a
   const run = await loadFixture(STAGES, parts, null, {
     result: { ...makeManifest(STAGES).result, ended_ms: 20_000, offered: 3, retries: 1, retry_budget_exhausted: 0 },
   });
-  const r = retryReport(run);
+  const r = retries(run);
   // 5 attempt rows, 2 held back (a2, c1) → 3 sent: a1, b1, b2. First sent attempts a1, b1 → 2; retries b2 → 1,
   // which is run.json result.retries (the runner counts a retry when its attempt is sent).
   assert.deepEqual([r.attempts, r.first_attempts, r.retries, r.held_back], [3, 2, 1, 2]);

@@ -7,7 +7,7 @@ import { textTable } from "../lib/text_table.ts";
  * (shed, unsent and timed-out ones included) and the client verdict. Raw
  * counts only; goodput under an SLO is the analysis module's job.
  */
-export function formatRunReport(manifest: RunManifest, requests: RequestSummary): string {
+export function formatRunSummary(manifest: RunManifest, requests: RequestSummary): string {
   const byStage = requests.byStage;
   const outcomes = OUTCOMES.filter((o) => requests.byOutcome.has(o));
   const header = ["stage", "kind", "window_s", "planned_rps", "offered", ...outcomes];
