@@ -129,7 +129,7 @@ export async function runAttempt(
   } else if (status < 200 || status >= 300) {
     failure = { status, kind: `http_${status}`, outcome: "http_error", retryAfter };
   } else {
-    failure = classifyBody(call.stream, contentType, sse, parts, state, endMs);
+    failure = classifyBody({ stream: call.stream, contentType, sse, parts, state, endMs });
   }
 
   const usage = state.usage;
@@ -166,19 +166,29 @@ export async function runAttempt(
   return { row, state, failure };
 }
 
+/** A finished 2xx answer as read off the wire, ready to be judged by {@linkcode classifyBody}. */
+export interface AnswerBody {
+  /** Whether the request asked for a stream. */
+  stream: boolean;
+  /** The answer's Content-Type header ("" when absent). */
+  contentType: string;
+  /** The SSE decoder the stream was fed through; null when the answer was not an event stream. */
+  sse: SseDecoder | null;
+  /** The body's bytes, for an unstreamed answer. */
+  parts: Uint8Array[];
+  /** The response state the stream or body is fed into. */
+  state: ResponseState;
+  /** The attempt's end, ms on the run clock (the time stamped on the stream's last events). */
+  endMs: number;
+}
+
 /**
  * Classifies a finished 2xx answer the way every attempt is: content type, then the stream or body
  * through {@linkcode ResponseState} (runner/response_shape.ts, runner/usage.ts). null: a usable answer.
  * Also used by the pre-flight probe (runner/preflight.ts), so both judge an answer alike.
  */
-export function classifyBody(
-  stream: boolean,
-  contentType: string,
-  sse: SseDecoder | null,
-  parts: Uint8Array[],
-  state: ResponseState,
-  endMs: number,
-): AttemptResult["failure"] {
+export function classifyBody(body: AnswerBody): AttemptResult["failure"] {
+  const { stream, contentType, sse, parts, state, endMs } = body;
   const invalid = (kind: string) => ({ status: null, kind, outcome: "invalid_response" as const });
   if (stream) {
     if (!sse) return invalid("bad_content_type");

@@ -132,7 +132,7 @@ async function probe(t: PreflightTarget, timeoutMs: number, maxBytes: number): P
     return record(status, false, `HTTP ${status}, ${why}`);
   }
   if (ok2xx) {
-    const failure = classifyBody(t.stream, contentType, sse, parts, state, 0);
+    const failure = classifyBody({ stream: t.stream, contentType, sse, parts, state, endMs: 0 });
     if (failure === null) return record(status, true, null);
     if (failure.kind === "bad_content_type") {
       return record(

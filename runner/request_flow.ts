@@ -99,7 +99,7 @@ async function runRequest(ctx: FlowContext, flight: RequestInFlight): Promise<Re
   for (let round = 0; round < ctx.maxRounds; round++) {
     const sentMessages = round === 0 ? messages : messages.slice();
     const bodyFor = round === 0
-      ? (model: string) => cachedBody(c, stream, model, maxTokens, messages)
+      ? (model: string) => cachedBody(c, messages, { model, stream, maxTokens })
       : (model: string) => chatBody(c, sentMessages, { model, stream, maxTokens });
     last = await attemptWithFallback(ctx, {
       requestId: req.request_id,
@@ -111,7 +111,7 @@ async function runRequest(ctx: FlowContext, flight: RequestInFlight): Promise<Re
       deadlineMs,
       settle: (r) => {
         attemptRows.push(r.row);
-        counting.push(fillTokens(ctx, r, c, round, sentMessages));
+        counting.push(fillTokens(ctx, r, { case: c, round, messages: sentMessages }));
       },
     });
     at = last.at;
@@ -160,7 +160,7 @@ async function runRequest(ctx: FlowContext, flight: RequestInFlight): Promise<Re
   // Reasoning and cache writes are billed on every attempt that reported them, so the row sums all of them.
   row.reasoning_tokens = sumReported(attemptRows, "reasoning_tokens");
   row.cache_write_tokens = sumReported(attemptRows, "cache_write_tokens");
-  finishRow(ctx, row, c, last, allCalls, maxTokens);
+  finishRow(ctx, row, { case: c, last, calls: allCalls, maxTokens });
   for (const a of attemptRows) {
     ctx.sinks.attempts.append(a);
     written.attemptsAppended++;
@@ -178,10 +178,9 @@ async function runRequest(ctx: FlowContext, flight: RequestInFlight): Promise<Re
 async function fillTokens(
   ctx: FlowContext,
   r: AttemptResult,
-  c: WorkloadCase,
-  round: number,
-  messages: readonly WireMessage[],
+  sent: { case: WorkloadCase; round: number; messages: readonly WireMessage[] },
 ) {
+  const { case: c, round, messages } = sent;
   if (r.row.token_source === "usage") return;
   const produced = r.state.text + r.state.toolCalls().map((t) => t.name + t.raw_arguments).join("");
   const reachedModel = r.row.http_status !== null && r.row.http_status >= 200 && r.row.http_status < 300;
@@ -202,14 +201,13 @@ function contentOf(m: WireMessage): string {
   return m.content;
 }
 
+/** Fills the request's row from its last answer: outcome, status, the gates, the complete time. */
 function finishRow(
   ctx: FlowContext,
   row: RequestRow,
-  c: WorkloadCase,
-  last: AttemptResult | null,
-  calls: ObservedToolCall[],
-  maxTokens: number,
+  end: { case: WorkloadCase; last: AttemptResult | null; calls: ObservedToolCall[]; maxTokens: number },
 ): void {
+  const { case: c, last, calls, maxTokens } = end;
   if (!last) {
     row.outcome = "invalid_response";
     row.error_kind = "no_rounds";
@@ -347,7 +345,13 @@ function canonical(v: unknown): string {
   return JSON.stringify(v);
 }
 
-function cachedBody(c: WorkloadCase, stream: boolean, model: string, maxTokens: number, m: WireMessage[]): string {
+/** The first round's body, built once per case and body options (a case repeats across a run). */
+function cachedBody(
+  c: WorkloadCase,
+  m: WireMessage[],
+  options: { model: string; stream: boolean; maxTokens: number },
+): string {
+  const { model, stream, maxTokens } = options;
   let byKey = bodyCache.get(c);
   if (!byKey) bodyCache.set(c, byKey = new Map());
   const key = `${stream}|${model}|${maxTokens}`;

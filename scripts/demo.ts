@@ -70,7 +70,7 @@ async function main(args: string[]): Promise<number> {
   const tmpDir = await Deno.makeTempDir({ prefix: "goodput-demo-" });
   try {
     phase(`1/6 timeline run: ${v.plan} against the simulator (${v.profile}), about 2 minutes`);
-    const timeline = await timelineRun(pool, v.plan!, v.profile!, v.out!, seed!);
+    const timeline = await timelineRun(pool, { plan: v.plan!, profile: v.profile!, out: v.out!, seed: seed! });
     console.log(formatRunSummary(timeline.manifest, timeline.summary));
     const runDir = timeline.dir;
     const routeDirs: string[] = [];
@@ -123,7 +123,8 @@ async function main(args: string[]): Promise<number> {
 }
 
 /** The timeline run: one simulator, its outage clock reset at ms 0 of the run. */
-async function timelineRun(pool: SimPool, plan: string, profile: string, out: string, seed: number) {
+async function timelineRun(pool: SimPool, run: { plan: string; profile: string; out: string; seed: number }) {
+  const { plan, profile, out, seed } = run;
   const sim = await pool.start({ root: ROOT, profile, workload: WORKLOAD, seed });
   try {
     return await runLoadTest({

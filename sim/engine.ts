@@ -182,13 +182,13 @@ export class Engine {
   }
 
   #addReplica(): Replica {
-    const r = new Replica(
-      this.#nextId++,
-      "provisioning",
-      this.#profile.engine,
-      this.#profile.cold_start.slowdown,
-      this.#host,
-    );
+    const r = new Replica({
+      id: this.#nextId++,
+      state: "provisioning",
+      engine: this.#profile.engine,
+      slowdown: this.#profile.cold_start.slowdown,
+      host: this.#host,
+    });
     this.#replicas.push(r);
     return r;
   }

@@ -24,6 +24,17 @@ interface Slot {
   generated: number;
 }
 
+/** A new replica: its id, its first state, the engine it runs and its cold-start slowdown. */
+export interface ReplicaOptions {
+  id: number;
+  state: ReplicaState;
+  /** The profile's engine (batch, step times, KV cache). */
+  engine: SimEngine;
+  /** Factor on step time while the replica is cold (profile `cold_start.slowdown`). */
+  slowdown: number;
+  host: ReplicaHost;
+}
+
 /** How far a late timer may pull the step schedule back (ms): beyond it the replica slips instead of bursting. */
 const MAX_CATCH_UP_MS = 25;
 
@@ -62,12 +73,12 @@ export class Replica {
   #stepping = false;
   #timer: ReturnType<typeof setTimeout> | undefined;
 
-  constructor(id: number, state: ReplicaState, cfg: SimEngine, slowdown: number, host: ReplicaHost) {
-    this.id = id;
-    this.state = state;
-    this.#cfg = cfg;
-    this.#slowdown = slowdown;
-    this.#host = host;
+  constructor(options: ReplicaOptions) {
+    this.id = options.id;
+    this.state = options.state;
+    this.#cfg = options.engine;
+    this.#slowdown = options.slowdown;
+    this.#host = options.host;
   }
 
   /** Sequences in the batch. */

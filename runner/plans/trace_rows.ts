@@ -37,7 +37,16 @@ function bad(file: string, line: number, what: string): InputError {
   return new InputError(`${file}: line ${line}: ${what}`);
 }
 
-function numericTime(value: unknown, file: string, line: number, field: string, unit: keyof typeof UNIT_MS): number {
+/** Where a trace value was read, for the error that names it. */
+interface TracePlace {
+  file: string;
+  line: number;
+  field: string;
+}
+
+/** A trace's time value in ms, from `unit`; a value that is not a finite number is an error naming its place. */
+function numericTime(value: unknown, unit: keyof typeof UNIT_MS, at: TracePlace): number {
+  const { file, line, field } = at;
   const n = typeof value === "number" ? value : typeof value === "string" && value.trim() !== "" ? Number(value) : NaN;
   if (!Number.isFinite(n)) {
     throw bad(file, line, `${field}: expected a number of ${unit}, got ${JSON.stringify(value)}`);
@@ -112,11 +121,11 @@ export function readTraceRows(text: string, file: string, options: TraceReadOpti
   if (format === "csv") {
     return csvRecords(text, file).map(({ record, info }) => {
       if (!(field in record)) throw bad(file, info.lines, `missing column ${field}`);
-      return { ms: numericTime(record[field], file, info.lines, field, timeUnit), line: info.lines };
+      return { ms: numericTime(record[field], timeUnit, { file, line: info.lines, field }), line: info.lines };
     });
   }
   return jsonlObjects(text, file).map(({ value, line }) => {
     if (!(field in value)) throw bad(file, line, `missing field ${field}`);
-    return { ms: numericTime(value[field], file, line, field, timeUnit), line };
+    return { ms: numericTime(value[field], timeUnit, { file, line, field }), line };
   });
 }
