@@ -81,7 +81,7 @@ export class RawHttpClient implements HttpClient {
     } catch (err) {
       return this.#connectFailure(err, signal);
     }
-    const out = await this.#exchange(pool, c, bytes, handler, signal);
+    const out = await this.#exchange(pool, c, { bytes, handler, signal });
     if (out !== NOT_SENT) return out;
     // Not one byte of the request left on the pooled connection: it goes once more, on a fresh one.
     try {
@@ -89,7 +89,7 @@ export class RawHttpClient implements HttpClient {
     } catch (err) {
       return this.#connectFailure(err, signal);
     }
-    return await this.#exchange(pool, c, bytes, handler, signal) as HttpOutcome;
+    return await this.#exchange(pool, c, { bytes, handler, signal }) as HttpOutcome;
   }
 
   /** Opens `n` connections to `url`'s host and leaves them idle in its pool (fails like a connect). */
@@ -151,10 +151,9 @@ export class RawHttpClient implements HttpClient {
   async #exchange(
     pool: HostPool,
     c: RawConnection,
-    bytes: Uint8Array,
-    handler: ResponseHandler,
-    signal: AbortSignal | undefined,
+    request: { bytes: Uint8Array; handler: ResponseHandler; signal: AbortSignal | undefined },
   ): Promise<HttpOutcome | typeof NOT_SENT> {
+    const { bytes, handler, signal } = request;
     const clock = this.#clock;
     c.uses++;
     const sink = new BodySink(handler);
