@@ -4,6 +4,7 @@
  * a loud message.
  */
 import { findChromium } from "../../analysis/plots/chromium.ts";
+import { KERNEL_NAME, kernelspecDir } from "../../scripts/kernel.ts";
 
 const inCi = Deno.env.get("CI") === "true";
 
@@ -21,17 +22,32 @@ export function haveChromium(): boolean {
   return present("Chromium", findChromium() !== null, "apt-get install chromium");
 }
 
-/** Whether `jupyter nbconvert` and a registered Deno kernel are available. */
+/**
+ * The environment under which Jupyter finds this clone's Deno as the kernel the notebooks name (goodput-deno): its
+ * kernelspec written into a temporary folder on JUPYTER_PATH, so the tests never register a kernel for the user.
+ */
+export const jupyterEnv: Record<string, string> = (() => {
+  const root = kernelspecDir(Deno.makeTempDirSync({ prefix: "goodput-jupyter-" }), Deno.execPath());
+  return { JUPYTER_PATH: [root, Deno.env.get("JUPYTER_PATH")].filter(Boolean).join(":") };
+})();
+
+/** Whether `jupyter nbconvert` is available and finds the goodput-deno kernel (under {@linkcode jupyterEnv}). */
 export function haveJupyterDeno(): boolean {
   let ok = false;
   try {
-    const out = new Deno.Command("jupyter", { args: ["kernelspec", "list", "--json"], stdout: "piped", stderr: "null" })
-      .outputSync();
-    ok = out.success && "deno" in (JSON.parse(new TextDecoder().decode(out.stdout)).kernelspecs ?? {});
+    const out = new Deno.Command("jupyter", {
+      args: ["kernelspec", "list", "--json"],
+      env: jupyterEnv,
+      stdout: "piped",
+      stderr: "null",
+    }).outputSync();
+    const found = out.success && KERNEL_NAME in (JSON.parse(new TextDecoder().decode(out.stdout)).kernelspecs ?? {});
+    ok = found && new Deno.Command("jupyter", { args: ["nbconvert", "--version"], stdout: "null", stderr: "null" })
+      .outputSync().success;
   } catch {
     ok = false; // no jupyter on PATH
   }
-  return present("Jupyter with the Deno kernel", ok, "pip install nbconvert; deno jupyter --install");
+  return present("Jupyter (nbconvert)", ok, "pip install nbconvert");
 }
 
 /** A folder for test artefacts (screenshots, executed notebooks), kept after the test for a look. */

@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import { artefactDir, haveJupyterDeno } from "./_tools.ts";
+import { KERNEL_DISPLAY, KERNEL_NAME } from "../../scripts/kernel.ts";
+import { artefactDir, haveJupyterDeno, jupyterEnv } from "./_tools.ts";
 
 const WATERFALL = new URL("../../analysis/plots/cost_waterfall.ts", import.meta.url).href;
 const JUPYTER = new URL("../../analysis/plots/jupyter.ts", import.meta.url).href;
@@ -15,7 +16,7 @@ Deno.test({
     const nb = {
       nbformat: 4,
       nbformat_minor: 5,
-      metadata: { kernelspec: { name: "deno", display_name: "Deno", language: "typescript" } },
+      metadata: { kernelspec: { name: KERNEL_NAME, display_name: KERNEL_DISPLAY, language: "typescript" } },
       cells: [
         cell(
           `import { costWaterfallFigure } from "${WATERFALL}";\nimport { show } from "${JUPYTER}";\n` +
@@ -29,6 +30,7 @@ Deno.test({
     const out = await new Deno.Command("jupyter", {
       args: ["nbconvert", "--to", "notebook", "--execute", "display.ipynb", "--output", "display.out.ipynb"],
       cwd: dir,
+      env: jupyterEnv,
       stdin: "null",
       stdout: "piped",
       stderr: "piped",

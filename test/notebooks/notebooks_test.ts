@@ -8,7 +8,8 @@
  */
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import { artefactDir, haveJupyterDeno } from "../browser/_tools.ts";
+import { KERNEL_NAME } from "../../scripts/kernel.ts";
+import { artefactDir, haveJupyterDeno, jupyterEnv } from "../browser/_tools.ts";
 
 const DIR = new URL("../../notebooks/", import.meta.url).pathname;
 const HERE = new URL(".", import.meta.url).pathname;
@@ -46,7 +47,7 @@ Deno.test("notebooks are committed without outputs, import only ../mod.ts and ex
   for (const name of notebooks) {
     await t.step(name, () => {
       const nb = read(join(DIR, name));
-      assert.equal(nb.metadata.kernelspec?.name, "deno", "the Deno kernel");
+      assert.equal(nb.metadata.kernelspec?.name, KERNEL_NAME, "the project's Deno kernel (npx deno task kernel)");
       nb.cells.forEach((c, i) => {
         if (c.cell_type !== "code") return;
         assert.deepEqual(c.outputs, [], `cell ${i}: outputs stripped`);
@@ -83,7 +84,7 @@ function execute(name: string, out: string): Promise<Deno.CommandOutput> {
       "--to",
       "notebook",
       "--NotebookExporter.preprocessors=grace_execute.GraceExecutePreprocessor",
-      "--GraceExecutePreprocessor.kernel_name=deno",
+      `--GraceExecutePreprocessor.kernel_name=${KERNEL_NAME}`,
       `--GraceExecutePreprocessor.timeout=${CELL_TIMEOUT_S}`,
       "--GraceExecutePreprocessor.iopub_timeout=15",
       "--output-dir",
@@ -91,7 +92,7 @@ function execute(name: string, out: string): Promise<Deno.CommandOutput> {
       join(DIR, name),
     ],
     cwd: DIR,
-    env: { PYTHONPATH: [HERE, Deno.env.get("PYTHONPATH")].filter(Boolean).join(":") },
+    env: { ...jupyterEnv, PYTHONPATH: [HERE, Deno.env.get("PYTHONPATH")].filter(Boolean).join(":") },
     stdin: "null",
     stdout: "piped",
     stderr: "piped",
