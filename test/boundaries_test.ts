@@ -48,7 +48,12 @@ const RULES: { from: string; forbidden: RegExp; why: string }[] = [
     forbidden: /^(analysis\/|runner\/|nodejs-polars|npm:nodejs-polars|danfojs)/,
     why: "the simulator is a target, not part of the runner",
   },
-  { from: "analysis", forbidden: /^(runner\/|sim\/)/, why: "analysis reads only the raw log" },
+  { from: "analysis", forbidden: /^(runner\/|sim\/|importers\/)/, why: "analysis reads only the raw log" },
+  {
+    from: "importers/sources",
+    forbidden: /^(analysis\/|runner\/|sim\/|nodejs-polars|npm:nodejs-polars|danfojs)/,
+    why: "a peer tool's files are read with schema/ and lib/ only, before anything is mapped onto the contract",
+  },
   {
     from: "lib",
     forbidden: /^(analysis\/|runner\/|sim\/|nodejs-polars|npm:nodejs-polars|danfojs)/,
