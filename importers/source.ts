@@ -67,6 +67,12 @@ export interface SourceRequest {
   first_token_epoch_ms: number | null;
   /** When the answer was complete. */
   completed_epoch_ms: number | null;
+  /**
+   * When it was sent on the tool's own clock, ms, for a tool that records send times on a clock that is not the wall
+   * clock (vLLM's `start_times`: Python's `time.perf_counter()`, whose origin is arbitrary). Differences between
+   * requests of one run are real; the value itself is no epoch. Absent or null: not recorded.
+   */
+  sent_clock_ms?: number | null;
 
   /** Time to first token as the tool measured it (from its own start point), ms. */
   ttft_ms: number | null;
