@@ -12,8 +12,10 @@
  */
 import { InputError } from "../../schema/errors.ts";
 import type { SourceRun, SourceTool } from "../source.ts";
+import { readGuidellm } from "./guidellm.ts";
 import { readVllmBench } from "./vllm_bench.ts";
 
+export { parseGuidellm, readGuidellm } from "./guidellm.ts";
 export { parseVllmBench, readVllmBench } from "./vllm_bench.ts";
 
 /** Reads `files` (paths) as `tool`'s result files. Bad input is an InputError naming the file and the key or line. */
@@ -21,6 +23,8 @@ export function readSource(tool: SourceTool, files: string[]): Promise<SourceRun
   switch (tool) {
     case "vllm-bench-serve":
       return readVllmBench(files);
+    case "guidellm":
+      return readGuidellm(files);
     default:
       return Promise.reject(new InputError(`no reader for the tool "${tool}"`));
   }

@@ -18,11 +18,12 @@ export function sentRows(rows: readonly RequestRow[]): RequestRow[] {
 }
 
 /**
- * A peer tool's success: an answer streamed to its end. The tools check no content, so our `invalid_response`
- * (answered, failed our output check) is a success to them.
+ * A peer tool's success: an answer streamed to its end (our `ok`). The tools check no content, so an `ok` row whose
+ * quality, schema or safety gate failed is a success to them too; a malformed answer (`invalid_response`) is a
+ * failure to them as to us (their stream parser throws).
  */
 export const answered = (r: RequestRow): boolean =>
-  (r.outcome === "ok" || r.outcome === "invalid_response") && r.first_token_ms !== null && r.completed_ms !== null;
+  r.outcome === "ok" && r.first_token_ms !== null && r.completed_ms !== null;
 
 /** The text a tool keeps for a failure: our outcome and error kind. */
 export const failureText = (r: RequestRow): string => r.error_kind ? `${r.outcome}: ${r.error_kind}` : r.outcome;

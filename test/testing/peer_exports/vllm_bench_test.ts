@@ -14,7 +14,8 @@ Deno.test("exportVllmBench() → parseVllmBench() gives back our requests' times
   const base = explore[0]!;
   const rows = [
     ...explore,
-    // states the explore run lacks: never sent (vLLM has no record of it), answered but invalid (a success to vLLM)
+    // states the explore run lacks: never sent (vLLM has no record of it), answered but failing our quality gate (a
+    // success to vLLM, which checks no content), a malformed answer (a failure to vLLM too)
     variant(base, {
       request_id: "x-not-sent",
       outcome: "not_sent",
@@ -22,20 +23,21 @@ Deno.test("exportVllmBench() → parseVllmBench() gives back our requests' times
       first_token_ms: null,
       completed_ms: null,
     }),
-    variant(base, { request_id: "x-invalid", outcome: "invalid_response", output_valid: false }),
+    variant(base, { request_id: "x-bad-quality", quality_ok: false }),
+    variant(base, { request_id: "x-invalid", outcome: "invalid_response", error_kind: "malformed_sse" }),
   ];
   const sent = sentRows(rows);
   for (const form of ["latest", "v0.10", "legacy"] as const) {
     await t.step(`the ${form} form`, async () => {
       const text = exportVllmBench(rows, { epoch_iso, request_rate: 4, form });
       const run = parseVllmBench(await sourceFromText(`${form}.json`, text));
-      // 527 explore rows + the invalid one are sent; the never-sent row has no vLLM record
-      assert.equal(run.requests.length, 528);
+      // 527 explore rows + 2 variants are sent; the never-sent row has no vLLM record
+      assert.equal(run.requests.length, 529);
       assert.equal(run.summary_only, false);
-      // 512 ok + the invalid one succeed for vLLM; the 15 http_error rows fail
+      // 512 ok + the bad-quality one succeed for vLLM; the 15 http_error rows and the malformed one fail
       assert.equal(run.requests.filter((q) => q.outcome === "ok").length, 513);
       assert.equal(run.stages[0]!.totals.ok, 513);
-      assert.equal(run.stages[0]!.totals.error, form === "legacy" ? null : 15);
+      assert.equal(run.stages[0]!.totals.error, form === "legacy" ? null : 16);
       assert.deepEqual(run.notes.filter((n) => /per-request arrays hold/.test(n)), []);
       for (const [i, q] of run.requests.entries()) {
         const r = sent[i]!;
