@@ -12,9 +12,11 @@
  */
 import { InputError } from "../../schema/errors.ts";
 import type { SourceRun, SourceTool } from "../source.ts";
+import { readAiperf } from "./aiperf.ts";
 import { readGuidellm } from "./guidellm.ts";
 import { readVllmBench } from "./vllm_bench.ts";
 
+export { parseAiperf, readAiperf } from "./aiperf.ts";
 export { parseGuidellm, readGuidellm } from "./guidellm.ts";
 export { parseVllmBench, readVllmBench } from "./vllm_bench.ts";
 
@@ -25,6 +27,8 @@ export function readSource(tool: SourceTool, files: string[]): Promise<SourceRun
       return readVllmBench(files);
     case "guidellm":
       return readGuidellm(files);
+    case "aiperf":
+      return readAiperf(files);
     default:
       return Promise.reject(new InputError(`no reader for the tool "${tool}"`));
   }
