@@ -164,6 +164,12 @@ function notesOf(raw: Record<string, unknown>, r: z.infer<typeof VllmResult>, ok
     !SETTINGS.has(k) && !(k in VLLM_SCALARS) && !splitStatKey(k) && typeof v !== "string"
   ).map(([k]) => k);
   if (unread.length) notes.push(`Keys not read (no definition in the reader's table): ${unread.join(", ")}.`);
+  if (!detailed && Array.isArray(raw.latencies)) {
+    notes.push(
+      `latencies (${raw.latencies.length} entries) and queue_times are kept by newer vllm bench serve ` +
+        "without --save-detailed: per-request durations with no outcome or order per request, not read as requests.",
+    );
+  }
   if (detailed && ok !== r.completed) {
     notes.push(`The per-request arrays hold ${ok} successful requests, but completed says ${r.completed}.`);
   }

@@ -192,6 +192,12 @@ Deno.test("parseVllmBench() rebuilds requests from the --save-detailed arrays, f
     ]);
     assert.equal(run.notes.some((n) => /successful requests, but completed/.test(n)), false);
   });
+  await t.step("latencies alone (newest vLLM without --save-detailed) are no requests, and say so", async () => {
+    const summary = { ...base, latencies: [0.5, 0.25], queue_times: [0, 0] };
+    const run = parseVllmBench(await sourceFromText("latest.json", JSON.stringify(summary)));
+    assert.deepEqual([run.summary_only, run.requests.length], [true, 0]);
+    assert.match(run.notes.join("\n"), /latencies \(2 entries\) and queue_times are kept/);
+  });
   await t.step("without latencies (vllm before start_times), e2e is ttft + Σ itls", async () => {
     const { latencies: _l, start_times: _s, ...older } = detailed;
     const r = parseVllmBench(await sourceFromText("older.json", JSON.stringify(older))).requests[0]!;
