@@ -37,9 +37,13 @@ const stats = (
 ];
 
 /** The validity rules, stated once (results.cc `LogDetail`). */
-export const VALIDITY = "VALID when every constraint LoadGen checks holds: min duration met, min queries met, the " +
-  "performance constraints met and early stopping met (see those headlines); INVALID otherwise. Accuracy is judged " +
-  "in a separate accuracy run, not in this log";
+export const VALIDITY = "VALID when every check LoadGen makes holds, else INVALID: min duration (Server: the last " +
+  "query's scheduled time ≥ min_duration), min queries (queries issued ≥ min_query_count and samples ≥ " +
+  "min_sample_count), the performance constraints (Server with token latencies: first-token latency at the target " +
+  "percentile, 0.99, ≤ ttft_latency and time per output token at that percentile ≤ tpot_latency, each percentile " +
+  "the sorted value at index ⌊n × 0.99⌋ over every sample, latencies from the scheduled time) and early stopping " +
+  "(for TTFT and for TPOT: given the samples over the limit, enough queries ran that the percentile is under the " +
+  "limit with 99% confidence). Accuracy is judged in a separate accuracy run, not in this log";
 
 export const MLPERF_RULES: MlperfRule[] = [
   {

@@ -40,6 +40,10 @@ Deno.test("readMlperfLoadgen() reads the real detail log as aggregate claims und
   await t.step("validity, rates and the TTFT/TPOT percentiles against their limits, as logged", () => {
     // Each from grep '"key": "<key>"' mlperf_log_detail.txt.
     assert.deepEqual([value(run, "result_validity")?.text, value(run, "result_validity")?.value], ["VALID", 1]);
+    // LoadGen's own pass/fail rules are stated with the verdict.
+    for (const rule of [/min_duration/, /min_query_count/, /≤ ttft_latency/, /≤ tpot_latency/, /99% confidence/]) {
+      assert.match(value(run, "result_validity")!.definition, rule);
+    }
     assert.equal(value(run, "result_perf_constraints_met")?.value, 1);
     assert.equal(value(run, "result_completed_samples_per_sec")?.value, 29.4065);
     assert.equal(value(run, "result_scheduled_samples_per_sec")?.value, 29.6212);
