@@ -112,7 +112,8 @@ function toRequest(r: PerRequestRecord, i: number, file: string): SourceRequest 
   }
   for (const [k, v] of Object.entries(r.computed_metrics ?? {})) {
     if (typeof v === "number") {
-      metrics[`inference_perf.computed_metrics.${k}${/tokens$/.test(k) ? "" : "_ms"}`] = /tokens$/.test(k) ? v : ms(v);
+      const tokens = /tokens$/.test(k);
+      metrics[`inference_perf.computed_metrics.${tokens ? k : `${k.replace(/_sec$/, "")}_ms`}`] = tokens ? v : ms(v);
     }
   }
   return {
