@@ -87,6 +87,19 @@ export interface SourceRequest {
   token_source: "server_usage" | "tool_tokenizer" | null;
 
   /**
+   * Times on a clock that has no epoch (inference-perf's `time.perf_counter()` seconds, a generic file's relative
+   * column with no stated start), in ms from that clock's own origin; absent when the source's times are epoch times.
+   * When set, the `*_epoch_ms` fields are null: differences between these times are durations on one clock, but their
+   * origin says nothing about wall-clock time (`lacks` says so).
+   */
+  clock_ms?: {
+    scheduled: number | null;
+    sent: number | null;
+    first_token: number | null;
+    completed: number | null;
+  };
+
+  /**
    * The tool's other per-request numbers under the tool's own names and units in the name (e.g.
    * `guidellm.time_per_output_token_ms`, `aiperf.inter_token_latency_ms`): kept, never renamed to ours.
    */
@@ -120,6 +133,11 @@ export interface SourceHeadline {
   /** The stage it is for, or null for the whole run. */
   stage: string | null;
   value: number | null;
+  /**
+   * A headline that is a word rather than a number (MLPerf's "Result is : VALID", its scenario), verbatim; `value` then
+   * holds its yes/no reading (1 = VALID/Yes/true, 0 = INVALID/NO/false) or null when it has none.
+   */
+  text?: string;
   /** The unit as stated or as documented for that key. */
   unit: string;
   /** The tool's definition, in a sentence (from the tool's docs/source: denominator, start point, inclusion). */

@@ -28,3 +28,4 @@ export * from "./slo.ts";
 export * from "./prices.ts";
 export * from "./sim_profile.ts";
 export * from "./routes.ts";
+export * from "./import_mapping.ts";

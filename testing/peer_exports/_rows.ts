@@ -1,10 +1,10 @@
 /**
  * What every peer exporter needs from our own rows: which requests a peer tool would have recorded at all, whether
- * it would call one a success, and the statistics the tools print (numpy's linear percentile).
+ * it would call one a success, when a row ended, and the statistics the tools print (numpy's linear percentile).
  *
  * @module
  */
-import type { RequestRow } from "../../schema/events.ts";
+import type { AttemptRow, RequestRow } from "../../schema/events.ts";
 
 /** The run's clock: epoch ms of our ms 0. */
 export const epochMs = (epochIso: string): number => Date.parse(epochIso);
@@ -53,4 +53,24 @@ export function npSummary(values: readonly number[]): { mean: number; median: nu
   const mean = s.reduce((a, b) => a + b, 0) / s.length;
   const std = Math.sqrt(s.reduce((a, b) => a + (b - mean) ** 2, 0) / s.length);
   return { mean, median: npPercentile(s, 50), std, p99: npPercentile(s, 99) };
+}
+
+/**
+ * When a row ended, in run ms: its `completed_ms`, else (a failure) the latest end its attempts recorded
+ * (completed, last token, headers, first token, sent — the first one known), else its send time.
+ */
+export function endMs(row: RequestRow, attempts: readonly AttemptRow[] = []): number {
+  if (row.completed_ms !== null) return row.completed_ms;
+  let end = row.first_sent_ms ?? row.scheduled_ms;
+  for (const a of attempts) {
+    if (a.request_id !== row.request_id) continue;
+    const t = a.completed_ms ?? a.last_token_ms ?? a.headers_ms ?? a.first_token_ms ?? a.sent_ms;
+    end = Math.max(end, t);
+  }
+  return end;
+}
+
+/** The label a peer tool would write for a failed row: our error kind, else our outcome. */
+export function failureLabel(row: RequestRow): string {
+  return row.error_kind ?? row.outcome;
 }
