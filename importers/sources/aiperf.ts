@@ -7,13 +7,13 @@
  */
 import { InputError } from "../../schema/errors.ts";
 import type { SourceFile, SourceLack, SourceRun, SourceStage } from "../source.ts";
-import { readSourceText, type SourceText } from "./_text.ts";
+import { loadSourceTexts, type SourceText } from "./_source_text.ts";
 import { type AiperfRecords, readAiperfRecords } from "./aiperf_records.ts";
 import { type AiperfSummary, readAiperfCsv, readAiperfJson } from "./aiperf_summary.ts";
 
 /** Reads an AIPerf run from its export files (paths). */
 export async function readAiperf(files: string[]): Promise<SourceRun> {
-  return parseAiperf(await Promise.all(files.map(readSourceText)));
+  return parseAiperf(await loadSourceTexts(files));
 }
 
 const kindOf = (path: string) =>

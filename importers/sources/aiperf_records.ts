@@ -13,7 +13,7 @@
 import { z } from "zod";
 import { InputError } from "../../schema/errors.ts";
 import type { SourceOutcome, SourceRequest } from "../source.ts";
-import { keyPath, type SourceText } from "./_text.ts";
+import { issuePath, parseJson, problemsError, type SourceText } from "./_source_text.ts";
 import { toMs, unitSuffix } from "./_aiperf_tags.ts";
 
 const ns = z.number().nonnegative().optional();
@@ -119,14 +119,15 @@ export function readAiperfRecords(src: SourceText): AiperfRecords {
     const at = `${src.path}:${i + 1}`;
     let value: unknown;
     try {
-      value = JSON.parse(text);
+      value = parseJson(text, src.path, { line: i + 1 });
     } catch (e) {
-      problems.push(`${at}: not valid JSON (a cut line?): ${(e as Error).message}`);
+      if (!(e instanceof InputError)) throw e;
+      problems.push(e.message);
       continue;
     }
     const r = Line.safeParse(value);
     if (!r.success) {
-      problems.push(...r.error.issues.slice(0, 3).map((x) => `${at}: ${keyPath(x.path)}: ${x.message}`));
+      problems.push(...r.error.issues.slice(0, 3).map((x) => `${at}: ${issuePath(x.path)}: ${x.message}`));
       continue;
     }
     if (r.data.metadata.request_start_ns === undefined && r.data.metadata.timestamp_ns === undefined) {
@@ -137,10 +138,7 @@ export function readAiperfRecords(src: SourceText): AiperfRecords {
     requests.push(request(r.data, at));
   }
   if (problems.length) {
-    throw new InputError(`${src.path}: not an AIPerf profile_export.jsonl`, [
-      ...problems.slice(0, 20),
-      ...(problems.length > 20 ? [`... and ${problems.length - 20} more`] : []),
-    ]);
+    throw problemsError(`${src.path}: not an AIPerf profile_export.jsonl`, problems);
   }
   if (!requests.length) throw new InputError(`${src.path}: no records`);
   const form = early === requests.length ? "early" : "0.8";

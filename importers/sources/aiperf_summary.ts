@@ -11,7 +11,7 @@ import { parse } from "csv-parse/sync";
 import { z } from "zod";
 import { InputError } from "../../schema/errors.ts";
 import type { SourceHeadline } from "../source.ts";
-import { parseJsonText, shaped, type SourceText } from "./_text.ts";
+import { checked, parseJson, type SourceText } from "./_source_text.ts";
 import { aiperfDefinition, aiperfHeaderDefinition } from "./_aiperf_tags.ts";
 
 /** What the aggregate files say about the run besides headlines. */
@@ -89,8 +89,8 @@ function dictHeadlines(dicts: Record<string, unknown>, prefix: string, stage: st
 
 /** Reads profile_export_aiperf.json (either form). */
 export function readAiperfJson(src: SourceText): AiperfSummary {
-  const raw = parseJsonText(src, "AIPerf profile_export_aiperf.json");
-  const s = shaped(Summary, raw, src, "AIPerf profile_export_aiperf.json");
+  const raw = parseJson(src.text, src.path);
+  const s = checked(Summary, raw, src.path, { what: "AIPerf profile_export_aiperf.json" });
   const flat = s.records === undefined;
   if (flat && !("request_count" in (raw as object)) && !("request_latency" in (raw as object))) {
     throw new InputError(`${src.path}: neither records nor top-level metric dicts: not an AIPerf aggregate export`);

@@ -63,7 +63,7 @@ function readJsonl(file: SourceText): DataFile {
   file.text.split("\n").forEach((raw, i) => {
     const text = raw.replace(/\r$/, "");
     if (text.trim() === "") return;
-    const value = parseJson(text, file.path, i);
+    const value = parseJson(text, file.path, { line: i + 1 });
     if (value === null || typeof value !== "object" || Array.isArray(value)) {
       throw new InputError(`${file.path}:${i + 1}: a JSONL line is one JSON object`);
     }

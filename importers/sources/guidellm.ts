@@ -7,7 +7,7 @@
  */
 import { InputError } from "../../schema/errors.ts";
 import type { SourceRun } from "../source.ts";
-import { parseJsonText, parseYamlText, readSourceText, type SourceText } from "./_text.ts";
+import { parseJson, parseYaml, readSourceText, type SourceText } from "./_source_text.ts";
 import { readGuidellmV03 } from "./guidellm_v03.ts";
 import { readGuidellmV2 } from "./guidellm_v2.ts";
 
@@ -22,7 +22,7 @@ export async function readGuidellm(files: string[]): Promise<SourceRun> {
 /** Parses a GuideLLM report already read; YAML when the name ends in .yaml/.yml, else JSON. */
 export function parseGuidellm(src: SourceText): SourceRun {
   const yaml = /\.ya?ml$/i.test(src.path);
-  const value = yaml ? parseYamlText(src, "GuideLLM report") : parseJsonText(src, "GuideLLM report");
+  const value = yaml ? parseYaml(src.text, src.path) : parseJson(src.text, src.path);
   const as = yaml ? "YAML" : "JSON";
   const version = (value as { metadata?: { version?: unknown } } | null)?.metadata?.version;
   if (version === 2) return readGuidellmV2(value, src, `benchmarks ${as} (GuideLLM report, metadata.version 2)`);

@@ -7,7 +7,7 @@
  */
 import { z } from "zod";
 import type { SourceOutcome, SourceRequest, SourceRun } from "../source.ts";
-import { secondsToMs, shaped, type SourceText } from "./_text.ts";
+import { checked, secondsToMs, type SourceText } from "./_source_text.ts";
 import { guidellmLacks, metricHeadlines, stageOf, Strategy, strategyLabel, Totals } from "./_guidellm_common.ts";
 
 const t = z.number().finite();
@@ -99,7 +99,7 @@ function request(r: Record_, at: string, stage: string, outcome: SourceOutcome):
 
 /** Reads a v0.2–0.3 report already parsed (from JSON or YAML). */
 export function readGuidellmV03(value: unknown, src: SourceText, format: string): SourceRun {
-  const report = shaped(ReportV03, value, src, "GuideLLM v0.2–0.3 report");
+  const report = checked(ReportV03, value, src.path, { what: "GuideLLM v0.2–0.3 report" });
   const names = report.benchmarks.map((b) => strategyLabel(b.args.strategy));
   const unique = names.map((n, i) => names.indexOf(n) === names.lastIndexOf(n) ? n : `${n} (benchmarks[${i}])`);
   const run: SourceRun = {

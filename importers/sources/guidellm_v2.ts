@@ -7,7 +7,7 @@
  */
 import { z } from "zod";
 import type { SourceOutcome, SourceRequest, SourceRun } from "../source.ts";
-import { secondsToMs, shaped, type SourceText } from "./_text.ts";
+import { checked, secondsToMs, type SourceText } from "./_source_text.ts";
 import { guidellmLacks, metricHeadlines, stageOf, Strategy, strategyLabel, Totals } from "./_guidellm_common.ts";
 
 const maybe = z.number().finite().nullable().optional();
@@ -90,7 +90,7 @@ function request(r: Record_, at: string, stage: string, outcome: SourceOutcome):
 
 /** Reads a version 2 report already parsed (from JSON or YAML). */
 export function readGuidellmV2(value: unknown, src: SourceText, format: string): SourceRun {
-  const report = shaped(ReportV2, value, src, "GuideLLM metadata.version 2 report");
+  const report = checked(ReportV2, value, src.path, { what: "GuideLLM metadata.version 2 report" });
   const names = report.benchmarks.map((b) => strategyLabel(b.config.strategy));
   const unique = names.map((n, i) => names.indexOf(n) === names.lastIndexOf(n) ? n : `${n} (benchmarks[${i}])`);
   const run: SourceRun = {

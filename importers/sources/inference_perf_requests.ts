@@ -150,5 +150,7 @@ export function readPerRequest(file: SourceText): (SourceRequest & { token_times
   if (!Array.isArray(value)) {
     throw new InputError(`${file.path}: inference-perf's per-request file is a JSON array of request records`);
   }
-  return value.map((rec, i) => toRequest(checked(PerRequestRecord, rec, file.path, `[${i}]`), i, file.path));
+  return value.map((rec, i) =>
+    toRequest(checked(PerRequestRecord, rec, file.path, { prefix: `[${i}]` }), i, file.path)
+  );
 }

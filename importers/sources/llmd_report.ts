@@ -8,7 +8,7 @@
 import { z } from "zod";
 import { InputError } from "../../schema/errors.ts";
 import type { SourceHeadline, SourceRun } from "../source.ts";
-import { parseYamlText, shaped, type SourceText } from "./_text.ts";
+import { checked, parseYaml, type SourceText } from "./_source_text.ts";
 import { statWords, VLLM_METRICS, VLLM_SCALARS } from "./_vllm_terms.ts";
 import { vllmLacks } from "./_vllm_lacks.ts";
 
@@ -60,7 +60,7 @@ export function isLlmdReport(value: unknown): boolean {
 
 /** Parses a Benchmark Report v0.2 of a vLLM run (YAML text, or the JSON value already parsed). */
 export function parseLlmdReport(src: SourceText, parsed?: unknown): SourceRun {
-  const value = parsed ?? parseYamlText(src, "llm-d Benchmark Report");
+  const value = parsed ?? parseYaml(src.text, src.path);
   const tool = (value as { scenario?: { load?: { standardized?: { tool?: unknown } } } })?.scenario?.load
     ?.standardized?.tool;
   if (typeof tool === "string" && tool !== "vllm-benchmark") {
@@ -68,7 +68,7 @@ export function parseLlmdReport(src: SourceText, parsed?: unknown): SourceRun {
       `${src.path}: an llm-d Benchmark Report of the tool "${tool}", not of vLLM's benchmark: read it as that tool's`,
     );
   }
-  const r = shaped(Report, value, src, "llm-d Benchmark Report v0.2 of a vLLM run");
+  const r = checked(Report, value, src.path, { what: "llm-d Benchmark Report v0.2 of a vLLM run" });
   const agg = r.results.request_performance.aggregate;
   const std = r.scenario.load.standardized;
   const prefix = "results.request_performance.aggregate";

@@ -106,7 +106,9 @@ function toRequest(r: LlmperfRecord, i: number, file: string, stage: string, not
 }
 
 function readIndividual(file: SourceText, value: unknown[], stage: string, notes: Set<string>): SourceRequest[] {
-  return value.map((rec, i) => toRequest(checked(Record_, rec, file.path, `[${i}]`), i, file.path, stage, notes));
+  return value.map((rec, i) =>
+    toRequest(checked(Record_, rec, file.path, { prefix: `[${i}]` }), i, file.path, stage, notes)
+  );
 }
 
 /** Reads LLMPerf files: at most one individual-responses array and one summary object, of the same run. */

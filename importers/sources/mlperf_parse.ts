@@ -107,7 +107,7 @@ export function readDetailLog(file: SourceText): ReadLog {
     const where = `${file.path}:${i + 1}`;
     if (!line.startsWith(":::MLLOG ")) throw new InputError(`${where}: not a ":::MLLOG {json}" line`);
     const json = line.slice(":::MLLOG ".length);
-    const entry = checked(Entry, parseJsonAt(json, file.path, i + 1), where);
+    const entry = checked(Entry, parseJson(json, file.path, { line: i + 1, column: ":::MLLOG ".length + 1 }), where);
     if (entry.metadata.is_error) {
       errors++;
       notes.push(`${where}: LoadGen logged an error: ${entry.key} = ${JSON.stringify(entry.value)}`);
@@ -125,17 +125,4 @@ export function readDetailLog(file: SourceText): ReadLog {
     );
   }
   return { values, notes, errors, warnings };
-}
-
-/** Parses one MLLOG entry's JSON; a syntax error names the file, the line and the column within the whole line. */
-function parseJsonAt(json: string, path: string, line: number): unknown {
-  try {
-    return parseJson(json, path);
-  } catch (e) {
-    if (!(e instanceof InputError)) throw e;
-    // parseJson counted from the JSON's start (one line): the column moves past ":::MLLOG " (9 characters).
-    const at = /^.*?:1:(\d+): /.exec(e.message);
-    const rest = e.message.slice(at ? at[0].length : path.length + 2);
-    throw new InputError(`${path}:${line}${at ? `:${Number(at[1]) + 9}` : ""}: ${rest}`, [], { cause: e });
-  }
 }

@@ -13,7 +13,7 @@ import { z } from "zod";
 import { InputError } from "../../schema/errors.ts";
 import type { SourceHeadline, SourceRun, SourceStage } from "../source.ts";
 import { vllmLacks } from "./_vllm_lacks.ts";
-import { parseJsonText, readSourceText, shaped, type SourceText } from "./_text.ts";
+import { checked, parseJson, readSourceText, type SourceText } from "./_source_text.ts";
 import { splitStatKey, statWords, VLLM_METRICS, VLLM_SCALARS } from "./_vllm_terms.ts";
 import { arrayProblems, hasDetail, VllmArrays, vllmRequests } from "./vllm_detailed.ts";
 import { isLlmdReport, parseLlmdReport } from "./llmd_report.ts";
@@ -61,7 +61,7 @@ export async function readVllmBench(files: string[]): Promise<SourceRun> {
 /** Parses a vLLM result (or an llm-d report of one) already read. */
 export function parseVllmBench(src: SourceText): SourceRun {
   if (/\.ya?ml$/i.test(src.path)) return parseLlmdReport(src);
-  const value = parseJsonText(src, "vLLM result");
+  const value = parseJson(src.text, src.path);
   if (isLlmdReport(value)) return parseLlmdReport(src, value);
   if (typeof value !== "object" || value === null || Array.isArray(value)) {
     throw new InputError(
@@ -69,8 +69,8 @@ export function parseVllmBench(src: SourceText): SourceRun {
     );
   }
   const raw = value as Record<string, unknown>;
-  const r = shaped(VllmResult, raw, src, "vLLM bench serve / benchmark_serving.py result");
-  const arrays = shaped(VllmArrays, raw, src, "vLLM result's per-request arrays");
+  const r = checked(VllmResult, raw, src.path, { what: "vLLM bench serve / benchmark_serving.py result" });
+  const arrays = checked(VllmArrays, raw, src.path, { what: "vLLM result's per-request arrays" });
   const problems = arrayProblems(arrays, src.path);
   if (problems.length) throw new InputError(`${src.path}: per-request arrays do not line up`, problems);
 

@@ -3,7 +3,7 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { InputError } from "../../../schema/errors.ts";
 import { parseAiperf, readAiperf } from "../../../importers/sources/aiperf.ts";
-import { sourceFromText } from "../../../importers/sources/_text.ts";
+import { sourceText } from "../../../importers/sources/_source_text.ts";
 import type { SourceRun } from "../../../importers/source.ts";
 
 const ROOT = fileURLToPath(new URL("../../../", import.meta.url));
@@ -111,14 +111,16 @@ Deno.test("readAiperf() reads the aggregates alone as a summary-only run", async
 
 Deno.test("parseAiperf() refuses malformed exports, naming the file and the line or key", async (t) => {
   const jsonl = Deno.readTextFileSync(RUN1[0]!);
-  const refuse = async (path: string, text: string, pattern: RegExp) => {
-    const src = await sourceFromText(path, text);
+  const refuse = (path: string, text: string, pattern: RegExp) => {
+    const src = sourceText(path, text);
     assert.throws(() => parseAiperf([src]), (e) => e instanceof InputError && pattern.test(e.message));
   };
-  await t.step(
-    "a JSONL cut in the middle of a line",
-    () => refuse("cut.jsonl", jsonl.slice(0, jsonl.indexOf("\n", 5000) - 40), /cut\.jsonl:\d+: not valid JSON/),
-  );
+  await t.step("a JSONL cut in the middle of a line: its line number and column", () => {
+    const cut = jsonl.slice(0, jsonl.indexOf("\n", 5000) - 40);
+    // the cut line is the last one: its number is the count of line breaks before the cut + 1
+    const line = cut.split("\n").length;
+    refuse("cut.jsonl", cut, new RegExp(`cut\\.jsonl:${line}:\\d+: not valid JSON`));
+  });
   await t.step(
     "a record whose metric value is a string",
     () =>
@@ -157,8 +159,8 @@ Deno.test("parseAiperf() refuses malformed exports, naming the file and the line
     "a JSON that is no AIPerf aggregate",
     () => refuse("other.json", '{"hello": 1}', /not an AIPerf aggregate/),
   );
-  await t.step("two JSONL files at once", async () => {
-    const a = await sourceFromText("a.jsonl", jsonl);
+  await t.step("two JSONL files at once", () => {
+    const a = sourceText("a.jsonl", jsonl);
     assert.throws(() => parseAiperf([a, a]), /a second \.jsonl file/);
   });
 });

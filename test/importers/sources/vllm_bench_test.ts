@@ -4,7 +4,7 @@ import { fileURLToPath } from "node:url";
 import { InputError } from "../../../schema/errors.ts";
 import { readVllmBench } from "../../../importers/sources/vllm_bench.ts";
 import { parseVllmBench } from "../../../importers/sources/vllm_bench.ts";
-import { sourceFromText } from "../../../importers/sources/_text.ts";
+import { sourceText } from "../../../importers/sources/_source_text.ts";
 import type { SourceRun } from "../../../importers/source.ts";
 
 const ROOT = fileURLToPath(new URL("../../../", import.meta.url));
@@ -109,13 +109,13 @@ Deno.test("readVllmBench() reads llm-d's Benchmark Report v0.2 of the same run a
 
 Deno.test("parseVllmBench() refuses what is not a vLLM result, naming the file and the key", async (t) => {
   const legacy = Deno.readTextFileSync(LEGACY);
-  const refuse = async (path: string, text: string, pattern: RegExp) => {
-    const src = await sourceFromText(path, text);
+  const refuse = (path: string, text: string, pattern: RegExp) => {
+    const src = sourceText(path, text);
     assert.throws(() => parseVllmBench(src), (e) => e instanceof InputError && pattern.test(e.message));
   };
   await t.step(
     "a file cut in the middle",
-    () => refuse("cut.json", legacy.slice(0, 500), /^cut\.json: .*not valid JSON/),
+    () => refuse("cut.json", legacy.slice(0, 500), /^cut\.json:1:\d+: not valid JSON/),
   );
   await t.step(
     "a count of the wrong type",
@@ -168,7 +168,7 @@ Deno.test("parseVllmBench() rebuilds requests from the --save-detailed arrays, f
     generated_texts: ["abcd", "", ""],
     errors: ["", "Too Many Requests", ""],
   };
-  const run = parseVllmBench(await sourceFromText("detailed.json", JSON.stringify(detailed)));
+  const run = parseVllmBench(sourceText("detailed.json", JSON.stringify(detailed)));
   await t.step("seconds become ms; e2e from latencies; send times on the tool's own clock", () => {
     assert.equal(run.summary_only, false);
     assert.equal(run.requests.length, 3);
@@ -192,15 +192,15 @@ Deno.test("parseVllmBench() rebuilds requests from the --save-detailed arrays, f
     ]);
     assert.equal(run.notes.some((n) => /successful requests, but completed/.test(n)), false);
   });
-  await t.step("latencies alone (newest vLLM without --save-detailed) are no requests, and say so", async () => {
+  await t.step("latencies alone (newest vLLM without --save-detailed) are no requests, and say so", () => {
     const summary = { ...base, latencies: [0.5, 0.25], queue_times: [0, 0] };
-    const run = parseVllmBench(await sourceFromText("latest.json", JSON.stringify(summary)));
+    const run = parseVllmBench(sourceText("latest.json", JSON.stringify(summary)));
     assert.deepEqual([run.summary_only, run.requests.length], [true, 0]);
     assert.match(run.notes.join("\n"), /latencies \(2 entries\) and queue_times are kept/);
   });
-  await t.step("without latencies (vllm before start_times), e2e is ttft + Σ itls", async () => {
+  await t.step("without latencies (vllm before start_times), e2e is ttft + Σ itls", () => {
     const { latencies: _l, start_times: _s, ...older } = detailed;
-    const r = parseVllmBench(await sourceFromText("older.json", JSON.stringify(older))).requests[0]!;
+    const r = parseVllmBench(sourceText("older.json", JSON.stringify(older))).requests[0]!;
     assert.equal(r.e2e_ms, 310); // 250 + 10 + 20 + 30
     assert.equal(r.sent_clock_ms, undefined);
   });

@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { exportAiperf } from "../../../testing/peer_exports/aiperf.ts";
 import { epochMs, failureText, sentRows } from "../../../testing/peer_exports/_rows.ts";
 import { parseAiperf } from "../../../importers/sources/aiperf.ts";
-import { sourceFromText } from "../../../importers/sources/_text.ts";
+import { sourceText } from "../../../importers/sources/_source_text.ts";
 import { exploreRows, variant } from "./_explore_rows.ts";
 
 /** AIPerf writes epoch ns; at 1.8e18 a float64 holds them to 256 ns, so within 1 µs. */
@@ -22,9 +22,9 @@ Deno.test("exportAiperf() → parseAiperf() gives back send, first token, comple
   const epoch = epochMs(epoch_iso);
   const sent = sentRows(rows);
   for (const form of ["0.8", "early"] as const) {
-    await t.step(`the ${form} form`, async () => {
+    await t.step(`the ${form} form`, () => {
       const text = exportAiperf(rows, { epoch_iso, warmup_stages: ["warmup"], form });
-      const run = parseAiperf([await sourceFromText("profile_export.jsonl", text)]);
+      const run = parseAiperf([sourceText("profile_export.jsonl", text)]);
       assert.equal(run.requests.length, 528);
       // 512 ok, 15 http_error (errors, HTTP 503), 1 aborted (cancelled); the 8 warmup rows in AIPerf's warmup phase
       const count = (o: string) => run.requests.filter((q) => q.outcome === o).length;

@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { exportGuidellm } from "../../../testing/peer_exports/guidellm.ts";
 import { epochMs, failureText, sentRows } from "../../../testing/peer_exports/_rows.ts";
 import { parseGuidellm } from "../../../importers/sources/guidellm.ts";
-import { sourceFromText } from "../../../importers/sources/_text.ts";
+import { sourceText } from "../../../importers/sources/_source_text.ts";
 import { exploreRows, variant } from "./_explore_rows.ts";
 
 /** GuideLLM writes epoch seconds as floats: ~2.4e-7 s resolution at 1.8e9 s, so within 1 µs. */
@@ -41,9 +41,9 @@ Deno.test("exportGuidellm() → parseGuidellm() gives back schedule, send, first
     recovery: 4,
   };
   for (const format of ["json", "yaml"] as const) {
-    await t.step(format, async () => {
+    await t.step(format, () => {
       const text = exportGuidellm(rows, { epoch_iso, rates, format });
-      const run = parseGuidellm(await sourceFromText(`benchmarks.${format}`, text));
+      const run = parseGuidellm(sourceText(`benchmarks.${format}`, text));
       const sent = sentRows(rows);
       // 527 explore rows + the aborted one were sent; the shed one never was
       assert.equal(run.requests.length, 528);

@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { exportVllmBench } from "../../../testing/peer_exports/vllm_bench.ts";
 import { answered, failureText, sentRows } from "../../../testing/peer_exports/_rows.ts";
 import { parseVllmBench } from "../../../importers/sources/vllm_bench.ts";
-import { sourceFromText } from "../../../importers/sources/_text.ts";
+import { sourceText } from "../../../importers/sources/_source_text.ts";
 import { exploreRows, variant } from "./_explore_rows.ts";
 
 /** vLLM writes seconds as Python floats: ms → s → ms loses at most float rounding. */
@@ -28,9 +28,9 @@ Deno.test("exportVllmBench() → parseVllmBench() gives back our requests' times
   ];
   const sent = sentRows(rows);
   for (const form of ["latest", "v0.10", "legacy"] as const) {
-    await t.step(`the ${form} form`, async () => {
+    await t.step(`the ${form} form`, () => {
       const text = exportVllmBench(rows, { epoch_iso, request_rate: 4, form });
-      const run = parseVllmBench(await sourceFromText(`${form}.json`, text));
+      const run = parseVllmBench(sourceText(`${form}.json`, text));
       // 527 explore rows + 2 variants are sent; the never-sent row has no vLLM record
       assert.equal(run.requests.length, 529);
       assert.equal(run.summary_only, false);
@@ -55,8 +55,8 @@ Deno.test("exportVllmBench() → parseVllmBench() gives back our requests' times
       }
     });
   }
-  await t.step("the summary numbers are vLLM's over the successful requests", async () => {
-    const run = parseVllmBench(await sourceFromText("s.json", exportVllmBench(explore, { epoch_iso })));
+  await t.step("the summary numbers are vLLM's over the successful requests", () => {
+    const run = parseVllmBench(sourceText("s.json", exportVllmBench(explore, { epoch_iso })));
     const ok = explore.filter(answered);
     const ttfts = ok.map((r) => r.first_token_ms! - r.first_sent_ms!);
     const mean = ttfts.reduce((a, b) => a + b, 0) / ttfts.length;
