@@ -1,33 +1,36 @@
 /**
- * Our own rows for the exporters' round trips: the requests of the sample run `data/runs/explore` (our runner
- * against the simulator: 527 requests, 512 ok, 15 http_error), read from its Parquet with hyparquet, plus a few
- * hand-made rows for the states that run lacks.
+ * Our own rows for the exporters' round trips: the sample run `data/runs/explore` (our runner against the simulator:
+ * 527 offered requests, 512 ok, 15 http_error), read from its Parquet with hyparquet, plus {@linkcode variant} for
+ * hand-made rows in the states that run lacks.
  */
-import { parquetReadObjects } from "hyparquet";
 import { fileURLToPath } from "node:url";
-import { RequestRow } from "../../../schema/events.ts";
+import { parquetReadObjects } from "hyparquet";
+import { AttemptRow, COLUMNS, RequestRow, type TableName } from "../../../schema/events.ts";
 
 const RUN = fileURLToPath(new URL("../../../data/runs/explore/", import.meta.url));
 
-/** The explore run's epoch and its request rows (contract 1.0: the 1.1 columns read as null). */
-export async function exploreRows(): Promise<{ epoch_iso: string; rows: RequestRow[] }> {
-  const manifest = JSON.parse(Deno.readTextFileSync(`${RUN}run.json`)) as { epoch_iso: string };
-  const bytes = Deno.readFileSync(`${RUN}requests.parquet`);
-  const raw = await parquetReadObjects({
-    file: bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength),
-  });
-  const rows = raw.map((r) => {
-    const o: Record<string, unknown> = {
-      streamed: null,
-      applicable_gates: null,
-      service_mode: null,
-      reasoning_tokens: null,
-      cache_write_tokens: null,
-    };
-    for (const [k, v] of Object.entries(r)) o[k] = typeof v === "bigint" ? Number(v) : v;
-    return RequestRow.parse(o);
-  });
-  return { epoch_iso: manifest.epoch_iso, rows };
+/**
+ * A Parquet row as the contract's zod schema expects it: integers come back as bigint (made numbers), and a column
+ * the sample's older contract minor does not have is null (not recorded).
+ */
+function plain(name: TableName, row: Record<string, unknown>): Record<string, unknown> {
+  return Object.fromEntries(
+    (COLUMNS[name] as readonly string[]).map((k) => [k, typeof row[k] === "bigint" ? Number(row[k]) : row[k] ?? null]),
+  );
+}
+
+async function table(name: TableName): Promise<Record<string, unknown>[]> {
+  const bytes = await Deno.readFile(`${RUN}${name}.parquet`);
+  const rows = await parquetReadObjects({ file: bytes.buffer as ArrayBuffer });
+  return rows.map((r) => plain(name, r));
+}
+
+/** The explore run's epoch (run.json `epoch_iso`) and its request and attempt rows, as contract rows. */
+export async function exploreRows(): Promise<{ epoch_iso: string; requests: RequestRow[]; attempts: AttemptRow[] }> {
+  const manifest = JSON.parse(await Deno.readTextFile(`${RUN}run.json`)) as { epoch_iso: string };
+  const requests = (await table("requests")).map((r) => RequestRow.parse(r));
+  const attempts = (await table("attempts")).map((a) => AttemptRow.parse(a));
+  return { epoch_iso: manifest.epoch_iso, requests, attempts };
 }
 
 /** A row of the explore run's shape with other times and outcome. */

@@ -10,7 +10,7 @@ const close = (a: number | null | undefined, b: number, what: string) =>
   assert.ok(a != null && Math.abs(a - b) < 1e-3, `${what}: ${a} vs ${b}`);
 
 Deno.test("exportAiperf() → parseAiperf() gives back send, first token, completion, outcomes and tokens", async (t) => {
-  const { rows: explore, epoch_iso } = await exploreRows();
+  const { requests: explore, epoch_iso } = await exploreRows();
   const rows = [
     ...explore,
     variant(explore.find((r) => r.stage === "burst")!, {

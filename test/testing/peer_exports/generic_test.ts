@@ -3,19 +3,15 @@ import type { RequestRow } from "../../../schema/events.ts";
 import { sourceText } from "../../../importers/sources/_source_text.ts";
 import { readGeneric } from "../../../importers/sources/generic.ts";
 import { exportGeneric } from "../../../testing/peer_exports/generic.ts";
-import { exploreRows } from "./_explore_tables.ts";
-
-/** data/runs/explore/run.json `epoch_iso`. */
-const EPOCH_ISO = JSON.parse(Deno.readTextFileSync(new URL("../../../data/runs/explore/run.json", import.meta.url)))
-  .epoch_iso as string;
+import { exploreRows } from "./_explore_rows.ts";
 
 Deno.test("exportGeneric() → readGeneric() gives back every offered row: ids, stages, times, outcomes, tokens", async () => {
-  const { requests } = await exploreRows();
+  const { requests, epoch_iso } = await exploreRows();
   const neverSent: RequestRow = { ...requests[9]!, request_id: "never", first_sent_ms: null, outcome: "not_sent" };
   const rows = [...requests, neverSent];
-  const { csv, mapping } = exportGeneric(rows, EPOCH_ISO);
+  const { csv, mapping } = exportGeneric(rows, epoch_iso);
   const run = readGeneric([sourceText("requests.csv", csv), sourceText("mapping.json", mapping)]);
-  const epoch = Date.parse(EPOCH_ISO);
+  const epoch = Date.parse(epoch_iso);
   assert.equal(run.requests.length, 528); // a generic file keeps the never-sent row: it is a row like any other
   const close = (x: number | null, y: number | null, what: string) =>
     assert.ok(y === null ? x === null : x !== null && Math.abs(x - y) < 1e-6, `${what}: ${x} ≠ ${y}`);

@@ -10,7 +10,7 @@ const close = (a: number | null | undefined, b: number, what: string) =>
   assert.ok(a != null && Math.abs(a - b) < 1e-3, `${what}: ${a} vs ${b}`);
 
 Deno.test("exportGuidellm() → parseGuidellm() gives back schedule, send, first token, completion and outcomes", async (t) => {
-  const { rows: explore, epoch_iso } = await exploreRows();
+  const { requests: explore, epoch_iso } = await exploreRows();
   const base = explore[0]!;
   const rows = [
     ...explore,

@@ -4,7 +4,8 @@ import { sourceText } from "../../../importers/sources/_source_text.ts";
 import { readInferencePerf } from "../../../importers/sources/inference_perf.ts";
 import { exportInferencePerf } from "../../../testing/peer_exports/inference_perf.ts";
 import { endMs } from "../../../testing/peer_exports/_rows.ts";
-import { exploreRows } from "./_explore_tables.ts";
+import { exploreRows } from "./_explore_rows.ts";
+import { req } from "../../analysis/_fixture.ts";
 
 const ORIGIN_S = 73_512.25; // a perf_counter reading: the export's clock has no epoch
 
@@ -55,64 +56,30 @@ Deno.test("exportInferencePerf() → readInferencePerf() gives back each sent re
 });
 
 Deno.test("exportInferencePerf() writes records in completion order with the tool's error labels", () => {
-  const base = {
-    run_id: "r",
-    case_id: "c",
-    class: "qa",
-    priority: 0,
-    stage: "s",
-    shard: 0,
-    route: "x",
-    send_lag_ms: 0,
-    attempts: 1,
-    rounds: 1,
-    tool_calls: 0,
-    tool_ms: 0,
-    cached_input_tokens: 0,
-    finish_reason: null,
-    output_valid: null,
-    schema_ok: null,
-    quality_ok: null,
-    safety_ok: null,
-    auth_ok: null,
-    quality_detail: null,
-    prompt_sha256: "0",
-    output_sha256: null,
-    streamed: true,
-    applicable_gates: null,
-    service_mode: null,
-    reasoning_tokens: null,
-    cache_write_tokens: null,
-  } as const;
   const rows: RequestRow[] = [
     // Sent at 0, answered at 900 ms: ends last.
-    {
-      ...base,
+    req({
       request_id: "a",
+      class: "qa",
+      stage: "s",
       scheduled_ms: 0,
-      first_sent_ms: 0,
       first_token_ms: 100,
       completed_ms: 900,
-      outcome: "ok",
-      http_status: 200,
-      error_kind: null,
       input_tokens: 5,
       output_tokens: 3,
-    },
+    }),
     // Sent at 10, a 429 at 50 (no attempts given: it ends when sent).
-    {
-      ...base,
+    req({
       request_id: "b",
+      class: "qa",
+      stage: "s",
       scheduled_ms: 10,
-      first_sent_ms: 10,
-      first_token_ms: null,
-      completed_ms: null,
       outcome: "rejected",
       http_status: 429,
       error_kind: "http_429",
       input_tokens: 5,
       output_tokens: 0,
-    },
+    }),
   ];
   const records = JSON.parse(exportInferencePerf(rows, { monotonic_origin_s: 100 }));
   assert.deepEqual(records.map((r: { start_time: number }) => r.start_time), [100.01, 100]);

@@ -4,7 +4,7 @@ import { sourceText } from "../../../importers/sources/_source_text.ts";
 import { readLlmperf } from "../../../importers/sources/llmperf.ts";
 import { exportLlmperf } from "../../../testing/peer_exports/llmperf.ts";
 import { endMs } from "../../../testing/peer_exports/_rows.ts";
-import { exploreRows } from "./_explore_tables.ts";
+import { exploreRows } from "./_explore_rows.ts";
 
 Deno.test("exportLlmperf() → readLlmperf() gives back each sent request's durations, outcome and tokens", async (t) => {
   const { requests, attempts } = await exploreRows();

@@ -10,7 +10,7 @@ const close = (a: number | null | undefined, b: number, what: string) =>
   assert.ok(a != null && Math.abs(a - b) < 1e-6, `${what}: ${a} vs ${b}`);
 
 Deno.test("exportVllmBench() → parseVllmBench() gives back our requests' times, outcomes and token counts", async (t) => {
-  const { rows: explore, epoch_iso } = await exploreRows();
+  const { requests: explore, epoch_iso } = await exploreRows();
   const base = explore[0]!;
   const rows = [
     ...explore,
