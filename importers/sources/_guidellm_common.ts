@@ -5,7 +5,8 @@
  * @module
  */
 import { z } from "zod";
-import type { SourceHeadline, SourceLack, SourceStage } from "../source.ts";
+import type { SourceHeadline, SourceLack, SourceRun, SourceStage } from "../source.ts";
+import { fileEntry, type SourceText } from "./_source_text.ts";
 import { guidellmDefinition, type GuidellmSchema, guidellmStat, guidellmUnit } from "./_guidellm_terms.ts";
 
 /** A scheduling strategy, as both schemas write it (`args.strategy` / `config.strategy`). */
@@ -35,6 +36,31 @@ export function strategyLabel(s: Strategy): string {
   if ((s.type_ === "constant" || s.type_ === "poisson") && s.rate != null) return `${s.type_}@${s.rate}`;
   if (s.type_ === "concurrent" && s.streams != null) return `concurrent@${s.streams}`;
   return s.type_;
+}
+
+/** Each benchmark's stage name: its strategy's label, with `(benchmarks[i])` added where two benchmarks share one. */
+export function stageNames(strategies: readonly Strategy[]): string[] {
+  const names = strategies.map(strategyLabel);
+  return names.map((n, i) => names.indexOf(n) === names.lastIndexOf(n) ? n : `${n} (benchmarks[${i}])`);
+}
+
+/** A GuideLLM run before its benchmarks are read: the report file (as `format`), the tool's version and the model. */
+export function guidellmRun(
+  src: SourceText,
+  format: string,
+  head: Pick<SourceRun, "tool_version" | "model">,
+): SourceRun {
+  return {
+    tool: "guidellm",
+    ...head,
+    files: [fileEntry(src, format)],
+    stages: [],
+    requests: [],
+    summary_only: false,
+    headlines: [],
+    lacks: [],
+    notes: [],
+  };
 }
 
 /** The stage of one benchmark: its strategy's rate or concurrency, window and the tool's totals. */

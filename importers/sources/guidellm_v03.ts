@@ -8,7 +8,15 @@
 import { z } from "zod";
 import type { SourceOutcome, SourceRequest, SourceRun } from "../source.ts";
 import { checked, secondsToMs, type SourceText } from "./_source_text.ts";
-import { guidellmLacks, metricHeadlines, stageOf, Strategy, strategyLabel, Totals } from "./_guidellm_common.ts";
+import {
+  guidellmLacks,
+  guidellmRun,
+  metricHeadlines,
+  stageNames,
+  stageOf,
+  Strategy,
+  Totals,
+} from "./_guidellm_common.ts";
 
 const t = z.number().finite();
 const maybe = t.nullable().optional();
@@ -100,20 +108,11 @@ function request(r: Record_, at: string, stage: string, outcome: SourceOutcome):
 /** Reads a v0.2–0.3 report already parsed (from JSON or YAML). */
 export function readGuidellmV03(value: unknown, src: SourceText, format: string): SourceRun {
   const report = checked(ReportV03, value, src.path, { what: "GuideLLM v0.2–0.3 report" });
-  const names = report.benchmarks.map((b) => strategyLabel(b.args.strategy));
-  const unique = names.map((n, i) => names.indexOf(n) === names.lastIndexOf(n) ? n : `${n} (benchmarks[${i}])`);
-  const run: SourceRun = {
-    tool: "guidellm",
+  const unique = stageNames(report.benchmarks.map((b) => b.args.strategy));
+  const run = guidellmRun(src, format, {
     tool_version: null,
-    files: [{ path: src.path, sha256: src.sha256, format }],
     model: report.benchmarks[0]!.worker?.backend_model ?? null,
-    stages: [],
-    requests: [],
-    summary_only: false,
-    headlines: [],
-    lacks: [],
-    notes: [],
-  };
+  });
   let sampled = false;
   for (const [i, b] of report.benchmarks.entries()) {
     const stage = unique[i]!;

@@ -8,7 +8,15 @@
 import { z } from "zod";
 import type { SourceOutcome, SourceRequest, SourceRun } from "../source.ts";
 import { checked, secondsToMs, type SourceText } from "./_source_text.ts";
-import { guidellmLacks, metricHeadlines, stageOf, Strategy, strategyLabel, Totals } from "./_guidellm_common.ts";
+import {
+  guidellmLacks,
+  guidellmRun,
+  metricHeadlines,
+  stageNames,
+  stageOf,
+  Strategy,
+  Totals,
+} from "./_guidellm_common.ts";
 
 const maybe = z.number().finite().nullable().optional();
 const Record_ = z.looseObject({
@@ -91,20 +99,11 @@ function request(r: Record_, at: string, stage: string, outcome: SourceOutcome):
 /** Reads a version 2 report already parsed (from JSON or YAML). */
 export function readGuidellmV2(value: unknown, src: SourceText, format: string): SourceRun {
   const report = checked(ReportV2, value, src.path, { what: "GuideLLM metadata.version 2 report" });
-  const names = report.benchmarks.map((b) => strategyLabel(b.config.strategy));
-  const unique = names.map((n, i) => names.indexOf(n) === names.lastIndexOf(n) ? n : `${n} (benchmarks[${i}])`);
-  const run: SourceRun = {
-    tool: "guidellm",
+  const unique = stageNames(report.benchmarks.map((b) => b.config.strategy));
+  const run = guidellmRun(src, format, {
     tool_version: report.metadata.guidellm_version ?? null,
-    files: [{ path: src.path, sha256: src.sha256, format }],
     model: report.benchmarks[0]!.config.backend?.model ?? null,
-    stages: [],
-    requests: [],
-    summary_only: false,
-    headlines: [],
-    lacks: [],
-    notes: [],
-  };
+  });
   let sampled = false;
   for (const [i, b] of report.benchmarks.entries()) {
     const stage = unique[i]!;
