@@ -37,3 +37,21 @@ export async function exploreRows(): Promise<{ epoch_iso: string; requests: Requ
 export function variant(base: RequestRow, over: Partial<RequestRow>): RequestRow {
   return { ...base, ...over };
 }
+
+/** An offered request never sent (`not_sent` unless `over` says `client_shed`): no send, first token or completion. */
+export function neverSent(base: RequestRow, over: Partial<RequestRow> = {}): RequestRow {
+  return variant(base, {
+    request_id: "x-not-sent",
+    outcome: "not_sent",
+    first_sent_ms: null,
+    first_token_ms: null,
+    completed_ms: null,
+    ...over,
+  });
+}
+
+/** A burst request still in flight when the run stopped: `aborted`, sent, never completed. */
+export function abortedInBurst(requests: readonly RequestRow[]): RequestRow {
+  const burst = requests.find((r) => r.stage === "burst")!;
+  return variant(burst, { request_id: "x-aborted", outcome: "aborted", completed_ms: null });
+}

@@ -3,7 +3,7 @@ import { exportAiperf } from "../../../testing/peer_exports/aiperf.ts";
 import { epochMs, failureText, sentRows } from "../../../testing/peer_exports/_rows.ts";
 import { parseAiperf } from "../../../importers/sources/aiperf.ts";
 import { sourceText } from "../../../importers/sources/_source_text.ts";
-import { exploreRows, variant } from "./_explore_rows.ts";
+import { abortedInBurst, exploreRows } from "./_explore_rows.ts";
 
 /** AIPerf writes epoch ns; at 1.8e18 a float64 holds them to 256 ns, so within 1 µs. */
 const close = (a: number | null | undefined, b: number, what: string) =>
@@ -13,11 +13,7 @@ Deno.test("exportAiperf() → parseAiperf() gives back send, first token, comple
   const { requests: explore, epoch_iso } = await exploreRows();
   const rows = [
     ...explore,
-    variant(explore.find((r) => r.stage === "burst")!, {
-      request_id: "x-aborted",
-      outcome: "aborted",
-      completed_ms: null,
-    }),
+    abortedInBurst(explore),
   ];
   const epoch = epochMs(epoch_iso);
   const sent = sentRows(rows);

@@ -1,14 +1,12 @@
 import assert from "node:assert/strict";
-import type { RequestRow } from "../../../schema/events.ts";
 import { sourceText } from "../../../importers/sources/_source_text.ts";
 import { readGeneric } from "../../../importers/sources/generic.ts";
 import { exportGeneric } from "../../../testing/peer_exports/generic.ts";
-import { exploreRows } from "./_explore_rows.ts";
+import { exploreRows, neverSent } from "./_explore_rows.ts";
 
 Deno.test("exportGeneric() → readGeneric() gives back every offered row: ids, stages, times, outcomes, tokens", async () => {
   const { requests, epoch_iso } = await exploreRows();
-  const neverSent: RequestRow = { ...requests[9]!, request_id: "never", first_sent_ms: null, outcome: "not_sent" };
-  const rows = [...requests, neverSent];
+  const rows = [...requests, neverSent(requests[9]!)];
   const { csv, mapping } = exportGeneric(rows, epoch_iso);
   const run = readGeneric([sourceText("requests.csv", csv), sourceText("mapping.json", mapping)]);
   const epoch = Date.parse(epoch_iso);

@@ -3,7 +3,7 @@ import { exportGuidellm } from "../../../testing/peer_exports/guidellm.ts";
 import { epochMs, failureText, sentRows } from "../../../testing/peer_exports/_rows.ts";
 import { parseGuidellm } from "../../../importers/sources/guidellm.ts";
 import { sourceText } from "../../../importers/sources/_source_text.ts";
-import { exploreRows, variant } from "./_explore_rows.ts";
+import { abortedInBurst, exploreRows, neverSent } from "./_explore_rows.ts";
 
 /** GuideLLM writes epoch seconds as floats: ~2.4e-7 s resolution at 1.8e9 s, so within 1 µs. */
 const close = (a: number | null | undefined, b: number, what: string) =>
@@ -15,18 +15,8 @@ Deno.test("exportGuidellm() → parseGuidellm() gives back schedule, send, first
   const rows = [
     ...explore,
     // in flight when the run stopped, during the burst
-    variant(explore.find((r) => r.stage === "burst")!, {
-      request_id: "x-aborted",
-      outcome: "aborted",
-      completed_ms: null,
-    }),
-    variant(base, {
-      request_id: "x-shed",
-      outcome: "client_shed",
-      first_sent_ms: null,
-      first_token_ms: null,
-      completed_ms: null,
-    }),
+    abortedInBurst(explore),
+    neverSent(base, { request_id: "x-shed", outcome: "client_shed" }),
   ];
   const epoch = epochMs(epoch_iso);
   const rates = {

@@ -4,7 +4,7 @@ import { sourceText } from "../../../importers/sources/_source_text.ts";
 import { readInferencePerf } from "../../../importers/sources/inference_perf.ts";
 import { exportInferencePerf } from "../../../testing/peer_exports/inference_perf.ts";
 import { endMs } from "../../../testing/peer_exports/_rows.ts";
-import { exploreRows } from "./_explore_rows.ts";
+import { exploreRows, neverSent } from "./_explore_rows.ts";
 import { req } from "../../analysis/_fixture.ts";
 
 const ORIGIN_S = 73_512.25; // a perf_counter reading: the export's clock has no epoch
@@ -12,8 +12,7 @@ const ORIGIN_S = 73_512.25; // a perf_counter reading: the export's clock has no
 Deno.test("exportInferencePerf() → readInferencePerf() gives back each sent request's times, outcome and tokens", async (t) => {
   const { requests, attempts } = await exploreRows();
   // One offered request that was never sent: inference-perf would never have recorded it.
-  const neverSent: RequestRow = { ...requests[0]!, request_id: "never", first_sent_ms: null, outcome: "not_sent" };
-  const rows = [...requests, neverSent];
+  const rows = [...requests, neverSent(requests[0]!)];
   const run = readInferencePerf([
     sourceText(
       "per_request_lifecycle_metrics.json",

@@ -1,16 +1,17 @@
 import assert from "node:assert/strict";
-import type { RequestRow } from "../../../schema/events.ts";
 import { sourceText } from "../../../importers/sources/_source_text.ts";
 import { readLlmperf } from "../../../importers/sources/llmperf.ts";
 import { exportLlmperf } from "../../../testing/peer_exports/llmperf.ts";
 import { endMs } from "../../../testing/peer_exports/_rows.ts";
-import { exploreRows } from "./_explore_rows.ts";
+import { exploreRows, neverSent } from "./_explore_rows.ts";
 
 Deno.test("exportLlmperf() → readLlmperf() gives back each sent request's durations, outcome and tokens", async (t) => {
   const { requests, attempts } = await exploreRows();
-  const neverSent: RequestRow = { ...requests[5]!, request_id: "never", first_sent_ms: null, outcome: "client_shed" };
   const run = readLlmperf([
-    sourceText("x_individual_responses.json", exportLlmperf([...requests, neverSent], { attempts })),
+    sourceText(
+      "x_individual_responses.json",
+      exportLlmperf([...requests, neverSent(requests[5]!, { outcome: "client_shed" })], { attempts }),
+    ),
   ]);
   // The tool's order is completion order: ours sorted the same way (a stable sort, ties in row order).
   const ours = [...requests].sort((a, b) => endMs(a, attempts) - endMs(b, attempts));

@@ -3,7 +3,7 @@ import { exportVllmBench } from "../../../testing/peer_exports/vllm_bench.ts";
 import { answered, failureText, sentRows } from "../../../testing/peer_exports/_rows.ts";
 import { parseVllmBench } from "../../../importers/sources/vllm_bench.ts";
 import { sourceText } from "../../../importers/sources/_source_text.ts";
-import { exploreRows, variant } from "./_explore_rows.ts";
+import { exploreRows, neverSent, variant } from "./_explore_rows.ts";
 
 /** vLLM writes seconds as Python floats: ms → s → ms loses at most float rounding. */
 const close = (a: number | null | undefined, b: number, what: string) =>
@@ -16,13 +16,7 @@ Deno.test("exportVllmBench() → parseVllmBench() gives back our requests' times
     ...explore,
     // states the explore run lacks: never sent (vLLM has no record of it), answered but failing our quality gate (a
     // success to vLLM, which checks no content), a malformed answer (a failure to vLLM too)
-    variant(base, {
-      request_id: "x-not-sent",
-      outcome: "not_sent",
-      first_sent_ms: null,
-      first_token_ms: null,
-      completed_ms: null,
-    }),
+    neverSent(base),
     variant(base, { request_id: "x-bad-quality", quality_ok: false }),
     variant(base, { request_id: "x-invalid", outcome: "invalid_response", error_kind: "malformed_sse" }),
   ];
