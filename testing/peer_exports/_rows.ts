@@ -25,7 +25,7 @@ export function sentRows(rows: readonly RequestRow[]): RequestRow[] {
 export const answered = (r: RequestRow): boolean =>
   r.outcome === "ok" && r.first_token_ms !== null && r.completed_ms !== null;
 
-/** The text a tool keeps for a failure: our outcome and error kind. */
+/** The text a peer tool keeps for a failed row: our outcome and error kind (`http_error: http_503`). */
 export const failureText = (r: RequestRow): string => r.error_kind ? `${r.outcome}: ${r.error_kind}` : r.outcome;
 
 /**
@@ -68,9 +68,4 @@ export function endMs(row: RequestRow, attempts: readonly AttemptRow[] = []): nu
     end = Math.max(end, t);
   }
   return end;
-}
-
-/** The label a peer tool would write for a failed row: our error kind, else our outcome. */
-export function failureLabel(row: RequestRow): string {
-  return row.error_kind ?? row.outcome;
 }

@@ -11,7 +11,7 @@
  * @module
  */
 import type { AttemptRow, RequestRow } from "../../schema/events.ts";
-import { endMs, failureLabel, sentRows } from "./_rows.ts";
+import { endMs, failureText, sentRows } from "./_rows.ts";
 
 /** Options of {@linkcode exportInferencePerf}. */
 export interface InferencePerfExportOptions {
@@ -61,11 +61,11 @@ export function exportInferencePerf(rows: readonly RequestRow[], options: Infere
           messages: [{ role: "user", content: `prompt ${r.prompt_sha256}` }],
           stream: r.streamed !== false,
         }),
-        response: r.outcome === "ok" ? "" : failureLabel(r),
+        response: r.outcome === "ok" ? "" : failureText(r),
         info: { request_metrics: requestMetrics, response_metrics: responseMetrics, input_tokens: r.input_tokens },
         error: r.outcome === "ok" ? null : {
-          error_type: r.http_status !== null ? `HTTP Error ${r.http_status}` : failureLabel(r),
-          error_msg: failureLabel(r),
+          error_type: r.http_status !== null ? `HTTP Error ${r.http_status}` : failureText(r),
+          error_msg: failureText(r),
         },
       },
     };

@@ -12,7 +12,7 @@
  * @module
  */
 import type { AttemptRow, RequestRow } from "../../schema/events.ts";
-import { endMs, failureLabel, sentRows } from "./_rows.ts";
+import { endMs, failureText, sentRows } from "./_rows.ts";
 
 /** Options of {@linkcode exportLlmperf}. */
 export interface LlmperfExportOptions {
@@ -35,7 +35,7 @@ export function exportLlmperf(rows: readonly RequestRow[], options: LlmperfExpor
         end: endMs(r, options.attempts),
         record: {
           error_code: r.http_status ?? -1,
-          error_msg: failureLabel(r),
+          error_msg: failureText(r),
           inter_token_latency_s: 0,
           ttft_s: ttft,
           end_to_end_latency_s: 0,

@@ -82,7 +82,7 @@ Deno.test("exportInferencePerf() writes records in completion order with the too
   ];
   const records = JSON.parse(exportInferencePerf(rows, { monotonic_origin_s: 100 }));
   assert.deepEqual(records.map((r: { start_time: number }) => r.start_time), [100.01, 100]);
-  assert.deepEqual(records[0].error, { error_type: "HTTP Error 429", error_msg: "http_429" });
+  assert.deepEqual(records[0].error, { error_type: "HTTP Error 429", error_msg: "rejected: http_429" });
   assert.equal(records[0].end_time, 100.01);
   // Two chunks: one token at 100.1 s, the other two at 100.9 s.
   assert.deepEqual(records[1].info.response_metrics.chunk_times, [100.1, 100.9]);

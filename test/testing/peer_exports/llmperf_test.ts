@@ -20,7 +20,7 @@ Deno.test("exportLlmperf() → readLlmperf() gives back each sent request's dura
     assert.equal(run.requests.filter((r) => r.outcome === "ok").length, 512);
     const errors = run.requests.filter((r) => r.outcome === "error");
     assert.equal(errors.length, 15);
-    assert.ok(errors.every((r) => r.http_status === 503 && r.tool_status === "503 http_503"));
+    assert.ok(errors.every((r) => r.http_status === 503 && r.tool_status === "503 http_error: http_503"));
   });
   await t.step("row by row: TTFT and e2e (to 1e-9 ms), outcome and both token counts", () => {
     const close = (x: number | null, y: number, what: string) =>
