@@ -6,6 +6,7 @@
  */
 import { z } from "zod";
 import type { SourceHeadline, SourceLack, SourceRun, SourceStage } from "../source.ts";
+import { noGates } from "./_lacks.ts";
 import { fileEntry, type SourceText } from "./_source_text.ts";
 import { guidellmDefinition, type GuidellmSchema, guidellmStat, guidellmUnit } from "./_guidellm_terms.ts";
 
@@ -157,9 +158,6 @@ export function guidellmLacks(withRecords: boolean, sampled: boolean): SourceLac
     field: "HTTP status",
     consequence: "Errored requests keep an error text, no HTTP status code.",
   });
-  lacks.push({
-    field: "gates",
-    consequence: "No quality, schema, safety or authorization check: gates are n/a, not failed.",
-  });
+  lacks.push(noGates());
   return lacks;
 }

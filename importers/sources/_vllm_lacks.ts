@@ -4,6 +4,7 @@
  * @module
  */
 import type { SourceLack } from "../source.ts";
+import { noGates } from "./_lacks.ts";
 
 /** What a vLLM result does not hold, for the form read. */
 export function vllmLacks(form: { legacy: boolean; detailed: boolean; startTimes: boolean }): SourceLack[] {
@@ -45,9 +46,6 @@ export function vllmLacks(form: { legacy: boolean; detailed: boolean; startTimes
       "tokenizer on the generated text; prompt lengths are the dataset's tokenizer count (newer versions: the " +
       "server's usage.prompt_tokens when reported). The file does not say which.",
   });
-  lacks.push({
-    field: "gates",
-    consequence: "No quality, schema, safety or authorization check: gates are n/a, not failed.",
-  });
+  lacks.push(noGates());
   return lacks;
 }

@@ -7,6 +7,7 @@
  */
 import { InputError } from "../../schema/errors.ts";
 import type { SourceFile, SourceLack, SourceRun, SourceStage } from "../source.ts";
+import { noGates } from "./_lacks.ts";
 import { loadSourceTexts, type SourceText } from "./_source_text.ts";
 import { type AiperfRecords, readAiperfRecords } from "./aiperf_records.ts";
 import { type AiperfSummary, readAiperfCsv, readAiperfJson } from "./aiperf_summary.ts";
@@ -138,9 +139,6 @@ function aiperfLacks(records: AiperfRecords | null): SourceLack[] {
       "unless the run used --use-server-token-count; the usage_* metrics of the 0.8 form are the server's, and are " +
       "used for a record's token counts when present.",
   });
-  lacks.push({
-    field: "gates",
-    consequence: "No quality, schema, safety or authorization check: gates are n/a, not failed.",
-  });
+  lacks.push(noGates());
   return lacks;
 }

@@ -12,6 +12,7 @@
  */
 import { InputError } from "../../schema/errors.ts";
 import type { SourceLack, SourceRequest, SourceRun } from "../source.ts";
+import { noGates } from "./_lacks.ts";
 import { baseName, fileEntry, type SourceText } from "./_source_text.ts";
 import { readPerRequest, type TokenTimes } from "./inference_perf_requests.ts";
 import { readLifecycleReport, type ReadReport, reportHeadlines, reportStage } from "./inference_perf_report.ts";
@@ -25,10 +26,7 @@ const PER_REQUEST_FILE = /per_request_lifecycle_metrics\.json$/;
 
 /** What inference-perf's files lack, whatever was given. */
 const ALWAYS_LACKS: SourceLack[] = [
-  {
-    field: "gates",
-    consequence: "no quality, schema or safety check is recorded: those gates are n/a (not evaluated), not failed",
-  },
+  noGates(),
   {
     field: "offered requests",
     consequence: "a request is written when it finishes; one never sent, or still in flight when the run stopped, " +
