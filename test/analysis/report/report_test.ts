@@ -44,8 +44,9 @@ Deno.test("buildReport() includes every figure whose inputs exist and lists the 
     // The hand fixture: 5 accepted of 23 offered in 20 s (goodput_fixture_test.ts).
     assert.ok(r.html.includes("accepted goodput 0.25 tasks/s"));
     assert.ok(r.html.includes("5 accepted of 23 offered in 20 s"));
+    // The subtitle is the disclosure, cut into lines at spaces (`<br>` between them).
     for (const f of r.figures) {
-      assert.ok(f.disclosure.length > 0 && f.layout.title.subtitle.text === f.disclosure, f.id);
+      assert.ok(f.disclosure.length > 0 && f.layout.title.subtitle.text.replaceAll("<br>", " ") === f.disclosure, f.id);
     }
     // Every disclosure names the run, the window and n.
     for (const f of r.figures) assert.match(f.disclosure, /run fixture-run;.*window .*n = \d+/, f.id);
