@@ -82,6 +82,13 @@ function windowText(d: GoodputResult["disclosure"]): string {
   return `window ${w.stages.join("+")} (${sig(w.measurement_seconds)} s; ${rule})`;
 }
 
+/** A caveat as HTML: its label in bold, once (a verdict line that opens with it keeps it in place). */
+function caveatText(c: Caveat): string {
+  return c.text.startsWith(c.label)
+    ? `<b>${esc(c.label)}</b>${esc(c.text.slice(c.label.length))}`
+    : `<b>${esc(c.label)}</b>: ${esc(c.text)}`;
+}
+
 /** The first screen's HTML: a `<section class="gp-verdict" id="verdict">`. */
 export function verdictHtml(x: VerdictInput): string {
   const g = x.goodput, o = g.overall, d = g.disclosure, m = x.manifest;
@@ -100,19 +107,20 @@ export function verdictHtml(x: VerdictInput): string {
     },
     ...kneeCells(x.knee),
   ];
-  const rules = `${o.accepted} accepted of ${o.offered} offered in ${sig(d.window.measurement_seconds)} s; ` +
-    `denominator ${d.denominator}; ${windowText(d)}; SLO file ${x.policy_source}; workload ${m.workload.name} ` +
-    `${m.workload.version}; run ${m.run_id} started ${m.epoch_iso}; ${x.format} log, ${d.files.shards} shard(s).`;
+  const shards = `${d.files.shards} shard${d.files.shards === 1 ? "" : "s"}`;
+  const measured = `${o.accepted} accepted of ${o.offered} offered in ${sig(d.window.measurement_seconds)} s — run ` +
+    `${m.run_id} (workload ${m.workload.name} ${m.workload.version}, started ${m.epoch_iso}; ${x.format} log, ` +
+    `${shards}).`;
+  const rules = `denominator ${d.denominator}; ${windowText(d)}; SLO file ${x.policy_source}; accepted = completed ` +
+    "(outcome ok) and meeting its class's SLO, latency limits and required gates (each rule in the disclosure below).";
   const alert = x.caveats.some((c) => c.severity === "alert");
   const caveats = x.caveats.length
-    ? `<ul>${
-      x.caveats.map((c) => `<li class="gp-${c.severity}"><b>${esc(c.label)}</b>: ${esc(c.text)}</li>`).join("")
-    }</ul>`
+    ? `<ul>${x.caveats.map((c) => `<li class="gp-${c.severity}">${caveatText(c)}</li>`).join("")}</ul>`
     : `<p>none (checked: ${esc(CAVEATS_CHECKED)})</p>`;
   return [
     '<section class="gp-verdict" id="verdict">',
     `<h1>Run ${esc(m.run_id)}: accepted goodput ${esc(sig(o.accepted_goodput))} tasks/s</h1>`,
-    `<p class="gp-rules"><b>Measured:</b> ${esc(rules)}</p>`,
+    `<p class="gp-rules"><b>Measured:</b> ${esc(measured)}<br><b>Rules:</b> ${esc(rules)}</p>`,
     '<div class="gp-headline">',
     ...cells.map((c) =>
       `<div class="gp-cell"><div class="gp-key">${esc(c.key)}</div><div class="gp-value">${

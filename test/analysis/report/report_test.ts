@@ -90,8 +90,10 @@ Deno.test("buildReport() leads with the verdict: rules, headline, caveats; then 
     // 0.2174, miss rate (23 − 5) / 23 = 0.7826; knee 1.2 req/s, limit at the chosen 25 %: 1.2 × 0.75 = 0.9 req/s.
     for (
       const text of [
-        "5 accepted of 23 offered in 20 s; denominator offered; window low+peak (20 s; all stages minus kinds " +
-        "warmup, drain); SLO file slo.json (sha256 0123456789ab…)",
+        "<b>Measured:</b> 5 accepted of 23 offered in 20 s — run fixture-run (workload fixture 1, started " +
+        "2026-01-01T00:00:00.000Z; csv log, 1 shard).",
+        "<b>Rules:</b> denominator offered; window low+peak (20 s; all stages minus kinds warmup, drain); SLO file " +
+        "slo.json (sha256 0123456789ab…);",
         '<div class="gp-value">0.25 tasks/s</div><div class="gp-sub">5 accepted / 20 s</div>',
         '<div class="gp-value">0.2174</div><div class="gp-sub">5 accepted / 23 offered; SLO miss rate 0.7826 of 23 offered',
         '<div class="gp-value">1.2 req/s</div>',
@@ -100,7 +102,7 @@ Deno.test("buildReport() leads with the verdict: rules, headline, caveats; then 
         "<b>UNSUPPORTED PERCENTILES</b>",
         // Stage low: 2 of its 14 requests not sent (the fixture), an alert.
         '<div class="gp-caveats gp-has-alert" role="alert">',
-        '<li class="gp-alert"><b>CLIENT-LIMITED</b>: CLIENT-LIMITED STAGE: low (1.4 req/s: 2 of 14 requests not offered',
+        '<li class="gp-alert"><b>CLIENT-LIMITED</b> STAGE: low (1.4 req/s: 2 of 14 requests not offered',
       ]
     ) assert.ok(verdict.includes(text), text);
     assert.ok(r.caveats.some((c) => c.kind === "unsupported_percentiles"));
