@@ -39,6 +39,12 @@ export interface Caveat {
   text: string;
 }
 
+/**
+ * The caveats that are the run's verdicts (`runVerdicts`: how the run ended, nothing accepted, the client's limits):
+ * the report states them in a banner above its title, before any number, as every command prints them first.
+ */
+export const VERDICT_CAVEATS: ReadonlySet<CaveatKind> = new Set(["run_end", "no_capacity", "client_limited"]);
+
 /** What the caveat sources read. */
 export interface CaveatInput {
   run: LoadedRun;

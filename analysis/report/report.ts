@@ -172,6 +172,7 @@ export function buildReport(run: LoadedRun, policy: SloPolicy, options: ReportOp
       policy_source: options.policy_source ?? "(policy given in code)",
       knee: extras.knee,
       caveats,
+      verdicts: rv.lines,
       manifest: m,
       format: run.format,
     }),

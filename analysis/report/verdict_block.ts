@@ -12,7 +12,7 @@ import { rateText } from "../knee/limit.ts";
 import { roundDown } from "../latency/round_display.ts";
 import type { ReportExtras } from "../plots/extras.ts";
 import { escapeHtml as esc } from "../plots/html.ts";
-import { type Caveat, CAVEATS_CHECKED } from "./caveats.ts";
+import { type Caveat, CAVEATS_CHECKED, VERDICT_CAVEATS } from "./caveats.ts";
 
 /** What the first screen states. */
 export interface VerdictInput {
@@ -22,6 +22,8 @@ export interface VerdictInput {
   /** The knee and limits marked on the first figure; undefined when none was computed or supplied. */
   knee: ReportExtras["knee"];
   caveats: Caveat[];
+  /** The run's verdicts (`runVerdicts(...).lines`): a red banner above the title; their caveats are not repeated. */
+  verdicts: string[];
   manifest: { run_id: string; epoch_iso: string; workload: { name: string; version: string } };
   format: "csv" | "parquet";
 }
@@ -113,12 +115,22 @@ export function verdictHtml(x: VerdictInput): string {
     `${shards}).`;
   const rules = `denominator ${d.denominator}; ${windowText(d)}; SLO file ${x.policy_source}; accepted = completed ` +
     "(outcome ok) and meeting its class's SLO, latency limits and required gates (each rule in the disclosure below).";
-  const alert = x.caveats.some((c) => c.severity === "alert");
-  const caveats = x.caveats.length
-    ? `<ul>${x.caveats.map((c) => `<li class="gp-${c.severity}">${caveatText(c)}</li>`).join("")}</ul>`
-    : `<p>none (checked: ${esc(CAVEATS_CHECKED)})</p>`;
+  // The run's verdicts stand above the title, before any number (as every command prints them first); the other
+  // caveats follow the headline.
+  const rest = x.caveats.filter((c) => !VERDICT_CAVEATS.has(c.kind));
+  const alert = rest.some((c) => c.severity === "alert");
+  const caveats = rest.length
+    ? `<ul>${rest.map((c) => `<li class="gp-${c.severity}">${caveatText(c)}</li>`).join("")}</ul>`
+    : `<p>none${x.verdicts.length ? " besides the verdicts above" : ""} (checked: ${esc(CAVEATS_CHECKED)})</p>`;
   return [
     '<section class="gp-verdict" id="verdict">',
+    ...(x.verdicts.length
+      ? [
+        '<div class="verdicts" role="alert" style="border: 2px solid #b00020; background: #fdecea; padding: 0.2em 1em">',
+        ...x.verdicts.map((v) => `<p><b>${esc(v)}</b></p>`),
+        "</div>",
+      ]
+      : []),
     `<h1>Run ${esc(m.run_id)}: accepted goodput ${esc(sig(o.accepted_goodput))} tasks/s</h1>`,
     `<p class="gp-rules"><b>Measured:</b> ${esc(measured)}<br><b>Rules:</b> ${esc(rules)}</p>`,
     '<div class="gp-headline">',
@@ -147,4 +159,5 @@ export const VERDICT_CSS = `.gp-verdict h1{margin:0 0 8px;font-size:28px}
 .gp-caveats{border:1px solid #d9a400;background:#fff8e1;border-radius:4px;padding:6px 12px;font-size:13px;line-height:1.4}
 .gp-caveats.gp-has-alert{border:2px solid #b00020;background:#fdecea}
 .gp-caveats ul{margin:4px 0;padding-left:18px}.gp-caveats p{margin:4px 0}.gp-caveats li.gp-alert{color:#8a0016}
-.gp-nav{font-size:13px;color:#555;margin:8px 0 0}`;
+.gp-nav{font-size:13px;color:#555;margin:8px 0 0}.gp-verdict .verdicts{margin:0 0 10px;font-size:14px}
+.gp-verdict .verdicts p{margin:6px 0}`;

@@ -100,12 +100,17 @@ Deno.test("buildReport() leads with the verdict: rules, headline, caveats; then 
         '<div class="gp-value">0.9 req/s</div><div class="gp-sub">knee × (1 − 0.25): the chosen headroom 25 %',
         // 15 completed e2e values, fewer than the 459 that p99 needs at 99 %.
         "<b>UNSUPPORTED PERCENTILES</b>",
-        // Stage low: 2 of its 14 requests not sent (the fixture), an alert.
-        '<div class="gp-caveats gp-has-alert" role="alert">',
-        '<li class="gp-alert"><b>CLIENT-LIMITED</b> STAGE: low (1.4 req/s: 2 of 14 requests not offered',
+        // The caveats below the headline: the notes, no alert among them.
+        '<div class="gp-caveats"><b>Caveats</b><ul><li class="gp-note"><b>UNSUPPORTED PERCENTILES</b>: ',
       ]
     ) assert.ok(verdict.includes(text), text);
-    assert.ok(r.caveats.some((c) => c.kind === "unsupported_percentiles"));
+    assert.deepEqual(r.caveats.map((c) => c.kind), ["client_limited", "unsupported_percentiles"]);
+    // The run's verdict (stage low: 2 of its 14 requests not sent) stands above the title, before any number, and is
+    // not repeated among the caveats.
+    const banner = verdict.indexOf('<div class="verdicts" role="alert"');
+    assert.ok(banner >= 0 && banner < verdict.indexOf("<h1>"));
+    assert.match(verdict, /<p><b>CLIENT-LIMITED STAGE: low \(1\.4 req\/s: 2 of 14 requests not offered/);
+    assert.equal(verdict.split("CLIENT-LIMITED").length - 1, 1);
     assert.ok(!verdict.includes(tmp), "no local path");
   });
   await t.step("figures before the tables; the latency table and the disclosure collapsed", () => {
