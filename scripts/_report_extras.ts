@@ -13,7 +13,7 @@ interface KneeJson {
   knee_offered_rps: number | null;
   knee_source: string | null;
   first_degrading_signal: string | null;
-  limit: { choices: { headroom: number; limit_rps: number | null }[] };
+  limit: { headroom: number | null; choices: { headroom: number; limit_rps: number | null }[] };
   recovery: {
     recovery: {
       outages: {
@@ -57,9 +57,11 @@ export function demoReportExtras(knee: KneeJson, ledger: LedgerJson, compare: Co
     knee: {
       knee_rps: knee.knee_offered_rps,
       knee_signal: knee.first_degrading_signal ?? knee.knee_source ?? "no knee in the tested range",
+      ...(knee.knee_offered_rps === null ? { knee_note: "no knee in the tested range" } : {}),
       limits: knee.limit.choices.flatMap((c) =>
         c.limit_rps === null ? [] : [{ headroom: c.headroom, rps: c.limit_rps }]
       ),
+      headroom: knee.limit.headroom,
     },
     outages,
     ledger: {

@@ -1,55 +1,63 @@
 /**
- * Regenerates the screenshot `docs/report.png` (shown in docs/plots.md): the HTML report of
- * a run (the page `deno task report RUN` writes, built by the same
- * `buildReport`) rendered by headless Chromium — its top (headline and
- * goodput tables) above its first figures (goodput vs offered load, the run
- * timeline), each shown through an iframe of the unchanged report page.
+ * Regenerates the report screenshots in docs/ (shown in docs/plots.md): the HTML report of a run (the page
+ * `deno task report RUN` writes, built by the same calls) rendered by headless Chromium 1280 px wide.
  *
- * `deno run -A scripts/report_screenshot.ts [RUN] [OUT.png]`
- * (defaults: data/runs/explore, docs/report.png).
+ * - `report_first_screen.png`: the first screen, 1280 × 800, as a reader opening the file sees it: the verdict
+ *   (headline, rules, caveats) and the top of the first figure.
+ * - `report.png`: the page from its first figure down, 1280 × 1400: goodput vs offered load and the run timeline,
+ *   through an iframe of the unchanged report page.
+ *
+ * `deno run -A scripts/report_screenshot.ts [RUN] [OUT_DIR]` (defaults: data/runs/explore, docs/).
  */
 import { join } from "node:path";
 import { buildReport, loadRun, loadSloPolicy, runReportExtras } from "../mod.ts";
-import { CHROMIUM_FLAGS, findChromium } from "../analysis/plots/chromium.ts";
+import { policySourceLabel } from "../analysis/report/policy_source.ts";
+import { CHROMIUM_FLAGS, findChromium, screenshot } from "../analysis/plots/chromium.ts";
 import { parseFlags, runMain } from "../lib/cli.ts";
 
 const ROOT = new URL("../", import.meta.url).pathname;
-const USAGE = "usage: deno run -A scripts/report_screenshot.ts [RUN] [OUT.png]";
-const WIDTH = 1280;
-/** Heights of the two views, px: the top of the page, then the page scrolled to its first figure. */
-const TOP = 660, FIGURES = 1210;
+const USAGE = "usage: deno run -A scripts/report_screenshot.ts [RUN] [OUT_DIR]";
+/** The first screen, CSS px: the window the report's browser test checks the verdict against. */
+const FIRST_SCREEN: [number, number] = [1280, 800];
+/** Height of the figures view, px: the first figure and the timeline. */
+const FIGURES = 1400;
 
 async function main(args: string[]): Promise<void> {
   const { positionals } = parseFlags(args, {}, USAGE, { positionals: true });
-  const [dir = join(ROOT, "data/runs/explore"), out = join(ROOT, "docs/report.png")] = positionals;
-  const policy = await loadSloPolicy(join(ROOT, "data/slo/design-v1.json"));
+  const [dir = join(ROOT, "data/runs/explore"), outDir = join(ROOT, "docs")] = positionals;
+  const sloFile = join(ROOT, "data/slo/design-v1.json");
+  const policy = await loadSloPolicy(sloFile);
   const run = await loadRun(dir);
-  // As `deno task report RUN` does: the knee (every headroom choice marked, none applied) and the detected outages.
+  // As `deno task report RUN` does: the knee (every headroom choice marked, none applied), the detected outages, the
+  // SLO file by name and hash.
   const { extras } = runReportExtras(run, policy);
-  const report = buildReport(run, policy, { policy_source: "data/slo/design-v1.json", extras });
+  const report = buildReport(run, policy, { policy_source: await policySourceLabel(sloFile), extras });
   const exe = findChromium();
   if (!exe) throw new Error("Chromium not found: apt-get install chromium, or set CHROMIUM");
   const tmp = await Deno.makeTempDir({ prefix: "gp-shot-" });
+  const abs = (f: string) => (f.startsWith("/") ? f : join(Deno.cwd(), f));
   try {
-    await Deno.writeTextFile(join(tmp, "report.html"), report.html);
-    const frame = (src: string, h: number) =>
-      `<iframe src="${src}" scrolling="no" style="display:block;width:${WIDTH}px;height:${h}px;border:0"></iframe>`;
+    const page = join(tmp, "report.html");
+    await Deno.writeTextFile(page, report.html);
+    const first = abs(join(outDir, "report_first_screen.png"));
+    await screenshot(page, first, { size: FIRST_SCREEN, budgetMs: 30_000, chromium: exe });
+    console.log(`${first}: ${FIRST_SCREEN.join(" × ")} px`);
+
+    const [w] = FIRST_SCREEN;
     await Deno.writeTextFile(
       join(tmp, "view.html"),
-      `<!DOCTYPE html><html><body style="margin:0">${frame("report.html", TOP)}` +
-        `<div style="height:6px;background:#999"></div>${
-          frame("report.html#figure-goodput-vs-load", FIGURES)
-        }</body></html>`,
+      `<!DOCTYPE html><html><body style="margin:0"><iframe src="report.html#figure-goodput-vs-load" ` +
+        `scrolling="no" style="display:block;width:${w}px;height:${FIGURES}px;border:0"></iframe></body></html>`,
     );
-    const target = out.startsWith("/") ? out : join(Deno.cwd(), out);
+    const figures = abs(join(outDir, "report.png"));
     const res = await new Deno.Command(exe, {
       args: [
         ...CHROMIUM_FLAGS,
         "--allow-file-access-from-files",
         `--user-data-dir=${join(tmp, "profile")}`,
-        `--window-size=${WIDTH},${TOP + 6 + FIGURES}`,
+        `--window-size=${w},${FIGURES}`,
         "--virtual-time-budget=30000",
-        `--screenshot=${target}`,
+        `--screenshot=${figures}`,
         `file://${join(tmp, "view.html")}`,
       ],
       stdin: "null",
@@ -57,11 +65,10 @@ async function main(args: string[]): Promise<void> {
       stderr: "piped",
     }).output();
     if (!res.success) throw new Error(`${exe} exited with ${res.code}: ${new TextDecoder().decode(res.stderr)}`);
+    console.log(`${figures}: ${w} × ${FIGURES} px`);
   } finally {
     await Deno.remove(tmp, { recursive: true });
   }
-  const size = (await Deno.stat(out)).size;
-  console.log(`${out}: ${WIDTH} × ${TOP + 6 + FIGURES} px, ${(size / 1024).toFixed(0)} KB`);
 }
 
 if (import.meta.main) await runMain(() => main(Deno.args));

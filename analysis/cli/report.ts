@@ -8,6 +8,7 @@ import type { SloPolicy } from "../../schema/slo.ts";
 import { loadReportExtras, type ReportExtras } from "../plots/extras.ts";
 import { buildReport } from "../report/report.ts";
 import { runReportExtras } from "../report/report_extras.ts";
+import { policySourceLabel } from "../report/policy_source.ts";
 import {
   checkSheetRoutes,
   confidenceOption,
@@ -69,7 +70,7 @@ async function main(args: string[]): Promise<void> {
   const filled = runReportExtras(run, effective, { headroom, prices, overheads }, extras);
   for (const n of filled.notes) console.error(n);
   const report = buildReport(run, effective, {
-    policy_source: sloFile,
+    policy_source: await policySourceLabel(sloFile),
     extras: filled.extras,
     ...(supportConfidence === undefined ? {} : { supportConfidence }),
   });

@@ -22,16 +22,33 @@ export { gpuTimeNote, ledgerWaterfall };
 
 /**
  * The goodput-vs-load input of a staged run with the knee and the limits
- * marked: the limit at the chosen headroom, else every headroom choice.
+ * marked: the limit at every headroom choice, and at the chosen headroom
+ * (`headroom`, drawn as chosen) when one was given. Without a knee, the
+ * title's reason: no capacity, or no knee found in the levels tested.
  */
 export function kneeCurve(run: LoadedRun, policy: SloPolicy, knee: KneeResult, limit: ProductionLimit): LoadCurveInput {
   policy = policyForRun(policy, run, "kneeCurve() policy");
   const curve = loadCurveFromGoodput(goodput(run, policy), run.manifest.stages);
-  const limits = limit.headroom !== null && limit.limit_rps !== null
-    ? [{ headroom: limit.headroom, rps: limit.limit_rps }]
-    : limit.choices.map((c) => ({ headroom: c.headroom, rps: c.limit_rps }));
+  const limits = limit.choices.map((c) => ({ headroom: c.headroom, rps: c.limit_rps }));
+  if (limit.headroom !== null && limit.limit_rps !== null && !limits.some((l) => l.headroom === limit.headroom)) {
+    limits.push({ headroom: limit.headroom, rps: limit.limit_rps });
+    limits.sort((a, b) => a.headroom - b.headroom);
+  }
   const signal = knee.first_degrading?.signals[0] ?? knee.knee?.source;
-  return { ...curve, knee_rps: knee.knee?.offered_rps ?? null, ...(signal ? { knee_signal: signal } : {}), limits };
+  const n = knee.levels.length;
+  const note = knee.no_capacity !== null
+    ? "no knee: no capacity can be derived from this run"
+    : `no knee found in ${n} load level${n === 1 ? "" : "s"}${
+      knee.excluded.length ? ` (${knee.excluded.length} excluded)` : ""
+    }`;
+  return {
+    ...curve,
+    knee_rps: knee.knee?.offered_rps ?? null,
+    ...(signal ? { knee_signal: signal } : {}),
+    ...(knee.knee ? {} : { knee_note: note }),
+    limits,
+    headroom: limit.headroom,
+  };
 }
 
 /** Options of {@linkcode compareRouteCosts}. */

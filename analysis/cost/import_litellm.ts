@@ -1,3 +1,4 @@
+import { basename } from "node:path";
 import { InputError } from "../../schema/errors.ts";
 import {
   type ChargePolicy,
@@ -12,7 +13,7 @@ import { parseWith } from "../../schema/load.ts";
 export interface LitellmImportOptions {
   /** Date of the snapshot (the map itself carries none); printed by every ledger. */
   as_of: string;
-  /** Where the map came from (file path or URL), quoted in the sheet's source. */
+  /** Where the map came from (file path or URL): the sheet's source quotes a URL whole, a path by its file name only. */
   file: string;
   /** Route key in the sheet. @default "*" (prices every route) */
   route?: string;
@@ -23,6 +24,11 @@ export interface LitellmImportOptions {
 }
 
 const CHAT_MODES = ["chat", "completion", "responses"];
+
+/** A URL as given; a local path by its file name only (a committed sheet must not name the importer's folders). */
+function mapName(file: string): string {
+  return /^[a-z][a-z0-9+.-]*:\/\//i.test(file) ? file : basename(file);
+}
 /**
  * Map fields this importer prices. Others are listed in the sheet's notes: costs the log has no count for (audio,
  * search, ...), 1-hour cache writes (`*_above_1hr`: the log does not tell them from 5-minute ones, so every write is
@@ -170,8 +176,9 @@ export function importLitellm(map: Record<string, unknown>, model: string, optio
     name: `litellm-${model.replaceAll("/", "_")}`,
     currency: "USD",
     as_of: options.as_of,
-    source:
-      `LiteLLM model price map (BerriAI, MIT licence), ${options.file}, key "${model}", snapshot dated ${options.as_of}`,
+    source: `LiteLLM model price map (BerriAI, MIT licence), ${
+      mapName(options.file)
+    }, key "${model}", snapshot dated ${options.as_of}`,
     notes: `Imported by analysis/cli/import_prices.ts. Fields used: ${used.join(", ")}. ` +
       (unused.length
         ? `Cost fields not used (no count in the log, or 1-hour and tier variants of cache writes): ${

@@ -16,7 +16,11 @@ export const ReportExtras = z.object({
   knee: z.object({
     knee_rps: rps.nullable(),
     knee_signal: z.string().optional(),
+    /** Why there is no knee (knee_rps null), for the figure's title and the report's headline. */
+    knee_note: z.string().optional(),
     limits: z.array(z.object({ headroom: z.number().min(0).max(1), rps }).strict()).default([]),
+    /** The headroom the user chose (its limit is the headline's); null or absent: none chosen. */
+    headroom: z.number().min(0).max(1).nullable().optional(),
   }).strict().optional(),
   ledger: z.object({
     currency: z.string().min(1),

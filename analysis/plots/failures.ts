@@ -35,8 +35,11 @@ const REASON_COLOUR: Record<string, string> = {
 
 /**
  * Stacked bars of every offered request in the window: accepted first, then
- * one trace per first failing reason that occurs (in attribution order), so
- * each bar's height is its offered count. Hover gives count and share.
+ * one entry per first failing reason that occurs (in attribution order), so
+ * each bar's height is its offered count. Two panels, each on its own scale:
+ * "all" on the left, one bar per class (or stage) on the right, so the total
+ * does not flatten the groups. Each entry is one trace per panel (the
+ * legend names it once). Hover gives count and share.
  *
  * @example
  * ```ts ignore
@@ -45,27 +48,37 @@ const REASON_COLOUR: Record<string, string> = {
  */
 export function failuresFigure(result: GoodputResult, options: FailuresOptions = {}): Figure {
   const by = options.by ?? "class";
-  const groups: { name: string; row: GoodputRow }[] = [
-    { name: "all", row: result.overall },
-    ...(by === "class"
-      ? result.by_class.map((r) => ({ name: r.class, row: r }))
-      : result.by_stage.map((r) => ({ name: r.stage, row: r }))),
-  ];
-  const x = groups.map((g) => g.name);
-  const share = (n: number, g: { row: GoodputRow }) => (g.row.offered ? n / g.row.offered : 0);
-  const trace = (name: string, counts: number[], color: string): Trace => ({
+  const groups: { name: string; row: GoodputRow }[] = by === "class"
+    ? result.by_class.map((r) => ({ name: r.class, row: r }))
+    : result.by_stage.map((r) => ({ name: r.stage, row: r }));
+  const all = [{ name: "all", row: result.overall }];
+  const share = (n: number, row: GoodputRow) => (row.offered ? n / row.offered : 0);
+  const panel = (
+    name: string,
+    bars: { name: string; row: GoodputRow }[],
+    count: (row: GoodputRow) => number,
+    color: string,
+    axes: { xaxis: string; yaxis: string; showlegend: boolean },
+  ): Trace => ({
     type: "bar",
     name,
-    x,
-    y: counts,
+    legendgroup: name,
+    ...axes,
+    x: bars.map((b) => b.name),
+    y: bars.map((b) => count(b.row)),
     marker: { color },
-    customdata: counts.map((n, i) => [share(n, groups[i]!), groups[i]!.row.offered]),
+    customdata: bars.map((b) => [share(count(b.row), b.row), b.row.offered]),
     hovertemplate: `%{x}: ${name} %{y} of %{customdata[1]} offered (%{customdata[0]:.1%})<extra></extra>`,
   });
-  const data = [trace("accepted", groups.map((g) => g.row.accepted), "#2ca02c")];
+  const both = (name: string, count: (row: GoodputRow) => number, color: string): Trace[] => [
+    panel(name, all, count, color, { xaxis: "x", yaxis: "y", showlegend: false }),
+    panel(name, groups, count, color, { xaxis: "x2", yaxis: "y2", showlegend: true }),
+  ];
+  const data = both("accepted", (r) => r.accepted, "#2ca02c");
   for (const reason of FAILURE_ORDER) {
-    const counts = groups.map((g) => g.row.failures[reason]);
-    if (counts.some((n) => n > 0)) data.push(trace(reason, counts, REASON_COLOUR[reason] ?? "#333333"));
+    if ([result.overall, ...groups.map((g) => g.row)].some((r) => r.failures[reason] > 0)) {
+      data.push(...both(reason, (r) => r.failures[reason], REASON_COLOUR[reason] ?? "#333333"));
+    }
   }
   const d = result.disclosure;
   return makeFigure({
@@ -75,12 +88,16 @@ export function failuresFigure(result: GoodputResult, options: FailuresOptions =
     notes: [
       `each non-accepted request counts once, under its first failing reason in the order ${FAILURE_ORDER.join(", ")}`,
       "shed, rejected and unsent requests stay in the bars: the denominator is every offered request",
+      `left panel: all ${by === "class" ? "classes" : "stages"} of the window, on its own scale; right panel: one ` +
+      `bar per ${by}`,
     ],
     data,
     layout: {
       barmode: "stack",
-      xaxis: { title: { text: by }, type: "category" },
-      yaxis: { title: { text: "offered requests" } },
+      xaxis: { domain: [0, 0.07], type: "category" },
+      yaxis: { title: { text: "offered requests" }, rangemode: "tozero" },
+      xaxis2: { domain: [0.16, 1], title: { text: by }, type: "category", anchor: "y2" },
+      yaxis2: { title: { text: `offered requests per ${by}` }, rangemode: "tozero", anchor: "x2" },
     },
   });
 }

@@ -13,6 +13,8 @@ import { sig } from "../../lib/number_format.ts";
 
 /** A knee or limit label: rounded down, never up. */
 const down = (rps: number): string => String(roundDown(rps));
+/** A headroom as a percentage label. */
+const pct = (h: number): string => `${sig(h * 100)} %`;
 
 /** One load level: a stage of a staged run, or one run of a sweep. */
 export interface LoadLevel {
@@ -34,8 +36,18 @@ export interface LoadCurveInput {
   knee_rps: number | null;
   /** What degraded at the knee, for the label (e.g. "p99 e2e"). @default {undefined} */
   knee_signal?: string;
-  /** Production limits: the knee minus an explicit headroom (0.2 = 20 %), as the user chose them. */
+  /**
+   * Why there is no knee, for the title when `knee_rps` is null (e.g. "no knee found in 6 load levels").
+   * @default {"knee not computed"}
+   */
+  knee_note?: string;
+  /** Production limits: the knee minus an explicit headroom (0.2 = 20 %), one line each. */
   limits: { headroom: number; rps: number }[];
+  /**
+   * The headroom the user chose: its limit is drawn solid and labelled "chosen", the others dotted.
+   * null = none chosen (no limit applied; the lines are choices). @default {null}
+   */
+  headroom?: number | null;
   /** One line: denominator, window, n. */
   disclosure: string;
 }
@@ -111,7 +123,7 @@ export function goodputVsLoadFigure(
   const maxX = Math.max(1e-9, ...levels.map((l) => l.offered_rps), input.knee_rps ?? 0);
   const shapes: Record<string, unknown>[] = [];
   const annotations: Record<string, unknown>[] = [];
-  const vline = (x: number, dash: string, color: string, text: string, y: number) => {
+  const vline = (x: number, dash: string, color: string, text: string, y: number, width = 2) => {
     shapes.push({
       type: "line",
       xref: "x",
@@ -120,26 +132,49 @@ export function goodputVsLoadFigure(
       x1: x,
       y0: 0,
       y1: 1,
-      line: { dash, color, width: 2 },
+      line: { dash, color, width },
     });
-    annotations.push({ x, y, xref: "x", yref: "paper", text, showarrow: false, xanchor: "left", font: { color } });
+    // A white ground keeps a label legible where it crosses the next line.
+    annotations.push({
+      x,
+      y,
+      xref: "x",
+      yref: "paper",
+      text,
+      showarrow: false,
+      xanchor: "left",
+      bgcolor: "rgba(255,255,255,0.85)",
+      font: { color },
+    });
   };
   if (input.knee_rps !== null) {
     const what = input.knee_signal ? ` (${input.knee_signal})` : "";
     vline(input.knee_rps, "dash", "#d62728", `knee ${down(input.knee_rps)} rps${what}`, 1);
   }
+  const chosen = input.headroom ?? null;
   input.limits.forEach((l, i) => {
-    vline(l.rps, "dot", "#2ca02c", `limit ${down(l.rps)} rps (headroom ${sig(l.headroom * 100)} %)`, 0.93 - 0.07 * i);
+    const y = 0.93 - 0.07 * i;
+    if (l.headroom === chosen) {
+      vline(l.rps, "solid", "#1a6e1a", `<b>limit ${down(l.rps)} rps (headroom ${pct(l.headroom)}, chosen)</b>`, y, 3);
+    } else vline(l.rps, "dot", "#2ca02c", `limit ${down(l.rps)} rps (headroom ${pct(l.headroom)})`, y);
   });
-  const knee = input.knee_rps === null ? "knee not computed" : `knee ${down(input.knee_rps)} rps`;
+  const knee = input.knee_rps === null ? input.knee_note ?? "knee not computed" : `knee ${down(input.knee_rps)} rps`;
+  const atChosen = input.limits.find((l) => chosen !== null && l.headroom === chosen);
+  const limit = atChosen
+    ? `; limit ${down(atChosen.rps)} rps at the chosen ${pct(atChosen.headroom)} headroom`
+    : chosen === null && input.limits.length
+    ? "; no headroom chosen"
+    : "";
   return makeFigure({
     id: "goodput-vs-load",
-    title: `Accepted goodput vs offered load (${knee})`,
+    title: `Accepted goodput vs offered load (${knee}${limit})`,
     disclosure: input.disclosure,
     notes: [
       "offered load = offered requests / seconds of the level; accepted goodput = accepted requests / the same seconds",
       "the grey line is accepted = offered: the distance below it is load that was offered but not accepted",
-      "the limit is the knee minus the headroom the user chose; the tool never picks the margin",
+      "the limit is the knee minus the headroom the user chose; the tool never picks the margin: the limit at the " +
+      "chosen headroom is the solid line marked chosen, the dotted lines are other choices; with no headroom chosen " +
+      "every line is a choice and no limit is applied",
       "knee and limit labels are rounded down to 4 significant digits, never up; the lines stand at the exact values",
     ],
     data: [

@@ -29,16 +29,18 @@ export interface FigureHtmlOptions {
 
 /**
  * One figure's markup: the plot element (with the expected trace count in
- * `data-traces`), its spec as JSON, and a caption with the disclosure and
+ * `data-traces`, as tall as the layout's `height` when it sets one), its spec as JSON, and a caption with the disclosure and
  * notes. {@linkcode RENDER_SCRIPT} draws it.
  */
 export function figureHtml(fig: Figure, options: FigureHtmlOptions = {}): string {
   const id = options.elementId ?? fig.id;
   const notes = options.notes ?? true;
   const spec = { data: fig.data, layout: fig.layout };
+  // A figure that sets its own height gets a box of that height: plotly draws into the box it is given.
+  const height = typeof fig.layout.height === "number" ? ` style="height:${fig.layout.height}px"` : "";
   return [
     `<figure class="gp-figure" id="figure-${escapeHtml(id)}">`,
-    `<div class="gp-plot" id="${escapeHtml(id)}" data-traces="${fig.data.length}"></div>`,
+    `<div class="gp-plot" id="${escapeHtml(id)}" data-traces="${fig.data.length}"${height}></div>`,
     `<script type="application/json" class="gp-spec" data-for="${escapeHtml(id)}">${scriptJson(spec)}</script>`,
     `<figcaption><b>${escapeHtml(fig.title)}</b> — ${escapeHtml(fig.disclosure)}`,
     notes && fig.notes.length ? `<ul>${fig.notes.map((n) => `<li>${escapeHtml(n)}</li>`).join("")}</ul>` : "",

@@ -92,7 +92,8 @@ export interface LatencyCdfFigureOptions extends LatencyCdfOptions {
  * One step curve per class: share of the class's offered requests whose
  * metric is ≤ x (log x axis). A curve tops out at completed / offered, so
  * failures show as the gap below 1. Each class's SLO limit is a dashed
- * vertical line in the class's colour, labelled with the share within it.
+ * vertical line in the class's colour; its label (the share within it, in
+ * the same colour) stands in a column right of the plot.
  *
  * @example
  * ```ts
@@ -138,13 +139,17 @@ export function latencyCdfFigure(
         y1: 1,
         line: { dash: "dash", color: c, width: 1.5 },
       });
+      // The labels stand in one column right of the plot: never on each other, never on a curve.
       annotations.push({
-        x: Math.log10(s.limit_ms),
-        y: 1.02 - 0.05 * (i % 6),
-        xref: "x",
+        x: 1,
+        y: 1,
+        xref: "paper",
         yref: "paper",
         showarrow: false,
         xanchor: "left",
+        yanchor: "top",
+        xshift: 10,
+        yshift: 0 - 16 * annotations.length, // (0 − 0 is +0: no -0 in the JSON)
         font: { color: c, size: 11 },
         text: `${s.class} SLO ${sig(s.limit_ms)} ms: ${share === null ? "-" : sig(share * 100, 3)} % within`,
       });
@@ -166,7 +171,7 @@ export function latencyCdfFigure(
     notes: [
       `x = ${input.metric} of completed requests (outcome ok); y = share of the class's offered requests in the window`,
       "a curve ends at completed / offered: the gap below 1 is requests that never completed",
-      "dashed lines: each class's SLO limit (inclusive); TTFT/TPOT exist only for streamed requests: a class none of " +
+      "dashed lines: each class's SLO limit (inclusive), labelled right of the plot in the class's colour; TTFT/TPOT exist only for streamed requests: a class none of " +
       "whose completed requests was streamed has no curve and no limit line (its limit does not apply)",
       ...(empty.length
         ? [
@@ -181,6 +186,10 @@ export function latencyCdfFigure(
     ],
     data,
     layout: {
+      // Room right of the plot for the longest SLO label (11 px text, ≈ 6.5 px a character, with a margin).
+      margin: {
+        r: annotations.length ? 30 + Math.ceil(6.5 * Math.max(...annotations.map((a) => String(a.text).length))) : 30,
+      },
       xaxis: { title: { text: `${input.metric} (ms, log scale)` }, type: "log" },
       yaxis: { title: { text: "share of offered requests" }, range: [0, 1.05], tickformat: ".0%" },
       shapes,

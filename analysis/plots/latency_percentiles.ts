@@ -6,7 +6,7 @@
  */
 import { percentLabel } from "../latency/_percentile_checks.ts";
 import { LATENCY_INCLUSION, type LatencyMetric, type LatencyRow } from "../latency/latency.ts";
-import { DEFAULT_SUPPORT_CONFIDENCE, supportRuleText } from "../latency/early_stopping.ts";
+import { DEFAULT_SUPPORT_CONFIDENCE, earlyStoppingMinSamples, supportRuleText } from "../latency/early_stopping.ts";
 import { colour, type Figure, makeFigure } from "./figure.ts";
 import { sig } from "../../lib/number_format.ts";
 
@@ -27,9 +27,11 @@ export interface LatencyPercentilesOptions {
 /**
  * Bars of the chosen percentile of `metric` for each class (one trace per
  * class) in each stage, error bars from the distribution-free CI (open above
- * when no order statistic bounds it), n on hover; a bar marked UNSUPPORTED
- * when n does not meet MLPerf LoadGen's early-stopping rule (its confidence
- * in the disclosure).
+ * when no order statistic bounds it), n on hover; a bar whose n does not
+ * meet MLPerf LoadGen's early-stopping rule (its confidence in the
+ * disclosure) is UNSUPPORTED: drawn hollow and hatched, the n it has and
+ * the n the rule needs on hover, and the legend's title says what hatched
+ * means.
  * Input: the rows of `latencyTable` (or `latencyInWindow`).
  *
  * @example
@@ -65,15 +67,23 @@ export function latencyPercentilesFigure(rows: LatencyRow[], options: LatencyPer
   const n = picked.reduce((s, r) => s + r.n, 0);
   const unsupported = picked.filter((r) => !r.supported && r.value !== null).length;
   const notStreamed = picked.reduce((s, r) => s + (r.excluded_not_streamed ?? 0), 0);
+  const need = earlyStoppingMinSamples(p, 0, { confidence: support });
   const data = classes.map((cls, i) => {
     const byStage = new Map(picked.filter((r) => r.class === cls).map((r) => [r.stage!, r]));
     const cells = stages.map((s) => byStage.get(s) ?? null);
+    const weak = cells.map((r) => r !== null && !r.supported);
+    const c = colour(i);
     return {
       type: "bar",
       name: cls,
       x: stages,
       y: cells.map((r) => r?.value ?? null),
-      marker: { color: colour(i) },
+      // An UNSUPPORTED bar is hollow and hatched in the class's colour: visibly not a supported estimate.
+      marker: {
+        color: weak.map((w) => (w ? "rgba(255,255,255,0)" : c)),
+        line: { color: c, width: weak.map((w) => (w ? 1.5 : 0)) },
+        pattern: { shape: weak.map((w) => (w ? "/" : "")), fgcolor: c, fillmode: "overlay", size: 6, solidity: 0.25 },
+      },
       error_y: {
         type: "data",
         symmetric: false,
@@ -84,7 +94,7 @@ export function latencyPercentilesFigure(rows: LatencyRow[], options: LatencyPer
         r?.n ?? 0,
         sig(r?.lower ?? null),
         r && r.upper !== null ? sig(r.upper) : "∞",
-        r && !r.supported ? " UNSUPPORTED (n too small)" : "",
+        r && !r.supported ? ` UNSUPPORTED: n = ${r.n}, the rule needs n ≥ ${need} (hatched, hollow)` : "",
       ]),
       hovertemplate: `${cls} %{x}: ${pct} = %{y:.1f} ms, n = %{customdata[0]}, ${conf * 100} % CI ` +
         "[%{customdata[1]}, %{customdata[2]}]%{customdata[3]}<extra></extra>",
@@ -100,15 +110,22 @@ export function latencyPercentilesFigure(rows: LatencyRow[], options: LatencyPer
         notStreamed ? ` (${notStreamed} completed not streamed: no ${metric}, excluded)` : ""
       }; ` +
       `${conf * 100} % distribution-free CI; ${supportRuleText([p], { confidence: support })}${
-        unsupported ? `; ${unsupported} bars UNSUPPORTED (n too small)` : ""
+        unsupported ? `; ${unsupported} bars UNSUPPORTED (n too small: hatched, hollow)` : ""
       }`,
     notes: [
       `${metric}: ${LATENCY_INCLUSION[metric]}`,
       "nearest-rank percentile; error bars are the confidence interval, open above when no sample bounds it",
+      `a hatched, hollow bar is UNSUPPORTED: its n is below the ${need} samples the early-stopping rule needs for ` +
+      `${pct} at ${sig(support * 100)} % one-sided confidence, so the value is not a supported estimate`,
     ],
     data,
     layout: {
       barmode: "group",
+      legend: {
+        orientation: "h",
+        y: -0.18,
+        title: { text: `class${unsupported ? ` (hatched, hollow = UNSUPPORTED: n < ${need})` : ""}` },
+      },
       xaxis: { title: { text: "stage" }, type: "category" },
       yaxis: { title: { text: `${pct} ${metric} (ms)` }, rangemode: "tozero" },
     },

@@ -7,10 +7,64 @@
  */
 import type { LoadedRun } from "../run/loaded_run.ts";
 import type { SloPolicy } from "../../schema/slo.ts";
-import { type Figure, makeFigure, type Trace } from "./figure.ts";
+import { type Figure, makeFigure, titleBlockHeight, type Trace, wrapWords } from "./figure.ts";
 import { type TimelineInput, timelineInput, type TimelineInputOptions } from "./timeline_input.ts";
 
 export type { ServerSeries, ShadedPeriod, TimelineInput } from "./timeline_input.ts";
+
+/** Rows of stage names above the plot are this far apart, px (10 px text). */
+const LABEL_ROW_PX = 13;
+/**
+ * The narrowest plot area the stage names are laid out for, px (a 900 px PNG less its margins), and the width of
+ * a character of 10 px text with room to spare (≈ 5–6 px measured in Chromium): on a wider plot the names only
+ * stand further apart.
+ */
+const PLOT_PX = 800, CHAR_PX = 6.5, LABEL_GAP_PX = 8;
+
+/** A stage name above the plot: its start, text and row (0 = nearest the plot). */
+export interface StageLabel {
+  start_s: number;
+  text: string;
+  row: number;
+}
+
+/**
+ * The stage names over the timeline, each at its stage's start in the first
+ * row where it does not run into the name before it, the widths estimated
+ * for the narrowest plot ({@linkcode PLOT_PX}). A name is followed by its
+ * kind when they differ; drain pauses are unlabelled (their line remains).
+ *
+ * @example Names 1 s apart on a 100 s run share no row
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { stageLabelRows } from "./timeline.ts";
+ * const stage = (name: string, s: number) => ({ name, kind: "steady" as const, start_ms: s * 1000, end_ms: (s + 1) * 1000, offered_rps: 1 });
+ * const rows = stageLabelRows({ seconds: [99], stages: [stage("a", 0), stage("b", 1), stage("c", 50)], server: null });
+ * assert.deepEqual(rows.map((l) => [l.text, l.row]), [["a (steady)", 0], ["b (steady)", 1], ["c (steady)", 0]]);
+ * ```
+ */
+export function stageLabelRows(input: Pick<TimelineInput, "seconds" | "stages" | "server">): StageLabel[] {
+  const lastBin = input.seconds.length ? input.seconds[input.seconds.length - 1]! + 1 : 0;
+  const span = Math.max(
+    1e-9,
+    lastBin,
+    ...input.stages.map((s) => s.end_ms / 1000),
+    ...(input.server?.t_s ?? []),
+  );
+  const pxPerSecond = PLOT_PX / span;
+  const rowEnds: number[] = [];
+  const out: StageLabel[] = [];
+  for (const st of input.stages) {
+    if (st.kind === "drain") continue;
+    const text = st.name === st.kind ? st.name : `${st.name} (${st.kind})`;
+    const start = st.start_ms / 1000;
+    let row = rowEnds.findIndex((end) => end <= start);
+    if (row < 0) row = rowEnds.push(0) - 1;
+    rowEnds[row] = start + (text.length * CHAR_PX + LABEL_GAP_PX) / pxPerSecond;
+    out.push({ start_s: start, text, row });
+  }
+  return out;
+}
 
 /** Options of {@linkcode timelineFigure} drawn from a run. */
 export interface TimelineFigureOptions extends TimelineInputOptions {
@@ -23,7 +77,8 @@ export interface TimelineFigureOptions extends TimelineInputOptions {
  * accepted per second and calls in flight; below (when the run has a server
  * timeline), queue length, running sequences and replicas. Burst stages are
  * shaded orange, outages red, stage boundaries are grey lines with the
- * stage names. Four traces, seven with a server timeline.
+ * stage names above the plot ({@linkcode stageLabelRows}: in rows, so no two
+ * overlap). Four traces, seven with a server timeline.
  *
  * @example
  * ```ts
@@ -102,17 +157,19 @@ export function timelineFigure(from: LoadedRun | TimelineInput, options?: Timeli
       y1: 1,
       line: { color: "#bbbbbb", width: 1 },
     });
-    // Drain pauses are unlabelled: their names would overlap the next stage's.
-    if (st.kind === "drain") continue;
+  }
+  const labels = stageLabelRows(input);
+  for (const l of labels) {
     annotations.push({
-      x: st.start_ms / 1000,
+      x: l.start_s,
       y: 1,
       xref: "x",
       yref: "paper",
-      text: `${st.name} (${st.kind})`,
+      text: l.text,
       showarrow: false,
       xanchor: "left",
       yanchor: "bottom",
+      yshift: 2 + LABEL_ROW_PX * l.row,
       font: { size: 10, color: "#555555" },
     });
   }
@@ -130,6 +187,7 @@ export function timelineFigure(from: LoadedRun | TimelineInput, options?: Timeli
     });
   }
   const split = input.server !== null;
+  const rows = labels.reduce((n, l) => Math.max(n, l.row + 1), 0);
   return makeFigure({
     id: "timeline",
     title: "Run timeline: offered, completed and accepted per second",
@@ -143,6 +201,8 @@ export function timelineFigure(from: LoadedRun | TimelineInput, options?: Timeli
     data,
     layout: {
       height: split ? 620 : 460,
+      // The stage names stand in rows above the plot: room for them under the title block.
+      margin: { t: titleBlockHeight(wrapWords(input.disclosure).length) + LABEL_ROW_PX * rows + 12 },
       xaxis: { title: { text: "seconds since the run epoch" }, anchor: split ? "y2" : "y" },
       yaxis: { title: { text: "requests/s · calls" }, domain: split ? [0.42, 1] : [0, 1], rangemode: "tozero" },
       ...(split

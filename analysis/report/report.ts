@@ -1,19 +1,18 @@
 /**
- * The self-contained HTML report of a run: the summary tables (goodput,
- * latency with n and CI, the disclosure) and every figure whose inputs
- * exist, with a list of the absent ones and why. The plotly.js bundle is
- * inlined once: the file opens offline.
+ * The self-contained HTML report of a run. It leads with the verdict (the
+ * headline, the rules it was measured under, every caveat: the first
+ * screen), then every figure whose inputs exist, then the tables (goodput;
+ * latency with n and CI, and the disclosure, collapsed) and the absent
+ * figures with why. The plotly.js bundle is inlined once: the file opens
+ * offline.
  *
  * @module
  */
-import { percentLabel } from "../latency/_percentile_checks.ts";
 import type { SloPolicy } from "../../schema/slo.ts";
 import { alternatives } from "../audit/alternatives.ts";
 import { latencyInWindow } from "../latency/latency.ts";
-import { DEFAULT_SUPPORT_CONFIDENCE, supportRuleText } from "../latency/early_stopping.ts";
-import { roundUp } from "../latency/round_display.ts";
-import { FAILURE_ORDER } from "../goodput/classify.ts";
-import { goodput, type GoodputRow } from "../goodput/goodput.ts";
+import { DEFAULT_SUPPORT_CONFIDENCE } from "../latency/early_stopping.ts";
+import { goodput } from "../goodput/goodput.ts";
 import type { LoadedRun } from "../run/loaded_run.ts";
 import { policyForRun, runWindow } from "../goodput/policy.ts";
 import { runVerdicts } from "../knee/verdicts.ts";
@@ -22,7 +21,6 @@ import { costWaterfallFigure } from "../plots/cost_waterfall.ts";
 import type { ReportExtras } from "../plots/extras.ts";
 import { failuresFigure } from "../plots/failures.ts";
 import type { Figure } from "../plots/figure.ts";
-import { sig } from "../../lib/number_format.ts";
 import { goodputVsLoadFigure, loadCurveFromGoodput } from "../plots/goodput_vs_load.ts";
 import { escapeHtml, pageHtml } from "../plots/html.ts";
 import { latencyCdfFigure, latencyCdfInput } from "../plots/latency_cdf.ts";
@@ -31,10 +29,16 @@ import { routeComparisonFigure } from "../plots/route_comparison.ts";
 import { sloSweepFigure, sloSweepInput } from "../plots/slo_sweep.ts";
 import { timelineFigure } from "../plots/timeline.ts";
 import { timelineInput } from "../plots/timeline_input.ts";
+import { type Caveat, reportCaveats } from "./caveats.ts";
+import { latencyTableRows, TABLES_CSS, tablesHtml } from "./report_tables.ts";
+import { VERDICT_CSS, verdictHtml } from "./verdict_block.ts";
 
 /** Options of {@linkcode buildReport}. */
 export interface ReportOptions {
-  /** Where the policy came from, printed in the report. @default {"(policy given in code)"} */
+  /**
+   * Where the policy came from, printed on the first screen: for a file, its name and sha256 prefix
+   * (`policySourceLabel(path)`), never a local path. @default {"(policy given in code)"}
+   */
   policy_source?: string;
   /** Inputs computed elsewhere: knee marks, ledger, route comparison, outages. @default {{}} */
   extras?: ReportExtras;
@@ -51,8 +55,10 @@ export interface AbsentFigure {
 
 /** The result of {@linkcode buildReport}. */
 export interface Report {
-  /** The verdicts in the banner at the top of the page (`runVerdicts(...).lines`); empty when there are none. */
+  /** The run's verdicts (`runVerdicts(...).lines`), among the caveats on the first screen; empty when there are none. */
   verdicts: string[];
+  /** Every caveat on the first screen, alerts first (`reportCaveats`). */
+  caveats: Caveat[];
   html: string;
   figures: Figure[];
   absent: AbsentFigure[];
@@ -60,37 +66,21 @@ export interface Report {
 
 const esc = escapeHtml;
 
-function table(head: string[], rows: string[][]): string {
-  const th = head.map((h) => `<th>${esc(h)}</th>`).join("");
-  const body = rows.map((r) => `<tr>${r.map((c) => `<td>${esc(c)}</td>`).join("")}</tr>`).join("\n");
-  return `<table><thead><tr>${th}</tr></thead><tbody>\n${body}\n</tbody></table>`;
-}
-
-function goodputRows(rows: { name: string; row: GoodputRow }[]): string[][] {
-  return rows.map(({ name, row }) => [
-    name,
-    String(row.offered),
-    String(row.sent),
-    String(row.completed),
-    String(row.accepted),
-    sig(row.measurement_seconds),
-    sig(row.accepted_goodput),
-    sig(row.acceptance_rate),
-    sig(row.slo_miss_rate),
-    FAILURE_ORDER.filter((f) => row.failures[f] > 0).map((f) => `${f}=${row.failures[f]}`).join(" ") || "-",
-  ]);
-}
-
 /**
- * Builds the report of a run under an SLO policy. Figures: goodput vs
- * offered load (knee and limits marked when `extras.knee` gives them), p99
- * e2e per class per stage, e2e and TTFT CDFs against the SLO, the e2e SLO
- * sweep, the run timeline (outages shaded from `extras.outages`), failures
- * by class and by stage, the alternatives chart, and, when supplied, the
+ * Builds the report of a run under an SLO policy. The first screen states
+ * the verdict: the headline (accepted goodput, acceptance, the knee and the
+ * limit at the chosen headroom from `extras.knee`), what was measured under
+ * which rules (denominator, window, the SLO file by name) and every caveat
+ * (`reportCaveats`: an incomplete run, nothing accepted, a client-limited
+ * run or stage, missing shards, a sweep cut short, a log lacking fields,
+ * unsupported percentiles, load warnings). Figures follow: goodput vs
+ * offered load (knee and limits marked when `extras.knee` gives them), the
+ * run timeline (outages shaded from `extras.outages`), failures by class
+ * and by stage, p99 e2e per class per stage, e2e and TTFT CDFs against the
+ * SLO, the e2e SLO sweep, the alternatives chart, and, when supplied, the
  * cost waterfall (`extras.ledger`) and the route comparison
- * (`extras.routes`). Each absent figure or mark is listed with its reason.
- * A banner at the top states the verdicts first: an incomplete run and how it
- * ended, nothing accepted, a client-limited run or stage (`runVerdicts`).
+ * (`extras.routes`). Then the tables and each absent figure or mark with its
+ * reason.
  */
 export function buildReport(run: LoadedRun, policy: SloPolicy, options: ReportOptions = {}): Report {
   policy = policyForRun(policy, run, "buildReport() policy");
@@ -101,19 +91,23 @@ export function buildReport(run: LoadedRun, policy: SloPolicy, options: ReportOp
   const g = goodput(run, policy);
   const support = options.supportConfidence ?? DEFAULT_SUPPORT_CONFIDENCE;
   const latency = latencyInWindow(run, window, { supportConfidence: support });
-  const verdicts = runVerdicts(run, window, g).lines;
+  const rv = runVerdicts(run, window, g);
   const absent: AbsentFigure[] = [];
 
   const curve = loadCurveFromGoodput(g, m.stages);
   if (extras.knee) Object.assign(curve, extras.knee);
-  else {
+  if (!extras.knee || extras.knee.knee_rps === null) {
     absent.push({
       id: "goodput-vs-load:knee",
       title: "knee and limit marks on goodput vs offered load",
-      reason: 'no knee: the run has fewer than two load levels, or none was supplied (runReportExtras, or "knee" in ' +
-        "the extras file)",
+      reason: extras.knee?.knee_note ??
+        (extras.knee
+          ? "the knee analysis supplied found no knee"
+          : 'no knee: the run has fewer than two load levels, or none was supplied (runReportExtras, or "knee" ' +
+            "in the extras file)"),
     });
   }
+  const P = 0.99;
   const figures: Figure[] = [
     goodputVsLoadFigure(curve),
     timelineFigure(timelineInput(run, policy, { outages: extras.outages ?? [] })),
@@ -121,7 +115,7 @@ export function buildReport(run: LoadedRun, policy: SloPolicy, options: ReportOp
     failuresFigure(g, { by: "stage" }),
     latencyPercentilesFigure(latency, {
       metric: "e2e_ms",
-      p: 0.99,
+      p: P,
       stages: stageOrder,
       window: `${window.stages.join("+")} (${window.measurement_seconds} s)`,
       run_id: m.run_id,
@@ -164,88 +158,38 @@ export function buildReport(run: LoadedRun, policy: SloPolicy, options: ReportOp
     });
   }
 
-  const d = g.disclosure;
-  const head = ["", "offered", "sent", "completed", "accepted", "seconds", "goodput/s", "accept", "miss", "failures"];
-  const latRows = latency
-    .filter((r) => r.stage === null && ["e2e_ms", "ttft_ms", "tpot_ms"].includes(r.metric))
-    .map((r) => [
-      r.class ?? "all",
-      r.metric,
-      `${percentLabel(r.p)}`,
-      String(r.n),
-      r.excluded === null
-        ? "-"
-        : `${r.excluded}${r.excluded_not_streamed ? ` (${r.excluded_not_streamed} not streamed)` : ""}`,
-      sig(r.value),
-      `[${sig(r.lower)}, ${r.upper === null ? "∞" : sig(r.upper)}]`,
-      r.supported && r.bound !== null ? `≤ ${sig(roundUp(r.bound))}` : "UNSUPPORTED",
-    ]);
-  const slo = Object.entries(d.slo.classes).map(([c, s]) => [
-    c,
-    sig(s.e2e_ms ?? null),
-    sig(s.ttft_ms ?? null),
-    sig(s.tpot_ms ?? null),
-    s.gates.join(", "),
-    d.slo_rules[c] ?? "",
-  ]);
+  const caveats = reportCaveats({
+    run,
+    verdicts: rv,
+    disclosure: g.disclosure,
+    tableRows: latencyTableRows(latency),
+    figureRows: latency.filter((r) => r.metric === "e2e_ms" && r.p === P && r.class !== null && r.stage !== null),
+    supportConfidence: support,
+  });
   const before = [
-    // The verdicts stand above everything: an incomplete run, nothing accepted, the client as the limit.
-    ...(verdicts.length
-      ? [
-        '<div class="verdicts" role="alert" style="border: 2px solid #b00020; background: #fdecea; padding: 0.2em 1em">',
-        ...verdicts.map((v) => `<p><b>${esc(v)}</b></p>`),
-        "</div>",
-      ]
-      : []),
-    `<h1>Run ${esc(m.run_id)}: accepted goodput ${esc(sig(g.overall.accepted_goodput))} tasks/s</h1>`,
-    `<p>${
-      esc(
-        `${g.overall.accepted} accepted of ${g.overall.offered} offered in ${sig(d.window.measurement_seconds)} s ` +
-          `(${d.window.description}); denominator ${d.denominator}; SLO policy ${
-            options.policy_source ?? "(policy given in code)"
-          }; ` +
-          `workload ${m.workload.name} ${m.workload.version}; started ${m.epoch_iso}; ${run.format} log, ${d.files.shards} shard(s)${
-            d.files.partial ? ` of ${d.files.partial.shard_count} (PARTIAL: only the shards present)` : ""
-          }.`,
-      )
-    }</p>`,
-    ...(d.warnings.length
-      ? [`<p><b>Warnings:</b></p><ul>${d.warnings.map((w) => `<li>${esc(w)}</li>`).join("")}</ul>`]
-      : []),
-    "<h2>Accepted goodput</h2>",
-    table(head, goodputRows([{ name: "all", row: g.overall }])),
-    table(["class", ...head.slice(1)], goodputRows(g.by_class.map((r) => ({ name: r.class, row: r })))),
-    table(["stage", ...head.slice(1)], goodputRows(g.by_stage.map((r) => ({ name: r.stage, row: r })))),
-    "<h2>Latency (policy window; nearest-rank percentiles, 95 % distribution-free CI)</h2>",
-    `<p>${
-      esc(
-        `${supportRuleText(latency.map((r) => r.p), { confidence: support })}; a supported percentile is shown with ` +
-          'its early-stopping bound (the smallest sample x at which the claim "percentile ≤ x" is supported; shown ' +
-          "rounded up, never down), else UNSUPPORTED; excluded = completed requests without the metric (a request " +
-          "that was not streamed has no TTFT or TPOT), not in n.",
-      )
-    }</p>`,
-    table(["class", "metric", "p", "n", "excluded", "value (ms)", "CI", `bound at ${sig(support * 100)} %`], latRows),
-    "<h2>Disclosure</h2>",
-    table(["class", "e2e ≤ ms", "TTFT ≤ ms", "TPOT ≤ ms", "gates required", "as applied in the window"], slo),
-    `<ul>${
-      [
-        ...d.inclusion_rules,
-        d.ttft_definition,
-        d.tpot_definition,
-        d.streaming_rule,
-        d.gate_rule,
-        d.slo_rules["(any other class)"]!,
-      ].map((r) => `<li>${esc(r)}</li>`).join("")
-    }</ul>`,
-    "<h2>Figures</h2>",
+    verdictHtml({
+      goodput: g,
+      policy_source: options.policy_source ?? "(policy given in code)",
+      knee: extras.knee,
+      caveats,
+      verdicts: rv.lines,
+      manifest: m,
+      format: run.format,
+    }),
+    '<h2 id="figures">Figures</h2>',
   ].join("\n");
   const after = [
-    "<h2>Absent figures and marks</h2>",
+    tablesHtml(g, latency, support),
+    '<h2 id="absent">Absent figures and marks</h2>',
     absent.length
       ? `<ul>${absent.map((a) => `<li><b>${esc(a.title)}</b>: ${esc(a.reason)}</li>`).join("")}</ul>`
       : "<p>none</p>",
   ].join("\n");
-  const html = pageHtml(figures, { title: `Accepted goodput report: ${m.run_id}`, before, after });
-  return { verdicts, html, figures, absent };
+  const html = pageHtml(figures, {
+    title: `Accepted goodput report: ${m.run_id}`,
+    before,
+    after,
+    css: VERDICT_CSS + TABLES_CSS,
+  });
+  return { verdicts: rv.lines, caveats, html, figures, absent };
 }

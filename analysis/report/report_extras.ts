@@ -19,7 +19,7 @@ import { policyForRun } from "../goodput/policy.ts";
 
 /** Options of {@linkcode runReportExtras}. */
 export interface RunExtrasOptions {
-  /** The user's headroom; absent = no limit applied, every headroom choice marked. */
+  /** The user's headroom; absent = no limit applied, every headroom choice marked (with it: marked chosen among them). */
   headroom?: number;
   /** Prices the run for the cost waterfall. @default {null} */
   prices?: PriceSheet | null;
@@ -29,10 +29,11 @@ export interface RunExtrasOptions {
 
 /**
  * Fills what `given` (an extras file) leaves out: the knee of the run's load
- * levels with the limit at the user's headroom (else at every headroom
- * choice), the outages detected in the log, and with `prices` the ledger's
- * waterfall. `notes` says what could not be computed and why (a run with
- * fewer than two load levels has no knee).
+ * levels with the limit at every headroom choice and at the user's headroom
+ * (marked chosen), the outages detected in the log, and with `prices` the
+ * ledger's waterfall. `notes` says what could not be computed and why (a run
+ * with fewer than two load levels has no knee: the knee entry then carries
+ * that reason and no line).
  */
 export function runReportExtras(
   run: LoadedRun,
@@ -47,11 +48,18 @@ export function runReportExtras(
     try {
       const k = knee([run], policy);
       const limit = limitFromKnee(k, options.headroom);
-      const { knee_rps, knee_signal, limits } = kneeCurve(run, policy, k, limit);
-      extras.knee = { knee_rps, ...(knee_signal ? { knee_signal } : {}), limits };
+      const { knee_rps, knee_signal, knee_note, limits, headroom } = kneeCurve(run, policy, k, limit);
+      extras.knee = {
+        knee_rps,
+        ...(knee_signal ? { knee_signal } : {}),
+        ...(knee_note ? { knee_note } : {}),
+        limits,
+        headroom: headroom ?? null,
+      };
     } catch (e) {
       if (!(e instanceof RangeError || e instanceof InputError)) throw e;
       notes.push(`no knee: ${e.message}`);
+      extras.knee = { knee_rps: null, knee_note: `knee not computed: ${e.message}`, limits: [], headroom: null };
     }
   }
   if (!extras.outages) extras.outages = outagePeriods(detectOutages(run));

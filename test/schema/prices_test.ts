@@ -17,6 +17,17 @@ Deno.test("the sample sheets in data/prices validate and state their date and so
   assert.match(o.source, /ILLUSTRATIVE/);
 });
 
+Deno.test("the sample sheets in data/prices name no local folder (a sheet is shared; its author's folders are not)", () => {
+  for (const e of Deno.readDirSync(DATA)) {
+    const text = Deno.readTextFileSync(DATA + e.name);
+    // A relative path up the tree, or an absolute one into a home, /work or /tmp folder.
+    assert.doesNotMatch(text, /\.\.\/|\/(work|home|tmp|root|Users)\//, e.name);
+  }
+  // The importer quotes a local map by its file name only, a URL whole.
+  const { source } = JSON.parse(Deno.readTextFileSync(DATA + "litellm-gpt-4o-mini.json"));
+  assert.match(source, /MIT licence\), litellm_model_prices_and_context_window\.json, key "gpt-4o-mini"/);
+});
+
 Deno.test("PriceSheet: defaults, required charge terms and known service tiers", async (t) => {
   const base = {
     price_sheet_version: 1,

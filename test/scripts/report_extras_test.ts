@@ -21,8 +21,9 @@ Deno.test("demoReportExtras() carries the knee, outage, ledger and route figures
   ]).then((outs) => outs.map((o) => JSON.parse(o)));
   const extras = demoReportExtras(knee, ledger, compare);
 
-  await t.step("knee rate, signal and the limit choices", () => {
+  await t.step("knee rate, signal, the limit choices and the chosen headroom", () => {
     assert.equal(extras.knee!.knee_rps, knee.knee_offered_rps);
+    assert.equal(extras.knee!.headroom, 0.2);
     assert.equal(extras.knee!.knee_signal, knee.first_degrading_signal ?? knee.knee_source);
     assert.deepEqual(
       extras.knee!.limits.map((l) => l.rps),

@@ -111,6 +111,13 @@ Deno.test("importLitellm() reads the real LiteLLM snapshot's field names", async
     assert.ok(r.pricing.warnings.some((w) => /priced as model gpt-4o-mini; the log's attempts name sim$/.test(w)));
     assert.match(r.pricing.price_sheet.source, /snapshot dated 2026-07-24/);
   });
+
+  await t.step("the source quotes a local map by its file name, a URL whole", () => {
+    const local = importLitellm(map, "gpt-4o-mini", opts).source;
+    assert.match(local, /\(BerriAI, MIT licence\), litellm_model_prices_and_context_window\.json, key/);
+    const url = "https://raw.githubusercontent.com/BerriAI/litellm/main/model_prices_and_context_window.json";
+    assert.ok(importLitellm(map, "gpt-4o-mini", { ...opts, file: url }).source.includes(`, ${url}, key`));
+  });
 });
 
 Deno.test("import_prices CLI reproduces data/prices/litellm-gpt-4o-mini.json", async () => {

@@ -1,7 +1,9 @@
 import assert from "node:assert/strict";
+import { createHash } from "node:crypto";
 import { join } from "node:path";
 import { loadRun } from "../../../analysis/run/load_run.ts";
 import { buildReport } from "../../../analysis/report/report.ts";
+import { runReportExtras } from "../../../analysis/report/report_extras.ts";
 import { runCli } from "../../support/run_cli.ts";
 import { writeRun } from "../_fixture.ts";
 import { fixtureManifest, fixtureTables, POLICY } from "../hand_fixture.ts";
@@ -44,8 +46,9 @@ Deno.test("buildReport() includes every figure whose inputs exist and lists the 
     // The hand fixture: 5 accepted of 23 offered in 20 s (goodput_fixture_test.ts).
     assert.ok(r.html.includes("accepted goodput 0.25 tasks/s"));
     assert.ok(r.html.includes("5 accepted of 23 offered in 20 s"));
+    // The subtitle is the disclosure, cut into lines at spaces (`<br>` between them).
     for (const f of r.figures) {
-      assert.ok(f.disclosure.length > 0 && f.layout.title.subtitle.text === f.disclosure, f.id);
+      assert.ok(f.disclosure.length > 0 && f.layout.title.subtitle.text.replaceAll("<br>", " ") === f.disclosure, f.id);
     }
     // Every disclosure names the run, the window and n.
     for (const f of r.figures) assert.match(f.disclosure, /run fixture-run;.*window .*n = \d+/, f.id);
@@ -75,6 +78,85 @@ Deno.test("buildReport() includes every figure whose inputs exist and lists the 
   Deno.removeSync(dir, { recursive: true });
 });
 
+Deno.test("buildReport() leads with the verdict: rules, headline, caveats; then figures, then tables", async (t) => {
+  const tmp = Deno.makeTempDirSync();
+  const run = await loadRun(writeRun(join(tmp, "run"), fixtureManifest(), fixtureTables()), { onWarning: () => {} });
+  const source = "slo.json (sha256 0123456789ab…)";
+  const chosen = { ...EXTRAS, knee: { ...EXTRAS.knee, headroom: 0.25 } };
+  await t.step("the first screen states the rules, the headline and the caveats", () => {
+    const r = buildReport(run, POLICY, { policy_source: source, extras: chosen });
+    const verdict = r.html.slice(r.html.indexOf('<section class="gp-verdict"'), r.html.indexOf("</section>"));
+    // The hand fixture: 5 accepted of 23 offered in the 20 s window: 5 / 20 = 0.25 tasks/s, acceptance 5 / 23 =
+    // 0.2174, miss rate (23 − 5) / 23 = 0.7826; knee 1.2 req/s, limit at the chosen 25 %: 1.2 × 0.75 = 0.9 req/s.
+    for (
+      const text of [
+        "<b>Measured:</b> 5 accepted of 23 offered in 20 s — run fixture-run (workload fixture 1, started " +
+        "2026-01-01T00:00:00.000Z; csv log, 1 shard).",
+        "<b>Rules:</b> denominator offered; window low+peak (20 s; all stages minus kinds warmup, drain); SLO file " +
+        "slo.json (sha256 0123456789ab…);",
+        '<div class="gp-value">0.25 tasks/s</div><div class="gp-sub">5 accepted / 20 s</div>',
+        '<div class="gp-value">0.2174</div><div class="gp-sub">5 accepted / 23 offered; SLO miss rate 0.7826 of 23 offered',
+        '<div class="gp-value">1.2 req/s</div>',
+        '<div class="gp-value">0.9 req/s</div><div class="gp-sub">knee × (1 − 0.25): the chosen headroom 25 %',
+        // 15 completed e2e values, fewer than the 459 that p99 needs at 99 %.
+        "<b>UNSUPPORTED PERCENTILES</b>",
+        // The caveats below the headline: the notes, no alert among them.
+        '<div class="gp-caveats"><b>Caveats</b><ul><li class="gp-note"><b>UNSUPPORTED PERCENTILES</b>: ',
+      ]
+    ) assert.ok(verdict.includes(text), text);
+    assert.deepEqual(r.caveats.map((c) => c.kind), ["client_limited", "unsupported_percentiles"]);
+    // The run's verdict (stage low: 2 of its 14 requests not sent) stands above the title, before any number, and is
+    // not repeated among the caveats.
+    const banner = verdict.indexOf('<div class="verdicts" role="alert"');
+    assert.ok(banner >= 0 && banner < verdict.indexOf("<h1>"));
+    assert.match(verdict, /<p><b>CLIENT-LIMITED STAGE: low \(1\.4 req\/s: 2 of 14 requests not offered/);
+    assert.equal(verdict.split("CLIENT-LIMITED").length - 1, 1);
+    assert.ok(!verdict.includes(tmp), "no local path");
+  });
+  await t.step("figures before the tables; the latency table and the disclosure collapsed", () => {
+    const html = buildReport(run, POLICY, { extras: chosen }).html;
+    const at = (s: string) => html.indexOf(s);
+    assert.ok(at("gp-verdict") < at('class="gp-plot"') && at('class="gp-plot"') < at('<h2 id="tables">'));
+    assert.ok(at('<details id="goodput-tables" open>') > 0);
+    assert.ok(at('<details id="latency-table"><summary>Latency (') > at('<h2 id="tables">'));
+    assert.ok(at('<details id="disclosure"><summary>') > 0);
+  });
+  await t.step("no headroom chosen: no limit applied; no knee found: the reason, and no limit", () => {
+    const open = buildReport(run, POLICY, { extras: EXTRAS }).html;
+    assert.ok(open.includes('<div class="gp-value">not applied</div><div class="gp-sub">no headroom chosen'));
+    assert.ok(open.includes("choices marked in the first figure: 25 % → 0.9 req/s"));
+    const none = buildReport(run, POLICY, {
+      extras: { knee: { knee_rps: null, knee_note: "no knee found in 2 load levels", limits: [] } },
+    });
+    assert.ok(none.html.includes('<div class="gp-value">none</div><div class="gp-sub">no knee found in 2 load levels'));
+    assert.match(none.figures[0]!.title, /\(no knee found in 2 load levels\)/);
+    assert.equal(none.absent.find((a) => a.id === "goodput-vs-load:knee")?.reason, "no knee found in 2 load levels");
+  });
+  await t.step("runReportExtras() says why the knee search found no knee", () => {
+    // Load levels: low (steady) and peak (burst); low is client-limited (2 of 14 not sent) and excluded, so one level
+    // is tested, and one level has no knee.
+    const { extras } = runReportExtras(run, POLICY, { headroom: 0.25 });
+    assert.deepEqual(extras.knee, {
+      knee_rps: null,
+      knee_note: "no knee found in 1 load level (1 excluded)",
+      limits: [],
+      headroom: 0.25,
+    });
+    const r = buildReport(run, POLICY, { extras });
+    assert.match(r.figures[0]!.title, /\(no knee found in 1 load level \(1 excluded\)\)$/);
+    assert.ok(r.html.includes('<div class="gp-value">none</div><div class="gp-sub">no knee, so no limit'));
+  });
+  await t.step("a 1.0 log: the caveats say which columns it lacks", async () => {
+    const old = await loadRun(writeRun(join(tmp, "old"), fixtureManifest(), fixtureTables(), 0), {
+      onWarning: () => {},
+    });
+    const r = buildReport(old, POLICY);
+    assert.deepEqual(r.caveats.map((c) => c.kind), ["client_limited", "log_lacks_fields", "unsupported_percentiles"]);
+    assert.match(r.html, /<b>LOG LACKS FIELDS<\/b>: a contract 1\.0 log/);
+  });
+  Deno.removeSync(tmp, { recursive: true });
+});
+
 Deno.test("the report CLI writes the HTML and refuses bad input with exit 2", async (t) => {
   const tmp = Deno.makeTempDirSync();
   const dir = writeRun(join(tmp, "run"), fixtureManifest(), fixtureTables());
@@ -87,7 +169,12 @@ Deno.test("the report CLI writes the HTML and refuses bad input with exit 2", as
     const r = await runCli(CLI, [dir, "--slo", slo, "--extras", extras, "--out", out]);
     assert.equal(r.code, 0, r.stderr);
     assert.match(r.stdout, /11 figures/);
-    assert.ok(Deno.readTextFileSync(out).includes("cost-waterfall"));
+    const html = Deno.readTextFileSync(out);
+    assert.ok(html.includes("cost-waterfall"));
+    // The SLO file by name and the start of its sha256, never by the folder it was read from.
+    const hex = createHash("sha256").update(Deno.readFileSync(slo)).digest("hex");
+    assert.ok(html.includes(`SLO file slo.json (sha256 ${hex.slice(0, 12)}…)`));
+    assert.ok(!html.includes(tmp), "the report shows a local path");
   });
   await t.step("bad extras: every problem named, no stack trace", async () => {
     const bad = join(tmp, "bad.json");

@@ -1,0 +1,145 @@
+import assert from "node:assert/strict";
+import { type CaveatInput, reportCaveats } from "../../../analysis/report/caveats.ts";
+import type { LatencyRow } from "../../../analysis/latency/latency.ts";
+import { COLUMN_SINCE_MINOR } from "../../../schema/events.ts";
+import { SCHEMA_MINOR } from "../../../schema/version.ts";
+
+const row = (o: Partial<LatencyRow>): LatencyRow => ({
+  class: "qa",
+  stage: null,
+  metric: "e2e_ms",
+  p: 0.99,
+  value: 900,
+  n: 500,
+  excluded: 0,
+  excluded_not_streamed: 0,
+  confidence: 0.95,
+  lower: 850,
+  upper: 990,
+  support_confidence: 0.99,
+  bound: 995,
+  supported: true,
+  note: null,
+  window: null,
+  inclusion: "",
+  ...o,
+});
+
+/** A complete run of the current contract, nothing to say: each case changes one thing. */
+function input(over: {
+  minor?: number;
+  stopped_by?: unknown;
+  headline?: string | null;
+  no_capacity?: string | null;
+  lines?: string[];
+  partial?: { shard_count: number; missing_shards: number[] };
+  warnings?: string[];
+  tableRows?: LatencyRow[];
+  figureRows?: LatencyRow[];
+} = {}): CaveatInput {
+  const manifest = { schema_minor: over.minor ?? SCHEMA_MINOR, result: { stopped_by: over.stopped_by ?? null } };
+  return {
+    run: { manifest, manifests: [manifest] },
+    verdicts: {
+      lines: over.lines ?? [],
+      run_end: { headline: over.headline ?? null },
+      no_capacity: over.no_capacity ?? null,
+    },
+    disclosure: {
+      files: { shards: 2, ...(over.partial ? { partial: over.partial } : {}) },
+      warnings: over.warnings ?? [],
+    },
+    tableRows: over.tableRows ?? [row({})],
+    figureRows: over.figureRows ?? [row({ stage: "low" })],
+    supportConfidence: 0.99,
+  } as unknown as CaveatInput;
+}
+
+Deno.test("reportCaveats() says nothing about a complete, current, supported run", () => {
+  assert.deepEqual(reportCaveats(input()), []);
+});
+
+Deno.test("reportCaveats() names a log that lacks the columns of a later contract minor", () => {
+  // A 1.0 log lacks the 1.1 columns: requests streamed, applicable_gates, service_mode, reasoning_tokens,
+  // cache_write_tokens (5) and attempts streamed, service_mode, reasoning_tokens, cache_write_tokens, retry_after_ms
+  // (5): 10 columns, and any column a later minor added.
+  const later = Object.values(COLUMN_SINCE_MINOR).flatMap((s) => Object.values(s ?? {})).filter((m) => m > 1).length;
+  const [c, ...rest] = reportCaveats(input({ minor: 0 }));
+  assert.equal(rest.length, 0);
+  assert.equal(c!.kind, "log_lacks_fields");
+  assert.equal(c!.severity, "note");
+  assert.ok(
+    c!.text.startsWith(
+      `a contract 1.0 log (run.json schema_minor 0): ${10 + later} columns of contract 1.${SCHEMA_MINOR} `,
+    ),
+    c!.text,
+  );
+  assert.match(c!.text, /requests: streamed, applicable_gates, service_mode, reasoning_tokens, cache_write_tokens[;)]/);
+  assert.match(c!.text, /streaming is inferred and every required gate applies/);
+  // A log of the current minor lacks nothing.
+  assert.deepEqual(reportCaveats(input({ minor: SCHEMA_MINOR })), []);
+});
+
+Deno.test("reportCaveats() counts the unsupported bars and table rows with the n the rule needs", () => {
+  const caveats = reportCaveats(input({
+    // Figure: 3 bars, 2 UNSUPPORTED; a row without a value draws no bar and is not counted.
+    figureRows: [
+      row({ stage: "a" }),
+      row({ stage: "b", n: 40, supported: false, bound: null }),
+      row({ stage: "c", n: 12, supported: false, bound: null }),
+      row({ stage: "d", n: 0, value: null, supported: false, bound: null }),
+    ],
+    // Table: 3 rows, 1 UNSUPPORTED p50 (n 5 < 7) and 1 supported.
+    tableRows: [row({}), row({ p: 0.5, n: 5, supported: false, bound: null }), row({ class: "json" })],
+  }));
+  assert.deepEqual(caveats.map((c) => c.kind), ["unsupported_percentiles"]);
+  // At 99 %: p50 needs 7 (0.5^7 = 0.0078 ≤ 0.01 < 0.5^6), p99 needs 459.
+  assert.equal(
+    caveats[0]!.text,
+    "2 of 3 bars of p99 e2e_ms per class per stage and 1 of 3 rows of the latency table have fewer samples than " +
+      "the early-stopping rule needs at 99 % one-sided confidence (n ≥ 7 for p50, 459 for p99): not supported " +
+      "estimates (hatched, hollow bars; UNSUPPORTED in the table)",
+  );
+});
+
+Deno.test("reportCaveats() lists the alerts first: incomplete run, no capacity, client limits, shards, warnings", () => {
+  const noCap = "no capacity can be derived from this run: no request in the window was accepted (0 of 9 offered)";
+  const caveats = reportCaveats(input({
+    minor: 0,
+    headline: "INCOMPLETE RUN: interrupted at 12 s",
+    no_capacity: noCap,
+    lines: [
+      "INCOMPLETE RUN: interrupted at 12 s",
+      `NO CAPACITY: ${noCap}`,
+      "CLIENT-LIMITED RUN: the runner reports …",
+      "CLIENT-LIMITED STAGE: peak …",
+    ],
+    partial: { shard_count: 3, missing_shards: [2] },
+    warnings: ["requests.csv: sha256 differs"],
+    stopped_by: {
+      rule: "acceptance_below",
+      step: "s8",
+      value: 0.5,
+      threshold: 0.8,
+      offered: 1,
+      in_flight: 0,
+      basis: "",
+    },
+  }));
+  assert.deepEqual(caveats.map((c) => [c.kind, c.severity]), [
+    ["run_end", "alert"],
+    ["no_capacity", "alert"],
+    ["client_limited", "alert"],
+    ["partial_shards", "alert"],
+    ["load_warning", "alert"],
+    ["sweep_stopped", "note"],
+    ["log_lacks_fields", "note"],
+  ]);
+  // The two client lines make one caveat; the run-end and no-capacity lines are not repeated in it.
+  assert.equal(caveats[2]!.text, "CLIENT-LIMITED RUN: the runner reports … — CLIENT-LIMITED STAGE: peak …");
+  assert.equal(caveats[3]!.text, "2 of 3 shards read (missing 2): the numbers cover only the shards present");
+  assert.match(caveats[5]!.text, /stop rule acceptance_below held at step s8 \(0\.5 against 0\.8\)/);
+  // A sweep that ran every planned step (max_rps) is not cut short.
+  const full = { rule: "max_rps", step: "s16", value: 16, threshold: 16, offered: 1, in_flight: 0, basis: "" };
+  assert.deepEqual(reportCaveats(input({ stopped_by: full })), []);
+});

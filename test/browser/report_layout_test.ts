@@ -1,0 +1,93 @@
+/**
+ * The report of a committed sample run, as `deno task report RUN` writes it, rendered by headless Chromium 1280 px
+ * wide: the verdict on the first screen, the first figure starting on it, and in every figure no SVG text clipped by
+ * the figure's edge and no two texts on each other.
+ */
+import assert from "node:assert/strict";
+import { join } from "node:path";
+import { screenshot } from "../../analysis/plots/chromium.ts";
+import { figureHtml } from "../../analysis/plots/html.ts";
+import type { Figure } from "../../analysis/plots/figure.ts";
+import { runCli } from "../support/run_cli.ts";
+import { artefactDir, haveChromium } from "./_tools.ts";
+import { clippedTexts, describe, type Layout, overlappingTexts, probeLayout } from "./_layout.ts";
+
+const ROOT = new URL("../../", import.meta.url).pathname;
+/** The first screen: a 1280 × 800 window, CSS px (a common laptop viewport). */
+const FIRST_SCREEN: [number, number] = [1280, 800];
+/** The first figure starts at most this far down: at least its top 100 px are on the first screen. */
+const FIRST_FIGURE_MAX_TOP = 700;
+
+/**
+ * A figure made wrong on purpose, drawn in the same page: a subtitle of one 300-character line (the figures cut
+ * theirs into lines) and two labels at one spot. The checks must find both, or they would pass anything.
+ */
+const BROKEN: Figure = {
+  id: "control-broken",
+  title: "control",
+  disclosure: "",
+  notes: [],
+  data: [{ type: "scatter", x: [0, 1], y: [0, 1] }],
+  layout: {
+    title: { text: "A control figure", subtitle: { text: "a very long subtitle ".repeat(15) } },
+    annotations: [
+      { x: 0.5, y: 0.5, xref: "paper", yref: "paper", text: "label one", showarrow: false },
+      { x: 0.5, y: 0.5, xref: "paper", yref: "paper", text: "label two", showarrow: false },
+    ],
+  },
+};
+
+async function reportOf(run: string, dir: string): Promise<string> {
+  const out = join(dir, `${run}.html`);
+  const r = await runCli(join(ROOT, "analysis/cli/report.ts"), [join(ROOT, "data/runs", run), "--out", out]);
+  assert.equal(r.code, 0, r.stderr);
+  return Deno.readTextFileSync(out);
+}
+
+Deno.test({
+  name: "the report leads with its verdict on the first screen at 1280 px, and no figure text is clipped or overlaps",
+  ignore: !haveChromium(),
+  fn: async (t) => {
+    const artefacts = artefactDir("report-layout");
+    // explore: a 1.0 log with unsupported percentiles; route-hosted: a client-limited run (an alert among the caveats).
+    for (const run of ["explore", "route-hosted"]) {
+      await t.step(run, async () => {
+        const html = await reportOf(run, artefacts);
+        const withControl = html.replace('<pre id="gp-render-summary">', `${figureHtml(BROKEN)}\n$&`);
+        const layout: Layout = await probeLayout(withControl, artefacts, FIRST_SCREEN);
+        assert.equal(layout.viewport[0], FIRST_SCREEN[0], "the page is laid out 1280 px wide");
+
+        const v = layout.verdict;
+        assert.ok(v, "the page has a verdict block");
+        assert.ok(
+          v.y + v.h <= FIRST_SCREEN[1],
+          `the verdict ends at ${Math.round(v.y + v.h)} px, below the first screen`,
+        );
+        const figures = layout.figures.filter((f) => f.id !== BROKEN.id);
+        assert.ok(figures.length >= 9, `${figures.length} figures`);
+        assert.ok(figures[0]!.box.y > v.y + v.h, "the verdict comes first");
+        assert.ok(
+          figures[0]!.box.y <= FIRST_FIGURE_MAX_TOP,
+          `the first figure (${figures[0]!.id}) starts at ${Math.round(figures[0]!.box.y)} px`,
+        );
+
+        const problems = figures.map((f) => describe(f.id, clippedTexts(f), overlappingTexts(f))).filter(Boolean);
+        assert.deepEqual(problems, [], problems.join("\n"));
+        // Texts were found at all: each figure has its title, ticks and legend.
+        for (const f of figures) assert.ok(f.texts.length >= 10, `${f.id}: ${f.texts.length} texts`);
+
+        const control = layout.figures.find((f) => f.id === BROKEN.id)!;
+        assert.ok(clippedTexts(control).some((x) => x.cls === "gtitle-subtitle"), "the control's long subtitle");
+        assert.deepEqual(
+          overlappingTexts(control).map(([a, b]) => [a.text, b.text]),
+          [["label one", "label two"]],
+        );
+
+        const shot = join(artefacts, `${run}-first-screen.png`);
+        await screenshot(join(artefacts, `${run}.html`), shot, { size: FIRST_SCREEN });
+        assert.ok(Deno.statSync(shot).size > 30_000, "a first-screen screenshot of some substance");
+      });
+    }
+    console.log(`pages and first-screen screenshots in ${artefacts}`);
+  },
+});
