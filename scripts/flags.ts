@@ -7,7 +7,7 @@
  * @module
  */
 import { fileURLToPath } from "node:url";
-import { runMain } from "../lib/cli.ts";
+import { type CommandSpec, runCommand } from "../lib/command.ts";
 import { runFlagsPage } from "../runner/cli/run_flags.ts";
 
 const ROOT = fileURLToPath(new URL("../", import.meta.url));
@@ -31,8 +31,18 @@ export async function runnerFlagsDoc(): Promise<string> {
   return new TextDecoder().decode(out.stdout);
 }
 
+/** `npx deno task flags`: its help (lib/command.ts). */
+export const FLAGS_COMMAND = {
+  name: "flags",
+  invocation: "npx deno task flags",
+  summary: "rewrites docs/runner_flags.md from the run command's declaration and the settings schema",
+  flags: {},
+  examples: ["npx deno task flags"],
+} as const satisfies CommandSpec;
+
 if (import.meta.main) {
-  await runMain(async () => {
+  await runCommand(FLAGS_COMMAND, async ({ check }) => {
+    check.throwIfAny();
     await Deno.writeTextFile(`${ROOT}${RUNNER_FLAGS_DOC}`, await runnerFlagsDoc());
     console.log(`wrote ${RUNNER_FLAGS_DOC}`);
   });

@@ -5,22 +5,34 @@
  * goodput tables) above its first figures (goodput vs offered load, the run
  * timeline), each shown through an iframe of the unchanged report page.
  *
- * `deno run -A scripts/report_screenshot.ts [RUN] [OUT.png]`
+ * `npx deno run -A scripts/report_screenshot.ts [RUN] [OUT.png]`
  * (defaults: data/runs/explore, docs/report.png).
  */
 import { join } from "node:path";
 import { buildReport, loadRun, loadSloPolicy, runReportExtras } from "../mod.ts";
 import { CHROMIUM_FLAGS, findChromium } from "../analysis/plots/chromium.ts";
-import { parseFlags, runMain } from "../lib/cli.ts";
+import { type CommandSpec, type ParsedCommand, runCommand } from "../lib/command.ts";
 
 const ROOT = new URL("../", import.meta.url).pathname;
-const USAGE = "usage: deno run -A scripts/report_screenshot.ts [RUN] [OUT.png]";
+
+/** `report_screenshot`: its arguments and help (lib/command.ts). */
+export const REPORT_SCREENSHOT_COMMAND = {
+  name: "report_screenshot",
+  invocation: "npx deno run -A scripts/report_screenshot.ts",
+  summary: "regenerates the report screenshot of docs/plots.md with headless Chromium",
+  positionals: [
+    { name: "RUN", noun: "argument", description: "the run folder (default: `data/runs/explore`)", min: 0, max: 1 },
+    { name: "OUT.png", noun: "argument", description: "the PNG written (default: `docs/report.png`)", min: 0, max: 1 },
+  ],
+  flags: {},
+  examples: ["npx deno run -A scripts/report_screenshot.ts data/runs/explore /tmp/report.png"],
+} as const satisfies CommandSpec;
 const WIDTH = 1280;
 /** Heights of the two views, px: the top of the page, then the page scrolled to its first figure. */
 const TOP = 660, FIGURES = 1210;
 
-async function main(args: string[]): Promise<void> {
-  const { positionals } = parseFlags(args, {}, USAGE, { positionals: true });
+async function main({ positionals, check }: ParsedCommand<typeof REPORT_SCREENSHOT_COMMAND>): Promise<void> {
+  check.throwIfAny();
   const [dir = join(ROOT, "data/runs/explore"), out = join(ROOT, "docs/report.png")] = positionals;
   const policy = await loadSloPolicy(join(ROOT, "data/slo/design-v1.json"));
   const run = await loadRun(dir);
@@ -64,4 +76,4 @@ async function main(args: string[]): Promise<void> {
   console.log(`${out}: ${WIDTH} × ${TOP + 6 + FIGURES} px, ${(size / 1024).toFixed(0)} KB`);
 }
 
-if (import.meta.main) await runMain(() => main(Deno.args));
+if (import.meta.main) await runCommand(REPORT_SCREENSHOT_COMMAND, main);

@@ -20,13 +20,12 @@
  */
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { parseFlags, runMain } from "../lib/cli.ts";
+import { type CommandSpec, type ParsedCommand, runCommand } from "../lib/command.ts";
 import { runLoadTest, type RunResult } from "../runner/run.ts";
 import { runSimRoute, type SimRoute } from "./_route_runs.ts";
 import { SimPool } from "./_sim_process.ts";
 
 const ROOT = fileURLToPath(new URL("../", import.meta.url));
-const USAGE = "usage: deno task samples [--out DIR]";
 const WORKLOAD = "data/workloads/design-v1";
 const EXPLORE_OUTAGE = { start_ms: 86_000, end_ms: 90_000, mode: "503" } as const;
 
@@ -39,10 +38,30 @@ export const SAMPLE_RUNS = [
   "route-selfhosted-alone-safety",
 ] as const;
 
-async function main(args: string[]): Promise<number> {
-  const { values: v } = parseFlags(args, { out: { type: "string", default: "data/runs" } }, USAGE);
+/** `npx deno task samples`: its flags and help (lib/command.ts). */
+export const SAMPLES_COMMAND = {
+  name: "samples",
+  invocation: "npx deno task samples",
+  summary: `regenerates the sample runs (${SAMPLE_RUNS.join(", ")}) from scratch against the simulator, about 4 ` +
+    "minutes",
+  details: [
+    "It deletes and rewrites these folders (and their README.md) only; seeds and run ids are fixed (docs/demo.md).",
+  ],
+  flags: {
+    out: {
+      type: "string",
+      arg: "DIR",
+      default: "data/runs",
+      description: "where the runs go (relative paths: from the repository)",
+    },
+  },
+  examples: ["npx deno task samples", "npx deno task samples --out /tmp/samples"],
+} as const satisfies CommandSpec;
+
+async function main({ values: v, check }: ParsedCommand<typeof SAMPLES_COMMAND>): Promise<number> {
+  check.throwIfAny();
   Deno.chdir(ROOT); // Paths in run.json stay relative to the repository.
-  const out = v.out!;
+  const out = v.out;
   const tmpDir = await Deno.makeTempDir({ prefix: "goodput-samples-" });
   const pool = new SimPool();
   const started = Date.now();
@@ -172,4 +191,4 @@ deletes and rewrites these folders only).
 `;
 }
 
-if (import.meta.main) await runMain(() => main(Deno.args));
+if (import.meta.main) await runCommand(SAMPLES_COMMAND, main);
