@@ -200,3 +200,17 @@ Deno.test("bad flags: every command exits 2 with 'error: …' naming the flag, t
     });
   }
 });
+
+Deno.test("the README's form works: npx deno task … runs the clone's Deno, from any folder of the clone", async () => {
+  // npx finds node_modules/.bin/deno (the pinned npm package): a user with only Node.js needs nothing on PATH.
+  const out = await new Deno.Command("npx", {
+    args: ["--no-install", "deno", "task", "-q", "plan", "--help"],
+    cwd: join(ROOT, "docs"),
+    stdin: "null",
+    stdout: "piped",
+    stderr: "piped",
+  }).output();
+  const stdout = new TextDecoder().decode(out.stdout);
+  assert.equal(out.code, 0, new TextDecoder().decode(out.stderr));
+  assert.ok(stdout.startsWith("npx deno task plan: "), stdout);
+});
