@@ -69,13 +69,20 @@ export function describeRule(rule: NumberRule): string {
 export class InputCheck {
   readonly problems: string[] = [];
 
-  /** A numeric flag: absent → undefined; anything but a finite number in range is a problem. */
+  /**
+   * A numeric flag: absent → undefined; anything but a finite number in range is a problem, and so is an integer
+   * beyond the safe integers (it would not be the number typed).
+   */
   number(name: string, v: string | undefined, rule: NumberRule): number | undefined {
     if (v === undefined) return undefined;
     const n = v.trim() === "" ? NaN : Number(v);
     const ok = Number.isFinite(n) && (rule.min === undefined || n >= rule.min) &&
       (rule.above === undefined || n > rule.above) && (rule.max === undefined || n <= rule.max) &&
       (rule.below === undefined || n < rule.below) && (!rule.integer || Number.isInteger(n));
+    if (ok && rule.integer && !Number.isSafeInteger(n)) {
+      this.problems.push(`--${name}: expected at most ${Number.MAX_SAFE_INTEGER}, got ${JSON.stringify(v)}`);
+      return undefined;
+    }
     if (ok) return n;
     this.problems.push(`--${name}: expected ${describeRule(rule)}, got ${JSON.stringify(v)}`);
     return undefined;

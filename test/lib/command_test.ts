@@ -54,6 +54,10 @@ Deno.test("parseCommand converts numbers, takes choices, repeats, inline values 
   assert.deepEqual(parseCommand(SPEC, ["r", "--claim", "c", "--seed", "-1"]).check.problems, [
     '--seed: expected an integer ≥ 0, got "-1"',
   ]);
+  // 1e20 is an integer, but not one a double holds exactly: refused as beyond the safe integers (2^53 − 1).
+  assert.deepEqual(parseCommand(SPEC, ["r", "--claim", "c", "--seed", "1e20"]).check.problems, [
+    '--seed: expected at most 9007199254740991, got "1e20"',
+  ]);
 });
 
 Deno.test("parseCommand names every problem at once and keeps a bad flag's default", () => {
