@@ -87,7 +87,11 @@ export function synopsis(spec: CommandSpec): string {
 
 /** Every exit code, the shared ones first (the command's own text replaces a shared one). */
 export function exitCodes(spec: CommandSpec): [string, string][] {
-  return Object.entries({ ...COMMON_EXITS, ...spec.exits }).sort((a, b) => parseInt(a[0]) - parseInt(b[0]));
+  // A pass-through command refuses no input of its own: no exit code 2.
+  const common = Object.entries(COMMON_EXITS).filter(([k]) => !(spec.passthrough && k === "2"));
+  return Object.entries({ ...Object.fromEntries(common), ...spec.exits }).sort((a, b) =>
+    parseInt(a[0]) - parseInt(b[0])
+  );
 }
 
 /** Words wrapped to lines of `width` (the first: `first`), each line after the first indented by `indent`. */

@@ -94,8 +94,8 @@ export const HEADROOM_FLAG = {
     arg: "H",
     rule: { min: 0, below: 1 },
     defaultText: `none: the limit at each headroom of ${
-      HEADROOM_CHOICES.map((h) => `${h * 100} %`).join(", ")
-    } is shown and none is applied`,
+      HEADROOM_CHOICES.map((h) => h * 100).join(", ")
+    } % is shown and none is applied`,
     description: "the margin kept below the knee: production limit = knee × (1 − H)",
   },
 } as const;

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { commandExitCode, type CommandSpec, parseCommand, wantsHelp } from "../../lib/command.ts";
-import { flagTable, helpText, markdownTable, synopsis } from "../../lib/command_help.ts";
+import { exitCodes, flagTable, helpText, markdownTable, synopsis } from "../../lib/command_help.ts";
 import { InputError } from "../../schema/errors.ts";
 
 const SPEC = {
@@ -223,4 +223,14 @@ Deno.test("commandExitCode: help exits 0; bad input 2 with the pointer to --help
   );
   assert.deepEqual([crash.code, crash.err], [1, ["error: boom"]]);
   assert.equal((await captured(() => commandExitCode(SPEC, ["r", "--claim", "c"], () => 3))).code, 3);
+});
+
+Deno.test("exit codes: the shared ones, a command's own replacing or adding to them, in order", () => {
+  const codes = (spec: CommandSpec) => exitCodes(spec).map(([k]) => k).join(" ");
+  assert.equal(codes(SPEC), "0 1 2");
+  const own = { ...SPEC, exits: { "128+n": "a second signal", 1: "a runner error", 3: "nothing succeeded" } };
+  assert.equal(codes(own), "0 1 2 3 128+n");
+  assert.equal(exitCodes(own)[1]![1], "a runner error");
+  // A pass-through command refuses no input of its own.
+  assert.equal(codes({ ...SPEC, passthrough: "deno test" }), "0 1");
 });
