@@ -1,34 +1,13 @@
-import { dirname } from "node:path";
-import { parseArgs, type ParseArgsConfig } from "node:util";
-import { EXIT_BAD_INPUT, InputError } from "../schema/errors.ts";
-import { runNameProblem } from "../schema/run_name.ts";
-
 /**
- * Parses flags (and positionals when `positionals` is set); unknown flags and
- * missing values are input errors naming the flag, followed by the usage.
+ * The input check every CLI reports with ({@linkcode InputCheck}) and the
+ * ranges of numeric flags ({@linkcode NumberRule}). A command's flags are
+ * declared, parsed and described in lib/command.ts.
+ *
+ * @module
  */
-export function parseFlags<T extends ParseArgsConfig["options"]>(
-  args: string[],
-  options: T,
-  usage: string,
-  parse: { positionals?: boolean } = {},
-) {
-  try {
-    return parseArgs({ args, options, allowPositionals: parse.positionals ?? false, strict: true });
-  } catch (e) {
-    throw new InputError(`${(e as Error).message}\n${usage}`);
-  }
-}
-
-/** Runs a CLI main: input errors print their message and exit 2, other errors exit 1; never a stack trace. */
-export async function runMain(main: () => Promise<number | void>): Promise<never> {
-  try {
-    Deno.exit((await main()) ?? 0);
-  } catch (e) {
-    console.error(`error: ${e instanceof Error ? e.message : String(e)}`);
-    Deno.exit(e instanceof InputError ? EXIT_BAD_INPUT : 1);
-  }
-}
+import { dirname } from "node:path";
+import { InputError } from "../schema/errors.ts";
+import { runNameProblem } from "../schema/run_name.ts";
 
 /** The range of a numeric flag. */
 export interface NumberRule {
@@ -82,7 +61,7 @@ export function describeRule(rule: NumberRule): string {
  * const check = new InputCheck();
  * check.number("seed", "1.5", { min: 0, integer: true });
  * check.oneOf("format", "xml", ["csv", "parquet"]);
- * assert.throws(() => check.throwIfAny("usage: x"), (e: Error) =>
+ * assert.throws(() => check.throwIfAny(), (e: Error) =>
  *   e.message.includes('--seed: expected an integer ≥ 0, got "1.5"') &&
  *   e.message.includes('--format: expected csv or parquet, got "xml"'));
  * ```
@@ -90,13 +69,20 @@ export function describeRule(rule: NumberRule): string {
 export class InputCheck {
   readonly problems: string[] = [];
 
-  /** A numeric flag: absent → undefined; anything but a finite number in range is a problem. */
+  /**
+   * A numeric flag: absent → undefined; anything but a finite number in range is a problem, and so is an integer
+   * beyond the safe integers (it would not be the number typed).
+   */
   number(name: string, v: string | undefined, rule: NumberRule): number | undefined {
     if (v === undefined) return undefined;
     const n = v.trim() === "" ? NaN : Number(v);
     const ok = Number.isFinite(n) && (rule.min === undefined || n >= rule.min) &&
       (rule.above === undefined || n > rule.above) && (rule.max === undefined || n <= rule.max) &&
       (rule.below === undefined || n < rule.below) && (!rule.integer || Number.isInteger(n));
+    if (ok && rule.integer && !Number.isSafeInteger(n)) {
+      this.problems.push(`--${name}: expected at most ${Number.MAX_SAFE_INTEGER}, got ${JSON.stringify(v)}`);
+      return undefined;
+    }
     if (ok) return n;
     this.problems.push(`--${name}: expected ${describeRule(rule)}, got ${JSON.stringify(v)}`);
     return undefined;
@@ -169,12 +155,10 @@ export class InputCheck {
     }
   }
 
-  /** Throws one InputError naming every problem (then the usage, when given). */
-  throwIfAny(usage?: string): void {
+  /** Throws one InputError naming every problem. */
+  throwIfAny(): void {
     if (!this.problems.length) return;
     const n = this.problems.filter((p) => !p.startsWith(" ")).length;
-    const e = new InputError(`invalid input (${n} problem${n === 1 ? "" : "s"}):`, [...this.problems]);
-    if (usage) e.message += `\n${usage}`;
-    throw e;
+    throw new InputError(`invalid input (${n} problem${n === 1 ? "" : "s"}):`, [...this.problems]);
   }
 }

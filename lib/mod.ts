@@ -1,6 +1,7 @@
 /**
- * Shared helpers that are not part of the contract: flag parsing and the
- * input check every CLI reports with (`cli.ts`), the seeded uniform
+ * Shared helpers that are not part of the contract: the input check every CLI
+ * reports with (`cli.ts`), each command's declaration, parser and help
+ * (`command.ts`, `command_help.ts`), the seeded uniform
  * generator (`prng.ts`), the whole-row cut of a log CSV (`csv_rows.ts`), the one aligned text table
  * (`text_table.ts`) and the number formats every report uses (`number_format.ts`).
  * `runner/`, `sim/` and `analysis/` may all import `lib/` (they may not import
@@ -15,6 +16,8 @@
  * @module
  */
 export * from "./cli.ts";
+export * from "./command.ts";
+export * from "./command_help.ts";
 export * from "./csv_rows.ts";
 export * from "./number_format.ts";
 export * from "./prng.ts";

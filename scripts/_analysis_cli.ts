@@ -30,7 +30,7 @@ export async function analysisCli(root: string, name: keyof typeof PERMISSIONS, 
   const dec = new TextDecoder();
   if (!out.success) {
     throw new Error(
-      `deno task ${name} ${args.join(" ")} exited ${out.code}:\n${dec.decode(out.stderr).trim() || "(no stderr)"}`,
+      `npx deno task ${name} ${args.join(" ")} exited ${out.code}:\n${dec.decode(out.stderr).trim() || "(no stderr)"}`,
     );
   }
   return dec.decode(out.stdout);

@@ -20,7 +20,7 @@
  */
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { InputCheck, parseFlags, runMain } from "../lib/cli.ts";
+import { type CommandSpec, type ParsedCommand, runCommand } from "../lib/command.ts";
 import { loadSimProfile } from "../schema/sim_profile.ts";
 import { loadWorkload } from "../schema/workload_file.ts";
 import { buildSchedule, loadPlan } from "../runner/schedule.ts";
@@ -32,37 +32,78 @@ import { runSimRoute, SIM_ROUTES, type SimRoute } from "./_route_runs.ts";
 import { SimPool } from "./_sim_process.ts";
 
 const ROOT = fileURLToPath(new URL("../", import.meta.url));
-const USAGE = "usage: deno task demo [--out DIR] [--seed N] [--headroom H] [--plan F] [--profile F] [--routes-plan F]";
 const WORKLOAD = "data/workloads/design-v1";
 const PRICES = "data/prices/routes-sim.json";
 /** The timeline run's route is "self-hosted-sim" (data/conditions/sim-demo.json): priced by the sheet's "*" entry. */
 const TIMELINE_PRICES = "data/prices/selfhosted-sim.json";
 const OVERHEADS = "data/prices/overheads-default.json";
 
-async function main(args: string[]): Promise<number> {
-  const { values: v } = parseFlags(args, {
-    out: { type: "string", default: "out" },
-    seed: { type: "string", default: "1" },
-    headroom: { type: "string", default: "0.2" },
-    plan: { type: "string", default: "data/plans/demo-timeline.json" },
-    profile: { type: "string", default: "data/sim/demo.json" },
-    "routes-plan": { type: "string", default: "data/plans/routes-compare.json" },
-  }, USAGE);
+/** `npx deno task demo`: its flags and help (lib/command.ts). */
+export const DEMO_COMMAND = {
+  name: "demo",
+  invocation: "npx deno task demo",
+  summary: "the whole tool in about four minutes on loopback: a timeline run and three route runs against the " +
+    "simulator, their analysis, a route comparison and the HTML report",
+  details: [
+    "Also `npm run demo` (it installs the dependencies first). What it runs and prints: docs/demo.md.",
+  ],
+  flags: {
+    out: {
+      type: "string",
+      arg: "DIR",
+      default: "out",
+      description: "where the runs go (`DIR/<run_id>/`, the route runs in `DIR/<run_id>-routes/`)",
+    },
+    seed: {
+      type: "number",
+      arg: "N",
+      rule: { min: 0, integer: true },
+      default: 1,
+      description: "the seed of the plans and the simulators",
+    },
+    headroom: {
+      type: "number",
+      arg: "H",
+      rule: { min: 0, below: 1 },
+      default: 0.2,
+      description: "the headroom of the production limit (knee × (1 − H)) in the knee, comparison and report",
+    },
+    plan: {
+      type: "string",
+      arg: "F",
+      default: "data/plans/demo-timeline.json",
+      description: "the timeline run's plan",
+    },
+    profile: {
+      type: "string",
+      arg: "F",
+      default: "data/sim/demo.json",
+      description: "the timeline run's simulator profile",
+    },
+    "routes-plan": {
+      type: "string",
+      arg: "F",
+      default: "data/plans/routes-compare.json",
+      description: "the plan each of the three route runs follows",
+    },
+  },
+  examples: ["npx deno task demo", "npx deno task demo --out /tmp/demo --seed 2 --headroom 0.3"],
+} as const satisfies CommandSpec;
+
+async function main({ values: v, check }: ParsedCommand<typeof DEMO_COMMAND>): Promise<number> {
   // Every flag and file, all problems named at once, before a simulator starts.
-  const check = new InputCheck();
-  const seed = check.number("seed", v.seed, { min: 0, integer: true });
-  const headroom = check.number("headroom", v.headroom, { min: 0, below: 1 });
+  const { seed, headroom } = v;
   Deno.chdir(ROOT); // Paths in run.json stay relative to the repository (and so do the flags' paths).
   const { workload } = await loadWorkload(WORKLOAD);
   for (const flag of ["plan", "routes-plan"] as const) {
     // Each plan is built against the workload now, so that a bad one fails before the first run, not after it.
     await check.load(async () => {
-      const plan = await loadPlan(v[flag]!);
+      const plan = await loadPlan(v[flag]);
       await buildSchedule(plan.spec, workload, { planDir: plan.planDir, planFile: plan.planFile });
     });
   }
-  await check.load(() => loadSimProfile(v.profile!));
-  check.throwIfAny(USAGE);
+  await check.load(() => loadSimProfile(v.profile));
+  check.throwIfAny();
   const started = Date.now();
   const phase = (what: string) =>
     console.log(`\n[${((Date.now() - started) / 1000).toFixed(0).padStart(4)} s] ${what}`);
@@ -70,7 +111,7 @@ async function main(args: string[]): Promise<number> {
   const tmpDir = await Deno.makeTempDir({ prefix: "goodput-demo-" });
   try {
     phase(`1/6 timeline run: ${v.plan} against the simulator (${v.profile}), about 2 minutes`);
-    const timeline = await timelineRun(pool, { plan: v.plan!, profile: v.profile!, out: v.out!, seed: seed! });
+    const timeline = await timelineRun(pool, { plan: v.plan, profile: v.profile, out: v.out, seed });
     console.log(formatRunSummary(timeline.manifest, timeline.summary));
     const runDir = timeline.dir;
     const routeDirs: string[] = [];
@@ -80,10 +121,10 @@ async function main(args: string[]): Promise<number> {
       const r = await runSimRoute(pool, route, {
         root: ROOT,
         workload: WORKLOAD,
-        plan: v["routes-plan"]!,
+        plan: v["routes-plan"],
         out: `${runDir}-routes`,
         runId: `route-${route}`,
-        seed: seed!,
+        seed: seed,
         tmpDir,
         progress: true,
       });
@@ -94,11 +135,11 @@ async function main(args: string[]): Promise<number> {
     await pool.stopAll();
     phase(`5/6 analysis of the timeline run ${runDir}`);
     console.log(await analysisCli(ROOT, "analyze", [runDir]));
-    const kneeArgs = [runDir, "--headroom", String(headroom!)];
+    const kneeArgs = [runDir, "--headroom", String(headroom)];
     console.log(`(knee and recovery; the demo chose the headroom ${headroom}: pass --headroom to choose yours)`);
     console.log(await analysisCli(ROOT, "knee", kneeArgs));
     phase("6/6 route comparison (same schedule and workload on each route) and the HTML report");
-    const compareArgs = [...routeDirs, "--prices", PRICES, "--overheads", OVERHEADS, "--headroom", String(headroom!)];
+    const compareArgs = [...routeDirs, "--prices", PRICES, "--overheads", OVERHEADS, "--headroom", String(headroom)];
     console.log(await analysisCli(ROOT, "compare", compareArgs));
     const extras = demoReportExtras(
       JSON.parse(await analysisCli(ROOT, "knee", [...kneeArgs, "--json"])),
@@ -148,4 +189,4 @@ function describeRoute(route: SimRoute): string {
   return Object.entries(SIM_ROUTES[route].sims).map(([name, file]) => `${name} (${file})`).join(" + ");
 }
 
-if (import.meta.main) await runMain(() => main(Deno.args));
+if (import.meta.main) await runCommand(DEMO_COMMAND, main);

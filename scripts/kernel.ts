@@ -5,7 +5,10 @@
  *
  * The tests do not register anything: they write the same kernelspec into a temporary folder on JUPYTER_PATH
  * ({@linkcode kernelspecDir}), so running the suite leaves the user's Jupyter set-up alone.
+ *
+ * @module
  */
+import { type CommandSpec, runCommand } from "../lib/command.ts";
 
 /** The notebooks' kernel name (their `metadata.kernelspec.name`). */
 export const KERNEL_NAME = "goodput-deno";
@@ -32,22 +35,25 @@ export function kernelspecDir(root: string, deno: string): string {
   return root;
 }
 
+/** `npx deno task kernel`: its help (lib/command.ts). */
+export const KERNEL_COMMAND = {
+  name: "kernel",
+  invocation: "npx deno task kernel",
+  summary: `registers this clone's Deno as the Jupyter kernel "${KERNEL_NAME}" ("${KERNEL_DISPLAY}"), the kernel the ` +
+    "notebooks name; other kernelspecs (a `deno` kernel of your own) are left alone",
+  flags: {},
+  examples: ["npx deno task kernel"],
+  exits: { 1: "`deno jupyter --install` failed (its own message says why)" },
+} as const satisfies CommandSpec;
+
 if (import.meta.main) {
-  if (Deno.args.includes("--help") || Deno.args.includes("-h")) {
-    console.log(
-      `usage: npx deno task kernel\n\nRegisters this clone's Deno as the Jupyter kernel "${KERNEL_NAME}" ("${KERNEL_DISPLAY}"),\n` +
-        `the kernel the notebooks in notebooks/ name. Other kernelspecs (a "deno" kernel of your own) are left alone.`,
-    );
-    Deno.exit(0);
-  }
-  if (Deno.args.length > 0) {
-    console.error(`error: unexpected argument ${JSON.stringify(Deno.args[0])}\nrun with --help for the usage`);
-    Deno.exit(2);
-  }
-  const out = await new Deno.Command(Deno.execPath(), {
-    args: ["jupyter", "--install", "--force", "--name", KERNEL_NAME, "--display", KERNEL_DISPLAY],
-    stdout: "inherit",
-    stderr: "inherit",
-  }).output();
-  Deno.exit(out.code);
+  await runCommand(KERNEL_COMMAND, async ({ check }) => {
+    check.throwIfAny();
+    const out = await new Deno.Command(Deno.execPath(), {
+      args: ["jupyter", "--install", "--force", "--name", KERNEL_NAME, "--display", KERNEL_DISPLAY],
+      stdout: "inherit",
+      stderr: "inherit",
+    }).output();
+    if (!out.success) Deno.exit(1);
+  });
 }

@@ -3,18 +3,32 @@
  * and class_defaults.json) from its recipe. Deterministic: the same code
  * writes byte-identical files.
  *
- *     deno run --allow-read --allow-write scripts/make_design_workload.ts [--out DIR]
+ *     npx deno run --allow-read --allow-write scripts/make_design_workload.ts [--out DIR]
  *
  * @module
  */
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { buildDesignWorkload } from "../data/workloads/design-v1/recipe/build.ts";
-import { EXIT_BAD_INPUT, InputError } from "../schema/errors.ts";
+import { type CommandSpec, runCommand } from "../lib/command.ts";
 import { parseWith } from "../schema/load.ts";
 import { ClassDefaultsFile, Workload } from "../schema/workload.ts";
 
-const USAGE = "usage: make_design_workload.ts [--out DIR]   (default DIR: data/workloads/design-v1)";
+/** `make_design_workload`: its flags and help (lib/command.ts). */
+export const MAKE_DESIGN_WORKLOAD_COMMAND = {
+  name: "make_design_workload",
+  invocation: "npx deno run --allow-read --allow-write scripts/make_design_workload.ts",
+  summary: "re-derives the design workload (`workload.json`, `class_defaults.json`) from its recipe, byte for byte",
+  flags: {
+    out: {
+      type: "string",
+      arg: "DIR",
+      defaultText: "the committed `data/workloads/design-v1`",
+      description: "the folder to write into (created if missing)",
+    },
+  },
+  examples: ["npx deno run --allow-read --allow-write scripts/make_design_workload.ts --out /tmp/design-v1"],
+} as const satisfies CommandSpec;
 
 /** Options of {@linkcode writeDesignWorkload}. */
 export interface WriteOptions {
@@ -38,25 +52,11 @@ export async function writeDesignWorkload(options: WriteOptions = {}): Promise<s
   return files.map(([file]) => file);
 }
 
-function parseArgs(args: string[]): WriteOptions {
-  const options: WriteOptions = {};
-  for (let i = 0; i < args.length; i++) {
-    const a = args[i];
-    if (a === "--out" && args[i + 1] !== undefined) options.out = args[++i];
-    else if (a?.startsWith("--out=")) options.out = a.slice("--out=".length);
-    else throw new InputError(`bad argument ${JSON.stringify(a)}\n${USAGE}`);
-  }
-  if (options.out === "") throw new InputError(`--out needs a folder\n${USAGE}`);
-  return options;
-}
-
 if (import.meta.main) {
-  try {
-    const files = await writeDesignWorkload(parseArgs(Deno.args));
+  await runCommand(MAKE_DESIGN_WORKLOAD_COMMAND, async ({ values: v, check }) => {
+    check.require(v.out === "", "--out needs a folder");
+    check.throwIfAny();
+    const files = await writeDesignWorkload(v.out === undefined ? {} : { out: v.out });
     for (const f of files) console.log(`wrote ${f}`);
-  } catch (e) {
-    if (!(e instanceof InputError)) throw e;
-    console.error(e.message);
-    Deno.exit(EXIT_BAD_INPUT);
-  }
+  });
 }

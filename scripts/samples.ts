@@ -20,13 +20,12 @@
  */
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { parseFlags, runMain } from "../lib/cli.ts";
+import { type CommandSpec, type ParsedCommand, runCommand } from "../lib/command.ts";
 import { runLoadTest, type RunResult } from "../runner/run.ts";
 import { runSimRoute, type SimRoute } from "./_route_runs.ts";
 import { SimPool } from "./_sim_process.ts";
 
 const ROOT = fileURLToPath(new URL("../", import.meta.url));
-const USAGE = "usage: deno task samples [--out DIR]";
 const WORKLOAD = "data/workloads/design-v1";
 const EXPLORE_OUTAGE = { start_ms: 86_000, end_ms: 90_000, mode: "503" } as const;
 
@@ -39,10 +38,30 @@ export const SAMPLE_RUNS = [
   "route-selfhosted-alone-safety",
 ] as const;
 
-async function main(args: string[]): Promise<number> {
-  const { values: v } = parseFlags(args, { out: { type: "string", default: "data/runs" } }, USAGE);
+/** `npx deno task samples`: its flags and help (lib/command.ts). */
+export const SAMPLES_COMMAND = {
+  name: "samples",
+  invocation: "npx deno task samples",
+  summary: `regenerates the sample runs (${SAMPLE_RUNS.join(", ")}) from scratch against the simulator, about 4 ` +
+    "minutes",
+  details: [
+    "It deletes and rewrites these folders (and their README.md) only; seeds and run ids are fixed (docs/demo.md).",
+  ],
+  flags: {
+    out: {
+      type: "string",
+      arg: "DIR",
+      default: "data/runs",
+      description: "where the runs go (relative paths: from the repository)",
+    },
+  },
+  examples: ["npx deno task samples", "npx deno task samples --out /tmp/samples"],
+} as const satisfies CommandSpec;
+
+async function main({ values: v, check }: ParsedCommand<typeof SAMPLES_COMMAND>): Promise<number> {
+  check.throwIfAny();
   Deno.chdir(ROOT); // Paths in run.json stay relative to the repository.
-  const out = v.out!;
+  const out = v.out;
   const tmpDir = await Deno.makeTempDir({ prefix: "goodput-samples-" });
   const pool = new SimPool();
   const started = Date.now();
@@ -141,7 +160,7 @@ function readme(results: RunResult[], seconds: number): string {
 simulator (\`sim/\`) under the profiles named below, driven by this project's own runner on one machine over loopback.
 They exist so that the notebooks, tests and examples have real event logs (schema version 1) to read.
 
-Made by \`deno task samples\` (\`scripts/samples.ts\`) on ${new Date().toISOString().slice(0, 10)}, in ${
+Made by \`npx deno task samples\` (\`scripts/samples.ts\`) on ${new Date().toISOString().slice(0, 10)}, in ${
     seconds.toFixed(0)
   } s, on a
 shared 2-core machine (${Deno.build.os}/${Deno.build.arch}, Deno ${Deno.version.deno}) while other work ran: send lag and
@@ -156,20 +175,20 @@ ${rows.join("\n")}
 - \`explore/\`: rising steps 4–12 req/s over \`data/sim/demo.json\` (one replica, ≈8 req/s of the design-v1 mix), a
   settle stage at 3 req/s (the steps' backlog drains before the burst), a 20 req/s gamma burst and a 4 req/s
   recovery stage with a 4-s 503 outage at 86–90 s (\`explore/sim-profile.json\`
-  is the profile the simulator ran). Knee: \`deno task knee data/runs/explore\`.
+  is the profile the simulator ran). Knee: \`npx deno task knee data/runs/explore\`.
 - \`route-hosted/\`, \`route-selfhosted/\`, \`route-hybrid/\`: one schedule (\`data/plans/routes-compare.json\`: 5, 9
   and 14 req/s steps) on the three simulator routes of \`data/routes/\` (\`data/sim/hosted.json\`: quota 480 req/min
   and 1.5 M tokens/min, which bites at 9 req/s; \`data/sim/selfhosted.json\`: 2 replicas that shed at 14 req/s;
   hybrid: self-hosted first, hosted on 429/timeout/error). Compare them:
-  \`deno task compare data/runs/route-hosted data/runs/route-selfhosted data/runs/route-hybrid --prices data/prices/routes-sim.json --overheads data/prices/overheads-default.json\`.
+  \`npx deno task compare data/runs/route-hosted data/runs/route-selfhosted data/runs/route-hybrid --prices data/prices/routes-sim.json --overheads data/prices/overheads-default.json\`.
 - \`route-selfhosted-alone-safety/\`: the safety class alone (\`data/plans/routes-compare-alone-safety.json\`, the
   same stages at the class's one-sixth share of each rate) on the self-hosted route, for the crowding-out test:
   add \`--single data/runs/route-selfhosted-alone-safety\` to the compare command.
 
 Each folder holds \`run.json\` (conditions, plan, stages, sha256 of every log file), \`schedule.csv\` and
-\`requests/attempts/tools/server.parquet\`. Regenerate all of them with \`deno task samples\` (about 4 minutes; it
+\`requests/attempts/tools/server.parquet\`. Regenerate all of them with \`npx deno task samples\` (about 4 minutes; it
 deletes and rewrites these folders only).
 `;
 }
 
-if (import.meta.main) await runMain(() => main(Deno.args));
+if (import.meta.main) await runCommand(SAMPLES_COMMAND, main);

@@ -13,6 +13,7 @@
  *
  * @module
  */
+import { type CommandSpec, runCommand } from "../lib/command.ts";
 
 const SERIAL = [
   "test/analysis/knee/knee_capacity_test.ts",
@@ -49,13 +50,30 @@ async function deno(args: string[]): Promise<number> {
   return code;
 }
 
+/** `npx deno task test`: its help (lib/command.ts); every other argument goes to `deno test`. */
+export const TEST_COMMAND = {
+  name: "test",
+  invocation: "npx deno task test",
+  summary: "the test suite in two passes: every test and JSDoc example in parallel, then the timing-sensitive " +
+    "tests one file at a time (several minutes)",
+  details: ["With arguments, only those are run, in one pass (`deno test --allow-all ARGS`)."],
+  flags: {},
+  passthrough: "deno test --allow-all",
+  examples: ["npx deno task test", "npx deno task test test/cli/ --filter help"],
+  exits: { 1: "a test failed (Deno's own summary says which)" },
+} as const satisfies CommandSpec;
+
 if (import.meta.main) {
-  let failed = 0;
-  if (Deno.args.length) {
-    failed += await deno(["test", "--allow-all", ...Deno.args]) === 0 ? 0 : 1;
-  } else {
-    failed += await deno(["test", "--allow-all", "--parallel", "--doc", ...SOURCES, ...parallelTests()]) === 0 ? 0 : 1;
-    failed += await deno(["test", "--allow-all", ...SERIAL]) === 0 ? 0 : 1;
-  }
-  Deno.exit(failed ? 1 : 0);
+  await runCommand(TEST_COMMAND, async ({ positionals: args }) => {
+    let failed = 0;
+    if (args.length) {
+      failed += await deno(["test", "--allow-all", ...args]) === 0 ? 0 : 1;
+    } else {
+      failed += await deno(["test", "--allow-all", "--parallel", "--doc", ...SOURCES, ...parallelTests()]) === 0
+        ? 0
+        : 1;
+      failed += await deno(["test", "--allow-all", ...SERIAL]) === 0 ? 0 : 1;
+    }
+    return failed ? 1 : 0;
+  });
 }

@@ -1,71 +1,76 @@
 /**
- * `deno task sim`: runs the simulator until SIGINT/SIGTERM or `--duration-s`.
- *
- *   deno task sim [--port 8787] [--profile data/sim/default.json]
- *     [--workload data/workloads/design-v1] [--seed 1] [--timeline FILE] [--duration-s N] [--quiet]
- *
- * Prints the URL on stdout. Bad flags or files: a message naming the file
- * and field on stderr, exit code 2.
+ * `npx deno task sim [flags]`: runs the simulator on 127.0.0.1 until SIGINT/SIGTERM or `--duration-s`. Prints the
+ * URL on stdout. Its flags: {@linkcode SIM_COMMAND}.
  * @module
  */
-import { InputCheck, parseFlags, runMain } from "../lib/cli.ts";
+import { type CommandSpec, type ParsedCommand, runCommand } from "../lib/command.ts";
 import { loadSimProfile } from "../schema/mod.ts";
 import { loadWorkload } from "../schema/workload_file.ts";
 import { startSim } from "./server.ts";
 
-const DEFAULT_PROFILE = "data/sim/default.json";
-const DEFAULT_WORKLOAD = "data/workloads/design-v1";
-const DEFAULT_PORT = 8787;
+/** `npx deno task sim`: its flags and help (lib/command.ts). */
+export const SIM_COMMAND = {
+  name: "sim",
+  invocation: "npx deno task sim",
+  summary: "the embedded OpenAI-compatible simulator on 127.0.0.1, until Ctrl-C or `--duration-s`",
+  details: [
+    "It prints its URL on stdout; `POST /v1/chat/completions`, `GET /v1/models`, `GET /health`, `GET /sim/timeline`, " +
+    "`POST /sim/reset` (docs/simulator.md).",
+  ],
+  flags: {
+    port: {
+      type: "number",
+      arg: "P",
+      rule: { min: 0, max: 65535, integer: true },
+      default: 8787,
+      description: "the loopback port; 0 picks a free one",
+    },
+    profile: {
+      type: "string",
+      arg: "FILE",
+      default: "data/sim/default.json",
+      description: "the simulator profile: engine, replicas, faults, behaviour per class (data/sim/)",
+    },
+    workload: {
+      type: "string",
+      arg: "PATH",
+      default: "data/workloads/design-v1",
+      description: "the workload whose cases it answers",
+    },
+    seed: {
+      type: "number",
+      arg: "N",
+      rule: { min: 0, max: 2 ** 32 - 1, integer: true },
+      default: 1,
+      description: "the seed of its random choices",
+    },
+    timeline: {
+      type: "string",
+      arg: "FILE",
+      defaultText: "none",
+      description: "also append its timeline rows to this JSONL file (created or truncated; its folder must exist)",
+    },
+    "duration-s": {
+      type: "number",
+      arg: "N",
+      rule: { above: 0 },
+      defaultText: "none: until Ctrl-C",
+      description: "stop after N seconds",
+    },
+    quiet: { type: "boolean", description: "no `sim:` log lines on stderr" },
+  },
+  examples: [
+    "npx deno task sim",
+    "npx deno task sim --port 0 --profile data/sim/demo.json --duration-s 60",
+  ],
+} as const satisfies CommandSpec;
 
-const USAGE = "usage: deno task sim [--port P] [--profile FILE] [--workload PATH] [--seed N] " +
-  "[--timeline FILE] [--duration-s N] [--quiet]";
-
-/** The CLI's parsed flags. */
-export interface SimCliFlags {
-  port: number;
-  profile: string;
-  workload: string;
-  seed: number;
-  timeline: string | undefined;
-  durationS: number | undefined;
-  quiet: boolean;
-}
-
-/** Parses the CLI flags; an InputError names every bad one. */
-export function parseSimFlags(args: string[]): SimCliFlags {
-  const v = parseFlags(args, {
-    port: { type: "string" },
-    profile: { type: "string" },
-    workload: { type: "string" },
-    seed: { type: "string" },
-    timeline: { type: "string" },
-    "duration-s": { type: "string" },
-    quiet: { type: "boolean" },
-  }, USAGE).values;
-  const check = new InputCheck();
-  const port = check.number("port", v.port, { min: 0, max: 65535, integer: true });
-  const seed = check.number("seed", v.seed, { min: 0, max: 2 ** 32 - 1, integer: true });
-  const durationS = check.number("duration-s", v["duration-s"], { above: 0 });
-  check.outputFolder("timeline", v.timeline);
-  check.throwIfAny(USAGE);
-  return {
-    port: port ?? DEFAULT_PORT,
-    profile: v.profile ?? DEFAULT_PROFILE,
-    workload: v.workload ?? DEFAULT_WORKLOAD,
-    seed: seed ?? 1,
-    timeline: v.timeline,
-    durationS,
-    quiet: v.quiet ?? false,
-  };
-}
-
-async function main(args: string[]): Promise<void> {
-  const flags = parseSimFlags(args);
-  // Both files checked together: every problem named at once.
-  const check = new InputCheck();
+async function main({ values: flags, check }: ParsedCommand<typeof SIM_COMMAND>): Promise<void> {
+  check.outputFolder("timeline", flags.timeline);
+  // Every flag and both files checked together: every problem named at once.
   const profile = await check.load(() => loadSimProfile(flags.profile));
   const workload = await check.load(() => loadWorkload(flags.workload));
-  check.throwIfAny(USAGE);
+  check.throwIfAny();
   const sim = await startSim({
     port: flags.port,
     profile: profile!,
@@ -79,7 +84,7 @@ async function main(args: string[]): Promise<void> {
   const onSignal = () => resolve();
   Deno.addSignalListener("SIGINT", onSignal);
   Deno.addSignalListener("SIGTERM", onSignal);
-  const timer = flags.durationS === undefined ? undefined : setTimeout(resolve, flags.durationS * 1000);
+  const timer = flags["duration-s"] === undefined ? undefined : setTimeout(resolve, flags["duration-s"] * 1000);
   await done;
   clearTimeout(timer);
   Deno.removeSignalListener("SIGINT", onSignal);
@@ -87,4 +92,4 @@ async function main(args: string[]): Promise<void> {
   await sim.stop();
 }
 
-if (import.meta.main) await runMain(() => main(Deno.args));
+if (import.meta.main) await runCommand(SIM_COMMAND, main);

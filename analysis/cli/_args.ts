@@ -1,14 +1,18 @@
 /**
  * Flags, files and defaults shared by the analysis CLIs: the default SLO
- * policy per workload; the checks of `--verify`, `--denominator`,
- * `--headroom` and `--confidence`; and the loading of run folders, the SLO
- * policy and price sheets. Every check records its problems on one
- * {@linkcode InputCheck} (lib/cli.ts), so that a CLI names every bad flag
- * and file at once, before any analysis starts (one InputError, exit 2).
+ * policy per workload; the declarations (lib/command.ts) of the flags several
+ * CLIs take (`--slo`, `--denominator`, `--verify`, `--partial-shards`,
+ * `--confidence`, `--headroom`, `--prices`, `--overheads`, `--json`) and of
+ * the RUN argument; and the loading of run folders, the SLO policy and price
+ * sheets. Every check records its problems on the command's one
+ * {@linkcode InputCheck} (lib/cli.ts), so that a CLI names every bad flag and
+ * file at once, before any analysis starts (one InputError, exit 2).
  *
  * @module
  */
-import { InputCheck } from "../../lib/cli.ts";
+import { fileURLToPath } from "node:url";
+import type { InputCheck } from "../../lib/cli.ts";
+import type { PositionalSpec } from "../../lib/command.ts";
 import { InputError } from "../../schema/errors.ts";
 import type { OverheadSheet, PriceSheet } from "../../schema/prices.ts";
 import type { SloPolicy } from "../../schema/slo.ts";
@@ -16,78 +20,123 @@ import { loadRun, type LoadRunOptions } from "../run/load_run.ts";
 import type { LoadedRun } from "../run/loaded_run.ts";
 import { loadSloPolicy, policyForRuns } from "../goodput/policy.ts";
 import { loadOverheadSheet, loadPriceSheet, routePrice } from "../cost/price_sheet.ts";
+import { DEFAULT_SUPPORT_CONFIDENCE } from "../latency/early_stopping.ts";
+import { HEADROOM_CHOICES } from "../knee/limit.ts";
 
-export { InputCheck, parseFlags, runMain } from "../../lib/cli.ts";
-
-/** Workloads whose SLO policy ships in data/slo/. */
-const DEFAULT_POLICIES: Record<string, URL> = {
-  "design-v1": new URL("../../data/slo/design-v1.json", import.meta.url),
-};
+/** Workloads whose SLO policy ships in data/slo/: the file, relative to the repository. */
+const DEFAULT_POLICIES: Record<string, string> = { "design-v1": "data/slo/design-v1.json" };
 
 /** The policy file shipped in data/slo/ for a workload, or undefined when none ships. */
 export function defaultSloFile(workload: string): string | undefined {
-  return DEFAULT_POLICIES[workload]?.pathname;
+  const file = DEFAULT_POLICIES[workload];
+  return file === undefined ? undefined : fileURLToPath(new URL(`../../${file}`, import.meta.url));
 }
 
-/** `--verify warn|strict` (undefined when not given). */
-export function verifyOption(check: InputCheck, v: string | undefined): "warn" | "strict" | undefined {
-  return check.oneOf("verify", v, ["warn", "strict"] as const);
-}
+/** Where the SLO policy comes from without `--slo`, in words. */
+export const SLO_DEFAULT_TEXT = `the workload's policy in \`data/slo/\` (${
+  Object.entries(DEFAULT_POLICIES).map(([w, file]) => `\`${file}\` for ${w}`).join(", ")
+})`;
 
-/** `--denominator offered|sent|completed` (undefined when not given). */
-export function denominatorOption(check: InputCheck, v: string | undefined): SloPolicy["denominator"] | undefined {
-  return check.oneOf("denominator", v, ["offered", "sent", "completed"] as const);
-}
+/** `--slo FILE`: the SLO policy; without it, the workload's default in data/slo/. */
+export const SLO_FLAG = {
+  slo: {
+    type: "string",
+    arg: "FILE",
+    defaultText: `${SLO_DEFAULT_TEXT}; any other workload needs \`--slo\``,
+    description: "the SLO policy (JSON, `SloPolicy` in schema/slo.ts): each class's latency limits and gates, the " +
+      "denominator and the window",
+  },
+} as const;
 
-/** A numeric flag in [lo, hi) (undefined when not given); blank text is refused, not read as 0. */
-export function fractionOption(
-  check: InputCheck,
-  flag: string,
-  v: string | undefined,
-  lo: number,
-  hi: number,
-): number | undefined {
-  if (v === undefined) return undefined;
-  const x = Number(v);
-  if (v.trim() !== "" && x >= lo && x < hi) return x;
-  check.problems.push(`--${flag}: expected a number in [${lo}, ${hi}), got "${v}"`);
-  return undefined;
-}
+/** `--denominator offered|sent|completed`: replaces the policy's. */
+export const DENOMINATOR_FLAG = {
+  denominator: {
+    type: "string",
+    arg: "D",
+    choices: ["offered", "sent", "completed"],
+    defaultText: "the policy's (`offered` when it states none)",
+    description: "the denominator of the acceptance rate and the SLO miss rate, replacing the policy's",
+  },
+} as const;
 
-/** `--headroom H`, a fraction in [0, 1) (undefined when not given). */
-export function headroomOption(check: InputCheck, v: string | undefined): number | undefined {
-  return fractionOption(check, "headroom", v, 0, 1);
-}
+/** `--verify strict|warn` and `--partial-shards`: how a run folder is opened. */
+export const OPEN_FLAGS = {
+  verify: {
+    type: "string",
+    arg: "MODE",
+    choices: ["strict", "warn"],
+    default: "strict",
+    description: "a log file whose sha256 differs from run.json: `strict` refuses the run, `warn` reads it with a " +
+      "loud warning",
+  },
+  "partial-shards": {
+    type: "boolean",
+    description: "read a sharded run with shards missing (refused without it); the result says which are missing",
+  },
+} as const;
 
-/**
- * `--confidence C`: the one-sided confidence of the supported rule (MLPerf
- * LoadGen early stopping), in [0.5, 1) (undefined when not given; the
- * analysis default is 0.99).
- */
-export function confidenceOption(check: InputCheck, v: string | undefined): number | undefined {
-  return fractionOption(check, "confidence", v, 0.5, 1);
-}
+/** `--confidence C`: the one-sided confidence of the supported rule (MLPerf LoadGen early stopping). */
+export const CONFIDENCE_FLAG = {
+  confidence: {
+    type: "number",
+    arg: "C",
+    rule: { min: 0.5, below: 1 },
+    default: DEFAULT_SUPPORT_CONFIDENCE,
+    description: "the one-sided confidence with which a percentile must be shown below its value to be " +
+      '"supported" (early stopping, docs/percentiles.md)',
+  },
+} as const;
 
-/** The `--partial-shards` flag, for a CLI's flag table. */
-export const PARTIAL_SHARDS_FLAG = { "partial-shards": { type: "boolean", default: false } } as const;
+/** `--headroom H`: the production limit = knee × (1 − H). */
+export const HEADROOM_FLAG = {
+  headroom: {
+    type: "number",
+    arg: "H",
+    rule: { min: 0, below: 1 },
+    defaultText: `none: the limit at each headroom of ${
+      HEADROOM_CHOICES.map((h) => h * 100).join(", ")
+    } % is shown and none is applied`,
+    description: "the margin kept below the knee: production limit = knee × (1 − H)",
+  },
+} as const;
+
+/** `--prices FILE` and `--overheads FILE`. */
+export const PRICE_FLAGS = {
+  prices: {
+    type: "string",
+    arg: "FILE",
+    defaultText: "none: no cost",
+    description: "a price sheet (JSON, schema/prices.ts; e.g. `data/prices/`) pricing every route of the run(s)",
+  },
+  overheads: {
+    type: "string",
+    arg: "FILE",
+    defaultText: "none: overheads not priced",
+    description: "an overheads sheet (retrieval, storage, observability, human review, operations) in the price " +
+      "sheet's currency; needs `--prices`",
+  },
+} as const;
+
+/** `--json`. */
+export const JSON_FLAG = {
+  json: { type: "boolean", description: "print one JSON document instead of the text tables" },
+} as const;
+
+/** The RUN argument of a command that reads `min` to `max` run folders. */
+export function runArgument(min: number, max?: number): PositionalSpec {
+  return {
+    name: "RUN",
+    noun: "RUN folder",
+    description: "a run folder (`run.json` and its log files, as `npx deno task run` writes them; a sharded run's " +
+      "parent folder reads every shard)",
+    min,
+    ...(max === undefined ? {} : { max }),
+  };
+}
 
 /** The load options of `--verify` and `--partial-shards` (a missing shard is refused without the flag). */
-export function openOptions(
-  check: InputCheck,
-  v: { verify?: string | undefined; "partial-shards"?: boolean | undefined },
-): LoadRunOptions {
-  return { verify: verifyOption(check, v.verify), allowPartialShards: v["partial-shards"] ?? false };
-}
-
-/** The number of RUN folders a CLI takes: exactly `min` when `max` is `min`, else at least `min`. */
-export function runFolders(check: InputCheck, positionals: string[], min: number, max = Infinity): string[] {
-  const n = positionals.length;
-  if (n >= min && n <= max) return positionals;
-  const want = min === max
-    ? (min === 1 ? "one RUN folder" : `${min} RUN folders`)
-    : `at least ${min === 1 ? "one RUN folder" : `${min} RUN folders`}`;
-  check.problems.push(`expected ${want}, got ${n}`);
-  return positionals.slice(0, max);
+export function openOptions(v: { verify: "strict" | "warn"; "partial-shards": boolean }): LoadRunOptions {
+  return { verify: v.verify, allowPartialShards: v["partial-shards"] };
 }
 
 /** Loads every run folder; each one that cannot be loaded is named (undefined when any failed). */

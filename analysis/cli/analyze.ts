@@ -12,53 +12,60 @@ import type { LatencyRow } from "../latency/latency.ts";
 import { runWindow } from "../goodput/policy.ts";
 import { DEFAULT_SUPPORT_CONFIDENCE, supportRuleText } from "../latency/early_stopping.ts";
 import { runVerdicts } from "../knee/verdicts.ts";
+import { type CommandSpec, type ParsedCommand, runCommand } from "../../lib/command.ts";
 import {
-  confidenceOption,
-  denominatorOption,
-  InputCheck,
+  CONFIDENCE_FLAG,
+  DENOMINATOR_FLAG,
+  JSON_FLAG,
   loadRuns,
+  OPEN_FLAGS,
   openOptions,
-  parseFlags,
-  PARTIAL_SHARDS_FLAG,
-  runFolders,
-  runMain,
+  runArgument,
+  SLO_FLAG,
   sloPolicyFor,
 } from "./_args.ts";
 
-const USAGE =
-  "usage: deno task analyze RUN [--slo FILE] [--denominator offered|sent|completed] [--alternatives] [--confidence C] [--json] [--verify warn] [--partial-shards]";
-
-async function main(args: string[]): Promise<void> {
-  const parsed = parseFlags(
-    args,
-    {
-      slo: { type: "string" },
-      denominator: { type: "string" },
-      json: { type: "boolean", default: false },
-      alternatives: { type: "boolean", default: false },
-      verify: { type: "string" },
-      ...PARTIAL_SHARDS_FLAG,
-      confidence: { type: "string" },
+/** `npx deno task analyze`: its flags, arguments and help (lib/command.ts). */
+export const ANALYZE_COMMAND = {
+  name: "analyze",
+  invocation: "npx deno task analyze",
+  summary: "goodput of one run with its disclosure, and its latency percentiles with n and confidence intervals",
+  details: [
+    "Accepted goodput, acceptance and SLO miss rates overall and by class, stage and service mode, under an SLO " +
+    "policy, with every rule that counted them (docs/analysis.md).",
+  ],
+  positionals: [runArgument(1, 1)],
+  flags: {
+    ...SLO_FLAG,
+    ...DENOMINATOR_FLAG,
+    alternatives: {
+      type: "boolean",
+      description: "add the table of the same goodput under other rules (denominators, windows, SLO limits, gates)",
     },
-    USAGE,
-    { positionals: true },
-  );
-  const { values: v, positionals } = parsed;
+    ...CONFIDENCE_FLAG,
+    ...JSON_FLAG,
+    ...OPEN_FLAGS,
+  },
+  examples: [
+    "npx deno task analyze data/runs/explore",
+    "npx deno task analyze data/runs/explore --denominator completed --alternatives",
+    "npx deno task analyze data/runs/explore --json",
+  ],
+} as const satisfies CommandSpec;
+
+async function main({ values: v, positionals, check }: ParsedCommand<typeof ANALYZE_COMMAND>): Promise<void> {
   // Every flag, then every file: all problems named at once before the analysis starts.
-  const check = new InputCheck();
-  const dirs = runFolders(check, positionals, 1, 1);
-  const open = openOptions(check, v);
-  const den = denominatorOption(check, v.denominator);
-  const supportConfidence = confidenceOption(check, v.confidence);
-  const runs = await loadRuns(check, dirs, open);
+  const den = v.denominator;
+  const supportConfidence = v.confidence;
+  const runs = await loadRuns(check, positionals, openOptions(v));
   const slo = await sloPolicyFor(check, runs, v.slo);
-  check.throwIfAny(USAGE);
+  check.throwIfAny();
   const run = runs![0]!;
   const { file: sloFile, policy } = slo!;
   const effective: SloPolicy = den ? { ...policy, denominator: den } : policy;
   const result = goodput(run, effective);
   const window = runWindow(run, effective.window);
-  const latency = latencyInWindow(run, window, supportConfidence === undefined ? {} : { supportConfidence });
+  const latency = latencyInWindow(run, window, { supportConfidence });
   const alt = v.alternatives ? alternatives(run, effective) : null;
   const verdicts = runVerdicts(run, window, result);
   const drills = intakeDrills(run);
@@ -138,4 +145,4 @@ function formatLatency(rows: LatencyRow[], window: string): string {
   ].join("\n");
 }
 
-if (import.meta.main) await runMain(() => main(Deno.args));
+if (import.meta.main) await runCommand(ANALYZE_COMMAND, main);

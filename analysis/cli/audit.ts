@@ -4,20 +4,48 @@ import { percent, sig } from "../../lib/number_format.ts";
 import { percentLabel } from "../latency/_percentile_checks.ts";
 import { supportRuleText } from "../latency/early_stopping.ts";
 import { roundUp } from "../latency/round_display.ts";
+import { type CommandSpec, type ParsedCommand, runCommand } from "../../lib/command.ts";
 import {
-  confidenceOption,
-  InputCheck,
+  CONFIDENCE_FLAG,
+  JSON_FLAG,
   loadRuns,
+  OPEN_FLAGS,
   openOptions,
-  parseFlags,
-  PARTIAL_SHARDS_FLAG,
-  runFolders,
-  runMain,
+  runArgument,
+  SLO_DEFAULT_TEXT,
+  SLO_FLAG,
   sloPolicyFor,
 } from "./_args.ts";
 
-const USAGE =
-  "usage: deno task audit RUN --claim FILE [--slo FILE] [--confidence C] [--json] [--verify warn] [--partial-shards]";
+/** `npx deno task audit`: its flags, arguments and help (lib/command.ts). */
+export const AUDIT_COMMAND = {
+  name: "audit",
+  invocation: "npx deno task audit",
+  summary: "recomputes a published number from a run's raw log and lists every rule choice that reproduces it",
+  details: [
+    "The claim (JSON, `Claim` in analysis/audit/claim.ts) states the metric, its value and whatever rules its source " +
+    "gave; what it leaves out is assumed and listed (docs/analysis.md#audit).",
+  ],
+  positionals: [runArgument(1, 1)],
+  flags: {
+    claim: {
+      type: "string",
+      arg: "FILE",
+      required: true,
+      description: "the claim to audit (e.g. `data/claims/explore-vendor-success-rate.json`)",
+    },
+    slo: {
+      ...SLO_FLAG.slo,
+      defaultText: `${SLO_DEFAULT_TEXT}, else the policy the claim states; one of them is required`,
+    },
+    ...CONFIDENCE_FLAG,
+    ...JSON_FLAG,
+    ...OPEN_FLAGS,
+  },
+  examples: [
+    "npx deno task audit data/runs/explore --claim data/claims/explore-vendor-success-rate.json",
+  ],
+} as const satisfies CommandSpec;
 
 /** Values in the audit text: 6 significant digits. */
 const DIGITS = 6;
@@ -75,29 +103,12 @@ function formatAudit(r: AuditResult): string {
   return out.join("\n");
 }
 
-async function main(args: string[]): Promise<void> {
-  const parsed = parseFlags(
-    args,
-    {
-      claim: { type: "string" },
-      slo: { type: "string" },
-      json: { type: "boolean", default: false },
-      verify: { type: "string" },
-      ...PARTIAL_SHARDS_FLAG,
-      confidence: { type: "string" },
-    },
-    USAGE,
-    { positionals: true },
-  );
-  const { values: v, positionals } = parsed;
+async function main({ values: v, positionals, check }: ParsedCommand<typeof AUDIT_COMMAND>): Promise<void> {
   // Every flag, then every file: all problems named at once before the audit starts.
-  const check = new InputCheck();
-  const dirs = runFolders(check, positionals, 1, 1);
-  check.require(v.claim === undefined, "--claim FILE is required");
-  const open = openOptions(check, v);
-  const supportConfidence = confidenceOption(check, v.confidence);
+  const open = openOptions(v);
+  const supportConfidence = v.confidence;
   const claim = v.claim === undefined ? undefined : await check.load(() => loadClaim(v.claim!));
-  const runs = await loadRuns(check, dirs, open);
+  const runs = await loadRuns(check, positionals, open);
   // --slo, else the workload's default in data/slo/, else the policy the claim states.
   const slo = await sloPolicyFor(check, runs, v.slo, "the claim's policy");
   const run = runs?.[0];
@@ -105,16 +116,16 @@ async function main(args: string[]): Promise<void> {
     run !== undefined && claim !== undefined && slo === undefined && v.slo === undefined && !claim.slo,
     `an SLO policy is required: the claim states none and workload "${run?.manifest.workload.name}" has no default policy in data/slo/; pass --slo FILE`,
   );
-  check.throwIfAny(USAGE);
+  check.throwIfAny();
   const sloFile = slo?.file;
   const policy = slo?.policy ?? claim!.slo!;
   const result = audit(run!, claim!, {
     policy,
     policy_source: sloFile ?? claim!.slo_source ?? "the claim's",
-    ...(supportConfidence === undefined ? {} : { supportConfidence }),
+    supportConfidence,
   });
   if (v.json) console.log(JSON.stringify(result, null, 2));
   else console.log(formatAudit(result));
 }
 
-if (import.meta.main) await runMain(() => main(Deno.args));
+if (import.meta.main) await runCommand(AUDIT_COMMAND, main);

@@ -1,8 +1,7 @@
 /**
- * `deno task compare RUN... [--slo F] [--prices F] [--overheads F] [--single RUN]... [--headroom H] [--confidence C]
- * [--force] [--json]`:
- * routes side by side on the same work — accepted goodput, acceptance, tail
- * latency per class, knee and limit, cost per accepted task.
+ * `npx deno task compare RUN RUN... [flags]`: routes side by side on the same
+ * work — accepted goodput, acceptance, tail latency per class, knee and limit,
+ * cost per accepted task. Its flags: {@linkcode COMPARE_COMMAND}.
  */
 import type { OverheadSheet, PriceSheet } from "../../schema/prices.ts";
 import type { SloPolicy } from "../../schema/slo.ts";
@@ -12,23 +11,59 @@ import { knee } from "../knee/knee.ts";
 import { ledger } from "../cost/ledger.ts";
 import { limitFromKnee } from "../knee/limit.ts";
 import type { LoadedRun } from "../run/loaded_run.ts";
+import { type CommandSpec, type ParsedCommand, runCommand } from "../../lib/command.ts";
 import {
   checkSheetRoutes,
-  confidenceOption,
-  headroomOption,
-  InputCheck,
+  CONFIDENCE_FLAG,
+  HEADROOM_FLAG,
+  JSON_FLAG,
   loadRuns,
+  OPEN_FLAGS,
   openOptions,
-  parseFlags,
-  PARTIAL_SHARDS_FLAG,
+  PRICE_FLAGS,
   priceSheets,
-  runFolders,
-  runMain,
+  runArgument,
+  SLO_FLAG,
   sloPolicyFor,
 } from "./_args.ts";
 
-const USAGE = "usage: deno task compare RUN RUN... [--slo FILE] [--prices FILE] [--overheads FILE] " +
-  "[--single RUN]... [--headroom H] [--confidence C] [--force] [--json] [--verify warn] [--partial-shards]";
+/** `npx deno task compare`: its flags, arguments and help (lib/command.ts). */
+export const COMPARE_COMMAND = {
+  name: "compare",
+  invocation: "npx deno task compare",
+  summary: "routes side by side on the same schedule: accepted goodput, acceptance, tail latency per class, knee, " +
+    "limit and cost per accepted task",
+  details: [
+    "Runs that differ in what they ran (workload, schedule, output cap, mode) are refused, naming each difference, " +
+    "unless `--force` (docs/routes.md).",
+  ],
+  positionals: [runArgument(2)],
+  flags: {
+    ...SLO_FLAG,
+    ...PRICE_FLAGS,
+    single: {
+      type: "string",
+      arg: "RUN",
+      multiple: true,
+      description: "a run of one class alone on a route, at its share of the same rates: its acceptance beside the " +
+        "class's in the mix (crowding out)",
+    },
+    ...HEADROOM_FLAG,
+    force: {
+      type: "boolean",
+      description: "compare runs that differ in what they ran (the differences are still listed)",
+    },
+    ...CONFIDENCE_FLAG,
+    ...JSON_FLAG,
+    ...OPEN_FLAGS,
+  },
+  examples: [
+    "npx deno task compare data/runs/route-hosted data/runs/route-selfhosted data/runs/route-hybrid " +
+    "--prices data/prices/routes-sim.json --overheads data/prices/overheads-default.json",
+    "npx deno task compare data/runs/route-hosted data/runs/route-selfhosted " +
+    "--single data/runs/route-selfhosted-alone-safety",
+  ],
+} as const satisfies CommandSpec;
 
 /** Knee, limit and cost per accepted task of one run, as extra comparison columns. */
 function runExtras(
@@ -55,36 +90,17 @@ function runExtras(
   };
 }
 
-async function main(args: string[]): Promise<void> {
-  const { values: v, positionals } = parseFlags(
-    args,
-    {
-      slo: { type: "string" },
-      prices: { type: "string" },
-      overheads: { type: "string" },
-      single: { type: "string", multiple: true },
-      headroom: { type: "string" },
-      force: { type: "boolean", default: false },
-      json: { type: "boolean", default: false },
-      verify: { type: "string" },
-      ...PARTIAL_SHARDS_FLAG,
-      confidence: { type: "string" },
-    },
-    USAGE,
-    { positionals: true },
-  );
+async function main({ values: v, positionals, check }: ParsedCommand<typeof COMPARE_COMMAND>): Promise<void> {
   // Every flag, then every file: all problems named at once before the comparison starts.
-  const check = new InputCheck();
-  const dirs = runFolders(check, positionals, 2);
-  const open = openOptions(check, v);
-  const headroom = headroomOption(check, v.headroom);
-  const supportConfidence = confidenceOption(check, v.confidence);
+  const open = openOptions(v);
+  const headroom = v.headroom;
+  const supportConfidence = v.confidence;
   const sheets = await priceSheets(check, v);
-  const loaded = await loadRuns(check, dirs, open);
-  const loadedSingles = await loadRuns(check, v.single ?? [], open);
+  const loaded = await loadRuns(check, positionals, open);
+  const loadedSingles = await loadRuns(check, v.single, open);
   const slo = await sloPolicyFor(check, loaded && loadedSingles ? [...loaded, ...loadedSingles] : undefined, v.slo);
   if (loaded && loadedSingles) checkSheetRoutes(check, [...loaded, ...loadedSingles], v.prices!, sheets.prices);
-  check.throwIfAny(USAGE);
+  check.throwIfAny();
   const runs = loaded!;
   const singles = loadedSingles!;
   const { file: sloFile, policy } = slo!;
@@ -94,7 +110,7 @@ async function main(args: string[]): Promise<void> {
     force: v.force,
     singleClassRuns: singles.length ? singles : undefined,
     extras: runExtras(policy, prices, overheads, headroom),
-    ...(supportConfidence === undefined ? {} : { supportConfidence }),
+    supportConfidence,
   });
   const pricing = prices
     ? {
@@ -108,11 +124,11 @@ async function main(args: string[]): Promise<void> {
     if (prices) {
       console.log(
         `prices: ${prices.name} (as of ${prices.as_of}); overheads: ${overheads?.name ?? "not priced"}; ` +
-          "cost per accepted task = whole ledger / accepted tasks (deno task ledger RUN for the line items)",
+          "cost per accepted task = whole ledger / accepted tasks (npx deno task ledger RUN for the line items)",
       );
     } else console.log("prices: none given (--prices FILE adds cost per accepted task)");
     console.log(formatCompare(result));
   }
 }
 
-if (import.meta.main) await runMain(() => main(Deno.args));
+if (import.meta.main) await runCommand(COMPARE_COMMAND, main);

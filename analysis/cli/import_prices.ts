@@ -1,28 +1,63 @@
+/**
+ * `npx deno run -A analysis/cli/import_prices.ts --litellm FILE --model KEY --as-of YYYY-MM-DD [flags]`: a price
+ * sheet (schema/prices.ts) from one model of the LiteLLM price map. Its flags: {@linkcode IMPORT_PRICES_COMMAND}.
+ *
+ * @module
+ */
 import { InputError } from "../../schema/errors.ts";
-import { InputCheck, parseFlags, runMain } from "../../lib/cli.ts";
+import { type CommandSpec, type ParsedCommand, runCommand } from "../../lib/command.ts";
 import { importLitellm } from "../cost/import_litellm.ts";
 
-const USAGE =
-  "usage: deno run -A analysis/cli/import_prices.ts --litellm FILE --model KEY --as-of YYYY-MM-DD [--route NAME] [--tier standard|batch|priority|flex] [--out FILE]";
+/** The tiers the LiteLLM map prices. */
+const TIERS = ["standard", "batch", "priority", "flex"] as const;
 
-async function main(args: string[]): Promise<void> {
-  const { values: v } = parseFlags(args, {
-    litellm: { type: "string" },
-    model: { type: "string" },
-    "as-of": { type: "string" },
-    route: { type: "string" },
-    tier: { type: "string" },
-    out: { type: "string" },
-  }, USAGE);
+/** `import_prices`: its flags and help (lib/command.ts). */
+export const IMPORT_PRICES_COMMAND = {
+  name: "import_prices",
+  invocation: "npx deno run -A analysis/cli/import_prices.ts",
+  summary: "a price sheet for `--prices` from one model of the LiteLLM price map",
+  details: [
+    "The map is LiteLLM's `model_prices_and_context_window.json` (github.com/BerriAI/litellm), saved by you; it " +
+    "carries no date, so `--as-of` states the day of the copy. The sheet lists the fields it used and the charge " +
+    "terms it assumed (docs/cost.md).",
+  ],
+  flags: {
+    litellm: { type: "string", arg: "FILE", required: true, description: "the LiteLLM price map (JSON)" },
+    model: { type: "string", arg: "KEY", required: true, description: "the model's key in the map" },
+    "as-of": {
+      type: "string",
+      arg: "DATE",
+      required: true,
+      values: "a date YYYY-MM-DD",
+      description: "the day the map was copied; every ledger prints it",
+    },
+    route: {
+      type: "string",
+      arg: "NAME",
+      default: "*",
+      description: "the route the sheet prices (`*`: every route)",
+    },
+    tier: { type: "string", arg: "TIER", choices: TIERS, default: "standard", description: "the service tier billed" },
+    out: {
+      type: "string",
+      arg: "FILE",
+      defaultText: "stdout",
+      description: "where the sheet is written (its folder must exist)",
+    },
+  },
+  examples: [
+    "npx deno run -A analysis/cli/import_prices.ts --litellm model_prices_and_context_window.json " +
+    "--model gpt-4o-mini --as-of 2026-07-24 --out gpt-4o-mini.json",
+  ],
+} as const satisfies CommandSpec;
+
+async function main({ values: v, check }: ParsedCommand<typeof IMPORT_PRICES_COMMAND>): Promise<void> {
   // Every flag and the price map: all problems named at once.
-  const check = new InputCheck();
-  for (const k of ["litellm", "model", "as-of"] as const) check.require(v[k] === undefined, `--${k} is required`);
   const asOf = v["as-of"];
   check.require(
     asOf !== undefined && !(/^\d{4}-\d{2}-\d{2}$/.test(asOf) && !Number.isNaN(Date.parse(asOf))),
     `--as-of: expected a date YYYY-MM-DD, got ${JSON.stringify(asOf)}`,
   );
-  check.oneOf("tier", v.tier, ["standard", "batch", "priority", "flex"]);
   check.outputFolder("out", v.out);
   const file = v.litellm!;
   const map = v.litellm === undefined ? undefined : await check.load(async () => {
@@ -37,12 +72,12 @@ async function main(args: string[]): Promise<void> {
     }
     return parsed;
   });
-  check.throwIfAny(USAGE);
+  check.throwIfAny();
   const sheet = importLitellm(map as Record<string, unknown>, v.model!, {
     as_of: v["as-of"]!,
     file,
-    ...(v.route !== undefined ? { route: v.route } : {}),
-    ...(v.tier !== undefined ? { service_tier: v.tier } : {}),
+    route: v.route,
+    service_tier: v.tier,
   });
   const text = JSON.stringify(sheet, null, 2) + "\n";
   if (v.out === undefined) {
@@ -53,4 +88,4 @@ async function main(args: string[]): Promise<void> {
   console.error(`wrote ${v.out} (${sheet.name}, as of ${sheet.as_of})`);
 }
 
-if (import.meta.main) await runMain(() => main(Deno.args));
+if (import.meta.main) await runCommand(IMPORT_PRICES_COMMAND, main);

@@ -8,28 +8,76 @@ import { recovery } from "../recovery/recovery.ts";
 import { retries } from "../recovery/retries.ts";
 import { BLOCK_TEST_RULE, type Tolerance } from "../knee/departure.ts";
 import { supportRuleText } from "../latency/early_stopping.ts";
-import { knee, type KneeOptions, type KneeResult } from "../knee/knee.ts";
+import { knee, KNEE_DEFAULTS, type KneeOptions, type KneeResult } from "../knee/knee.ts";
 import { PERSISTENCE_RULE } from "../knee/persistence.ts";
 import { SIGNALS } from "../knee/levels.ts";
 import { limitFromKnee, type ProductionLimit } from "../knee/limit.ts";
 import { KNEE_VERDICT_RULES } from "../knee/verdicts.ts";
+import { type CommandSpec, type ParsedCommand, runCommand } from "../../lib/command.ts";
 import {
   checkSheetRoutes,
-  fractionOption,
-  headroomOption,
-  InputCheck,
+  HEADROOM_FLAG,
+  JSON_FLAG,
   loadRuns,
+  OPEN_FLAGS,
   openOptions,
-  parseFlags,
-  PARTIAL_SHARDS_FLAG,
+  PRICE_FLAGS,
   priceSheets,
-  runFolders,
-  runMain,
+  runArgument,
+  SLO_FLAG,
   sloPolicyFor,
 } from "./_args.ts";
 
-const USAGE = "usage: deno task knee RUN... [--slo FILE] [--headroom H] [--json] [--tolerances FILE] " +
-  "[--baseline-levels N] [--alpha A] [--acceptance-floor F] [--prices FILE [--overheads FILE]] [--verify warn] [--partial-shards]";
+/** `npx deno task knee`: its flags, arguments and help (lib/command.ts). */
+export const KNEE_COMMAND = {
+  name: "knee",
+  invocation: "npx deno task knee",
+  summary: "where capacity ends in a load sweep (the knee), the production limit at a headroom, and recovery, " +
+    "autoscaling, retries and cold start of each run",
+  details: [
+    "Several RUN folders are repeats of one plan, pooled per level (docs/knee.md).",
+  ],
+  positionals: [runArgument(1)],
+  flags: {
+    ...SLO_FLAG,
+    ...HEADROOM_FLAG,
+    tolerances: {
+      type: "string",
+      arg: "FILE",
+      defaultText: "the built-in tolerance of each signal (`DEFAULT_TOLERANCES`, docs/knee.md)",
+      description: 'JSON `{"<signal>": {"rel": R, "abs": A}}`: how far a signal may move from the baseline before ' +
+        "it counts as degraded",
+    },
+    "baseline-levels": {
+      type: "number",
+      arg: "N",
+      rule: { min: 1, integer: true },
+      default: KNEE_DEFAULTS.baselineLevels,
+      description: "how many of the lowest levels are pooled into the baseline",
+    },
+    alpha: {
+      type: "number",
+      arg: "A",
+      rule: { above: 0, below: 0.5 },
+      default: KNEE_DEFAULTS.alpha,
+      description: "the significance level (one-sided) of the guards that confirm a departure",
+    },
+    "acceptance-floor": {
+      type: "number",
+      arg: "F",
+      rule: { min: 0, max: 1 },
+      defaultText: "none: levels are not judged against a floor",
+      description: "an acceptance rate each level is judged against",
+    },
+    ...PRICE_FLAGS,
+    ...JSON_FLAG,
+    ...OPEN_FLAGS,
+  },
+  examples: [
+    "npx deno task knee data/runs/explore",
+    "npx deno task knee data/runs/explore --headroom 0.2 --prices data/prices/selfhosted-sim.json",
+  ],
+} as const satisfies CommandSpec;
 
 const TolerancesFile = z.record(
   z.string(),
@@ -125,44 +173,18 @@ export function kneeJson(
   };
 }
 
-async function main(args: string[]): Promise<void> {
-  const { values: v, positionals } = parseFlags(
-    args,
-    {
-      slo: { type: "string" },
-      headroom: { type: "string" },
-      json: { type: "boolean", default: false },
-      tolerances: { type: "string" },
-      "baseline-levels": { type: "string" },
-      alpha: { type: "string" },
-      "acceptance-floor": { type: "string" },
-      verify: { type: "string" },
-      ...PARTIAL_SHARDS_FLAG,
-      prices: { type: "string" },
-      overheads: { type: "string" },
-    },
-    USAGE,
-    { positionals: true },
-  );
+async function main({ values: v, positionals, check }: ParsedCommand<typeof KNEE_COMMAND>): Promise<void> {
   // Every flag, then every file: all problems named at once before the analysis starts.
-  const check = new InputCheck();
-  const dirs = runFolders(check, positionals, 1);
-  const open = openOptions(check, v);
-  const headroom = headroomOption(check, v.headroom);
-  const options: KneeOptions = {};
-  const alpha = fractionOption(check, "alpha", v.alpha, Number.MIN_VALUE, 0.5);
-  if (alpha !== undefined) options.alpha = alpha;
-  const floor = fractionOption(check, "acceptance-floor", v["acceptance-floor"], 0, 1.0000001);
-  if (floor !== undefined) options.acceptanceFloor = floor;
-  const baselineLevels = check.number("baseline-levels", v["baseline-levels"], { min: 1, integer: true });
-  if (baselineLevels !== undefined) options.baselineLevels = baselineLevels;
+  const headroom = v.headroom;
+  const options: KneeOptions = { alpha: v.alpha, baselineLevels: v["baseline-levels"] };
+  if (v["acceptance-floor"] !== undefined) options.acceptanceFloor = v["acceptance-floor"];
   const tolerances = v.tolerances === undefined ? undefined : await check.load(() => readTolerances(v.tolerances!));
   if (tolerances) options.tolerances = tolerances;
   const { prices, overheads } = await priceSheets(check, v);
-  const runs = await loadRuns(check, dirs, open);
+  const runs = await loadRuns(check, positionals, openOptions(v));
   const slo = await sloPolicyFor(check, runs, v.slo);
   checkSheetRoutes(check, runs, v.prices!, prices);
-  check.throwIfAny(USAGE);
+  check.throwIfAny();
   const { file: sloFile, policy } = slo!;
   if (prices) {
     options.prices = prices;
@@ -192,4 +214,4 @@ async function main(args: string[]): Promise<void> {
   }
 }
 
-if (import.meta.main) await runMain(() => main(Deno.args));
+if (import.meta.main) await runCommand(KNEE_COMMAND, main);

@@ -3,49 +3,54 @@ import { formatLedger } from "../cost/format_ledger.ts";
 import { ledger } from "../cost/ledger.ts";
 import { runWindow } from "../goodput/policy.ts";
 import { runVerdicts } from "../knee/verdicts.ts";
+import { type CommandSpec, type ParsedCommand, runCommand } from "../../lib/command.ts";
 import {
   checkSheetRoutes,
-  denominatorOption,
-  InputCheck,
+  DENOMINATOR_FLAG,
+  JSON_FLAG,
   loadRuns,
+  OPEN_FLAGS,
   openOptions,
-  parseFlags,
-  PARTIAL_SHARDS_FLAG,
+  PRICE_FLAGS,
   priceSheets,
-  runFolders,
-  runMain,
+  runArgument,
+  SLO_FLAG,
   sloPolicyFor,
 } from "./_args.ts";
 
-const USAGE =
-  "usage: deno task ledger RUN --prices FILE [--overheads FILE] [--slo FILE] [--denominator offered|sent|completed] [--json] [--verify warn] [--partial-shards]";
+/** `npx deno task ledger`: its flags, arguments and help (lib/command.ts). */
+export const LEDGER_COMMAND = {
+  name: "ledger",
+  invocation: "npx deno task ledger",
+  summary: "the cost ledger of one run: cost per accepted task with every line item, beside the naive cost per " +
+    "request",
+  details: [
+    "Failed calls, retries and human review in the numerator, only accepted tasks in the denominator " +
+    "(docs/cost.md).",
+  ],
+  positionals: [runArgument(1, 1)],
+  flags: {
+    prices: { ...PRICE_FLAGS.prices, required: true, defaultText: "required" },
+    overheads: PRICE_FLAGS.overheads,
+    ...SLO_FLAG,
+    ...DENOMINATOR_FLAG,
+    ...JSON_FLAG,
+    ...OPEN_FLAGS,
+  },
+  examples: [
+    "npx deno task ledger data/runs/explore --prices data/prices/selfhosted-sim.json " +
+    "--overheads data/prices/overheads-default.json",
+  ],
+} as const satisfies CommandSpec;
 
-async function main(args: string[]): Promise<void> {
-  const { values: v, positionals } = parseFlags(
-    args,
-    {
-      prices: { type: "string" },
-      overheads: { type: "string" },
-      slo: { type: "string" },
-      denominator: { type: "string" },
-      json: { type: "boolean", default: false },
-      verify: { type: "string" },
-      ...PARTIAL_SHARDS_FLAG,
-    },
-    USAGE,
-    { positionals: true },
-  );
+async function main({ values: v, positionals, check }: ParsedCommand<typeof LEDGER_COMMAND>): Promise<void> {
   // Every flag, then every file: all problems named at once before the ledger is built.
-  const check = new InputCheck();
-  const dirs = runFolders(check, positionals, 1, 1);
-  check.require(v.prices === undefined, "--prices FILE is required");
-  const open = openOptions(check, v);
-  const den = denominatorOption(check, v.denominator);
+  const den = v.denominator;
   const sheets = await priceSheets(check, v);
-  const runs = await loadRuns(check, dirs, open);
+  const runs = await loadRuns(check, positionals, openOptions(v));
   const slo = await sloPolicyFor(check, runs, v.slo);
   checkSheetRoutes(check, runs, v.prices!, sheets.prices);
-  check.throwIfAny(USAGE);
+  check.throwIfAny();
   const run = runs![0]!;
   const { file: sloFile, policy } = slo!;
   const prices = sheets.prices!;
@@ -62,4 +67,4 @@ async function main(args: string[]): Promise<void> {
   }
 }
 
-if (import.meta.main) await runMain(() => main(Deno.args));
+if (import.meta.main) await runCommand(LEDGER_COMMAND, main);

@@ -1,6 +1,7 @@
 /**
- * `deno task report RUN [--out F]`: writes the self-contained HTML report of
- * a run (summary tables and every figure, the plotly.js bundle inlined).
+ * `npx deno task report RUN [flags]`: writes the self-contained HTML report of
+ * a run (summary tables and every figure, the plotly.js bundle inlined). Its
+ * flags: {@linkcode REPORT_COMMAND}.
  */
 import { join } from "node:path";
 import { InputError } from "../../schema/errors.ts";
@@ -8,58 +9,76 @@ import type { SloPolicy } from "../../schema/slo.ts";
 import { loadReportExtras, type ReportExtras } from "../plots/extras.ts";
 import { buildReport } from "../report/report.ts";
 import { runReportExtras } from "../report/report_extras.ts";
+import { type CommandSpec, type ParsedCommand, runCommand } from "../../lib/command.ts";
 import { policySourceLabel } from "../report/policy_source.ts";
 import {
   checkSheetRoutes,
-  confidenceOption,
-  denominatorOption,
-  headroomOption,
-  InputCheck,
+  CONFIDENCE_FLAG,
+  DENOMINATOR_FLAG,
+  HEADROOM_FLAG,
   loadRuns,
+  OPEN_FLAGS,
   openOptions,
-  parseFlags,
-  PARTIAL_SHARDS_FLAG,
+  PRICE_FLAGS,
   priceSheets,
-  runFolders,
-  runMain,
+  runArgument,
+  SLO_FLAG,
   sloPolicyFor,
 } from "./_args.ts";
 
-const USAGE = "usage: deno task report RUN [--out F] [--slo FILE] [--denominator offered|sent|completed] " +
-  "[--headroom H] [--prices FILE [--overheads FILE]] [--extras FILE] [--confidence C] [--verify warn] [--partial-shards]";
-
-async function main(args: string[]): Promise<void> {
-  const { values: v, positionals } = parseFlags(
-    args,
-    {
-      out: { type: "string" },
-      slo: { type: "string" },
-      denominator: { type: "string" },
-      extras: { type: "string" },
-      headroom: { type: "string" },
-      prices: { type: "string" },
-      overheads: { type: "string" },
-      verify: { type: "string" },
-      ...PARTIAL_SHARDS_FLAG,
-      confidence: { type: "string" },
+/** `npx deno task report`: its flags, arguments and help (lib/command.ts). */
+export const REPORT_COMMAND = {
+  name: "report",
+  invocation: "npx deno task report",
+  summary: "writes the self-contained HTML report of one run: the verdicts, summary tables and every figure " +
+    "(plotly.js inlined; opens offline)",
+  details: [
+    "The knee, its limits and the detected outages are computed from the run; `--extras` adds figures made from " +
+    "other results, e.g. a route comparison (docs/plots.md).",
+  ],
+  positionals: [runArgument(1, 1)],
+  flags: {
+    out: {
+      type: "string",
+      arg: "FILE",
+      defaultText: "`RUN/report.html`",
+      description: "where the report is written (its folder must exist)",
     },
-    USAGE,
-    { positionals: true },
-  );
+    ...SLO_FLAG,
+    ...DENOMINATOR_FLAG,
+    ...HEADROOM_FLAG,
+    ...PRICE_FLAGS,
+    extras: {
+      type: "string",
+      arg: "FILE",
+      defaultText: "none",
+      description: "report extras (JSON, `ReportExtras` in analysis/plots/extras.ts: knee, ledger, route comparison " +
+        "results) to draw as well; `npx deno task demo` writes one",
+    },
+    ...CONFIDENCE_FLAG,
+    ...OPEN_FLAGS,
+  },
+  examples: [
+    "npx deno task report data/runs/explore",
+    "npx deno task report data/runs/explore --headroom 0.2 --prices data/prices/selfhosted-sim.json " +
+    "--out /tmp/explore.html",
+  ],
+} as const satisfies CommandSpec;
+
+async function main({ values: v, positionals, check }: ParsedCommand<typeof REPORT_COMMAND>): Promise<void> {
   // Every flag, then every file: all problems named at once before the report is built.
-  const check = new InputCheck();
-  const dirs = runFolders(check, positionals, 1, 1);
-  const open = openOptions(check, v);
-  const den = denominatorOption(check, v.denominator);
-  const headroom = headroomOption(check, v.headroom);
-  const supportConfidence = confidenceOption(check, v.confidence);
+  const dirs = positionals;
+  const open = openOptions(v);
+  const den = v.denominator;
+  const headroom = v.headroom;
+  const supportConfidence = v.confidence;
   check.outputFolder("out", v.out);
   const loadedExtras = v.extras ? await check.load(() => loadReportExtras(v.extras!)) : {};
   const sheets = await priceSheets(check, v);
   const runs = await loadRuns(check, dirs, open);
   const slo = await sloPolicyFor(check, runs, v.slo);
   checkSheetRoutes(check, runs, v.prices!, sheets.prices);
-  check.throwIfAny(USAGE);
+  check.throwIfAny();
   const dir = dirs[0]!;
   const run = runs![0]!;
   const { file: sloFile, policy } = slo!;
@@ -72,7 +91,7 @@ async function main(args: string[]): Promise<void> {
   const report = buildReport(run, effective, {
     policy_source: await policySourceLabel(sloFile),
     extras: filled.extras,
-    ...(supportConfidence === undefined ? {} : { supportConfidence }),
+    supportConfidence,
   });
   // The verdicts (incomplete run, nothing accepted, client limits) are the first lines, as at the top of the page.
   for (const line of report.verdicts) console.log(line);
@@ -89,4 +108,4 @@ async function main(args: string[]): Promise<void> {
   for (const a of report.absent) console.log(`  absent: ${a.title}: ${a.reason}`);
 }
 
-if (import.meta.main) await runMain(() => main(Deno.args));
+if (import.meta.main) await runCommand(REPORT_COMMAND, main);

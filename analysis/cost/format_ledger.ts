@@ -84,7 +84,7 @@ export function formatLedger(r: LedgerResult, options: { verdicts?: string[]; he
     r.pricing.overheads
       ? `overheads: ${r.pricing.overheads.name}, as of ${r.pricing.overheads.as_of} (${r.pricing.overheads.source})`
       : "overheads: none given (retrieval, tools, storage, observability, review and operations shown at 0)",
-    `accepted tasks as in goodput: denominator ${d.denominator}; window ${d.window.description}; measurement_seconds = ${d.window.measurement_seconds}; n = ${d.n.overall} offered (full disclosure: --json or deno task analyze)`,
+    `accepted tasks as in goodput: denominator ${d.denominator}; window ${d.window.description}; measurement_seconds = ${d.window.measurement_seconds}; n = ${d.n.overall} offered (full disclosure: --json or npx deno task analyze)`,
     "pricing rules:",
     ...r.pricing.rules.map((s) => `  - ${s}`),
     ...r.gpu_time.map(gpuTimeLine),

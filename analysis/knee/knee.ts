@@ -33,6 +33,9 @@ import type { RunEnd } from "../run/run_end.ts";
 import { kneeVerdicts, noCapacity } from "./verdicts.ts";
 
 /** Options of {@linkcode knee}. */
+/** The defaults of {@linkcode KneeOptions} the `knee` command states in its help. */
+export const KNEE_DEFAULTS = { alpha: 0.05, baselineLevels: 1 } as const;
+
 export interface KneeOptions {
   /** Per-family overrides of {@linkcode DEFAULT_TOLERANCES}. @default {} */
   tolerances?: Record<string, Tolerance>;
@@ -127,7 +130,7 @@ function goodputKnee(levels: Level[], S: number): KneeResult["kneedle"] {
  */
 export function knee(runs: LoadedRun[], policy: SloPolicy, options: KneeOptions = {}): KneeResult {
   policy = policyForRuns(policy, runs, "knee() policy");
-  const alpha = options.alpha ?? 0.05;
+  const alpha = options.alpha ?? KNEE_DEFAULTS.alpha;
   const S = options.S ?? 1;
   const prices = options.prices ?? null;
   if (!prices && options.overheads) throw new RangeError("an overheads sheet needs a price sheet (prices)");
@@ -146,7 +149,7 @@ export function knee(runs: LoadedRun[], policy: SloPolicy, options: KneeOptions 
   if (!levels.length) {
     throw new InputError(`${runs.map((r) => r.dir).join(", ")}: no steady or burst stage offered any request`);
   }
-  const nBase = options.baselineLevels ?? 1;
+  const nBase = options.baselineLevels ?? KNEE_DEFAULTS.baselineLevels;
   if (!(Number.isInteger(nBase) && nBase >= 1 && nBase < Math.max(2, levels.length))) {
     throw new RangeError(`baselineLevels must be an integer in [1, ${levels.length - 1}], got ${nBase}`);
   }

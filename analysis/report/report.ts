@@ -144,7 +144,7 @@ export function buildReport(run: LoadedRun, policy: SloPolicy, options: ReportOp
     absent.push({
       id: "cost-waterfall",
       title: "cost waterfall",
-      reason: 'no price sheet given (deno task report RUN --prices FILE, or "ledger" in the extras file)',
+      reason: 'no price sheet given (npx deno task report RUN --prices FILE, or "ledger" in the extras file)',
     });
   }
   if (extras.routes) figures.push(routeComparisonFigure(extras.routes));

@@ -1,33 +1,51 @@
 /**
- * `deno task plan --plan FILE [--workload DIR] [--shard i/N] [--json]`:
- * builds a plan's arrival schedule and prints per-stage counts and rates,
- * per-class counts, the total and the sha256 of the schedule.csv a run
- * would save. Sends nothing and writes nothing. Bad flags or files: a
- * message on stderr and exit code 2.
+ * `npx deno task plan --plan FILE [flags]`: builds a plan's arrival schedule
+ * and prints per-stage counts and rates, per-class counts, the total and the
+ * sha256 of the schedule.csv a run would save. Sends nothing and writes
+ * nothing. Its flags: {@linkcode PLAN_COMMAND}.
  *
  * @module
  */
 import { fileURLToPath } from "node:url";
-import { EXIT_BAD_INPUT, InputError } from "../../schema/errors.ts";
 import { loadWorkload } from "../../schema/workload_file.ts";
 import { buildSchedule, loadPlan, scheduleSha256, summarizeSchedule } from "../schedule.ts";
 import type { ScheduleSummary } from "../plans/summarize.ts";
 import { describeSweep } from "../plans/sweep.ts";
 import { describeDrills } from "../intake_drill.ts";
-import { InputCheck, parseFlags } from "./_cli.ts";
+import { type CommandSpec, type ParsedCommand, runCommand } from "../../lib/command.ts";
 import { fixed } from "../../lib/number_format.ts";
 import { textTable } from "../../lib/text_table.ts";
 
-const USAGE = "usage: deno task plan --plan FILE [--workload DIR] [--shard i/N] [--json]";
-const DEFAULT_WORKLOAD = fileURLToPath(new URL("../../data/workloads/design-v1", import.meta.url));
+const DEFAULT_WORKLOAD = "data/workloads/design-v1";
 
-const FLAGS = {
-  plan: { type: "string" },
-  workload: { type: "string", default: DEFAULT_WORKLOAD },
-  shard: { type: "string", default: "0/1" },
-  json: { type: "boolean", default: false },
-  help: { type: "boolean", short: "h", default: false },
-} as const;
+/** `npx deno task plan`: its flags and help (lib/command.ts). */
+export const PLAN_COMMAND = {
+  name: "plan",
+  invocation: "npx deno task plan",
+  summary: "prints a plan's arrival schedule: per-stage counts and rates, per-class counts, the total and the " +
+    "schedule's sha256; sends nothing",
+  flags: {
+    plan: { type: "string", arg: "FILE", required: true, description: "the arrival plan (docs/plans.md)" },
+    workload: {
+      type: "string",
+      arg: "DIR",
+      default: DEFAULT_WORKLOAD,
+      description: "the workload the plan draws its cases from",
+    },
+    shard: {
+      type: "string",
+      arg: "i/N",
+      default: "0/1",
+      values: "0 ≤ i < N",
+      description: "count only shard i of N of the schedule",
+    },
+    json: { type: "boolean", description: "print one JSON document instead of the tables" },
+  },
+  examples: [
+    "npx deno task plan --plan data/plans/demo-timeline.json",
+    "npx deno task plan --plan data/plans/sweep-geometric.json --json",
+  ],
+} as const satisfies CommandSpec;
 
 /** The human-readable report of a schedule summary. */
 export function renderSummary(s: ScheduleSummary, sha256: string | null): string {
@@ -56,45 +74,33 @@ export function renderSummary(s: ScheduleSummary, sha256: string | null): string
   return lines.join("\n");
 }
 
-/** Runs the CLI; returns the exit code. */
-export async function main(args: string[]): Promise<number> {
-  try {
-    const flags = parseFlags(args, FLAGS, USAGE).values;
-    if (flags.help) {
-      console.log(USAGE);
-      return 0;
-    }
-    // Every flag and both files: all problems named at once.
-    const check = new InputCheck();
-    check.require(flags.plan === undefined, "--plan is required");
-    const shard = check.shard(flags.shard);
-    const loadedPlan = flags.plan === undefined ? undefined : await check.load(() => loadPlan(flags.plan!));
-    const loadedWorkload = await check.load(() => loadWorkload(flags.workload));
-    check.throwIfAny(USAGE);
-    const plan = loadedPlan!;
-    const { workload } = loadedWorkload!;
-    const built = await buildSchedule(plan.spec, workload, { planDir: plan.planDir, planFile: plan.planFile, shard });
-    const summary = summarizeSchedule(built);
-    const sha256 = built.mode === "open" ? await scheduleSha256(built.entries) : null;
-    if (flags.json) {
-      const out = { plan: plan.spec.name, workload: workload.workload, ...summary, sha256 };
-      console.log(JSON.stringify(plan.spec.drills ? { ...out, drills: plan.spec.drills } : out, null, 2));
-    } else {
-      const a = plan.spec.arrivals;
-      console.log(
-        `plan ${plan.spec.name} (${a.process}, seed ${plan.spec.seed}) on workload ${workload.workload} ` +
-          `(${workload.cases.length} cases)`,
-      );
-      if (a.process === "sweep") console.log(describeSweep(a));
-      for (const line of describeDrills(plan.spec.drills)) console.log(line);
-      console.log(renderSummary(summary, sha256));
-    }
-    return 0;
-  } catch (e) {
-    if (!(e instanceof InputError)) throw e;
-    console.error(e.message);
-    return EXIT_BAD_INPUT;
+async function main({ values: flags, check }: ParsedCommand<typeof PLAN_COMMAND>): Promise<void> {
+  // Every flag and both files: all problems named at once.
+  const shard = check.shard(flags.shard);
+  const loadedPlan = flags.plan === undefined ? undefined : await check.load(() => loadPlan(flags.plan!));
+  const workloadDir = flags.workload === DEFAULT_WORKLOAD
+    ? fileURLToPath(new URL(`../../${DEFAULT_WORKLOAD}`, import.meta.url))
+    : flags.workload;
+  const loadedWorkload = await check.load(() => loadWorkload(workloadDir));
+  check.throwIfAny();
+  const plan = loadedPlan!;
+  const { workload } = loadedWorkload!;
+  const built = await buildSchedule(plan.spec, workload, { planDir: plan.planDir, planFile: plan.planFile, shard });
+  const summary = summarizeSchedule(built);
+  const sha256 = built.mode === "open" ? await scheduleSha256(built.entries) : null;
+  if (flags.json) {
+    const out = { plan: plan.spec.name, workload: workload.workload, ...summary, sha256 };
+    console.log(JSON.stringify(plan.spec.drills ? { ...out, drills: plan.spec.drills } : out, null, 2));
+  } else {
+    const a = plan.spec.arrivals;
+    console.log(
+      `plan ${plan.spec.name} (${a.process}, seed ${plan.spec.seed}) on workload ${workload.workload} ` +
+        `(${workload.cases.length} cases)`,
+    );
+    if (a.process === "sweep") console.log(describeSweep(a));
+    for (const line of describeDrills(plan.spec.drills)) console.log(line);
+    console.log(renderSummary(summary, sha256));
   }
 }
 
-if (import.meta.main) Deno.exit(await main(Deno.args));
+if (import.meta.main) await runCommand(PLAN_COMMAND, main);

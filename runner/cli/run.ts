@@ -1,77 +1,40 @@
 /**
- * `deno task run --workload F --plan F (--target URL | --routes F) --out DIR [--format csv|parquet|both]
- * [--conditions F] [--seed N] ...`: one open-loop run, written as a raw event log. Its flags, their defaults and
- * ranges: runner/cli/run_flags.ts and docs/runner_flags.md.
+ * `npx deno task run --workload F --plan F (--target URL | --routes F) --out DIR [flags]`: one open-loop run,
+ * written as a raw event log. Its flags, their defaults and ranges: {@linkcode RUN_COMMAND} (runner/cli/run_flags.ts)
+ * and docs/runner_flags.md.
  */
+import { runCommand } from "../../lib/command.ts";
 import { InputError } from "../../schema/errors.ts";
-import { HTTP_CLIENT_KINDS, type HttpClientKind } from "../http/mod.ts";
 import { formatRunSummary } from "../run_summary.ts";
 import { parseRouteUrls } from "../resolve_routes.ts";
 import { runLoadTest } from "../run.ts";
 import { runVerdict } from "../verdict.ts";
 import { EXIT_PREFLIGHT, PreflightError } from "../preflight.ts";
-import { RUNNER_DEFAULTS, settingRule } from "../settings.ts";
-import { InputCheck, parseFlags, runMain } from "./_cli.ts";
-import { RUN_FLAG_OPTIONS, SEED_RULE } from "./run_flags.ts";
-
-export const USAGE = `usage: deno task run --workload F --plan F (--target URL | --routes F) --out DIR
-  [--route-url NAME=URL ...]
-  [--format csv|parquet|both] [--conditions F] [--seed N] [--run-id ID]
-  [--shard i/N --start-at ISO] [--api-key-env NAME] [--retry F] [--timeouts F]
-  [--max-send-lag-ms N] [--max-in-flight N] [--lag-limit-ms N] [--max-response-bytes N] [--save-outputs]
-  [--http-client raw|fetch] [--no-progress] [--no-server-timeline] [--no-preflight]`;
+import { RUN_COMMAND } from "./run_flags.ts";
 
 if (import.meta.main) {
-  await runMain(async () => {
-    const { values: v } = parseFlags(Deno.args, RUN_FLAG_OPTIONS, USAGE);
-    if (v.help) {
-      console.log(USAGE);
-      return 0;
-    }
+  await runCommand(RUN_COMMAND, async ({ values: v, check }) => {
     // Every flag is checked here, before anything is read or written, and every problem is named at once.
-    const check = new InputCheck();
-    for (const f of ["workload", "plan", "out"] as const) check.require(!v[f], `--${f} is required`);
     check.require(!v.target === !v.routes, "give exactly one of --target and --routes");
-    check.require(v["route-url"] !== undefined && !v.routes, "--route-url needs --routes");
-    const formats = { csv: ["csv"], parquet: ["parquet"], both: ["csv", "parquet"] }[v.format!] as
-      | ("csv" | "parquet")[]
-      | undefined;
-    check.require(!formats, `--format: expected csv, parquet or both, got ${JSON.stringify(v.format)}`);
-    const client = v["http-client"];
-    check.require(
-      client !== undefined && !(HTTP_CLIENT_KINDS as readonly string[]).includes(client),
-      `--http-client: expected one of ${HTTP_CLIENT_KINDS.join(", ")}, got ${JSON.stringify(client)}`,
-    );
+    check.require(v["route-url"].length > 0 && !v.routes, "--route-url needs --routes");
+    const formats = { csv: ["csv"], parquet: ["parquet"], both: ["csv", "parquet"] }[v.format] as (
+      | "csv"
+      | "parquet"
+    )[];
     check.require(
       v["start-at"] !== undefined && Number.isNaN(Date.parse(v["start-at"])),
       `--start-at: not an ISO date-time: ${JSON.stringify(v["start-at"])}`,
-    );
-    // Ranges from the settings schema (runner/settings.ts), as docs/runner_flags.md states them.
-    const seed = check.number("seed", v.seed, SEED_RULE);
-    const maxSendLagMs = check.number("max-send-lag-ms", v["max-send-lag-ms"], settingRule("max_send_lag_ms"));
-    const maxInFlight = check.number("max-in-flight", v["max-in-flight"], settingRule("max_in_flight"));
-    const lagLimitMs = check.number("lag-limit-ms", v["lag-limit-ms"], settingRule("lag_limit_ms"));
-    const maxResponseBytes = check.number(
-      "max-response-bytes",
-      v["max-response-bytes"],
-      settingRule("max_response_bytes"),
-    );
-    check.require(
-      maxResponseBytes !== undefined && !Number.isSafeInteger(maxResponseBytes),
-      `--max-response-bytes: expected at most ${Number.MAX_SAFE_INTEGER}, got ${
-        JSON.stringify(v["max-response-bytes"])
-      }`,
     );
     const shard = check.shard(v.shard);
     const runId = check.runName("run-id", v["run-id"]);
     let routeUrls: Record<string, string> = {};
     try {
-      routeUrls = parseRouteUrls(v["route-url"] ?? []);
+      routeUrls = parseRouteUrls(v["route-url"]);
     } catch (e) {
       if (!(e instanceof InputError)) throw e;
       check.problems.push(e.message);
     }
-    check.throwIfAny(USAGE);
+    check.throwIfAny();
     let started = false;
     const run = await runLoadTest({
       workload: v.workload!,
@@ -80,21 +43,21 @@ if (import.meta.main) {
       routes: v.routes ?? null,
       routeUrls,
       out: v.out!,
-      formats: formats!,
+      formats,
       conditions: v.conditions ?? null,
-      seed: seed ?? null,
+      seed: v.seed ?? null,
       runId: runId ?? null,
       shard,
       startAt: v["start-at"] ?? null,
       apiKeyEnv: v["api-key-env"],
       retryFile: v.retry ?? null,
       timeoutsFile: v.timeouts ?? null,
-      maxSendLagMs,
-      maxInFlight,
-      lagLimitMs,
-      maxResponseBytes,
-      saveOutputs: v["save-outputs"] ?? RUNNER_DEFAULTS.save_outputs,
-      httpClient: client as HttpClientKind | undefined,
+      maxSendLagMs: v["max-send-lag-ms"],
+      maxInFlight: v["max-in-flight"],
+      lagLimitMs: v["lag-limit-ms"],
+      maxResponseBytes: v["max-response-bytes"],
+      saveOutputs: v["save-outputs"],
+      httpClient: v["http-client"],
       progress: !v["no-progress"],
       serverTimeline: !v["no-server-timeline"],
       preflight: !v["no-preflight"],

@@ -108,7 +108,7 @@ Deno.test("the plan CLI prints the schedule and exits 2 on bad input", async (t)
     const cases: [string, string[], RegExp][] = [
       ["a bad plan", ["--plan", bad, "--workload", dir], /bad-plan\.json: arrivals\.rate_rps/],
       ["a missing plan", ["--plan", join(dir, "none.json"), "--workload", dir], /none\.json: cannot read arrival plan/],
-      ["no --plan", ["--workload", dir], /--plan is required/],
+      ["no --plan", ["--workload", dir], /--plan FILE is required/],
       ["an unknown flag", ["--plan", DEMO, "--rate", "3"], /--rate/],
       ["a bad shard", ["--plan", DEMO, "--workload", dir, "--shard", "2/2"], /--shard: expected i\/N/],
       ["a missing workload", ["--plan", DEMO, "--workload", join(dir, "nowhere")], /nowhere: cannot read workload/],

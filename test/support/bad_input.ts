@@ -89,6 +89,16 @@ export interface BadInputCase {
   expect: (string | RegExp)[];
 }
 
+/**
+ * The one error style of bad input: stderr starts with `error: `, and its last line points to the command's
+ * `--help` (lib/command.ts `helpPointer`).
+ */
+export function assertErrorStyle(stderr: string, context = stderr): void {
+  assert.ok(stderr.startsWith("error: "), `stderr starts with "error: ":\n${context}`);
+  const last = stderr.trimEnd().split("\n").at(-1)!;
+  assert.match(last, /^see '.+ --help' for every flag, its default and meaning$/, `pointer to --help:\n${context}`);
+}
+
 /** Copies a folder (flat, or one level of sub-folders). */
 export function copyDir(from: string, to: string): string {
   Deno.mkdirSync(to, { recursive: true });
@@ -119,10 +129,14 @@ async function runCase(c: BadInputCase, g: Good): Promise<{ dir: string; r: CliR
   return { dir, r };
 }
 
-/** Asserts one case's result: exit 2, every expected part named, no stack trace, nothing on stdout. */
+/**
+ * Asserts one case's result: exit 2, `error: …` first and a pointer to `--help` last on stderr, every expected part
+ * named, no stack trace, nothing on stdout.
+ */
 export function assertBadInput(c: BadInputCase, r: CliResult): void {
   const all = `exit ${r.code}\n--- stderr\n${r.stderr}\n--- stdout\n${r.stdout}`;
   assert.equal(r.code, 2, all);
+  assertErrorStyle(r.stderr, all);
   for (const p of c.expect) {
     if (typeof p === "string") assert.ok(r.stderr.includes(p), `stderr names ${JSON.stringify(p)}:\n${all}`);
     else assert.match(r.stderr, p, all);

@@ -144,6 +144,6 @@ Deno.test("import_prices CLI reproduces data/prices/litellm-gpt-4o-mini.json", a
     cwd: ROOT,
   });
   assert.equal(bad.code, 2);
-  assert.match(bad.stderr, /--as-of is required/);
+  assert.match(bad.stderr, /--as-of DATE is required/);
   assert.doesNotMatch(bad.stderr, /at .*\.ts:\d+/);
 });

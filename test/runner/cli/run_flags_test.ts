@@ -1,11 +1,10 @@
 import assert from "node:assert/strict";
-import {
-  fixedSettingTable,
-  markdownTable,
-  RUN_FLAG_DOCS,
-  RUN_FLAG_OPTIONS,
-  runFlagTable,
-} from "../../../runner/cli/run_flags.ts";
+import { flagTable } from "../../../lib/command_help.ts";
+import { parseCommand } from "../../../lib/command.ts";
+import { fixedSettingTable, RUN_COMMAND, RUN_FLAG_SETTINGS } from "../../../runner/cli/run_flags.ts";
+import { RUNNER_DEFAULTS } from "../../../runner/settings.ts";
+
+const runFlagTable = () => flagTable(RUN_COMMAND);
 
 /** The cells of the table row whose first cell starts with `start`. */
 function row(table: string, start: string): string[] {
@@ -14,13 +13,14 @@ function row(table: string, start: string): string[] {
   return line.split(/(?<!\\)\|/).slice(1, -1).map((c) => c.trim());
 }
 
-Deno.test("the run flag table has one row per flag the parser knows", () => {
+Deno.test("the run flag table has one row per declared flag, and --help", () => {
   const table = runFlagTable();
-  const names = Object.keys(RUN_FLAG_OPTIONS);
-  assert.deepEqual(Object.keys(RUN_FLAG_DOCS), names);
-  // header + rule + one row per flag
-  assert.equal(table.split("\n").length, 2 + names.length);
+  const names = Object.keys(RUN_COMMAND.flags);
+  // header + rule + one row per flag + --help
+  assert.equal(table.split("\n").length, 2 + names.length + 1);
   for (const name of names) row(table, `\`--${name}`);
+  row(table, "`-h, --help`");
+  for (const flag of Object.keys(RUN_FLAG_SETTINGS)) assert.ok(flag in RUN_COMMAND.flags, flag);
 });
 
 Deno.test("the run flag table takes defaults and ranges from the settings schema", () => {
@@ -32,8 +32,22 @@ Deno.test("the run flag table takes defaults and ranges from the settings schema
   assert.deepEqual(row(table, "`--max-response-bytes N`").slice(1, 3), ["8388608 (8 MiB)", "an integer ≥ 1"]);
   assert.deepEqual(row(table, "`--format FMT`").slice(1, 3), ["`both`", "`csv`, `parquet`, `both`"]);
   assert.deepEqual(row(table, "`--save-outputs`").slice(1, 3), ["off", ""]);
-  assert.deepEqual(row(table, "`--no-progress`").slice(1, 3), ["on", ""]);
-  assert.equal(RUN_FLAG_OPTIONS.format.default, "both");
+  assert.deepEqual(row(table, "`--no-progress`").slice(1, 3), ["off", ""]);
+  assert.equal(RUN_COMMAND.flags.format.default, "both");
+});
+
+Deno.test("the run command parses a flag left out to the settings schema's default, and the ranges it states", () => {
+  const none = parseCommand(RUN_COMMAND, []);
+  assert.equal(none.values.format, RUNNER_DEFAULTS.format);
+  // A numeric setting left out stays undefined: runLoadTest fills it from the same schema.
+  assert.equal(none.values["max-send-lag-ms"], undefined);
+  const bad = parseCommand(RUN_COMMAND, ["--max-send-lag-ms", "0", "--max-in-flight", "1.5", "--format", "xml"]);
+  assert.ok(
+    bad.check.problems.includes('--max-send-lag-ms: expected a number > 0, got "0"'),
+    bad.check.problems.join("\n"),
+  );
+  assert.ok(bad.check.problems.includes('--max-in-flight: expected an integer ≥ 1, got "1.5"'));
+  assert.ok(bad.check.problems.includes('--format: expected csv, parquet or both, got "xml"'));
 });
 
 Deno.test("the settings no flag sets are listed with their defaults", () => {
@@ -45,11 +59,4 @@ Deno.test("the settings no flag sets are listed with their defaults", () => {
   ]);
   assert.deepEqual(row(table, "`max_rounds`").slice(1, 3), ["8", "an integer ≥ 1"]);
   assert.deepEqual(row(table, "`flush_ms`").slice(1, 3), ["100", "a number > 0"]);
-});
-
-Deno.test("markdownTable pads every column and escapes a pipe inside a cell", () => {
-  assert.equal(
-    markdownTable(["a", "bb"], [["x|y", "z"]]),
-    ["| a    | bb  |", "| ---- | --- |", "| x\\|y | z   |"].join("\n"),
-  );
 });
