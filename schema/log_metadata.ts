@@ -85,9 +85,9 @@ export function parquetMetadata(table: TableName, id: LogIdentity): { key: strin
 /** Per column kind: the Table Schema type and the dtype each reader is told. */
 const TYPES: Record<ColumnKind, { type: string; pandas: string; duckdb: string; polars: string }> = {
   string: { type: "string", pandas: "string", duckdb: "VARCHAR", polars: "String" },
-  // Nullable integers: numpy's int64 cannot hold a null, so pandas gets its nullable Int64.
+  // pandas: its nullable dtypes (numpy's int64 cannot hold a null), as read_parquet(dtype_backend="numpy_nullable") gives.
   int: { type: "integer", pandas: "Int64", duckdb: "BIGINT", polars: "Int64" },
-  float: { type: "number", pandas: "float64", duckdb: "DOUBLE", polars: "Float64" },
+  float: { type: "number", pandas: "Float64", duckdb: "DOUBLE", polars: "Float64" },
   boolean: { type: "boolean", pandas: "boolean", duckdb: "BOOLEAN", polars: "Boolean" },
 };
 

@@ -57,7 +57,7 @@ Deno.test("every log file describes itself: contract, table, run_id, epoch and t
       s.polars_schema[c],
     ];
     assert.deepEqual(row("http_status"), ["integer", "Int64", "BIGINT", "Int64"]);
-    assert.deepEqual(row("scheduled_ms"), ["number", "float64", "DOUBLE", "Float64"]);
+    assert.deepEqual(row("scheduled_ms"), ["number", "Float64", "DOUBLE", "Float64"]);
     assert.deepEqual(row("schema_ok"), ["boolean", "boolean", "BOOLEAN", "Boolean"]);
     assert.deepEqual(row("outcome"), ["string", "string", "VARCHAR", "String"]);
     assert.deepEqual(s.missingValues, [""]);
