@@ -195,12 +195,12 @@ Deno.test({
         }
         assert.equal(sessions.length, 4, "pandas, DuckDB, polars, older logs");
         const given = `run = ${JSON.stringify(runs.normal)}\nruns = ${JSON.stringify([runs.normal, runs.failed])}\n` +
-          `old_run = "data/runs/explore"\n`;
+          `old_run = "test/testdata/contract-1.0"\n`;
         for (const [i, code] of sessions.entries()) {
           const r = await python(["-c", given + code]);
           assert.equal(r.code, 0, `example ${i + 1}:\n${code}\n${r.stderr}`);
           // Each prints a table or values with the run_id (the older log's from its run.json).
-          assert.match(r.stdout, i < 3 ? /run_id/ : /explore/, `example ${i + 1} printed`);
+          assert.match(r.stdout, i < 3 ? /run_id/ : /route-selfhosted-alone-safety/, `example ${i + 1} printed`);
         }
       });
     } finally {
