@@ -204,6 +204,7 @@ export function generateRows(n: number, seed: number, emit: RowSink): Stage[] {
         const lt = last ? scheduled + e2e - 1 : t0 + 50;
         const ft = !streamed ? lt : last ? scheduled + ttft : t0 + 5;
         push("attempts", {
+          run_id: "bench-run",
           request_id: id,
           round,
           attempt: a,
@@ -236,6 +237,7 @@ export function generateRows(n: number, seed: number, emit: RowSink): Stage[] {
       if (cls === "tool_agent" && !last || cls === "rag_answer" && round === 0) {
         const tool = cls === "rag_answer" ? "retrieval" : "search";
         push("tools", {
+          run_id: "bench-run",
           request_id: id,
           round,
           tool,

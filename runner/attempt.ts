@@ -31,6 +31,8 @@ export const DEFAULT_MAX_RESPONSE_BYTES: number = RUNNER_DEFAULTS.max_response_b
 
 /** Everything one attempt needs from the run. */
 export interface AttemptContext {
+  /** The run's id, written to every attempt row. */
+  runId: string;
   clock: Clock;
   client: HttpClient;
   watchdog: Watchdog;
@@ -135,6 +137,7 @@ export async function runAttempt(
   const usage = state.usage;
   const itl = state.itl();
   const row: AttemptRow = {
+    run_id: ctx.runId,
     request_id: call.requestId,
     round: call.round,
     attempt: call.attempt,

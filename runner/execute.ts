@@ -22,6 +22,7 @@ import { Rng } from "./rng.ts";
 import type { RunOptions } from "./run_options.ts";
 import { RUNNER_DEFAULTS } from "./settings.ts";
 import { CsvSink } from "./sinks/csv_sink.ts";
+import { writeCsvSchema } from "./sinks/csv_schema.ts";
 import { withStopRule } from "./stop_rule.ts";
 import { listenForStop, type StopListener } from "./stop_signals.ts";
 import { announcedTimelines } from "./timeline_probe.ts";
@@ -121,6 +122,9 @@ export async function executeRun(run: PreparedRun, o: RunOptions): Promise<Execu
     manifest.epoch_iso = new Date(clock.epochUnixMs).toISOString();
     // Written before the first arrival so that a killed run still says what it was conditional on.
     Deno.writeTextFileSync(join(dir, "run.json"), JSON.stringify(manifest, null, 2) + "\n");
+    // Each CSV's types, run_id and epoch beside it, so that a killed run's CSVs read alone too.
+    const identity = { run_id: manifest.run_id, epoch_iso: manifest.epoch_iso };
+    for (const table of ["requests", "attempts", "tools"] as const) writeCsvSchema(dir, table, { identity });
     // Operator drills run on the run clock beside dispatch; a sharded run calls the hooks from shard 0 only.
     const drills = plan.spec.drills && shard.index === 0
       ? startDrills(plan.spec.drills, { clock, planDir: plan.planDir })

@@ -29,7 +29,6 @@ export interface FlowRouter {
 
 /** What a round needs from its run. */
 export interface FallbackContext extends AttemptContext {
-  runId: string;
   router: FlowRouter;
   retry: RetryController;
 }
@@ -121,6 +120,7 @@ function heldBack(
   const state = new ResponseState();
   const kind = "route_limit_wait";
   const row: AttemptRow = {
+    run_id: ctx.runId,
     request_id: requestId,
     round,
     attempt,

@@ -2,11 +2,13 @@ import { createHash } from "node:crypto";
 import { join } from "node:path";
 import process from "node:process";
 import { type RequestRow, RunManifest, type ServerRow, SimTimelineRow, TABLES } from "../schema/mod.ts";
+import { csvSchemaFile } from "../schema/log_metadata.ts";
 import type { Clock } from "./clock.ts";
 import { type RequestSummary, RequestTally } from "./request_tally.ts";
 import { CsvSink } from "./sinks/csv_sink.ts";
 import { readLogCsvBatches } from "./sinks/csv_read_batches.ts";
 import { csvToParquet } from "./sinks/parquet_writer.ts";
+import { writeCsvSchema } from "./sinks/csv_schema.ts";
 import { timelineUrl } from "./timeline_probe.ts";
 
 export interface FinaliseOptions {
@@ -26,7 +28,9 @@ const HASH_CHUNK = 8 << 20;
 
 /**
  * Ends a run: copies the target's timeline (when it has one), converts the
- * logs to Parquet if asked, records the client verdict and the sha256 of
+ * logs to Parquet if asked (each file with its run_id, epoch and time units
+ * in its metadata), writes each kept CSV's schema sidecar (a CSV not kept
+ * loses its sidecar too), records the client verdict and the sha256 of
  * every file in run.json. Memory stays bounded whatever the run's size: each
  * log is read once, in batches written as Parquet row groups
  * (runner/sinks/parquet_writer.ts `csvToParquet`), the requests table kept
@@ -39,14 +43,17 @@ export async function finaliseRun(
   o: FinaliseOptions,
 ): Promise<{ manifest: RunManifest; summary: RequestSummary }> {
   const endedMs = o.clock.now();
-  const dropped = o.serverTimeline ? await copyServerTimelines(dir, o.targets, o.clock.epochUnixMs, endedMs) : 0;
+  const dropped = o.serverTimeline
+    ? await copyServerTimelines(dir, o.targets, { epochUnixMs: o.clock.epochUnixMs, endedMs, runId: manifest.run_id })
+    : 0;
 
   const formats = manifest.runner.formats;
   const parquet = formats.includes("parquet");
+  const identity = { run_id: manifest.run_id, epoch_iso: manifest.epoch_iso };
   // One pass over requests.csv: validated, tallied and (if asked) written as Parquet.
   const tally = new RequestTally();
   const onRows = (rows: readonly RequestRow[]) => tally.add(rows);
-  if (parquet) await csvToParquet(dir, "requests", { onRows });
+  if (parquet) await csvToParquet(dir, "requests", { onRows, identity });
   else for await (const rows of readLogCsvBatches(join(dir, "requests.csv"), "requests")) onRows(rows);
   const summary = tally.summary();
   manifest.result = {
@@ -74,8 +81,12 @@ export async function finaliseRun(
   for (const table of TABLES) {
     const csv = join(dir, `${table}.csv`);
     if (!exists(csv)) continue;
-    if (parquet && table !== "requests") await csvToParquet(dir, table);
-    if (!formats.includes("csv")) Deno.removeSync(csv);
+    if (parquet && table !== "requests") await csvToParquet(dir, table, { identity });
+    if (formats.includes("csv")) writeCsvSchema(dir, table, { identity });
+    else {
+      Deno.removeSync(csv);
+      removeIfThere(join(dir, csvSchemaFile(table)));
+    }
   }
   manifest.files = {};
   for (const e of [...Deno.readDirSync(dir)].sort((a, b) => a.name.localeCompare(b.name))) {
@@ -108,8 +119,7 @@ type TimelineRow = SimTimelineRow;
 async function copyServerTimelines(
   dir: string,
   targets: readonly { route: string; url: URL }[],
-  epochUnixMs: number,
-  endedMs: number,
+  { epochUnixMs, endedMs, runId }: { epochUnixMs: number; endedMs: number; runId: string },
 ): Promise<number> {
   const byServer = new Map<string, { url: URL; routes: string[] }>();
   for (const t of targets) {
@@ -137,7 +147,7 @@ async function copyServerTimelines(
       }
       const t = r.data.t_unix_ms - epochUnixMs;
       if (t < 0 || t > endedMs + 1000) continue;
-      sink.append(serverRow(f.routes.join("+"), t, r.data));
+      sink.append(serverRow(runId, f.routes.join("+"), t, r.data));
     }
     if (droppedHere) {
       console.error(`warning: ${f.url}: ${droppedHere} timeline rows dropped (not valid rows; first: ${firstProblem})`);
@@ -191,8 +201,9 @@ export async function fetchTimeline(url: URL, waitsMs: readonly number[] = [500,
   return null;
 }
 
-function serverRow(route: string, t: number, r: TimelineRow): ServerRow {
+function serverRow(runId: string, route: string, t: number, r: TimelineRow): ServerRow {
   return {
+    run_id: runId,
     t_ms: t,
     route,
     queue_len: r.queue_len,
@@ -218,6 +229,14 @@ function ownUsage(): { runner_cpu_ms: number; runner_peak_rss_bytes: number | nu
     if (m) peak = Number(m[1]) * 1024;
   } catch { /* not Linux: unknown, not zero */ }
   return { runner_cpu_ms: (cpu.user + cpu.system) / 1000, runner_peak_rss_bytes: peak };
+}
+
+function removeIfThere(p: string): void {
+  try {
+    Deno.removeSync(p);
+  } catch (e) {
+    if (!(e instanceof Deno.errors.NotFound)) throw e;
+  }
 }
 
 function exists(p: string): boolean {

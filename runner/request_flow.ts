@@ -318,6 +318,7 @@ async function replayTool(ctx: FlowContext, call: ToolReplay): Promise<number> {
   const ended = ctx.clock.now();
   const errorKind = ok ? null : frozen ? "tool_failed" : "no_frozen_response";
   ctx.sinks.tools.append({
+    run_id: ctx.runId,
     request_id: requestId,
     round,
     tool,

@@ -6,16 +6,18 @@
  * @module
  */
 import { z } from "zod";
-import { AttemptRow, COLUMNS, RequestRow, ServerRow, type TableName, ToolRow } from "./events.ts";
+import { AttemptRow, COLUMNS, RequestRow, ServerRow, type TableName, type TimeUnit, ToolRow } from "./events.ts";
 
 /** The storage kind of one log column, derived from its zod schema. */
 export type ColumnKind = "string" | "int" | "float" | "boolean";
 
-/** One column of a log table: its name, kind and whether null is allowed. */
+/** One column of a log table: its name, kind, whether null is allowed, and a time column's unit. */
 export interface ColumnSpec {
   name: string;
   kind: ColumnKind;
   nullable: boolean;
+  /** A time column's unit (an instant on the run's clock or a duration); null for every other column. */
+  unit: TimeUnit | null;
 }
 
 /** The zod row schema of each log table. */
@@ -29,16 +31,19 @@ export const ROW_SCHEMAS = {
 /** The row type of a log table. */
 export type RowOf<T extends TableName> = z.infer<(typeof ROW_SCHEMAS)[T]>;
 
-function kindOf(table: string, column: string, schema: z.ZodType): { kind: ColumnKind; nullable: boolean } {
+function kindOf(table: string, column: string, schema: z.ZodType): Omit<ColumnSpec, "name"> {
   let inner: z.ZodType = schema;
   let nullable = false;
   if (inner instanceof z.ZodNullable) {
     inner = inner.unwrap() as z.ZodType;
     nullable = true;
   }
-  if (inner instanceof z.ZodNumber) return { kind: inner.isInt ? "int" : "float", nullable };
-  if (inner instanceof z.ZodBoolean) return { kind: "boolean", nullable };
-  if (inner instanceof z.ZodString || inner instanceof z.ZodEnum) return { kind: "string", nullable };
+  // The unit is the `meta({ unit })` of a time column in schema/events.ts.
+  const unit = (inner.meta()?.unit ?? null) as TimeUnit | null;
+  if (inner instanceof z.ZodNumber) return { kind: inner.isInt ? "int" : "float", nullable, unit };
+  if (unit !== null) throw new TypeError(`${table}.${column}: a unit on a column that is not a number`);
+  if (inner instanceof z.ZodBoolean) return { kind: "boolean", nullable, unit };
+  if (inner instanceof z.ZodString || inner instanceof z.ZodEnum) return { kind: "string", nullable, unit };
   // A new zod type in schema/events.ts must be mapped here, not guessed.
   throw new TypeError(`${table}.${column}: unsupported zod type ${inner.def.type}`);
 }
@@ -47,16 +52,21 @@ const cache = new Map<TableName, readonly ColumnSpec[]>();
 
 /**
  * The columns of a log table in file order (`COLUMNS`), each with the kind
- * read from the zod row schema (a nullable schema gives `nullable: true`).
+ * read from the zod row schema (a nullable schema gives `nullable: true`)
+ * and, for a time column, its unit: `ms since epoch_iso` for an instant,
+ * `ms` for a duration.
  *
- * @example Counts are integers, times are floats, gates are nullable booleans
+ * @example Counts are integers, times are floats with a unit, gates are nullable booleans
  * ```ts
  * import { columnSpecs } from "./column_kinds.ts";
  * import assert from "node:assert/strict";
  * const byName = new Map(columnSpecs("requests").map((c) => [c.name, c]));
  * assert.equal(byName.get("attempts")?.kind, "int");
- * assert.equal(byName.get("scheduled_ms")?.kind, "float");
- * assert.deepEqual(byName.get("schema_ok"), { name: "schema_ok", kind: "boolean", nullable: true });
+ * assert.deepEqual(byName.get("scheduled_ms"), {
+ *   name: "scheduled_ms", kind: "float", nullable: false, unit: "ms since epoch_iso",
+ * });
+ * assert.equal(byName.get("send_lag_ms")?.unit, "ms");
+ * assert.deepEqual(byName.get("schema_ok"), { name: "schema_ok", kind: "boolean", nullable: true, unit: null });
  * ```
  */
 export function columnSpecs(table: TableName): readonly ColumnSpec[] {

@@ -15,14 +15,23 @@ export const Outcome = z.enum([
 export type Outcome = z.infer<typeof Outcome>;
 export const OUTCOMES: readonly Outcome[] = Outcome.options;
 
-const ms = z.number().nullable();
+/** How a time column counts: an instant on the run's clock, or a length of time. */
+export type TimeUnit = "ms since epoch_iso" | "ms";
+/** A point in time: float milliseconds since the run epoch (run.json `epoch_iso`, the ISO instant of ms 0). */
+const instant = z.number().meta({ unit: "ms since epoch_iso" satisfies TimeUnit });
+/** A length of time in float milliseconds (a lag, a wait, a gap, an age), not a point on the run's clock. */
+const duration = z.number().meta({ unit: "ms" satisfies TimeUnit });
+/** An instant that may not have happened (null: never reached). */
+const ms = instant.nullable();
 const count = z.number().int().nonnegative();
+/** The run this row belongs to (run.json `run_id`; every shard of a sharded run shares it). */
+const runId = z.string();
 /** A gate: null when not evaluated, never silently true. */
 const gate = z.boolean().nullable();
 
 /** One row per offered task, written even if it was never sent. */
 export const RequestRow = z.object({
-  run_id: z.string(),
+  run_id: runId,
   request_id: z.string(),
   case_id: z.string(),
   class: z.string(),
@@ -32,9 +41,9 @@ export const RequestRow = z.object({
   /** The route of the final outcome: the last attempt's route (never sent: the route the policy chose first). */
   route: z.string(),
   /** The user action: latency starts here. */
-  scheduled_ms: z.number(),
+  scheduled_ms: instant,
   /** When the runner began the request minus `scheduled_ms` (the client's own lateness); null if never begun. */
-  send_lag_ms: ms,
+  send_lag_ms: duration.nullable(),
   first_sent_ms: ms,
   first_token_ms: ms,
   /** Complete, actionable response, after tool rounds and validation. */
@@ -45,7 +54,7 @@ export const RequestRow = z.object({
   attempts: count,
   rounds: count,
   tool_calls: count,
-  tool_ms: z.number().nonnegative(),
+  tool_ms: duration.nonnegative(),
   input_tokens: count,
   cached_input_tokens: count,
   output_tokens: count,
@@ -79,6 +88,8 @@ export type RequestRow = z.infer<typeof RequestRow>;
 
 /** One row per HTTP call: retries, fallbacks and tool rounds. */
 export const AttemptRow = z.object({
+  // Added in contract 1.3 (a reader fills it from run.json for an older log).
+  run_id: runId,
   request_id: z.string(),
   round: count,
   attempt: count,
@@ -86,7 +97,7 @@ export const AttemptRow = z.object({
   route: z.string(),
   provider: z.string(),
   model: z.string(),
-  sent_ms: z.number(),
+  sent_ms: instant,
   headers_ms: ms,
   first_token_ms: ms,
   last_token_ms: ms,
@@ -96,14 +107,14 @@ export const AttemptRow = z.object({
   /** Why this attempt was retried (null if it was not). */
   retry_reason: z.string().nullable(),
   /** Backoff waited before the next attempt. */
-  backoff_ms: z.number().nonnegative().nullable(),
+  backoff_ms: duration.nonnegative().nullable(),
   input_tokens: count,
   cached_input_tokens: count,
   output_tokens: count,
   token_source: z.enum(["usage", "tokenizer"]).nullable(),
   finish_reason: z.string().nullable(),
-  itl_p50_ms: ms,
-  itl_max_ms: ms,
+  itl_p50_ms: duration.nullable(),
+  itl_max_ms: duration.nullable(),
   // Added in contract 1.1 (a 1.0 log reads them as null: not recorded).
   /** This call asked for an SSE stream (`stream: true`); false: one JSON body, whose first token is its last. */
   streamed: z.boolean().nullable(),
@@ -120,17 +131,19 @@ export const AttemptRow = z.object({
    * The Retry-After the target sent with this response (delta seconds or an HTTP date), in ms; null when it sent
    * none or one the runner cannot read. A refusal is clean only with it (429/503 + Retry-After).
    */
-  retry_after_ms: ms,
+  retry_after_ms: duration.nullable(),
 }).strict();
 export type AttemptRow = z.infer<typeof AttemptRow>;
 
 /** One row per tool execution (the retrieval step is the tool `retrieval`, round 0). */
 export const ToolRow = z.object({
+  // Added in contract 1.3 (a reader fills it from run.json for an older log).
+  run_id: runId,
   request_id: z.string(),
   round: count,
   tool: z.string(),
-  started_ms: z.number(),
-  ended_ms: z.number(),
+  started_ms: instant,
+  ended_ms: instant,
   ok: z.boolean(),
   error_kind: z.string().nullable(),
 }).strict();
@@ -138,11 +151,13 @@ export type ToolRow = z.infer<typeof ToolRow>;
 
 /** The target's own timeline, one row per second. */
 export const ServerRow = z.object({
-  t_ms: z.number(),
+  // Added in contract 1.3 (a reader fills it from run.json for an older log).
+  run_id: runId,
+  t_ms: instant,
   /** The route whose target this is (routes sharing one target: their names joined by "+"). */
   route: z.string(),
   queue_len: count,
-  oldest_queued_ms: z.number().nonnegative(),
+  oldest_queued_ms: duration.nonnegative(),
   running: count,
   replicas: count,
   replicas_warming: count,
@@ -160,11 +175,22 @@ export type ServerRow = z.infer<typeof ServerRow>;
 
 /**
  * The contract minor version that added each column (columns not listed are
- * in 1.0). A reader of a log with an older minor fills these with null.
+ * in 1.0). A reader of a log with an older minor fills these with null (not
+ * recorded), except `run_id` (1.3 in attempts, tools and server), which it
+ * fills with run.json `run_id`: the value every row of the run holds.
  */
 export const COLUMN_SINCE_MINOR: Partial<Record<TableName, Record<string, number>>> = {
   requests: { streamed: 1, applicable_gates: 1, service_mode: 1, reasoning_tokens: 1, cache_write_tokens: 1 },
-  attempts: { streamed: 1, service_mode: 1, reasoning_tokens: 1, cache_write_tokens: 1, retry_after_ms: 1 },
+  attempts: {
+    run_id: 3,
+    streamed: 1,
+    service_mode: 1,
+    reasoning_tokens: 1,
+    cache_write_tokens: 1,
+    retry_after_ms: 1,
+  },
+  tools: { run_id: 3 },
+  server: { run_id: 3 },
 };
 
 /** Column names of each log table, in file order. */

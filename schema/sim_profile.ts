@@ -228,8 +228,9 @@ export function loadSimProfile(path: string): Promise<SimProfile> {
 /**
  * One row of the simulator's timeline (`GET /sim/timeline`, `--timeline`):
  * the columns of {@linkcode ServerRow} with wall-clock time instead of run
- * time and without `route` (the sim does not know which route it serves). Gauges are sampled at `t_unix_ms`; `shed, errors, admitted,
+ * time and without `route` and `run_id` (the sim does not know which route or run it serves). Gauges are sampled at `t_unix_ms`; `shed, errors, admitted,
  * finished` count the interval that ends there.
  */
-export const SimTimelineRow = ServerRow.omit({ t_ms: true, route: true }).extend({ t_unix_ms: z.number() }).strict();
+export const SimTimelineRow = ServerRow.omit({ run_id: true, t_ms: true, route: true })
+  .extend({ t_unix_ms: z.number() }).strict();
 export type SimTimelineRow = z.infer<typeof SimTimelineRow>;

@@ -15,8 +15,12 @@ export const SCHEMA_VERSION = 1;
  *   `workload.classes` and `drills`.
  * - 1.2: no new column; a string cell of a log CSV that starts with `=`, `+`, `-`, `@`, tab, CR or `'` is written with
  *   one `'` in front, which readers remove (schema/log_csv.ts `escapeCell`); Parquet holds the values as they are.
+ * - 1.3: attempts, tools and server carry `run_id` (first column), so every table stands alone (a reader of an older
+ *   log fills it from run.json); each Parquet file carries the contract, table, run_id, `epoch_iso` and the unit of
+ *   every time column in its key-value metadata, and each CSV has a schema sidecar `<table>.schema.json` with the same
+ *   and every column's type (schema/log_metadata.ts).
  */
-export const SCHEMA_MINOR = 2;
+export const SCHEMA_MINOR = 3;
 
 /**
  * Rejects a log whose schema major version this code does not know.
@@ -41,13 +45,13 @@ export function assertSchemaVersion(found: unknown, file: string): void {
 /**
  * Rejects a log written under a newer minor version of the contract than this reader knows.
  *
- * @example 1.0 to 1.2 pass, 1.3 is refused
+ * @example 1.0 to 1.3 pass, 1.4 is refused
  * ```ts
  * import { assertSchemaMinor } from "./version.ts";
  * import assert from "node:assert/strict";
  * assertSchemaMinor(0, "run.json");
- * assertSchemaMinor(2, "run.json");
- * assert.throws(() => assertSchemaMinor(3, "run.json"), /schema_minor 3/);
+ * assertSchemaMinor(3, "run.json");
+ * assert.throws(() => assertSchemaMinor(4, "run.json"), /schema_minor 4/);
  * ```
  */
 export function assertSchemaMinor(minor: number, file: string): void {

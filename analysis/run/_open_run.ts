@@ -34,6 +34,8 @@ export interface OpenedTable {
   table: TableName;
   /** Path of the file. */
   file: string;
+  /** run.json `run_id` of the file's folder: every row's run_id (a log older than 1.3 gets it from there). */
+  run_id: string;
   /** Its lazy scan: the contract's columns, in order, cast to the contract's dtypes. */
   scan: pl.LazyDataFrame;
   /** Streams the file through sha256 and compares it with run.json `files`; throws or warns as `verify` says. */
@@ -129,7 +131,8 @@ async function endsMidRow(file: string): Promise<boolean> {
 /**
  * Lazily scans one log file with the contract's dtypes and checks its
  * columns against those of the log's contract minor version; a column added
- * in a later minor version is read as null (not recorded); the string cells
+ * in a later minor version is read as null (not recorded), but `run_id`
+ * (in attempts, tools and server since 1.3) as run.json's; the string cells
  * of a contract ≥ 1.2 CSV lose their escape (one leading `'`). A CSV whose last
  * row was cut off mid-write (polars would read it as a row of nulls) is
  * refused, or, for a killed run, read without that row.
@@ -137,11 +140,9 @@ async function endsMidRow(file: string): Promise<boolean> {
 async function scanTable(
   file: string,
   table: TableName,
-  format: "csv" | "parquet",
-  minor: number,
-  killed: boolean,
-  warning: (m: string) => void,
+  m: { format: "csv" | "parquet"; minor: number; runId: string; killed: boolean; warning: (m: string) => void },
 ): Promise<pl.LazyDataFrame> {
+  const { format, minor, killed, warning } = m;
   const dtypes = tableDtypes(table);
   const expected = columnsAt(table, minor);
   let lf: pl.LazyDataFrame;
@@ -173,7 +174,7 @@ async function scanTable(
   };
   return lf.select(
     (COLUMNS[table] as readonly string[]).map((c) =>
-      expected.includes(c) ? read(c) : pl.lit(null).cast(dtypes[c]!).alias(c)
+      expected.includes(c) ? read(c) : pl.lit(c === "run_id" ? m.runId : null).cast(dtypes[c]!).alias(c)
     ),
   );
 }
@@ -252,7 +253,13 @@ export async function openRun(path: string, options: OpenRunOptions = {}): Promi
         if (running || verifyMode === "warn") warning(msg);
         else throw new InputError(msg);
       }
-      const scan = await scanTable(file, table, format, m.schema_minor, running, warning);
+      const scan = await scanTable(file, table, {
+        format,
+        minor: m.schema_minor,
+        runId: m.run_id,
+        killed: running,
+        warning,
+      });
       const verify = async () => {
         if (want === undefined) return;
         const got = await sha256File(file);
@@ -261,7 +268,7 @@ export async function openRun(path: string, options: OpenRunOptions = {}): Promi
         if (verifyMode === "warn") warning(`UNVERIFIED LOG: ${msg}`);
         else throw new InputError(msg);
       };
-      tables.push({ table, file, scan, verify });
+      tables.push({ table, file, run_id: m.run_id, scan, verify });
     }
     shards.push(tables);
   }

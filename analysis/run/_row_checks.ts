@@ -10,16 +10,29 @@ function raise(problems: string[], file: string, table: TableName): void {
 const unknownOutcomes = (values: unknown[], file: string) =>
   `${file}: outcome: unknown values ${values.map((o) => JSON.stringify(o)).join(", ")}`;
 
+/** The file a frame or scan was read from: its path, its table and the run_id of its run.json. */
+export interface CheckedFile {
+  file: string;
+  table: TableName;
+  run_id: string;
+}
+
+const otherRunIds = (n: number, file: string, runId: string) =>
+  `${file}: run_id: ${n} rows whose run_id is not run.json run_id ${JSON.stringify(runId)}: a file of another run`;
+
 /**
- * Refuses nulls in never-null columns and outcomes outside the contract in
- * a read frame, naming the file and column ({@linkcode InputError}).
+ * Refuses nulls in never-null columns, outcomes outside the contract and a
+ * run_id other than run.json's in a read frame, naming the file and column
+ * ({@linkcode InputError}).
  */
-export function checkFrame(df: pl.DataFrame, file: string, table: TableName): void {
+export function checkFrame(df: pl.DataFrame, { file, table, run_id }: CheckedFile): void {
   const problems: string[] = [];
   for (const c of requiredColumns(table)) {
     const n = df.getColumn(c).nullCount();
     if (n > 0) problems.push(`${file}: ${c}: ${n} null values in a column that is never null`);
   }
+  const others = Number(df.select(pl.col("run_id").neq(pl.lit(run_id)).sum()).row(0)[0] ?? 0);
+  if (others > 0) problems.push(otherRunIds(others, file, run_id));
   if (table === "requests") {
     const bad = df.getColumn("outcome").unique().toArray().filter((o) => !(OUTCOMES as readonly unknown[]).includes(o));
     if (bad.length) problems.push(unknownOutcomes(bad, file));
@@ -33,11 +46,12 @@ export function checkFrame(df: pl.DataFrame, file: string, table: TableName): vo
  * Async, so a file's hash can stream at the same time; polars holds those
  * columns of this one file (one shard) while it counts, not the whole run.
  */
-export async function checkScan(lf: pl.LazyDataFrame, file: string, table: TableName): Promise<void> {
+export async function checkScan(lf: pl.LazyDataFrame, { file, table, run_id }: CheckedFile): Promise<void> {
   const required = requiredColumns(table);
   const known = pl.col("outcome").isIn([...OUTCOMES]);
   const counts = (await lf.select(
     ...required.map((c) => pl.col(c).nullCount().cast(pl.Float64).alias(c)),
+    pl.col("run_id").neq(pl.lit(run_id)).sum().cast(pl.Float64).alias("_other_run_ids"),
     ...(table === "requests" ? [known.not().sum().cast(pl.Float64).alias("_unknown_outcomes")] : []),
   ).collect()).toRecords()[0] ?? {};
   const problems: string[] = [];
@@ -45,6 +59,8 @@ export async function checkScan(lf: pl.LazyDataFrame, file: string, table: Table
     const n = Number(counts[c] ?? 0);
     if (n > 0) problems.push(`${file}: ${c}: ${n} null values in a column that is never null`);
   }
+  const others = Number(counts._other_run_ids ?? 0);
+  if (others > 0) problems.push(otherRunIds(others, file, run_id));
   if (Number(counts._unknown_outcomes ?? 0) > 0) {
     // Only on failure: name the values.
     const bad = await lf.select("outcome").filter(known.not()).unique().collect();

@@ -41,14 +41,15 @@ export async function loadRun(path: string, options: LoadRunOptions = {}): Promi
   for (const tables of opened.shards) {
     // Each table is hashed and read at the same time (polars collects on its own threads), and the tables of a
     // folder are read concurrently: on 1M requests this hides most of the hashing.
-    const read = await Promise.all(tables.map(async ({ table, file, scan, verify }) => {
+    const read = await Promise.all(tables.map(async (opened) => {
+      const { table, file, scan, verify } = opened;
       const [, df] = await Promise.all([
         verify(),
         scan.collect().catch((e: Error) => {
           throw new InputError(`${file}: cannot read ${table} log: ${e.message}`, [], { cause: e });
         }),
       ]);
-      checkFrame(df, file, table);
+      checkFrame(df, opened);
       return [table, df] as const;
     }));
     for (const [table, df] of read) frames[table].push(df);

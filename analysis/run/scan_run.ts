@@ -34,7 +34,7 @@ export async function scanRun(path: string, options: ScanRunOptions = {}): Promi
     const own: Partial<Record<TableName, pl.LazyDataFrame>> = {};
     // Each file's hash streams on the JS thread while polars counts its rows on its own threads.
     await Promise.all(
-      tables.map(({ file, table, scan, verify }) => Promise.all([verify(), checkScan(scan, file, table)])),
+      tables.map((t) => Promise.all([t.verify(), checkScan(t.scan, t)])),
     );
     for (const { table, scan } of tables) {
       scans[table].push(scan);

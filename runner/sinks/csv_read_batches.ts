@@ -55,7 +55,7 @@ export interface ReadLogCsvBatchesOptions extends ReadLogCsvOptions {
  * const file = Deno.makeTempFileSync({ suffix: ".csv" });
  * Deno.writeTextFileSync(
  *   file,
- *   "request_id,round,tool,started_ms,ended_ms,ok,error_kind\nr1,0,t,0,1,true,\nr2,0,t,1,2,true,\nr3,0,t,2,3,false,x\n",
+ *   "run_id,request_id,round,tool,started_ms,ended_ms,ok,error_kind\nx,r1,0,t,0,1,true,\nx,r2,0,t,1,2,true,\nx,r3,0,t,2,3,false,x\n",
  * );
  * const sizes: number[] = [];
  * for await (const batch of readLogCsvBatches(file, "tools", { batchRows: 2 })) sizes.push(batch.length);

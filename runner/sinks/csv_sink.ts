@@ -38,11 +38,14 @@ function writeAll(file: Deno.FsFile, data: Uint8Array): void {
  * import assert from "node:assert/strict";
  * const dir = Deno.makeTempDirSync();
  * const sink = CsvSink.open(dir, "tools");
- * sink.append({ request_id: "r1", round: 1, tool: "lookup", started_ms: 1.5, ended_ms: 9.25, ok: true, error_kind: null });
+ * sink.append({
+ *   run_id: "run-1", request_id: "r1", round: 1, tool: "lookup", started_ms: 1.5, ended_ms: 9.25, ok: true,
+ *   error_kind: null,
+ * });
  * assert.equal(sink.flush(), 1);
  * sink.close();
  * const text = Deno.readTextFileSync(`${dir}/tools.csv`);
- * assert.equal(text, "request_id,round,tool,started_ms,ended_ms,ok,error_kind\nr1,1,lookup,1.5,9.25,true,\n");
+ * assert.equal(text, "run_id,request_id,round,tool,started_ms,ended_ms,ok,error_kind\nrun-1,r1,1,lookup,1.5,9.25,true,\n");
  * Deno.removeSync(dir, { recursive: true });
  * ```
  */

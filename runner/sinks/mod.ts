@@ -9,7 +9,10 @@
  * import assert from "node:assert/strict";
  * const dir = Deno.makeTempDirSync();
  * const sink = CsvSink.open(dir, "tools");
- * sink.append({ request_id: "r1", round: 1, tool: "t", started_ms: 0.1, ended_ms: 0.30000000000000004, ok: true, error_kind: null });
+ * sink.append({
+ *   run_id: "run-1", request_id: "r1", round: 1, tool: "t", started_ms: 0.1, ended_ms: 0.30000000000000004, ok: true,
+ *   error_kind: null,
+ * });
  * sink.close();
  * const rows = await readLogCsv(`${dir}/tools.csv`, "tools");
  * assert.equal(rows[0]?.ended_ms, 0.1 + 0.2);
@@ -21,3 +24,4 @@ export * from "./csv_sink.ts";
 export * from "./csv_read.ts";
 export * from "./csv_read_batches.ts";
 export * from "./parquet_writer.ts";
+export * from "./csv_schema.ts";

@@ -1,7 +1,8 @@
 import { type BasicType, type ColumnSource, fileWriter, ParquetWriter, schemaFromColumnData } from "hyparquet-writer";
 import type { TableName } from "../../schema/events.ts";
-import { SCHEMA_VERSION } from "../../schema/version.ts";
+import { type LogIdentity, parquetMetadata } from "../../schema/log_metadata.ts";
 import { type ColumnKind, columnSpecs, type RowOf } from "../../schema/column_kinds.ts";
+import { VERSION } from "../version.ts";
 import { readLogCsvBatches, type ReadLogCsvOptions } from "./csv_read_batches.ts";
 
 /** Parquet type of each column kind: counts are 64-bit so no count can overflow. */
@@ -36,12 +37,20 @@ function columnsOf<T extends TableName>(table: T, rows: readonly RowOf<T>[], fir
   });
 }
 
+/** Options for {@linkcode ParquetLogWriter.open}. */
+export interface ParquetLogOptions {
+  /** The run the file belongs to: its run_id and epoch, written to the key-value metadata. */
+  identity: LogIdentity;
+}
+
 /**
  * A Parquet log file written one row group at a time, so memory holds one
  * group, never the table: one typed, nullable column per log column (types
  * from the zod row schema: integers → INT64, other numbers → DOUBLE,
- * booleans → BOOLEAN, strings and enums → STRING), the schema version and
- * table name in the key-value metadata. Bytes go to `<file>.partial`
+ * booleans → BOOLEAN, strings and enums → STRING), and in the key-value
+ * metadata what a reader of this file alone needs: the contract version,
+ * table, run_id, `epoch_iso` and the unit of every time column
+ * (schema/log_metadata.ts `parquetMetadata`). Bytes go to `<file>.partial`
  * (hyparquet-writer's file writer flushes every ~1 MB) and
  * {@linkcode ParquetLogWriter.close} renames it into place, so a crash never
  * leaves a half-written `.parquet` under the final name.
@@ -51,9 +60,10 @@ function columnsOf<T extends TableName>(table: T, rows: readonly RowOf<T>[], fir
  * import { ParquetLogWriter } from "./parquet_writer.ts";
  * import assert from "node:assert/strict";
  * const file = Deno.makeTempFileSync({ suffix: ".parquet" });
- * const w = ParquetLogWriter.open(file, "tools");
- * w.write([{ request_id: "r1", round: 1, tool: "t", started_ms: 1, ended_ms: 2, ok: true, error_kind: null }]);
- * w.write([{ request_id: "r2", round: 1, tool: "t", started_ms: 2, ended_ms: 3, ok: false, error_kind: "timeout" }]);
+ * const identity = { run_id: "run-1", epoch_iso: "2026-01-01T00:00:00.000Z" };
+ * const w = ParquetLogWriter.open(file, "tools", { identity });
+ * w.write([{ run_id: "run-1", request_id: "r1", round: 1, tool: "t", started_ms: 1, ended_ms: 2, ok: true, error_kind: null }]);
+ * w.write([{ run_id: "run-1", request_id: "r2", round: 1, tool: "t", started_ms: 2, ended_ms: 3, ok: false, error_kind: "timeout" }]);
  * assert.equal(w.close(), 2);
  * assert.equal(new TextDecoder().decode(Deno.readFileSync(file).subarray(0, 4)), "PAR1");
  * Deno.removeSync(file);
@@ -67,23 +77,21 @@ export class ParquetLogWriter<T extends TableName> {
   #rows = 0;
   #closed = false;
 
-  private constructor(file: string, table: T) {
+  private constructor(file: string, table: T, identity: LogIdentity) {
     this.file = file;
     this.table = table;
     this.#partial = `${file}.partial`;
     this.#writer = new ParquetWriter({
       writer: fileWriter(this.#partial),
       schema: schemaFromColumnData({ columnData: columnsOf(table, [], 0) }),
-      kvMetadata: [
-        { key: "accepted_goodput.schema_version", value: String(SCHEMA_VERSION) },
-        { key: "accepted_goodput.table", value: table },
-      ],
+      kvMetadata: parquetMetadata(table, identity),
+      createdBy: `goodput-runner ${VERSION} (hyparquet-writer)`,
     });
   }
 
   /** Starts `<file>.partial` (replacing one left by a crash). */
-  static open<T extends TableName>(file: string, table: T): ParquetLogWriter<T> {
-    return new ParquetLogWriter(file, table);
+  static open<T extends TableName>(file: string, table: T, options: ParquetLogOptions): ParquetLogWriter<T> {
+    return new ParquetLogWriter(file, table, options.identity);
   }
 
   /** Rows written so far. */
@@ -123,7 +131,7 @@ export class ParquetLogWriter<T extends TableName> {
 }
 
 /** Options for {@linkcode writeParquetFromRows}. */
-export interface WriteParquetOptions {
+export interface WriteParquetOptions extends ParquetLogOptions {
   /** Most rows per row group. @default 16384 */
   rowGroupRows?: number;
 }
@@ -137,10 +145,11 @@ export interface WriteParquetOptions {
  * import { writeParquetFromRows } from "./parquet_writer.ts";
  * import assert from "node:assert/strict";
  * const file = Deno.makeTempFileSync({ suffix: ".parquet" });
+ * const run = { run_id: "run-1" };
  * writeParquetFromRows(file, "tools", [
- *   { request_id: "r1", round: 1, tool: "lookup", started_ms: 1.5, ended_ms: 9.25, ok: true, error_kind: null },
- *   { request_id: "r2", round: 1, tool: "lookup", started_ms: 2, ended_ms: 3, ok: false, error_kind: "timeout" },
- * ]);
+ *   { ...run, request_id: "r1", round: 1, tool: "lookup", started_ms: 1.5, ended_ms: 9.25, ok: true, error_kind: null },
+ *   { ...run, request_id: "r2", round: 1, tool: "lookup", started_ms: 2, ended_ms: 3, ok: false, error_kind: "timeout" },
+ * ], { identity: { ...run, epoch_iso: "2026-01-01T00:00:00.000Z" } });
  * const bytes = Deno.readFileSync(file);
  * assert.equal(new TextDecoder().decode(bytes.subarray(0, 4)), "PAR1");
  * Deno.removeSync(file);
@@ -150,10 +159,10 @@ export function writeParquetFromRows<T extends TableName>(
   file: string,
   table: T,
   rows: readonly RowOf<T>[],
-  options: WriteParquetOptions = {},
+  options: WriteParquetOptions,
 ): void {
   const size = options.rowGroupRows ?? ROW_GROUP_ROWS;
-  const w = ParquetLogWriter.open(file, table);
+  const w = ParquetLogWriter.open(file, table, options);
   try {
     for (let i = 0; i < rows.length; i += size) w.write(rows.slice(i, i + size));
     w.close();
@@ -163,8 +172,8 @@ export function writeParquetFromRows<T extends TableName>(
   }
 }
 
-/** Options for {@linkcode csvToParquet}: the reader's, and the row group size. */
-export interface CsvToParquetOptions<T extends TableName = TableName> extends ReadLogCsvOptions {
+/** Options for {@linkcode csvToParquet}: the reader's, the run's identity and the row group size. */
+export interface CsvToParquetOptions<T extends TableName = TableName> extends ReadLogCsvOptions, ParquetLogOptions {
   /** Most rows per row group (and per batch read from the CSV). @default 16384 */
   rowGroupRows?: number;
   /** Sees each batch of validated rows before it is written (one pass over the file for both). */
@@ -183,8 +192,9 @@ export interface CsvToParquetOptions<T extends TableName = TableName> extends Re
  * import { csvToParquet } from "./parquet_writer.ts";
  * import assert from "node:assert/strict";
  * const dir = Deno.makeTempDirSync();
- * Deno.writeTextFileSync(`${dir}/tools.csv`, "request_id,round,tool,started_ms,ended_ms,ok,error_kind\n");
- * assert.equal(await csvToParquet(dir, "tools"), 0);
+ * Deno.writeTextFileSync(`${dir}/tools.csv`, "run_id,request_id,round,tool,started_ms,ended_ms,ok,error_kind\n");
+ * const identity = { run_id: "run-1", epoch_iso: "2026-01-01T00:00:00.000Z" };
+ * assert.equal(await csvToParquet(dir, "tools", { identity }), 0);
  * assert.ok(Deno.statSync(`${dir}/tools.parquet`).size > 0);
  * Deno.removeSync(dir, { recursive: true });
  * ```
@@ -192,10 +202,10 @@ export interface CsvToParquetOptions<T extends TableName = TableName> extends Re
 export async function csvToParquet<T extends TableName>(
   dir: string,
   table: T,
-  options: CsvToParquetOptions<T> = {},
+  options: CsvToParquetOptions<T>,
 ): Promise<number> {
-  const { rowGroupRows, onRows, ...read } = options;
-  const w = ParquetLogWriter.open(`${dir}/${table}.parquet`, table);
+  const { rowGroupRows, onRows, identity, ...read } = options;
+  const w = ParquetLogWriter.open(`${dir}/${table}.parquet`, table, { identity });
   try {
     for await (
       const batch of readLogCsvBatches(`${dir}/${table}.csv`, table, {

@@ -57,6 +57,7 @@ export function req(
 /** An attempt row; `over` sets the times and tokens. */
 export function att(over: Partial<AttemptRow> & Pick<AttemptRow, "request_id" | "sent_ms">): AttemptRow {
   return {
+    run_id: "fixture-run",
     round: 0,
     attempt: 0,
     route: "default",
@@ -128,7 +129,8 @@ export interface RunTables {
 }
 
 /**
- * Writes a run folder as CSV (the runner's dialect) with run.json `files` holding each file's sha256. With
+ * Writes a run folder as CSV (the runner's dialect) with run.json `files` holding each file's sha256; every row gets
+ * run.json's `run_id`, as the runner writes it. With
  * `minor` (the contract minor version, default the manifest's), only the columns that version has are written, string
  * cells are escaped as that version says (from 1.2 on), and run.json says that version: `minor: 0` writes a 1.0 log.
  */
@@ -144,8 +146,10 @@ export function writeRun(dir: string, manifest: RunManifest, tables: RunTables, 
     const cols = columnsAt(table, minor);
     // Only string columns hold strings in these rows: escaping every string is escaping the string columns.
     const cell = (v: unknown) => typeof v === "string" && minor >= ESCAPED_CELLS_SINCE_MINOR ? escapeCell(v) : v;
+    // Every row is the run's, as the runner writes them (the row builders default to "fixture-run").
+    const value = (r: Record<string, unknown>, c: string) => c === "run_id" ? manifest.run_id : r[c];
     const text = cols.join(",") + "\n" +
-      encodeCsvRows(rows.map((r) => cols.map((c) => cell((r as Record<string, unknown>)[c]))));
+      encodeCsvRows(rows.map((r) => cols.map((c) => cell(value(r as Record<string, unknown>, c)))));
     const name = `${table}.csv`;
     Deno.writeTextFileSync(join(dir, name), text);
     files[name] = sha256(join(dir, name));

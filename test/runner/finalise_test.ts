@@ -7,6 +7,9 @@ import type { RequestRow, RunManifest as Manifest } from "../../schema/mod.ts";
 import { type FinaliseOptions, finaliseRun } from "../../runner/finalise.ts";
 import { CsvSink } from "../../runner/sinks/csv_sink.ts";
 import { readLogCsv } from "../../runner/sinks/csv_read.ts";
+import { writeCsvSchema } from "../../runner/sinks/csv_schema.ts";
+import { csvSchema, parquetMetadata } from "../../schema/log_metadata.ts";
+import { parquetMetadata as readParquetMetadata } from "hyparquet";
 import { makeManifest } from "../analysis/_fixture.ts";
 import { attemptRow, requestRow, toolRow } from "./sinks/_rows.ts";
 
@@ -49,7 +52,10 @@ function runFolder(
   tools.append(toolRow({ request_id: "r1" }));
   tools.close();
   for (const [name, bytes] of Object.entries(extra)) Deno.writeFileSync(join(dir, name), bytes);
-  const base = makeManifest(STAGES);
+  const base = makeManifest(STAGES, { run_id: "run-1" });
+  // The runner writes each CSV's schema sidecar at ms 0 (runner/execute.ts).
+  const identity = { run_id: base.run_id, epoch_iso: base.epoch_iso };
+  for (const table of ["requests", "attempts", "tools"] as const) writeCsvSchema(dir, table, { identity });
   const manifest = RunManifest.parse({
     ...base,
     plan: { ...base.plan, scheduled_requests: scheduled },
@@ -100,11 +106,14 @@ Deno.test("finaliseRun records the client verdict, the counts and every file's s
     assert.deepEqual(names, [
       "attempts.csv",
       "attempts.parquet",
+      "attempts.schema.json",
       "outputs.jsonl",
       "requests.csv",
       "requests.parquet",
+      "requests.schema.json",
       "tools.csv",
       "tools.parquet",
+      "tools.schema.json",
     ]);
     for (const n of names) assert.equal(done.files[n], sha256(join(dir, n)), n);
     assert.deepEqual(JSON.parse(Deno.readTextFileSync(join(dir, "run.json"))), done);
@@ -115,6 +124,15 @@ Deno.test("finaliseRun records the client verdict, the counts and every file's s
       pq.map((r) => [r.request_id, r.outcome, r.send_lag_ms]),
       csv.map((r) => [r.request_id, r.outcome, r.send_lag_ms]),
     );
+    // Each file describes itself with run.json's run_id and epoch: Parquet in its metadata, CSV in its sidecar.
+    const identity = { run_id: "run-1", epoch_iso: done.epoch_iso };
+    for (const table of ["requests", "attempts", "tools"] as const) {
+      const meta = readParquetMetadata(Deno.readFileSync(join(dir, `${table}.parquet`)).buffer);
+      assert.deepEqual(meta.key_value_metadata, parquetMetadata(table, identity), table);
+      assert.match(meta.created_by ?? "", /^goodput-runner /);
+      const sidecar = JSON.parse(Deno.readTextFileSync(join(dir, `${table}.schema.json`)));
+      assert.deepEqual(sidecar, csvSchema(table, identity), table);
+    }
   } finally {
     Deno.removeSync(dir, { recursive: true });
   }
@@ -124,7 +142,14 @@ Deno.test("finaliseRun with Parquet only removes the CSV logs and hashes what is
   const { dir, manifest } = runFolder(["parquet"]);
   try {
     const { manifest: done } = await finaliseRun(dir, manifest, OPTIONS);
+    // The CSVs and their schema sidecars are gone.
     assert.deepEqual(Object.keys(done.files).sort(), ["attempts.parquet", "requests.parquet", "tools.parquet"]);
+    assert.deepEqual([...Deno.readDirSync(dir)].map((e) => e.name).sort(), [
+      "attempts.parquet",
+      "requests.parquet",
+      "run.json",
+      "tools.parquet",
+    ]);
     assert.equal(pl.readParquet(join(dir, "requests.parquet")).height, 5);
   } finally {
     Deno.removeSync(dir, { recursive: true });
@@ -137,8 +162,11 @@ Deno.test("finaliseRun refuses an open-loop log with fewer rows than scheduled a
     await assert.rejects(finaliseRun(dir, manifest, OPTIONS), /5 request rows for 6 scheduled requests/);
     assert.deepEqual([...Deno.readDirSync(dir)].map((e) => e.name).sort(), [
       "attempts.csv",
+      "attempts.schema.json",
       "requests.csv",
+      "requests.schema.json",
       "tools.csv",
+      "tools.schema.json",
     ]);
   } finally {
     Deno.removeSync(dir, { recursive: true });

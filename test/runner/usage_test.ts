@@ -128,7 +128,13 @@ function cannedClient(status: number, contentType: string, body: string): HttpCl
 async function attemptWith(client: HttpClient, stream: boolean) {
   const watchdog = new Watchdog(() => 0, 60_000);
   try {
-    const ctx: AttemptContext = { clock: { now: () => 0, epochUnixMs: 0 }, client, watchdog, attemptTimeoutMs: 60_000 };
+    const ctx: AttemptContext = {
+      runId: "run-1",
+      clock: { now: () => 0, epochUnixMs: 0 },
+      client,
+      watchdog,
+      attemptTimeoutMs: 60_000,
+    };
     const target = {
       url: new URL("http://127.0.0.1:1/v1/chat/completions"),
       headers: {},

@@ -8,19 +8,51 @@ Deno.test("columnSpecs follows COLUMNS and reads each kind from the zod schema",
   });
   await t.step("known columns get the kind of their schema", () => {
     const req = new Map(columnSpecs("requests").map((c) => [c.name, c]));
-    assert.deepEqual(req.get("priority"), { name: "priority", kind: "int", nullable: false });
-    assert.deepEqual(req.get("http_status"), { name: "http_status", kind: "int", nullable: true });
-    assert.deepEqual(req.get("tool_ms"), { name: "tool_ms", kind: "float", nullable: false });
-    assert.deepEqual(req.get("send_lag_ms"), { name: "send_lag_ms", kind: "float", nullable: true });
-    assert.deepEqual(req.get("outcome"), { name: "outcome", kind: "string", nullable: false });
-    assert.deepEqual(req.get("auth_ok"), { name: "auth_ok", kind: "boolean", nullable: true });
+    assert.deepEqual(req.get("priority"), { name: "priority", kind: "int", nullable: false, unit: null });
+    assert.deepEqual(req.get("http_status"), { name: "http_status", kind: "int", nullable: true, unit: null });
+    assert.deepEqual(req.get("outcome"), { name: "outcome", kind: "string", nullable: false, unit: null });
+    assert.deepEqual(req.get("auth_ok"), { name: "auth_ok", kind: "boolean", nullable: true, unit: null });
     const att = new Map(columnSpecs("attempts").map((c) => [c.name, c]));
-    assert.deepEqual(att.get("token_source"), { name: "token_source", kind: "string", nullable: true });
+    assert.deepEqual(att.get("run_id"), { name: "run_id", kind: "string", nullable: false, unit: null });
+    assert.deepEqual(att.get("token_source"), { name: "token_source", kind: "string", nullable: true, unit: null });
     const tools = new Map(columnSpecs("tools").map((c) => [c.name, c]));
-    assert.deepEqual(tools.get("ok"), { name: "ok", kind: "boolean", nullable: false });
+    assert.deepEqual(tools.get("ok"), { name: "ok", kind: "boolean", nullable: false, unit: null });
+  });
+  await t.step("time columns carry their unit: an instant since epoch_iso, or a duration", () => {
+    const req = new Map(columnSpecs("requests").map((c) => [c.name, c]));
+    const instant = "ms since epoch_iso";
+    assert.deepEqual(req.get("completed_ms"), { name: "completed_ms", kind: "float", nullable: true, unit: instant });
+    assert.deepEqual(req.get("tool_ms"), { name: "tool_ms", kind: "float", nullable: false, unit: "ms" });
+    assert.deepEqual(req.get("send_lag_ms"), { name: "send_lag_ms", kind: "float", nullable: true, unit: "ms" });
+    // Every *_ms column of every table has a unit, and no other column has one.
+    for (const table of TABLES) {
+      for (const c of columnSpecs(table)) assert.equal(c.unit !== null, c.name.endsWith("_ms"), `${table}.${c.name}`);
+    }
+    const units = (table: (typeof TABLES)[number], unit: string) =>
+      columnSpecs(table).filter((c) => c.unit === unit).map((c) => c.name);
+    assert.deepEqual(units("requests", instant), ["scheduled_ms", "first_sent_ms", "first_token_ms", "completed_ms"]);
+    assert.deepEqual(units("attempts", instant), [
+      "sent_ms",
+      "headers_ms",
+      "first_token_ms",
+      "last_token_ms",
+      "completed_ms",
+    ]);
+    assert.deepEqual(units("attempts", "ms"), ["backoff_ms", "itl_p50_ms", "itl_max_ms", "retry_after_ms"]);
+    assert.deepEqual(units("tools", instant), ["started_ms", "ended_ms"]);
+    assert.deepEqual(units("server", instant), ["t_ms"]);
+    assert.deepEqual(units("server", "ms"), ["oldest_queued_ms"]);
   });
   await t.step("requiredColumns lists the columns whose schema is not nullable, in file order", () => {
-    // tools: request_id, round, tool, started_ms, ended_ms, ok are required; error_kind is nullable.
-    assert.deepEqual(requiredColumns("tools"), ["request_id", "round", "tool", "started_ms", "ended_ms", "ok"]);
+    // tools: run_id, request_id, round, tool, started_ms, ended_ms, ok are required; error_kind is nullable.
+    assert.deepEqual(requiredColumns("tools"), [
+      "run_id",
+      "request_id",
+      "round",
+      "tool",
+      "started_ms",
+      "ended_ms",
+      "ok",
+    ]);
   });
 });

@@ -91,10 +91,11 @@ export function ledgerTables(): RunTables {
     a("h1", 16_000, 700, 0, 0, { http_status: 503, error_kind: "http_503" }),
     a("h1", 16_100, 700, 0, 200, { attempt: 1, route: "backup", provider: "other", model: "big" }),
   ];
+  const run = { run_id: "fixture-run" };
   const tools = [
-    { request_id: "a1", round: 0, tool: "retrieval", started_ms: 11_000, ended_ms: 11_050, ok: true, error_kind: null },
-    { request_id: "h1", round: 0, tool: "search", started_ms: 16_000, ended_ms: 16_020, ok: false, error_kind: "boom" },
-  ];
+    { ...run, request_id: "a1", round: 0, tool: "retrieval", started_ms: 11_000, ended_ms: 11_050, ok: true },
+    { ...run, request_id: "h1", round: 0, tool: "search", started_ms: 16_000, ended_ms: 16_020, ok: false },
+  ].map((t) => ({ ...t, error_kind: t.ok ? null : "boom" }));
   return { requests, attempts, tools };
 }
 
@@ -167,14 +168,22 @@ export function writeLedgerRun(tables: RunTables = ledgerTables()): string {
   return writeRun(join(Deno.makeTempDirSync(), "run"), makeManifest(LEDGER_STAGES), tables);
 }
 
-/** Adds server.csv (every contract column; `route` only where the contract has it) and updates run.json's hashes. */
+const manifestRunId = (dir: string): string => JSON.parse(Deno.readTextFileSync(join(dir, "run.json"))).run_id;
+
+/**
+ * Adds server.csv (every contract column; `route` only where the contract has it; `run_id` run.json's) and updates
+ * run.json's hashes.
+ */
 export function addServer(
   dir: string,
   rows: { t_ms: number; replicas: number; replicas_warming: number; route: string; running?: number }[],
 ): void {
   const cols = COLUMNS.server as readonly string[];
   const text = cols.join(",") + "\n" +
-    rows.map((r) => cols.map((c) => c in r ? String((r as Record<string, unknown>)[c]) : "0").join(",")).join("\n") +
+    rows.map((r) =>
+      cols.map((c) => c === "run_id" ? manifestRunId(dir) : c in r ? String((r as Record<string, unknown>)[c]) : "0")
+        .join(",")
+    ).join("\n") +
     "\n";
   Deno.writeTextFileSync(join(dir, "server.csv"), text);
   const manifest = JSON.parse(Deno.readTextFileSync(join(dir, "run.json")));

@@ -125,7 +125,14 @@ export function writeSweepRun(dir: string, options: SweepOptions = {}): string {
       const stage = SWEEP_STAGES.find((s) => k * 1000 >= s.start_ms && k * 1000 < s.end_ms)!;
       const [queue_len, oldest_queued_ms] = QUEUE[stage.name]!;
       const replicas = options.replicas?.[stage.name] ?? 0;
-      const row: Record<string, unknown> = { t_ms: k * 1000, route: "default", queue_len, oldest_queued_ms, replicas };
+      const row: Record<string, unknown> = {
+        run_id: runId,
+        t_ms: k * 1000,
+        route: "default",
+        queue_len,
+        oldest_queued_ms,
+        replicas,
+      };
       rows.push(COLUMNS.server.map((c) => row[c] ?? 0));
     }
     const file = join(dir, "server.csv");

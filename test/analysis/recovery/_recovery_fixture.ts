@@ -16,10 +16,11 @@ export const QA_POLICY: SloPolicy = {
   default: { e2e_ms: 1000, gates: ["output_valid"] },
 };
 
-/** A server row: every contract column defaulted (0, route "default"), `over` sets the rest. */
+/** A server row: every contract column defaulted (0, route "default", run_id "fixture-run"), `over` sets the rest. */
 export function serverRow(over: Record<string, number> & { t_ms: number }): Record<string, unknown> {
   const row: Record<string, unknown> = {};
   for (const c of COLUMNS.server as readonly string[]) row[c] = c === "route" ? "default" : 0;
+  row.run_id = "fixture-run";
   row.replicas = 1;
   return { ...row, ...over };
 }

@@ -53,10 +53,11 @@ function answered(e: Entry, runId: string): { r: RequestRow; a: AttemptRow } {
       safety_ok: null,
       auth_ok: null,
     });
-    return { r, a: att({ request_id: e.id, sent_ms: e.t, headers_ms: e.t + 5, http_status: 429 }) };
+    return { r, a: att({ run_id: runId, request_id: e.id, sent_ms: e.t, headers_ms: e.t + 5, http_status: 429 }) };
   }
   const r = req({ ...base, first_token_ms: e.t + 200, completed_ms: e.t + 1000 });
   const a = att({
+    run_id: runId,
     request_id: e.id,
     sent_ms: e.t,
     headers_ms: e.t + 50,
@@ -117,7 +118,9 @@ export function writeInterruptedRun(dir: string): string {
     const gates = { output_valid: null, quality_ok: null, safety_ok: null, auth_ok: null, output_tokens: 0 };
     if (e.t <= 17_000) {
       rows.push(req({ ...base, ...gates, outcome: "aborted", error_kind: "run_stopped", http_status: null }));
-      attempts.push(att({ request_id: e.id, sent_ms: e.t, http_status: null, error_kind: "run_stopped" }));
+      attempts.push(
+        att({ run_id: runId, request_id: e.id, sent_ms: e.t, http_status: null, error_kind: "run_stopped" }),
+      );
     } else {
       rows.push(req({
         ...base,

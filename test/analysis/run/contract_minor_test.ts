@@ -11,18 +11,25 @@ const quiet = { onWarning: () => {} };
 const V1_0 = new URL("../../testdata/contract-1.0", import.meta.url).pathname;
 const stages = [{ name: "s", kind: "steady" as const, start_ms: 0, end_ms: 1000, offered_rps: 1 }];
 
-Deno.test("a contract 1.0 log reads the columns added in 1.1 as null (not recorded)", async (t) => {
+Deno.test("a contract 1.0 log reads the columns added later as null (not recorded), and run_id from run.json", async (t) => {
   for (const open of [loadRun, scanRun]) {
     await t.step(open.name, async () => {
       const run = await open(V1_0, quiet);
       assert.equal(run.manifest.schema_minor, 0);
-      for (const table of ["requests", "attempts"] as const) {
-        const frame = "collectSync" in run[table] ? run[table].collectSync() : run[table];
+      for (const table of ["requests", "attempts", "tools", "server"] as const) {
+        const read = run[table]!;
+        const frame = "collectSync" in read ? read.collectSync() : read;
         assert.deepEqual(frame.columns, COLUMNS[table]);
-        assert.ok(frame.height > 0);
-        for (const c of Object.keys(COLUMN_SINCE_MINOR[table]!)) {
+        // That run made no tool calls: its tools table is empty, still typed and with run_id.
+        assert.ok(frame.height > 0 || table === "tools");
+        for (const c of Object.keys(COLUMN_SINCE_MINOR[table] ?? {})) {
+          if (c === "run_id") continue;
           assert.equal(frame.getColumn(c).nullCount(), frame.height, `${table}.${c} is all null`);
         }
+        // The file has no run_id column (attempts, tools and server carry it from 1.3 on): every row gets run.json's.
+        const ids = frame.getColumn("run_id").unique().toArray();
+        assert.deepEqual(ids, table === "tools" ? [] : [run.manifest.run_id], table);
+        assert.equal(String(frame.getColumn("run_id").dtype.variant), "String");
       }
     });
   }

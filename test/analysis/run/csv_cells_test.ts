@@ -42,7 +42,7 @@ Deno.test("CSV and Parquet (as finalisation writes it) of a run with escaped cel
   const pqDir = tricky(join(Deno.makeTempDirSync(), "pq"));
   const files: Record<string, string> = {};
   for (const t of ["requests", "attempts", "tools"] as const) {
-    await csvToParquet(pqDir, t);
+    await csvToParquet(pqDir, t, { identity: { run_id: "fixture-run", epoch_iso: "2026-01-01T00:00:00.000Z" } });
     Deno.removeSync(join(pqDir, `${t}.csv`));
     files[`${t}.parquet`] = sha256(join(pqDir, `${t}.parquet`));
   }

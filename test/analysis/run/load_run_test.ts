@@ -85,7 +85,7 @@ Deno.test("run.json is validated: unknown schema_version, bad fields, killed run
   await t.step("a log with a missing column is refused naming the file", async () => {
     const dir = fixture();
     const file = join(dir, "tools.csv");
-    Deno.writeTextFileSync(file, "request_id,round,tool,started_ms,ended_ms,ok\n");
+    Deno.writeTextFileSync(file, "run_id,request_id,round,tool,started_ms,ended_ms,ok\n");
     const m = manifestOf(dir);
     writeManifest(dir, { ...m, files: { ...m.files, "tools.csv": sha256(file) } });
     await assert.rejects(() => loadRun(dir, quiet), /tools\.csv: missing columns: error_kind/);
@@ -108,6 +108,16 @@ Deno.test("rows the contract forbids are refused, and a row cut off by a kill is
     const dir = fixture();
     rewrite(dir, "requests", (s) => s.replace(",low,0,default,10000,", ",low,0,default,,"));
     await assert.rejects(() => loadRun(dir, quiet), /requests\.csv: scheduled_ms: 1 null values/);
+  });
+  await t.step("rows of another run (a run_id other than run.json's) are refused, naming the file", async () => {
+    const dir = fixture();
+    // Two attempts rows moved to another run: run_id is the first field of a row.
+    let n = 0;
+    rewrite(dir, "attempts", (s) => s.replace(/\nfixture-run,/g, (m) => n++ < 2 ? "\nother-run," : m));
+    await assert.rejects(
+      () => loadRun(dir, quiet),
+      /attempts\.csv: run_id: 2 rows whose run_id is not run\.json run_id "fixture-run"/,
+    );
   });
   await t.step("a truncated last row is refused in a finished run", async () => {
     const dir = fixture();

@@ -97,15 +97,23 @@ Deno.test("scanRun() refuses what loadRun() refuses, naming the file", async (t)
     rewrite(dir, "requests", (s) => s.replace(",low,0,default,10000,", ",low,0,default,,"));
     await assert.rejects(() => scanRun(dir, quiet), /requests\.csv: scheduled_ms: 1 null values/);
   });
+  await t.step("rows of another run, found by the streaming row check", async () => {
+    const dir = fixture();
+    rewrite(dir, "attempts", (s) => s.replace(/\nfixture-run,/, "\nother-run,"));
+    await assert.rejects(
+      () => scanRun(dir, quiet),
+      /attempts\.csv: run_id: 1 rows whose run_id is not run\.json run_id/,
+    );
+  });
   await t.step("a null in a never-null attempts column", async () => {
     const dir = fixture();
-    // The first attempt row's `round` (its second field) emptied.
-    rewrite(dir, "attempts", (s) => s.replace(/\n([^,\n]*),0,/, "\n$1,,"));
+    // The first attempt row's `round` (its third field, after run_id and request_id) emptied.
+    rewrite(dir, "attempts", (s) => s.replace(/\n([^,\n]*,[^,\n]*),0,/, "\n$1,,"));
     await assert.rejects(() => scanRun(dir, quiet), /attempts\.csv: round: 1 null values/);
   });
   await t.step("a missing column", async () => {
     const dir = fixture();
-    rewrite(dir, "tools", () => "request_id,round,tool,started_ms,ended_ms,ok\n");
+    rewrite(dir, "tools", () => "run_id,request_id,round,tool,started_ms,ended_ms,ok\n");
     await assert.rejects(() => scanRun(dir, quiet), /tools\.csv: missing columns: error_kind/);
   });
   await t.step("a killed run drops its truncated last row with a warning", async () => {

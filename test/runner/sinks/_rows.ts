@@ -47,6 +47,7 @@ export function requestRow(over: Partial<RequestRow> = {}): RequestRow {
 /** An attempt row with nulls in every nullable column. */
 export function attemptRow(over: Partial<AttemptRow> = {}): AttemptRow {
   return {
+    run_id: "run-1",
     request_id: "r-1",
     round: 0,
     attempt: 1,
@@ -81,6 +82,7 @@ export function attemptRow(over: Partial<AttemptRow> = {}): AttemptRow {
 /** A tool row. */
 export function toolRow(over: Partial<ToolRow> = {}): ToolRow {
   return {
+    run_id: "run-1",
     request_id: "r-1",
     round: 1,
     tool: "lookup_order",
@@ -95,6 +97,7 @@ export function toolRow(over: Partial<ToolRow> = {}): ToolRow {
 /** A server timeline row. */
 export function serverRow(over: Partial<ServerRow> = {}): ServerRow {
   return {
+    run_id: "run-1",
     t_ms: 1000,
     route: "self-hosted",
     queue_len: 4,

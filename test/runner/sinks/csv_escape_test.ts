@@ -35,7 +35,8 @@ Deno.test("CsvSink escapes formula starts in string columns only; readLogCsv and
   });
 
   await t.step("Parquet (finalisation) holds the original values", async () => {
-    assert.equal(await csvToParquet(dir, "requests"), rows.length);
+    const identity = { run_id: "run-1", epoch_iso: "2026-01-01T00:00:00.000Z" };
+    assert.equal(await csvToParquet(dir, "requests", { identity }), rows.length);
     const df = pl.readParquet(`${dir}/requests.parquet`);
     assert.deepEqual(df.getColumn("finish_reason").toArray(), TRICKY);
     assert.deepEqual(df.getColumn("quality_detail").toArray(), TRICKY);

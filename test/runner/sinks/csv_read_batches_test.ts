@@ -86,24 +86,28 @@ Deno.test("readLogCsvBatches gives the rows, errors and warnings of the whole-fi
     ["a header and no row", enc(TOOLS_HEADER), "tools"],
     ["an empty file", enc(""), "tools"],
     ["a file holding only a byte-order mark", enc("\ufeff"), "tools"],
-    ["a byte-order mark before the header", enc("\ufeff" + TOOLS_HEADER + "r1,1,t,1,2,true,\n"), "tools"],
-    ["CRLF line ends", enc(TOOLS_HEADER.replace("\n", "\r\n") + "r1,1,t,1,2,true,\r\nr2,1,t,1,2,false,x\r\n"), "tools"],
+    ["a byte-order mark before the header", enc("\ufeff" + TOOLS_HEADER + "x,r1,1,t,1,2,true,\n"), "tools"],
+    [
+      "CRLF line ends",
+      enc(TOOLS_HEADER.replace("\n", "\r\n") + "x,r1,1,t,1,2,true,\r\nx,r2,1,t,1,2,false,x\r\n"),
+      "tools",
+    ],
     ["a file of one line end", enc("\n"), "tools"],
-    ["bad fields", enc(TOOLS_HEADER + "r1,1,t,1,2,true,\nr2,1.5,t,1,2,yes,\nr3,1,t,abc,2,true,\n"), "tools"],
-    ["more problems than listed", enc(TOOLS_HEADER + "r,x,t,1,2,true,\n".repeat(8)), "tools", { maxProblems: 3 }],
-    ["null where the schema forbids it", enc(TOOLS_HEADER + 'r1,1,"",1,2,true,""\nr2,1,,1,2,true,\n'), "tools"],
+    ["bad fields", enc(TOOLS_HEADER + "x,r1,1,t,1,2,true,\nx,r2,1.5,t,1,2,yes,\nx,r3,1,t,abc,2,true,\n"), "tools"],
+    ["more problems than listed", enc(TOOLS_HEADER + "x,r,x,t,1,2,true,\n".repeat(8)), "tools", { maxProblems: 3 }],
+    ["null where the schema forbids it", enc(TOOLS_HEADER + 'x,r1,1,"",1,2,true,""\nx,r2,1,,1,2,true,\n'), "tools"],
     ["missing and unknown columns", enc("request_id,round,tool,started_ms,ended_ms,okay,error_kind\n"), "tools"],
     [
       "columns out of order",
-      enc("round,request_id,tool,started_ms,ended_ms,ok,error_kind\nr1,1,t,1,2,true,\n"),
+      enc("run_id,round,request_id,tool,started_ms,ended_ms,ok,error_kind\nx,r1,1,t,1,2,true,\n"),
       "tools",
     ],
-    ["a short row", enc(TOOLS_HEADER + "r1,1,t,1,2,true,\nr2,1,t,1,2,true\n"), "tools"],
-    ["a short header and rows of the table's width", enc("request_id,round\nr1,1,t,1,2,true,\n"), "tools"],
-    ["a bad quote", enc(TOOLS_HEADER + 'r1,1,t"x,1,2,true,\n'), "tools"],
-    ["a short row and a cut last row", enc(TOOLS_HEADER + "r1,1,t,1,2,true\nr2,1,t,1,2"), "tools"],
-    ["a bad field and a cut last row", enc(TOOLS_HEADER + "r1,x,t,1,2,true,\nr2,1,t,1,2"), "tools"],
-    ["a bad field and a cut last row, dropped", enc(TOOLS_HEADER + "r1,x,t,1,2,true,\nr2,1,t"), "tools", {
+    ["a short row", enc(TOOLS_HEADER + "x,r1,1,t,1,2,true,\nx,r2,1,t,1,2,true\n"), "tools"],
+    ["a short header and rows of the table's width", enc("request_id,round\nx,r1,1,t,1,2,true,\n"), "tools"],
+    ["a bad quote", enc(TOOLS_HEADER + 'x,r1,1,t"x,1,2,true,\n'), "tools"],
+    ["a short row and a cut last row", enc(TOOLS_HEADER + "x,r1,1,t,1,2,true\nx,r2,1,t,1,2"), "tools"],
+    ["a bad field and a cut last row", enc(TOOLS_HEADER + "x,r1,x,t,1,2,true,\nx,r2,1,t,1,2"), "tools"],
+    ["a bad field and a cut last row, dropped", enc(TOOLS_HEADER + "x,r1,x,t,1,2,true,\nx,r2,1,t"), "tools", {
       dropTruncatedLast: true,
     }],
     ["a header cut off", enc("request_id,round,to"), "tools", { dropTruncatedLast: true }],
@@ -134,7 +138,7 @@ Deno.test("readLogCsvBatches gives the rows, errors and warnings of the whole-fi
   await t.step("the whole-file reader's results are what the log holds (the reference is not vacuous)", async () => {
     const ok = await assertSameAsWhole("ok", requests, "requests", {}, [1 << 20]);
     assert.deepEqual(ok.rows?.map((r) => (r as { request_id: string }).request_id), ["a", "b", "c"]);
-    const bad = await assertSameAsWhole("bad", enc(TOOLS_HEADER + "r1,x,t,1,2,true,\nr2,1,t,1,2"), "tools", {}, [
+    const bad = await assertSameAsWhole("bad", enc(TOOLS_HEADER + "x,r1,x,t,1,2,true,\nx,r2,1,t,1,2"), "tools", {}, [
       1 << 20,
     ]);
     assert.match(bad.error!.message, /line 3: truncated last row/);
@@ -142,11 +146,11 @@ Deno.test("readLogCsvBatches gives the rows, errors and warnings of the whole-fi
 });
 
 Deno.test("readLogCsvBatches yields nothing after the first bad row, and still lists every problem", async () => {
-  const good = "r1,1,t,1,2,true,\n";
+  const good = "x,r1,1,t,1,2,true,\n";
   const file = Deno.makeTempFileSync({ suffix: ".csv" });
   Deno.writeTextFileSync(
     file,
-    TOOLS_HEADER + good.repeat(5) + "r6,x,t,1,2,true,\n" + good.repeat(5) + "r12,y,t,1,2,true,\n",
+    TOOLS_HEADER + good.repeat(5) + "x,r6,x,t,1,2,true,\n" + good.repeat(5) + "x,r12,y,t,1,2,true,\n",
   );
   const sizes: number[] = [];
   await assert.rejects(
@@ -170,7 +174,7 @@ Deno.test("readLogCsvBatches yields nothing after the first bad row, and still l
 
 Deno.test("readLogCsvBatches stops reading and closes the file when its consumer stops early", async () => {
   const file = Deno.makeTempFileSync({ suffix: ".csv" });
-  Deno.writeTextFileSync(file, TOOLS_HEADER + "r1,1,t,1,2,true,\n".repeat(5000));
+  Deno.writeTextFileSync(file, TOOLS_HEADER + "x,r1,1,t,1,2,true,\n".repeat(5000));
   let seen = 0;
   for await (const batch of readLogCsvBatches(file, "tools", { batchRows: 100, chunkBytes: 4096 })) {
     seen += batch.length;

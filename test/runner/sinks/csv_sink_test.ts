@@ -31,7 +31,7 @@ Deno.test("CsvSink rows reach the disk at flush, not at append", () => {
   assert.equal(sink.written, 2);
   assert.equal(
     Deno.readTextFileSync(file),
-    header + "r-1,1,lookup_order,10.25,31.75,true,\nr-2,1,lookup_order,10.25,31.75,false,timeout\n",
+    header + "run-1,r-1,1,lookup_order,10.25,31.75,true,\nrun-1,r-2,1,lookup_order,10.25,31.75,false,timeout\n",
   );
   assert.equal(sink.flush(), 0);
   sink.close();

@@ -1,13 +1,16 @@
 import assert from "node:assert/strict";
-import { parquetMetadata } from "hyparquet";
+import { parquetMetadata as readParquetMetadata } from "hyparquet";
 import pl from "nodejs-polars";
 import { COLUMNS, TABLES } from "../../../schema/events.ts";
 import { columnSpecs } from "../../../schema/column_kinds.ts";
+import { parquetMetadata } from "../../../schema/log_metadata.ts";
 import { CsvSink } from "../../../runner/sinks/csv_sink.ts";
 import { readLogCsv } from "../../../runner/sinks/csv_read.ts";
-import { SCHEMA_VERSION } from "../../../schema/version.ts";
 import { csvToParquet, writeParquetFromRows } from "../../../runner/sinks/parquet_writer.ts";
 import { attemptRow, requestRow, serverRow, toolRow } from "./_rows.ts";
+
+/** The run the files of these tests belong to. */
+const identity = { run_id: "run-1", epoch_iso: "2026-01-01T00:00:00.000Z" };
 
 /** The polars dtype each column kind must arrive as. */
 const POLARS_DTYPE = { string: "String", int: "Int64", float: "Float64", boolean: "Bool" } as const;
@@ -44,7 +47,7 @@ Deno.test("Parquet from writeParquetFromRows reads back in polars with the same 
     await t.step(table, () => {
       const file = `${dir}/${table}.parquet`;
       const rows = tables[table];
-      writeParquetFromRows(file, table, rows);
+      writeParquetFromRows(file, table, rows, { identity });
       const df = pl.readParquet(file);
       assert.deepEqual(df.columns, COLUMNS[table]);
       assert.deepEqual(
@@ -67,7 +70,7 @@ Deno.test("Parquet from writeParquetFromRows reads back in polars with the same 
 
 Deno.test("writeParquetFromRows writes a typed file with zero rows", () => {
   const file = Deno.makeTempFileSync({ suffix: ".parquet" });
-  writeParquetFromRows(file, "attempts", []);
+  writeParquetFromRows(file, "attempts", [], { identity });
   const df = pl.readParquet(file);
   assert.equal(df.height, 0);
   assert.equal(dtypeNames(df).sent_ms, "Float64");
@@ -77,7 +80,10 @@ Deno.test("writeParquetFromRows writes a typed file with zero rows", () => {
 
 Deno.test("writeParquetFromRows refuses a non-integer in an integer column", () => {
   const file = Deno.makeTempFileSync({ suffix: ".parquet" });
-  assert.throws(() => writeParquetFromRows(file, "tools", [toolRow({ round: 1.5 })]), /round is not an integer/);
+  assert.throws(
+    () => writeParquetFromRows(file, "tools", [toolRow({ round: 1.5 })], { identity }),
+    /round is not an integer/,
+  );
   Deno.removeSync(file);
 });
 
@@ -93,7 +99,7 @@ Deno.test("csvToParquet converts a CsvSink log to the same rows", async () => {
   const sink = CsvSink.open(dir, "requests");
   rows.forEach((r) => sink.append(r));
   sink.close();
-  assert.equal(await csvToParquet(dir, "requests"), 30);
+  assert.equal(await csvToParquet(dir, "requests", { identity }), 30);
   const df = pl.readParquet(`${dir}/requests.parquet`);
   assert.deepEqual(plain(df.toRecords() as Record<string, unknown>[]), rows);
   assert.equal(df.getColumn("quality_ok").nullCount(), 10);
@@ -120,17 +126,18 @@ Deno.test("csvToParquet writes row groups of rowGroupRows that polars reads back
   rows.forEach((r) => sink.append(r));
   sink.close();
   const seen: number[] = [];
-  const n = await csvToParquet(dir, "requests", { rowGroupRows: 4, onRows: (batch) => seen.push(batch.length) });
+  const n = await csvToParquet(dir, "requests", {
+    identity,
+    rowGroupRows: 4,
+    onRows: (batch) => seen.push(batch.length),
+  });
   assert.equal(n, 10);
   assert.deepEqual(seen, [4, 4, 2]);
   const file = `${dir}/requests.parquet`;
   // 10 rows in groups of at most 4: 4 + 4 + 2.
-  const meta = parquetMetadata(Deno.readFileSync(file).buffer);
+  const meta = readParquetMetadata(Deno.readFileSync(file).buffer);
   assert.deepEqual(meta.row_groups.map((g) => Number(g.num_rows)), [4, 4, 2]);
-  assert.deepEqual(meta.key_value_metadata, [
-    { key: "accepted_goodput.schema_version", value: String(SCHEMA_VERSION) },
-    { key: "accepted_goodput.table", value: "requests" },
-  ]);
+  assert.deepEqual(meta.key_value_metadata, parquetMetadata("requests", identity));
   // The analysis scans Parquet lazily (analysis/run/_open_run.ts); both ways give the CSV's rows, dtypes and nulls.
   const csv = await readLogCsv(`${dir}/requests.csv`, "requests");
   assert.deepEqual(csv, rows);
@@ -147,9 +154,12 @@ Deno.test("csvToParquet writes row groups of rowGroupRows that polars reads back
 
 Deno.test("csvToParquet leaves no Parquet file, final or partial, when the CSV has a bad row", async () => {
   const dir = Deno.makeTempDirSync({ prefix: "parquet_writer_test_" });
-  const good = "r1,1,t,1,2,true,\n";
-  Deno.writeTextFileSync(`${dir}/tools.csv`, COLUMNS.tools.join(",") + "\n" + good.repeat(5) + "r6,x,t,1,2,true,\n");
-  await assert.rejects(csvToParquet(dir, "tools", { rowGroupRows: 2 }), /line 7: round/);
+  const good = "run-1,r1,1,t,1,2,true,\n";
+  Deno.writeTextFileSync(
+    `${dir}/tools.csv`,
+    COLUMNS.tools.join(",") + "\n" + good.repeat(5) + "run-1,r6,x,t,1,2,true,\n",
+  );
+  await assert.rejects(csvToParquet(dir, "tools", { identity, rowGroupRows: 2 }), /line 7: round/);
   assert.deepEqual([...Deno.readDirSync(dir)].map((e) => e.name), ["tools.csv"]);
   Deno.removeSync(dir, { recursive: true });
 });
