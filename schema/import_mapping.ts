@@ -1,11 +1,11 @@
 import { z } from "zod";
 
-/** A time or duration unit a per-request file may use. */
-export const TimeUnit = z.enum(["s", "ms", "us", "ns"]);
-export type TimeUnit = z.infer<typeof TimeUnit>;
+/** A time or duration unit a per-request file may use (apart from the log's own `TimeUnit` of schema/events.ts). */
+export const SourceTimeUnit = z.enum(["s", "ms", "us", "ns"]);
+export type SourceTimeUnit = z.infer<typeof SourceTimeUnit>;
 
 /** Milliseconds per unit. */
-export const MS_PER_UNIT: Record<TimeUnit, number> = { s: 1000, ms: 1, us: 1e-3, ns: 1e-6 };
+export const MS_PER_UNIT: Record<SourceTimeUnit, number> = { s: 1000, ms: 1, us: 1e-3, ns: 1e-6 };
 
 const column = z.string().min(1);
 
@@ -50,13 +50,13 @@ export const ImportMapping = z.object({
   columns: Columns,
   /** Units and clock of the time columns: epoch (since 1970-01-01 UTC) or relative to the run's start. */
   times: z.object({
-    unit: TimeUnit,
+    unit: SourceTimeUnit,
     clock: z.enum(["epoch", "relative"]),
     /** For relative times: the wall-clock time of 0, when the user knows it (else the times keep no epoch). */
     epoch_iso: z.iso.datetime({ offset: true }).optional(),
   }).strict().optional(),
   /** Unit of the duration columns (ttft, e2e, itl). */
-  durations: z.object({ unit: TimeUnit }).strict().optional(),
+  durations: z.object({ unit: SourceTimeUnit }).strict().optional(),
   /** The outcome column's values, each listed under the kind it means (a value listed nowhere is an error). */
   outcomes: z.object({
     ok: z.array(z.string()).min(1),

@@ -11,25 +11,28 @@ const RUN = fileURLToPath(new URL("../../../data/runs/explore/", import.meta.url
 
 /**
  * A Parquet row as the contract's zod schema expects it: integers come back as bigint (made numbers), and a column
- * the sample's older contract minor does not have is null (not recorded).
+ * the sample's older contract minor does not have is null (not recorded), but `run_id` (1.3 in attempts) is run.json's,
+ * as the analysis reader fills it.
  */
-function plain(name: TableName, row: Record<string, unknown>): Record<string, unknown> {
+function plain(name: TableName, row: Record<string, unknown>, runId: string): Record<string, unknown> {
   return Object.fromEntries(
-    (COLUMNS[name] as readonly string[]).map((k) => [k, typeof row[k] === "bigint" ? Number(row[k]) : row[k] ?? null]),
+    (COLUMNS[name] as readonly string[]).map((
+      k,
+    ) => [k, typeof row[k] === "bigint" ? Number(row[k]) : row[k] ?? (k === "run_id" ? runId : null)]),
   );
 }
 
-async function table(name: TableName): Promise<Record<string, unknown>[]> {
+async function table(name: TableName, runId: string): Promise<Record<string, unknown>[]> {
   const bytes = await Deno.readFile(`${RUN}${name}.parquet`);
   const rows = await parquetReadObjects({ file: bytes.buffer as ArrayBuffer });
-  return rows.map((r) => plain(name, r));
+  return rows.map((r) => plain(name, r, runId));
 }
 
 /** The explore run's epoch (run.json `epoch_iso`) and its request and attempt rows, as contract rows. */
 export async function exploreRows(): Promise<{ epoch_iso: string; requests: RequestRow[]; attempts: AttemptRow[] }> {
-  const manifest = JSON.parse(await Deno.readTextFile(`${RUN}run.json`)) as { epoch_iso: string };
-  const requests = (await table("requests")).map((r) => RequestRow.parse(r));
-  const attempts = (await table("attempts")).map((a) => AttemptRow.parse(a));
+  const manifest = JSON.parse(await Deno.readTextFile(`${RUN}run.json`)) as { epoch_iso: string; run_id: string };
+  const requests = (await table("requests", manifest.run_id)).map((r) => RequestRow.parse(r));
+  const attempts = (await table("attempts", manifest.run_id)).map((a) => AttemptRow.parse(a));
   return { epoch_iso: manifest.epoch_iso, requests, attempts };
 }
 
