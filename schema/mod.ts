@@ -23,6 +23,7 @@ export * from "./plan.ts";
 export * from "./conditions.ts";
 export * from "./events.ts";
 export * from "./run_manifest.ts";
+export * from "./imported_manifest.ts";
 export * from "./service_mode.ts";
 export * from "./slo.ts";
 export * from "./prices.ts";

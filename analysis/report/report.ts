@@ -16,6 +16,7 @@ import { FAILURE_ORDER } from "../goodput/classify.ts";
 import { goodput, type GoodputRow } from "../goodput/goodput.ts";
 import type { LoadedRun } from "../run/loaded_run.ts";
 import { policyForRun, runWindow } from "../goodput/policy.ts";
+import { hasEpoch } from "../run/imported_run.ts";
 import { runVerdicts } from "../knee/verdicts.ts";
 import { alternativesFigure } from "../plots/alternatives_chart.ts";
 import { costWaterfallFigure } from "../plots/cost_waterfall.ts";
@@ -204,7 +205,9 @@ export function buildReport(run: LoadedRun, policy: SloPolicy, options: ReportOp
           `(${d.window.description}); denominator ${d.denominator}; SLO policy ${
             options.policy_source ?? "(policy given in code)"
           }; ` +
-          `workload ${m.workload.name} ${m.workload.version}; started ${m.epoch_iso}; ${run.format} log, ${d.files.shards} shard(s)${
+          `workload ${m.workload.name}${"version" in m.workload ? ` ${m.workload.version}` : ""}; started ${
+            hasEpoch(m) ? m.epoch_iso : "at an unknown wall-clock time (imported: no epoch)"
+          }; ${run.format} log, ${d.files.shards} shard(s)${
             d.files.partial ? ` of ${d.files.partial.shard_count} (PARTIAL: only the shards present)` : ""
           }.`,
       )
