@@ -87,6 +87,22 @@ export const ImportedStage = Stage.extend({
 }).strict();
 export type ImportedStage = z.infer<typeof ImportedStage>;
 
+/** Where an imported run or claims file came from: the tool, its version, the files read, the model, the notes. */
+export const ImportedSource = z.object({
+  tool: ImportedTool,
+  /** As the files state it (or a schema version, said so); null when they do not. */
+  tool_version: z.string().nullable(),
+  files: z.array(ImportedFile).min(1),
+  model: z.string().nullable(),
+  headlines: z.array(ImportedHeadline),
+  /** Oddities the reader found (a stripped file, a key with a stray colon), each a sentence. */
+  notes: z.array(z.string()),
+}).strict();
+export type ImportedSource = z.infer<typeof ImportedSource>;
+
+/** Who wrote an imported folder: this toolkit's importer and its version. */
+export const Importer = z.object({ name: z.string(), version: z.string(), deno: z.string() }).strict();
+
 /** run.json of an imported run. */
 export const ImportedManifest = z.object({
   schema_version: z.literal(1),
@@ -96,16 +112,7 @@ export const ImportedManifest = z.object({
   run_id: z.string().min(1),
   /** The wall-clock instant of ms 0 when `timeline.epoch_known`; else 1970-01-01T00:00:00.000Z. */
   epoch_iso: z.string().datetime(),
-  source: z.object({
-    tool: ImportedTool,
-    /** As the files state it (or a schema version, said so); null when they do not. */
-    tool_version: z.string().nullable(),
-    files: z.array(ImportedFile).min(1),
-    model: z.string().nullable(),
-    headlines: z.array(ImportedHeadline),
-    /** Oddities the reader found (a stripped file, a key with a stray colon), each a sentence. */
-    notes: z.array(z.string()),
-  }).strict(),
+  source: ImportedSource,
   timeline: ImportedTimeline,
   /** What the source does not hold, field by field, with the consequence (never empty: gates at least). */
   lacks: z.array(ImportedLack).min(1),
@@ -118,7 +125,7 @@ export const ImportedManifest = z.object({
   stages: z.array(ImportedStage).min(1),
   /** Requests written (one row per source record). */
   requests: z.number().int().nonnegative(),
-  importer: z.object({ name: z.string(), version: z.string(), deno: z.string() }).strict(),
+  importer: Importer,
   /** The SLO policy given at import (`--slo`), copied into the folder: the analysis's default for this run. */
   slo: z.object({ path: z.string(), file: z.string(), sha256: sha }).strict().optional(),
   /** File name → sha256 when the folder was written (tamper evidence). */

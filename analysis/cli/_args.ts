@@ -8,7 +8,9 @@
  *
  * @module
  */
+import { join } from "node:path";
 import { InputCheck } from "../../lib/cli.ts";
+import { isImported } from "../run/imported_run.ts";
 import { InputError } from "../../schema/errors.ts";
 import type { OverheadSheet, PriceSheet } from "../../schema/prices.ts";
 import type { SloPolicy } from "../../schema/slo.ts";
@@ -27,6 +29,16 @@ const DEFAULT_POLICIES: Record<string, URL> = {
 /** The policy file shipped in data/slo/ for a workload, or undefined when none ships. */
 export function defaultSloFile(workload: string): string | undefined {
   return DEFAULT_POLICIES[workload]?.pathname;
+}
+
+/**
+ * The default policy of a run: for an imported run, the policy given at import (`--slo`, copied into its folder and
+ * hashed in run.json); else its workload's policy in data/slo/. Undefined when it has none.
+ */
+export function runSloFile(run: LoadedRun): string | undefined {
+  const m = run.manifest;
+  if (isImported(m)) return m.slo ? join(run.dir, m.slo.file) : undefined;
+  return defaultSloFile(m.workload.name);
 }
 
 /** `--verify warn|strict` (undefined when not given). */
@@ -123,7 +135,7 @@ export async function sloPolicyFor(
   if (file === undefined) {
     const first = runs?.[0];
     if (!first) return undefined; // the run's problem is named; its workload is unknown.
-    file = defaultSloFile(first.manifest.workload.name);
+    file = runSloFile(first);
     if (file === undefined) {
       if (fallback === undefined) {
         check.problems.push(

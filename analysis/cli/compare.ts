@@ -12,6 +12,8 @@ import { knee } from "../knee/knee.ts";
 import { ledger } from "../cost/ledger.ts";
 import { limitFromKnee } from "../knee/limit.ts";
 import type { LoadedRun } from "../run/loaded_run.ts";
+import { isImported } from "../run/imported_run.ts";
+import { InputError } from "../../schema/errors.ts";
 import {
   checkSheetRoutes,
   confidenceOption,
@@ -37,15 +39,23 @@ function runExtras(
   overheads: OverheadSheet | null,
   headroom: number | undefined,
 ) {
+  const limitKey = headroom === undefined ? "limit_rps (no headroom given)" : `limit_rps @${headroom}`;
   return (run: LoadedRun): Record<string, number | string | null> => {
-    const k = knee([run], policy);
-    const limit = limitFromKnee(k, headroom);
-    const out: Record<string, number | string | null> = {
-      knee_rps: k.knee?.offered_rps ?? null,
-      knee_signal: k.first_degrading?.signals[0] ??
-        (k.knee ? k.knee.source : k.no_capacity ? "no capacity" : "none in tested range"),
-      [headroom === undefined ? "limit_rps (no headroom given)" : `limit_rps @${headroom}`]: limit.limit_rps,
-    };
+    let out: Record<string, number | string | null>;
+    try {
+      const k = knee([run], policy);
+      const limit = limitFromKnee(k, headroom);
+      out = {
+        knee_rps: k.knee?.offered_rps ?? null,
+        knee_signal: k.first_degrading?.signals[0] ??
+          (k.knee ? k.knee.source : k.no_capacity ? "no capacity" : "none in tested range"),
+        [limitKey]: limit.limit_rps,
+      };
+    } catch (e) {
+      // An imported run may have no load level (closed loop, or durations only): no knee, said why.
+      if (!(e instanceof InputError) || !isImported(run.manifest)) throw e;
+      out = { knee_rps: null, knee_signal: `no knee: ${e.message}`, [limitKey]: null };
+    }
     if (prices) {
       const l = ledger(run, policy, prices, { overheads });
       out[`cost/accepted ${l.currency}`] = l.overall.cost_per_accepted_task;

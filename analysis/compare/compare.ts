@@ -89,6 +89,8 @@ export interface RouteComparison {
   by_class: ClassComparison[];
   /** Figures the caller added (knee, limit, cost per accepted task, ...), by name. */
   extras: Record<string, number | string | null>;
+  /** An imported run's source and what it lacks (`importCaveats`); empty for a run of our runner. */
+  caveats: string[];
 }
 
 /** Per-class acceptance in the mixed run against a run of that class alone, on the same route. */
@@ -189,6 +191,7 @@ function routeComparison(
     overall: g.overall,
     by_class,
     extras: extras?.(run) ?? {},
+    caveats: g.disclosure.imported?.caveats ?? [],
   };
 }
 

@@ -53,6 +53,29 @@ export function importCaveats(m: AnyManifest): string[] {
   ];
 }
 
+/**
+ * What an imported run changes in a latency metric's inclusion rule, in a sentence (null for a runner's run): TTFT
+ * and e2e run from the tool's send when it keeps no schedule; every metric names the source and what it lacks.
+ *
+ * @example A runner's run changes nothing
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { latencyCaveat } from "./imported_run.ts";
+ * assert.equal(latencyCaveat({ schema_version: 1 } as never, "e2e_ms"), null);
+ * ```
+ */
+export function latencyCaveat(m: AnyManifest, metric: string): string | null {
+  if (!isImported(m)) return null;
+  const lacks = `run.json lacks: ${m.lacks.map((l) => l.field).join(", ")}`;
+  const fromSend = (metric === "ttft_ms" || metric === "e2e_ms") && m.timeline.scheduled_from !== "schedule";
+  return `IMPORTED from ${m.source.tool}${
+    fromSend
+      ? ": the source has no schedule, so scheduled_ms is its send time (durations only: ms 0) and this runs from " +
+        "the send: coordinated omission possible"
+      : ""
+  } (${lacks})`;
+}
+
 /** False for an imported run whose source holds durations only: rates over a window cannot be recomputed. */
 export function hasTimeWindow(m: AnyManifest): boolean {
   return !isImported(m) || m.timeline.rates;
