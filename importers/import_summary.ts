@@ -4,7 +4,7 @@
  *
  * @module
  */
-import type { Outcome, RequestRow } from "../schema/events.ts";
+import { type Outcome, OUTCOMES, type RequestRow } from "../schema/events.ts";
 import type { ImportedClaims } from "../schema/imported_claims.ts";
 import type { ImportedManifest } from "../schema/imported_manifest.ts";
 
@@ -119,7 +119,7 @@ export function formatImportSummary(s: RunImportSummary | ClaimsImportSummary): 
       ...notes,
     ].join("\n");
   }
-  const outcomes = Object.entries(s.outcomes).map(([o, n]) => `${o} ${n}`).join(", ");
+  const outcomes = OUTCOMES.filter((o) => s.outcomes[o]).map((o) => `${o} ${s.outcomes[o]}`).join(", ");
   return [
     `imported ${s.requests} requests from ${s.tool} (${version(s.tool_version)}) into ${s.out} (run ${s.run_id}; ` +
     `class imported; gates n/a)`,

@@ -77,6 +77,12 @@ export const LATENCY_KEYS: readonly LatencyKey[] = [
     re: /^([\d.]+) percentile (first token )?latency \(ns\)$/,
     read: (m) => ({ metric: m[2] ? "ttft_ms" : "e2e_ms", percent: Number(m[1]) }),
   },
+  {
+    // MLPerf LoadGen detail log: result_99.00_percentile_latency_ns, result_first_token_99.00_percentile_latency_ns.
+    tools: ["mlperf-loadgen"],
+    re: /^result_(first_token_)?([\d.]+)_percentile_latency_ns$/,
+    read: (m) => ({ metric: m[1] ? "ttft_ms" : "e2e_ms", percent: Number(m[2]) }),
+  },
 ];
 
 const MS_PER: Record<string, number> = { ms: 1, s: 1000, ns: 1e-6, us: 1e-3 };
