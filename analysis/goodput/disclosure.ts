@@ -7,7 +7,7 @@ import { PARTIAL_SHARDS_RULE } from "../run/_shard_set.ts";
 import { MODE_RULES } from "./service_modes.ts";
 import { GATE_RULE } from "./_gates.ts";
 import type { ImportedLack, ImportedManifest } from "../../schema/imported_manifest.ts";
-import { importCaveats, isImported } from "../run/imported_run.ts";
+import { hasTimeWindow, importCaveats, isImported } from "../run/imported_run.ts";
 import { STREAMING, type Streaming, STREAMING_RULE, TPOT_DEFINITION, TTFT_DEFINITION } from "./_streaming.ts";
 
 export { TPOT_DEFINITION, TTFT_DEFINITION };
@@ -200,7 +200,10 @@ export function buildDisclosure(
     denominator: policy.denominator,
     window: {
       kind: window.kind,
-      description: window.description,
+      description: hasTimeWindow(m)
+        ? window.description
+        : `${window.description} (NO TIME WINDOW: every request is at ms 0 and a stage spans its longest request, ` +
+          "so measurement_seconds measures nothing and every rate is null)",
       stages: window.stages,
       measurement_seconds: window.measurement_seconds,
       stage_seconds: window.stage_seconds,

@@ -21,6 +21,7 @@ import { runWindow } from "../../analysis/goodput/policy.ts";
 import { latencyInWindow } from "../../analysis/latency/latency.ts";
 import { runVerdicts } from "../../analysis/knee/verdicts.ts";
 import { loadClaim } from "../../analysis/audit/claim.ts";
+import { audit } from "../../analysis/audit/audit.ts";
 import { isImported } from "../../schema/imported_manifest.ts";
 
 const PEERS = fileURLToPath(new URL("../../../shared/data/peers/", import.meta.url));
@@ -261,4 +262,18 @@ Deno.test("every summary file of shared/data/peers becomes claims, its latency p
       for (const h of written.headlines.filter((x) => x.claim === null)) assert.ok(h.why_not);
     });
   }
+});
+
+Deno.test("a summary's claim audited on the per-request import of the same benchmark (LLMPerf bedrock_70b)", async () => {
+  const run = await importRun("llmperf", ["llmperf/individual/bedrock_70b.json"]);
+  const dir = join(Deno.makeTempDirSync(), "claims");
+  const claims = writeClaims(dir, toClaims(await readSource("llmperf", [PEERS + "llmperf/summary/bedrock_70b.json"])));
+  const h = claims.headlines.find((x) => x.key === "results_end_to_end_latency_s_quantiles_p50")!;
+  const claim = await loadClaim(join(dir, h.claim!.file));
+  const r = audit(run, claim, { policy: policy(10_000) });
+  // python3: summary results_end_to_end_latency_s_quantiles_p50 = 6.989185308999367 s (pandas' linear quantile of the
+  // 101 records without error); nearest-rank p50 of the same 101 e2e values = the 51st = 6989.185308999367 ms
+  assert.equal(r.stated.value, 6989.185308999367);
+  assert.equal(r.stated.match, true);
+  assert.equal(r.stated.latency!.n, 101);
 });
