@@ -11,6 +11,7 @@
 import { join } from "node:path";
 import { InputCheck } from "../../lib/cli.ts";
 import { isImported } from "../run/imported_run.ts";
+import { sha256File } from "../run/_open_run.ts";
 import { InputError } from "../../schema/errors.ts";
 import type { OverheadSheet, PriceSheet } from "../../schema/prices.ts";
 import type { SloPolicy } from "../../schema/slo.ts";
@@ -139,10 +140,23 @@ export async function sloPolicyFor(
     if (file === undefined) {
       if (fallback === undefined) {
         check.problems.push(
-          `an SLO policy is required: workload "${first.manifest.workload.name}" has no default policy in data/slo/; pass --slo FILE`,
+          isImported(first.manifest)
+            ? `an SLO policy is required: run ${first.manifest.run_id} was imported without --slo; pass --slo FILE`
+            : `an SLO policy is required: workload "${first.manifest.workload.name}" has no default policy in data/slo/; pass --slo FILE`,
         );
       }
       return undefined;
+    }
+    const m = first.manifest;
+    // The policy copied in at import is verified like the log: by its sha256 in run.json.
+    if (isImported(m) && m.slo) {
+      const got = await sha256File(file);
+      if (got !== m.slo.sha256) {
+        check.problems.push(
+          `${file}: sha256 ${got} does not match run.json slo.sha256 ${m.slo.sha256}: the policy was changed`,
+        );
+        return undefined;
+      }
     }
   }
   const policy = await check.load(() => loadSloPolicy(file));

@@ -90,6 +90,30 @@ Deno.test("deno task import", async (t) => {
     assert.equal(runSloFile(await loadRun(out, { onWarning: () => {} })), join(out, "slo.json"));
   });
 
+  await t.step(
+    "deno task analyze reads the import with the policy given at import, verified by its sha256",
+    async () => {
+      const analyze = (...args: string[]) =>
+        runCli(fileURLToPath(new URL("../../analysis/cli/analyze.ts", import.meta.url)), args, [
+          "--allow-read",
+          "--allow-ffi",
+          "--allow-env",
+          "--allow-sys",
+        ]);
+      const out = join(tmp, "groq");
+      const ok = await analyze(out);
+      assert.equal(ok.code, 0, ok.stderr);
+      assert.match(ok.stdout, /^IMPORTED RUN: requests written by llmperf/);
+      assert.match(ok.stdout, new RegExp(`SLO policy: ${out}/slo\\.json`));
+      // python3: 148 of the 150 e2e ≤ 1000 ms; durations only: no rate ("-")
+      assert.match(ok.stdout, /^all\s+150\s+150\s+150\s+148\s+-\s+-\s+0\.9867/m);
+      Deno.writeTextFileSync(join(out, "slo.json"), JSON.stringify({ default: { e2e_ms: 1, gates: [] } }));
+      const changed = await analyze(out);
+      assert.equal(changed.code, 2);
+      assert.match(changed.stderr, /slo\.json: sha256 [0-9a-f]{64} does not match run\.json slo\.sha256/);
+    },
+  );
+
   await t.step("the text summary names the source, the outcomes and what the source lacks", async () => {
     const out = join(tmp, "bedrock");
     const r = await importCli("--from", "llmperf", `${PEERS}llmperf/individual/bedrock_70b.json`, "--out", out);
