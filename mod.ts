@@ -45,8 +45,10 @@
  * @module
  */
 
-// Run: load or scan a run folder.
+// Run: load or scan a run folder (a runner's run, or one imported from another tool's file).
 export {
+  importCaveats,
+  isImported,
   type LoadedRun,
   loadRun,
   type LoadRunOptions,
@@ -287,8 +289,10 @@ export {
 
 // Contract: the event log (tables, columns, outcomes, rows) and the run manifest.
 export {
+  type AnyManifest,
   AttemptRow,
   COLUMNS,
+  ImportedManifest,
   Outcome,
   OUTCOMES,
   RequestRow,

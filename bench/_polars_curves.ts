@@ -13,7 +13,7 @@ import type { GoodputResult } from "../analysis/goodput/goodput.ts";
 import { classSlo, resolveWindow } from "../analysis/goodput/policy.ts";
 import { gateApplies } from "../analysis/goodput/_gates.ts";
 import { sloSweep } from "../analysis/latency/sweep.ts";
-import type { RunManifest } from "../schema/run_manifest.ts";
+import type { AnyManifest } from "../schema/imported_manifest.ts";
 import type { SloPolicy } from "../schema/slo.ts";
 import { type BenchResult, curveLimits } from "./_plain_goodput.ts";
 
@@ -26,7 +26,7 @@ import { type BenchResult, curveLimits } from "./_plain_goodput.ts";
  */
 export function polarsCurves(
   requests: pl.LazyDataFrame,
-  manifest: RunManifest,
+  manifest: AnyManifest,
   policy: SloPolicy,
   table: GoodputResult,
   streaming = false,

@@ -1,6 +1,6 @@
 import { z } from "zod";
 
-/** A time or duration unit a per-request file may use. */
+/** A time or duration unit a per-request file may use (apart from the log's own `TimeUnit` of schema/events.ts). */
 export const SourceTimeUnit = z.enum(["s", "ms", "us", "ns"]);
 export type SourceTimeUnit = z.infer<typeof SourceTimeUnit>;
 

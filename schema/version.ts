@@ -19,8 +19,11 @@ export const SCHEMA_VERSION = 1;
  *   log fills it from run.json); each Parquet file carries the contract, table, run_id, `epoch_iso` and the unit of
  *   every time column in its key-value metadata, and each CSV has a schema sidecar `<table>.schema.json` with the same
  *   and every column's type (schema/log_metadata.ts).
+ * - 1.4: no new column; run.json may be an imported run's (`kind: "imported"`, schema/imported_manifest.ts): the
+ *   tables written by `deno task import` from another tool's per-request file, with the tool, its files' sha256, the
+ *   timeline the times were placed on and what the source lacks. A runner's run.json is unchanged.
  */
-export const SCHEMA_MINOR = 3;
+export const SCHEMA_MINOR = 4;
 
 /**
  * Rejects a log whose schema major version this code does not know.
@@ -45,13 +48,13 @@ export function assertSchemaVersion(found: unknown, file: string): void {
 /**
  * Rejects a log written under a newer minor version of the contract than this reader knows.
  *
- * @example 1.0 to 1.3 pass, 1.4 is refused
+ * @example 1.0 to 1.4 pass, 1.5 is refused
  * ```ts
  * import { assertSchemaMinor } from "./version.ts";
  * import assert from "node:assert/strict";
  * assertSchemaMinor(0, "run.json");
- * assertSchemaMinor(3, "run.json");
- * assert.throws(() => assertSchemaMinor(4, "run.json"), /schema_minor 4/);
+ * assertSchemaMinor(4, "run.json");
+ * assert.throws(() => assertSchemaMinor(5, "run.json"), /schema_minor 5/);
  * ```
  */
 export function assertSchemaMinor(minor: number, file: string): void {

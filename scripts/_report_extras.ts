@@ -31,6 +31,8 @@ interface LedgerJson {
 }
 interface CompareJson {
   slo_file: string;
+  /** The policy file by name and sha256 (never its folder: a report is forwarded). */
+  slo_source: string;
   pricing: { price_sheet: { name: string; as_of: string }; overheads: string | null } | null;
   policy: { denominator: string; window: string };
   routes: {
@@ -77,7 +79,7 @@ export function demoReportExtras(knee: KneeJson, ledger: LedgerJson, compare: Co
       disclosure:
         `same schedule and workload on each route (${
           compare.routes.map((r) => r.run_id).join(", ")
-        }); SLO ${compare.slo_file}; denominator ${compare.policy.denominator}; window: ${compare.policy.window}; ` +
+        }); SLO ${compare.slo_source}; denominator ${compare.policy.denominator}; window: ${compare.policy.window}; ` +
         `prices ${
           p ? `${p.price_sheet.name} (as of ${p.price_sheet.as_of}) + overheads ${p.overheads ?? "none"}` : "none"
         }`,

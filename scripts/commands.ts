@@ -12,6 +12,7 @@ import type { CommandSpec } from "../lib/command.ts";
 import { commandMarkdown, markdownTable } from "../lib/command_help.ts";
 import { ANALYZE_COMMAND } from "../analysis/cli/analyze.ts";
 import { AUDIT_COMMAND } from "../analysis/cli/audit.ts";
+import { IMPORT_COMMAND } from "../importers/cli.ts";
 import { COMPARE_COMMAND } from "../analysis/cli/compare.ts";
 import { IMPORT_PRICES_COMMAND } from "../analysis/cli/import_prices.ts";
 import { KNEE_COMMAND } from "../analysis/cli/knee.ts";
@@ -54,6 +55,7 @@ export const COMMANDS: readonly CommandEntry[] = [
   { spec: SIM_COMMAND, script: "sim/cli.ts" },
   { spec: ANALYZE_COMMAND, script: "analysis/cli/analyze.ts" },
   { spec: AUDIT_COMMAND, script: "analysis/cli/audit.ts" },
+  { spec: IMPORT_COMMAND, script: "importers/cli.ts" },
   { spec: KNEE_COMMAND, script: "analysis/cli/knee.ts" },
   { spec: LEDGER_COMMAND, script: "analysis/cli/ledger.ts" },
   { spec: COMPARE_COMMAND, script: "analysis/cli/compare.ts" },

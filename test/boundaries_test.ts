@@ -50,6 +50,13 @@ const RULES: { from: string; forbidden: RegExp; why: string }[] = [
   },
   { from: "analysis", forbidden: /^(runner\/|sim\/|importers\/)/, why: "analysis reads only the raw log" },
   {
+    from: "importers",
+    forbidden: /^(analysis\/|sim\/|runner\/(?!sinks\/|version\.ts$)|nodejs-polars|npm:nodejs-polars|danfojs)/,
+    why: "an import is written with the runner's own log writers (runner/sinks/, and its version for the files' " +
+      "creator), so an imported run's files are the contract's byte for byte; nothing else of the runner, and no " +
+      "analysis: the analysis reads the written folder like any run",
+  },
+  {
     from: "importers/sources",
     forbidden: /^(analysis\/|runner\/|sim\/|nodejs-polars|npm:nodejs-polars|danfojs)/,
     why: "a peer tool's files are read with schema/ and lib/ only, before anything is mapped onto the contract",

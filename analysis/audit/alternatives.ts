@@ -10,7 +10,7 @@
 import { fixed } from "../../lib/number_format.ts";
 import { textTable } from "../../lib/text_table.ts";
 import type { ClassSlo, ModeSlo, SloPolicy } from "../../schema/slo.ts";
-import type { RunManifest } from "../../schema/run_manifest.ts";
+import type { AnyStage } from "../../schema/imported_manifest.ts";
 import type { Disclosure } from "../goodput/disclosure.ts";
 import { goodput, type GoodputResult } from "../goodput/goodput.ts";
 import type { LoadedRun } from "../run/loaded_run.ts";
@@ -45,7 +45,7 @@ export interface VariantRules {
 export function windowVariant(
   window: SloPolicy["window"],
   variant: WindowVariant,
-  stages: RunManifest["stages"],
+  stages: readonly AnyStage[],
 ): SloPolicy["window"] {
   if (variant === "policy") return window;
   if (variant === "whole_run") return { exclude_stage_kinds: [] };
@@ -106,7 +106,7 @@ function limitsVariant(
  * assert.equal(p.denominator, "completed");
  * ```
  */
-export function variantPolicy(policy: SloPolicy, rules: VariantRules, stages: RunManifest["stages"]): SloPolicy {
+export function variantPolicy(policy: SloPolicy, rules: VariantRules, stages: readonly AnyStage[]): SloPolicy {
   policy = parseSloPolicy(policy, "variantPolicy() policy");
   return {
     denominator: rules.denominator,

@@ -6,65 +6,16 @@
  * @module
  */
 import { dirname, isAbsolute, join } from "node:path";
-import { z } from "zod";
+import type { SloPolicy } from "../../schema/slo.ts";
 import { InputError } from "../../schema/errors.ts";
-import { SloPolicy, SloWindow } from "../../schema/slo.ts";
+import { Claim } from "../../schema/claim.ts";
 import { loadSloPolicy } from "../goodput/policy.ts";
 
 /** The default tolerance when a claim states none: 1 % of the claimed value (published numbers are rounded). */
 export const DEFAULT_TOLERANCE = { absolute: 0, relative: 0.01 } as const;
 
-/** A cross-field rule: `field` is required with metric latency_percentile (`required`) or forbidden without it. */
-function latencyField(field: "latency_metric" | "p", required: boolean) {
-  return (c: unknown): boolean => {
-    const o = c !== null && typeof c === "object" ? c as Record<string, unknown> : {};
-    return (o.metric === "latency_percentile") !== required || (o[field] !== undefined) === required;
-  };
-}
-
-// `when` runs the rule even when other fields fail, so every problem is reported at once.
-function latencyIssue(field: "latency_metric" | "p", required: boolean) {
-  return {
-    path: [field],
-    message: required ? "required when metric is latency_percentile" : "only allowed when metric is latency_percentile",
-    when: () => true,
-  };
-}
-
-/** The claim file's schema. */
-export const Claim = z.object({
-  metric: z.enum(["accepted_goodput", "acceptance_rate", "slo_miss_rate", "latency_percentile"]),
-  /** For `latency_percentile`: which latency. */
-  latency_metric: z.enum(["e2e_ms", "ttft_ms", "tpot_ms"]).optional(),
-  /** For `latency_percentile`: the percentile as a fraction (0.99 = p99). */
-  p: z.number().gt(0).lte(1).optional(),
-  /** The class the number is about; null or absent = all classes. */
-  class: z.string().nullable().default(null),
-  /** The stage the number is about; null or absent = the whole window. */
-  stage: z.string().nullable().default(null),
-  value: z.number().finite(),
-  /** A value matches when |recomputed − value| ≤ max(absolute, relative · |value|). */
-  tolerance: z.object({
-    absolute: z.number().nonnegative().optional(),
-    relative: z.number().nonnegative().optional(),
-  }).strict().optional(),
-  denominator: z.enum(["offered", "sent", "completed"]).optional(),
-  /** The measurement window as stated: stages / excluded kinds, or an ms range. */
-  window: SloWindow.optional(),
-  /** An SLO policy, inline or as a path relative to the claim file. */
-  slo: z.union([SloPolicy, z.string().min(1)]).optional(),
-  /** Whether the quality/schema/safety/auth gates of the SLO were required. */
-  gates: z.boolean().optional(),
-  /** Whether warm-up stages were measured (ignored when `window` is stated). */
-  warmup_included: z.boolean().optional(),
-  /** Where the number was published (free text). */
-  source: z.string().min(1),
-}).strict()
-  .refine(latencyField("latency_metric", true), latencyIssue("latency_metric", true))
-  .refine(latencyField("p", true), latencyIssue("p", true))
-  .refine(latencyField("latency_metric", false), latencyIssue("latency_metric", false))
-  .refine(latencyField("p", false), latencyIssue("p", false));
-export type Claim = z.infer<typeof Claim>;
+/** The claim file's schema (the contract's: schema/claim.ts). */
+export { Claim };
 
 /** A claim whose `slo` path has been read: `slo` is a policy, `slo_source` says where it came from. */
 export type ResolvedClaim = Omit<Claim, "slo"> & { slo?: SloPolicy; slo_source?: string };

@@ -11,7 +11,10 @@
  * @module
  */
 import { fileURLToPath } from "node:url";
+import { join } from "node:path";
 import type { InputCheck } from "../../lib/cli.ts";
+import { isImported } from "../run/imported_run.ts";
+import { sha256File } from "../run/_open_run.ts";
 import type { PositionalSpec } from "../../lib/command.ts";
 import { InputError } from "../../schema/errors.ts";
 import type { OverheadSheet, PriceSheet } from "../../schema/prices.ts";
@@ -36,6 +39,16 @@ export function defaultSloFile(workload: string): string | undefined {
 export const SLO_DEFAULT_TEXT = `the workload's policy in \`data/slo/\` (${
   Object.entries(DEFAULT_POLICIES).map(([w, file]) => `\`${file}\` for ${w}`).join(", ")
 })`;
+
+/**
+ * The default policy of a run: for an imported run, the policy given at import (`--slo`, copied into its folder and
+ * hashed in run.json); else its workload's policy in data/slo/. Undefined when it has none.
+ */
+export function runSloFile(run: LoadedRun): string | undefined {
+  const m = run.manifest;
+  if (isImported(m)) return m.slo ? join(run.dir, m.slo.file) : undefined;
+  return defaultSloFile(m.workload.name);
+}
 
 /** `--slo FILE`: the SLO policy; without it, the workload's default in data/slo/. */
 export const SLO_FLAG = {
@@ -172,14 +185,27 @@ export async function sloPolicyFor(
   if (file === undefined) {
     const first = runs?.[0];
     if (!first) return undefined; // the run's problem is named; its workload is unknown.
-    file = defaultSloFile(first.manifest.workload.name);
+    file = runSloFile(first);
     if (file === undefined) {
       if (fallback === undefined) {
         check.problems.push(
-          `an SLO policy is required: workload "${first.manifest.workload.name}" has no default policy in data/slo/; pass --slo FILE`,
+          isImported(first.manifest)
+            ? `an SLO policy is required: run ${first.manifest.run_id} was imported without --slo; pass --slo FILE`
+            : `an SLO policy is required: workload "${first.manifest.workload.name}" has no default policy in data/slo/; pass --slo FILE`,
         );
       }
       return undefined;
+    }
+    const m = first.manifest;
+    // The policy copied in at import is verified like the log: by its sha256 in run.json.
+    if (isImported(m) && m.slo) {
+      const got = await sha256File(file);
+      if (got !== m.slo.sha256) {
+        check.problems.push(
+          `${file}: sha256 ${got} does not match run.json slo.sha256 ${m.slo.sha256}: the policy was changed`,
+        );
+        return undefined;
+      }
     }
   }
   const policy = await check.load(() => loadSloPolicy(file));

@@ -68,6 +68,8 @@ function formatAudit(r: AuditResult): string {
   const out = [
     `claim: ${what} = ${c.value} (class ${c.class ?? "all"}, stage ${c.stage ?? "all"}; source: ${c.source})`,
     `run ${d.run_id} (${d.files.dir}; ${d.files.format})`,
+    // An imported run: its source and what it lacks, before any number recomputed from it.
+    ...(d.imported ? d.imported.caveats.map((c) => `  ${c}`) : []),
     "recomputed under the stated rules:",
     `  ${choice(r.stated.rules)}`,
     `  window: ${d.window.description}; measurement_seconds = ${d.window.measurement_seconds}`,

@@ -6,12 +6,15 @@
 import type { OverheadSheet, PriceSheet } from "../../schema/prices.ts";
 import type { SloPolicy } from "../../schema/slo.ts";
 import { compare } from "../compare/compare.ts";
+import { policySourceLabel } from "../report/policy_source.ts";
 import { formatCompare } from "../compare/format_compare.ts";
 import { knee } from "../knee/knee.ts";
 import { ledger } from "../cost/ledger.ts";
 import { limitFromKnee } from "../knee/limit.ts";
 import type { LoadedRun } from "../run/loaded_run.ts";
 import { type CommandSpec, type ParsedCommand, runCommand } from "../../lib/command.ts";
+import { isImported } from "../run/imported_run.ts";
+import { InputError } from "../../schema/errors.ts";
 import {
   checkSheetRoutes,
   CONFIDENCE_FLAG,
@@ -72,15 +75,23 @@ function runExtras(
   overheads: OverheadSheet | null,
   headroom: number | undefined,
 ) {
+  const limitKey = headroom === undefined ? "limit_rps (no headroom given)" : `limit_rps @${headroom}`;
   return (run: LoadedRun): Record<string, number | string | null> => {
-    const k = knee([run], policy);
-    const limit = limitFromKnee(k, headroom);
-    const out: Record<string, number | string | null> = {
-      knee_rps: k.knee?.offered_rps ?? null,
-      knee_signal: k.first_degrading?.signals[0] ??
-        (k.knee ? k.knee.source : k.no_capacity ? "no capacity" : "none in tested range"),
-      [headroom === undefined ? "limit_rps (no headroom given)" : `limit_rps @${headroom}`]: limit.limit_rps,
-    };
+    let out: Record<string, number | string | null>;
+    try {
+      const k = knee([run], policy);
+      const limit = limitFromKnee(k, headroom);
+      out = {
+        knee_rps: k.knee?.offered_rps ?? null,
+        knee_signal: k.first_degrading?.signals[0] ??
+          (k.knee ? k.knee.source : k.no_capacity ? "no capacity" : "none in tested range"),
+        [limitKey]: limit.limit_rps,
+      };
+    } catch (e) {
+      // An imported run may have no load level (closed loop, or durations only): no knee, said why.
+      if (!(e instanceof InputError) || !isImported(run.manifest)) throw e;
+      out = { knee_rps: null, knee_signal: `no knee: ${e.message}`, [limitKey]: null };
+    }
     if (prices) {
       const l = ledger(run, policy, prices, { overheads });
       out[`cost/accepted ${l.currency}`] = l.overall.cost_per_accepted_task;
@@ -118,8 +129,11 @@ async function main({ values: v, positionals, check }: ParsedCommand<typeof COMP
       overheads: overheads?.name ?? null,
     }
     : null;
-  if (v.json) console.log(JSON.stringify({ slo_file: sloFile, pricing, ...result }, null, 2));
-  else {
+  if (v.json) {
+    // slo_source names the policy file as a report does (name and sha256, not the folder): reports take it from here.
+    const sloSource = await policySourceLabel(sloFile);
+    console.log(JSON.stringify({ slo_file: sloFile, slo_source: sloSource, pricing, ...result }, null, 2));
+  } else {
     console.log(`SLO policy: ${sloFile}`);
     if (prices) {
       console.log(

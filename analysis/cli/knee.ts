@@ -6,6 +6,7 @@ import { formatRecovery, type RecoveryParts } from "../recovery/format_recovery.
 import { coldStart } from "../recovery/cold_start.ts";
 import { recovery } from "../recovery/recovery.ts";
 import { retries } from "../recovery/retries.ts";
+import { isImported } from "../run/imported_run.ts";
 import { BLOCK_TEST_RULE, type Tolerance } from "../knee/departure.ts";
 import { supportRuleText } from "../latency/early_stopping.ts";
 import { knee, KNEE_DEFAULTS, type KneeOptions, type KneeResult } from "../knee/knee.ts";
@@ -202,7 +203,8 @@ async function main({ values: v, positionals, check }: ParsedCommand<typeof KNEE
   const recoveries = runs!.map((run) => ({
     run_id: run.manifest.run_id,
     recovery: recovery(run, policy),
-    retries: retries(run),
+    // An imported run made one call per request under no retry policy of ours: no retry analysis.
+    ...(isImported(run.manifest) ? {} : { retries: retries(run) }),
     cold_start: coldStart(run, policy),
   }));
   if (v.json) console.log(JSON.stringify(kneeJson(report, limit, sloFile, recoveries), null, 2));

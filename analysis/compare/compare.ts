@@ -14,6 +14,7 @@ import { DEFAULT_SUPPORT_CONFIDENCE } from "../latency/early_stopping.ts";
 import { goodput, type GoodputRow } from "../goodput/goodput.ts";
 import { latencyInWindow } from "../latency/latency.ts";
 import type { LoadedRun } from "../run/loaded_run.ts";
+import { isImported, runnerValue } from "../run/imported_run.ts";
 import { policyForRuns, runWindow, workloadClasses } from "../goodput/policy.ts";
 
 /** One field that differs between the runs, with each run's value. */
@@ -33,12 +34,17 @@ export interface Difference {
  */
 export function comparability(runs: LoadedRun[]): Difference[] {
   const fields: [string, boolean, (r: LoadedRun) => string][] = [
-    ["workload.sha256", true, (r) => r.manifest.workload.sha256],
-    ["plan.schedule_sha256", true, (r) => r.manifest.plan.schedule_sha256],
-    ["conditions.output_cap", true, (r) => String(r.manifest.conditions.output_cap)],
-    ["plan.mode", true, (r) => r.manifest.plan.mode],
+    // An imported run records none of the blocking fields: its value says so and matches no other run's.
+    ["workload.sha256", true, (r) => runnerValue(r.manifest, (m) => m.workload.sha256)],
+    ["plan.schedule_sha256", true, (r) => runnerValue(r.manifest, (m) => m.plan.schedule_sha256)],
+    ["conditions.output_cap", true, (r) => runnerValue(r.manifest, (m) => String(m.conditions.output_cap))],
+    ["plan.mode", true, (r) => runnerValue(r.manifest, (m) => m.plan.mode)],
     ["route", false, routeOf],
-    ["targets", false, (r) => r.manifest.targets.map((t) => `${t.route}=${t.provider}/${t.model}`).join(", ")],
+    [
+      "targets",
+      false,
+      (r) => runnerValue(r.manifest, (m) => m.targets.map((t) => `${t.route}=${t.provider}/${t.model}`).join(", ")),
+    ],
   ];
   const out: Difference[] = [];
   for (const [field, blocking, get] of fields) {
@@ -48,9 +54,13 @@ export function comparability(runs: LoadedRun[]): Difference[] {
   return out;
 }
 
-/** The route a run measured: its routing policy's name when it has one, else the conditions' route. */
+/**
+ * The route a run measured: its routing policy's name when it has one, else the conditions' route; for an imported
+ * run, its run.json `route` (the model the source states).
+ */
 export function routeOf(run: LoadedRun): string {
-  return run.manifest.routing?.name ?? run.manifest.conditions.route;
+  const m = run.manifest;
+  return isImported(m) ? m.route : m.routing?.name ?? m.conditions.route;
 }
 
 /** Tail latency and acceptance of one class in one run. */
@@ -79,6 +89,8 @@ export interface RouteComparison {
   by_class: ClassComparison[];
   /** Figures the caller added (knee, limit, cost per accepted task, ...), by name. */
   extras: Record<string, number | string | null>;
+  /** An imported run's source and what it lacks (`importCaveats`); empty for a run of our runner. */
+  caveats: string[];
 }
 
 /** Per-class acceptance in the mixed run against a run of that class alone, on the same route. */
@@ -179,6 +191,7 @@ function routeComparison(
     overall: g.overall,
     by_class,
     extras: extras?.(run) ?? {},
+    caveats: g.disclosure.imported?.caveats ?? [],
   };
 }
 

@@ -29,6 +29,9 @@ export function formatCompare(result: CompareResult): string {
       out.push(`  ${d.field}${d.blocking ? " (BLOCKING — compared only because forced)" : ""}: ${vals}`);
     }
   }
+  for (const r of result.routes.filter((r) => r.caveats.length)) {
+    out.push(`run ${r.run_id}:`, ...r.caveats.map((c) => `  ${c}`));
+  }
   const extraKeys = [...new Set(result.routes.flatMap((r) => Object.keys(r.extras)))];
   out.push(
     "",

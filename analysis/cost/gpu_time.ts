@@ -6,7 +6,7 @@
  * @module
  */
 import type pl from "nodejs-polars";
-import type { RunManifest } from "../../schema/run_manifest.ts";
+import { type AnyManifest, type AnyStage, isImported } from "../../schema/imported_manifest.ts";
 import type { ResolvedWindow } from "../goodput/policy.ts";
 
 /** A half-open `[start_ms, end_ms)` interval. */
@@ -90,7 +90,13 @@ function complement(from: number, to: number, cut: readonly Interval[]): Interva
  * log whose run.json has no end (ended_ms 0) the later of the last stage's
  * end and the log's last event.
  */
-export function runSpan(manifest: RunManifest, logEndMs: number): RunSpan {
+export function runSpan(manifest: AnyManifest, logEndMs: number): RunSpan {
+  if (isImported(manifest)) {
+    const last = Math.max(0, ...manifest.stages.map((s) => s.end_ms));
+    return last >= logEndMs
+      ? { end_ms: last, end_from: "the last stage's end (an imported run records no end of its own)" }
+      : { end_ms: logEndMs, end_from: "the log's last event (an imported run records no end of its own)" };
+  }
   const r = manifest.result;
   if (r.status !== "running" && r.ended_ms > 0) return { end_ms: r.ended_ms, end_from: "run.json result.ended_ms" };
   if (r.status === "running") {
@@ -111,7 +117,7 @@ export function splitRunTime(
   span: RunSpan,
   window: ResolvedWindow,
   measured: ResolvedWindow,
-  stages: RunManifest["stages"],
+  stages: readonly AnyStage[],
 ): TimeSplit {
   const w = union(window.intervals);
   const m = union([...measured.intervals, ...window.intervals]);

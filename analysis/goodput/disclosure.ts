@@ -6,6 +6,8 @@ import { RUN_END_RULE, type RunEnd } from "../run/run_end.ts";
 import { PARTIAL_SHARDS_RULE } from "../run/_shard_set.ts";
 import { MODE_RULES } from "./service_modes.ts";
 import { GATE_RULE } from "./_gates.ts";
+import type { ImportedLack, ImportedManifest } from "../../schema/imported_manifest.ts";
+import { hasTimeWindow, importCaveats, isImported } from "../run/imported_run.ts";
 import { STREAMING, type Streaming, STREAMING_RULE, TPOT_DEFINITION, TTFT_DEFINITION } from "./_streaming.ts";
 
 export { TPOT_DEFINITION, TTFT_DEFINITION };
@@ -21,9 +23,23 @@ export interface Observed {
   gates_na: Record<string, Record<Gate, number>>;
 }
 
+/** Where an imported run's rows came from and what the source lacks (run.json `kind: "imported"`). */
+export interface ImportedDisclosure {
+  tool: ImportedManifest["source"]["tool"];
+  tool_version: string | null;
+  files: ImportedManifest["source"]["files"];
+  timeline: ImportedManifest["timeline"];
+  /** What the source does not hold, field by field, with the consequence. */
+  lacks: ImportedLack[];
+  /** The same in sentences (`importCaveats`), also at the head of `inclusion_rules`. */
+  caveats: string[];
+}
+
 /** Everything a goodput number is conditional on, printed with it. */
 export interface Disclosure {
   run_id: string;
+  /** For a run imported from another tool's file: the source and its caveats; null for a run of our runner. */
+  imported: ImportedDisclosure | null;
   /**
    * The run folder, the log format, the number of shard folders read, the files read in each, and, for a sharded
    * run analysed with shards missing (`allowPartialShards`), the run's shard count and the missing shard indices.
@@ -160,8 +176,20 @@ export function buildDisclosure(
   const shards = run.manifests.length;
   const partial = run.shard_set?.missing.length ? run.shard_set : null;
   const tables = ["requests", "attempts", "tools", ...(run.server ? ["server"] : [])];
+  const m = run.manifest;
+  const caveats = importCaveats(m);
   return {
     run_id: run.manifest.run_id,
+    imported: isImported(m)
+      ? {
+        tool: m.source.tool,
+        tool_version: m.source.tool_version,
+        files: m.source.files,
+        timeline: m.timeline,
+        lacks: m.lacks,
+        caveats,
+      }
+      : null,
     files: {
       dir: run.dir,
       format: run.format,
@@ -172,13 +200,17 @@ export function buildDisclosure(
     denominator: policy.denominator,
     window: {
       kind: window.kind,
-      description: window.description,
+      description: hasTimeWindow(m)
+        ? window.description
+        : `${window.description} (NO TIME WINDOW: every request is at ms 0 and a stage spans its longest request, ` +
+          "so measurement_seconds measures nothing and every rate is null)",
       stages: window.stages,
       measurement_seconds: window.measurement_seconds,
       stage_seconds: window.stage_seconds,
     },
     run_end: run.end,
     inclusion_rules: [
+      ...caveats,
       ...(partial
         ? [
           `${PARTIAL_SHARDS_RULE}; this run: shards ${partial.present.join(", ")} of ${partial.count} read, ${

@@ -9,6 +9,7 @@ import type { ScannedRun } from "../run/scanned_run.ts";
 import { modeLabel, undeclaredModeWarning } from "./service_modes.ts";
 import { maskGates } from "./_gates.ts";
 import { STREAMING } from "./_streaming.ts";
+import { hasTimeWindow } from "../run/imported_run.ts";
 
 /** Counts and rates of one row of a goodput table. Rates with a zero denominator are null. */
 export interface GoodputRow {
@@ -190,15 +191,18 @@ export function goodput(run: LoadedRun | ScannedRun, policy: SloPolicy): Goodput
   policy = policyForRun(policy, run, "goodput() policy");
   const window = runWindow(run, policy.window);
   const den = policy.denominator;
-  const secs = (stage: string) => window.stage_seconds[stage] ?? null;
+  // An imported run of durations only has no time window: every rate is null (NO_TIME_WINDOW_RULE).
+  const timed = hasTimeWindow(run.manifest);
+  const seconds = timed ? window.measurement_seconds : null;
+  const secs = (stage: string) => (timed ? window.stage_seconds[stage] ?? null : null);
 
   // One pass over the requests (class × stage); the coarser tables are sums of its small result.
   const observed: Observed = { streaming: {}, gates_na: {} };
   const fine = aggregate(run, policy, window, observed);
   const all = rollUp(fine, () => "all").get("all");
-  const overall = makeRow(all?.counts ?? {}, all?.failures ?? zeroFailures(), window.measurement_seconds, den);
+  const overall = makeRow(all?.counts ?? {}, all?.failures ?? zeroFailures(), seconds, den);
   const by_class = [...rollUp(fine, (g) => g.key.class)].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
-    .map(([cls, g]) => ({ class: cls, ...makeRow(g.counts, g.failures, window.measurement_seconds, den) }));
+    .map(([cls, g]) => ({ class: cls, ...makeRow(g.counts, g.failures, seconds, den) }));
   const stageGroups = rollUp(fine, (g) => g.key.stage);
   const by_stage = [
     ...[...stageGroups].map(([stage, g]) => ({ stage, ...makeRow(g.counts, g.failures, secs(stage), den) })),
@@ -216,7 +220,7 @@ export function goodput(run: LoadedRun | ScannedRun, policy: SloPolicy): Goodput
   const by_mode = [...rollUp(fine, (g) => JSON.stringify(g.key.mode))]
     .map(([k, g]) => ({
       mode: JSON.parse(k) as string | null,
-      ...makeRow(g.counts, g.failures, window.measurement_seconds, den),
+      ...makeRow(g.counts, g.failures, seconds, den),
     }))
     .sort((a, b) => byMode(a.mode, b.mode));
 

@@ -1,6 +1,7 @@
 import { InputError } from "../../schema/errors.ts";
 import { describeIssues } from "../../schema/load.ts";
-import type { RunManifest } from "../../schema/run_manifest.ts";
+import type { AnyManifest } from "../../schema/imported_manifest.ts";
+import type { Stage } from "../../schema/plan.ts";
 import { type ClassSlo, SloPolicy } from "../../schema/slo.ts";
 import type { LoadedRun } from "../run/loaded_run.ts";
 import { clipStages } from "../run/run_end.ts";
@@ -158,7 +159,7 @@ export interface ResolvedWindow {
  * ```
  */
 export function resolveWindow(
-  stages: RunManifest["stages"],
+  stages: readonly Pick<Stage, "name" | "kind" | "start_ms" | "end_ms">[],
   window: SloPolicy["window"],
   options: ResolveWindowOptions = {},
 ): ResolvedWindow {
@@ -246,7 +247,7 @@ export interface ResolveWindowOptions {
  * where its log ends when the run is incomplete (`run.end`).
  */
 export function runWindow(
-  run: { manifest: RunManifest; end: { cut_ms: number | null } },
+  run: { manifest: AnyManifest; end: { cut_ms: number | null } },
   window: SloPolicy["window"],
 ): ResolvedWindow {
   return resolveWindow(run.manifest.stages, window, { endMs: run.end.cut_ms });

@@ -7,6 +7,7 @@
  */
 import pl from "nodejs-polars";
 import type { Stage } from "../../schema/plan.ts";
+import { ratedStages } from "../run/imported_run.ts";
 import type { LoadedRun } from "../run/loaded_run.ts";
 import type { PreparedRun } from "./levels.ts";
 import type { ResolvedWindow } from "../goodput/policy.ts";
@@ -88,7 +89,8 @@ export type StageClientLimit = ClientLimit & { stage: string; planned_rps: numbe
 
 /** The {@linkcode CLIENT_LIMIT_RULE} for each stage of the window that offered requests, in run order. */
 export function stageClientLimits(run: LoadedRun, window: ResolvedWindow): StageClientLimit[] {
-  const stages = run.manifest.stages.filter((s) => window.stages.includes(s.name));
+  // A stage with no planned rate (imported, closed loop) has no planned gap to judge the send lag against.
+  const stages = ratedStages(run.manifest.stages.filter((s) => window.stages.includes(s.name)));
   const sched = pl.col("scheduled_ms");
   return stages.flatMap((st: Stage) => {
     const inside = window.intervals.map(([a, b]) =>

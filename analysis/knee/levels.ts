@@ -18,6 +18,7 @@ import {
   resampleBlocks,
 } from "./block_bootstrap.ts";
 import type { Stage } from "../../schema/plan.ts";
+import { hasTimeWindow, isImported, NO_TIME_WINDOW_RULE, ratedStages } from "../run/imported_run.ts";
 import type { SloPolicy } from "../../schema/slo.ts";
 import { classify, GATE_ORDER } from "../goodput/classify.ts";
 import { costSample, LevelCoster, type LevelPricing } from "./level_cost.ts";
@@ -74,13 +75,22 @@ const PERCENTILES = [["e2e", "e2e_ms"], ["ttft", "ttft_ms"]] as const;
  */
 export function prepareRun(run: LoadedRun, policy: SloPolicy, pricing: LevelPricing | null = null): PreparedRun {
   policy = policyForRun(policy, run, "prepareRun() policy");
-  const stages = run.manifest.stages.filter((s) => s.kind === "steady" || s.kind === "burst");
+  const loads = run.manifest.stages.filter((s) => s.kind === "steady" || s.kind === "burst");
+  // An imported stage the tool ran closed-loop has no planned rate: not a load level.
+  const stages = ratedStages(loads);
   if (!stages.length) {
     const cut = run.end.cut_ms === null ? "" : ` before the end of its log (${run.end.headline})`;
+    const unrated = loads.length
+      ? `: its ${loads.length} stage(s) have no planned rate (imported from ${
+        isImported(run.manifest) ? run.manifest.source.tool : "?"
+      }, which set none: closed loop)`
+      : "";
     throw new InputError(
-      `${run.dir}: run.json stages has no steady or burst stage${cut}: there is no load level to analyse`,
+      `${run.dir}: run.json stages has no steady or burst stage with a planned rate${cut}${unrated}: there is no ` +
+        "load level to analyse",
     );
   }
+  if (!hasTimeWindow(run.manifest)) throw new InputError(`${run.dir}: ${NO_TIME_WINDOW_RULE}: there is no load level`);
   const window = runWindow(run, { exclude_stage_kinds: ["warmup", "drain"] });
   const rows = classify(run, policy, window);
   // Calls are sent attempts: a row held back by its route's limit made no HTTP call (as in retries.ts).

@@ -9,6 +9,7 @@
 import { InputError } from "../../schema/errors.ts";
 import type { Stage } from "../../schema/plan.ts";
 import type { LoadedRun } from "../run/loaded_run.ts";
+import { runnerManifest } from "../run/imported_run.ts";
 import { type LevelPoint, pointSignals, type PreparedRun } from "./levels.ts";
 
 /** One load level: every stage that offered its planned rate, pooled and one by one. */
@@ -138,6 +139,8 @@ export interface RepeatCheck {
  */
 export function checkRepeatRuns(runs: LoadedRun[]): RepeatCheck {
   if (runs.length < 2) return { basis: "one run", warnings: [] };
+  // An imported run records no plan or workload: it cannot be shown to repeat another (an InputError naming it).
+  const man = (r: LoadedRun) => runnerManifest(r, "a knee over repeated runs (one plan, one workload)");
   const [first, ...rest] = runs as [LoadedRun, ...LoadedRun[]];
   const problems: string[] = [];
   const ids = new Map<string, string>();
@@ -147,31 +150,35 @@ export function checkRepeatRuns(runs: LoadedRun[]): RepeatCheck {
     ids.set(r.manifest.run_id, r.dir);
   }
   for (const r of rest) {
-    if (r.manifest.workload.sha256 !== first.manifest.workload.sha256) {
+    if (man(r).workload.sha256 !== man(first).workload.sha256) {
       problems.push(
-        `${r.dir}: run.json workload.sha256 ${r.manifest.workload.sha256} differs from ${first.dir} (${first.manifest.workload.sha256})`,
+        `${r.dir}: run.json workload.sha256 ${man(r).workload.sha256} differs from ${first.dir} (${
+          man(first).workload.sha256
+        })`,
       );
     }
   }
-  const sameSchedule = rest.every((r) => r.manifest.plan.schedule_sha256 === first.manifest.plan.schedule_sha256);
-  const specNoSeed = (r: LoadedRun) => canonical({ ...r.manifest.plan.spec, seed: undefined });
+  const sameSchedule = rest.every((r) => man(r).plan.schedule_sha256 === man(first).plan.schedule_sha256);
+  const specNoSeed = (r: LoadedRun) => canonical({ ...man(r).plan.spec, seed: undefined });
   const sameSpec = rest.every((r) => specNoSeed(r) === specNoSeed(first));
   if (!sameSchedule && !sameSpec) {
     for (const r of rest.filter((r) => specNoSeed(r) !== specNoSeed(first))) {
       problems.push(
-        `${r.dir}: run.json plan.spec (${r.manifest.plan.spec.name}) differs from ${first.dir} (${first.manifest.plan.spec.name}) beyond its seed, and the schedules differ`,
+        `${r.dir}: run.json plan.spec (${man(r).plan.spec.name}) differs from ${first.dir} (${
+          man(first).plan.spec.name
+        }) beyond its seed, and the schedules differ`,
       );
     }
   }
   if (problems.length) throw new InputError("the runs are not repeats of one plan", problems);
   const warnings: string[] = [];
   for (const r of rest) {
-    if (canonical(r.manifest.conditions) !== canonical(first.manifest.conditions)) {
+    if (canonical(man(r).conditions) !== canonical(man(first).conditions)) {
       warnings.push(`${r.dir}: run.json conditions differ from ${first.dir}: the repeats ran under other conditions`);
     }
   }
   const basis = sameSchedule
-    ? `same schedule (plan.schedule_sha256 ${first.manifest.plan.schedule_sha256.slice(0, 12)}…)`
-    : `same plan spec apart from the seed (seeds ${runs.map((r) => r.manifest.plan.seed).join(", ")})`;
+    ? `same schedule (plan.schedule_sha256 ${man(first).plan.schedule_sha256.slice(0, 12)}…)`
+    : `same plan spec apart from the seed (seeds ${runs.map((r) => man(r).plan.seed).join(", ")})`;
   return { basis, warnings };
 }

@@ -10,6 +10,7 @@ import { CLIENT_LIMIT_RULE, CUT_LEVEL_RULE, type ExcludedLevel, type StageClient
 import { stageClientLimits } from "./client_limit.ts";
 import type { GoodputResult } from "../goodput/goodput.ts";
 import type { LoadedRun } from "../run/loaded_run.ts";
+import { importCaveats, isImported } from "../run/imported_run.ts";
 import type { ResolvedWindow } from "../goodput/policy.ts";
 import type { RunEnd } from "../run/run_end.ts";
 import type { Level } from "./repeats.ts";
@@ -39,6 +40,7 @@ const lag = (ms: number | null) => (ms === null ? "-" : `${+ms.toFixed(1)} ms`);
 
 /** The runner's own client verdict, as a line (null when it found no limit). */
 function runnerVerdict(run: LoadedRun, where: string): string | null {
+  if (isImported(run.manifest)) return null; // the source does not say whether its client kept up (a lack)
   const r = run.manifest.result;
   if (!r.client_limited) return null;
   return `CLIENT-LIMITED RUN${where}: the runner reports the client was the limit (${
@@ -58,7 +60,8 @@ export function runVerdicts(
 ): RunVerdicts {
   const stages = stageClientLimits(run, window);
   const limited = stages.filter((s) => s.limited);
-  const lines: string[] = [];
+  // An imported run's source and what it lacks come first: every number below is conditional on them.
+  const lines: string[] = [...importCaveats(run.manifest)];
   if (run.end.headline) lines.push(run.end.headline);
   const o = goodput?.overall;
   const no_capacity = o && o.offered > 0 && o.accepted === 0
@@ -80,14 +83,16 @@ export function runVerdicts(
         `mean gap between planned arrivals: ${within.join(", ")}${stages.length > 4 ? ", …" : ""})`,
     );
   }
-  const killed = run.manifest.result.status === "running";
+  const m = run.manifest;
+  // A killed run has no final verdict of its own; an imported run's tool records none.
+  const result = isImported(m) || m.result.status === "running" ? null : m.result;
   return {
     lines,
     run_end: run.end,
     no_capacity,
     client: {
-      run_limited: killed ? null : run.manifest.result.client_limited,
-      run_reason: killed ? null : run.manifest.result.client_limit_reason,
+      run_limited: result === null ? null : result.client_limited,
+      run_reason: result === null ? null : result.client_limit_reason,
       rule: CLIENT_LIMIT_RULE,
       stages,
     },
@@ -110,10 +115,10 @@ export function noCapacity(tested: Level[], excluded: ExcludedLevel[]): string |
   return null;
 }
 
-/** The knee's first lines: incomplete runs, no capacity, client-limited runs, excluded levels. */
+/** The knee's first lines: imported runs' caveats, incomplete runs, no capacity, client-limited runs, excluded levels. */
 export function kneeVerdicts(runs: LoadedRun[], excluded: ExcludedLevel[], none: string | null): string[] {
   const several = runs.length > 1;
-  const lines: string[] = [];
+  const lines: string[] = runs.flatMap((r) => importCaveats(r.manifest).map((c) => (several ? `${r.dir}: ${c}` : c)));
   for (const r of runs) if (r.end.headline) lines.push(several ? `${r.dir}: ${r.end.headline}` : r.end.headline);
   if (none) lines.push(`NO CAPACITY: ${none}`);
   for (const r of runs) {
@@ -125,7 +130,7 @@ export function kneeVerdicts(runs: LoadedRun[], excluded: ExcludedLevel[], none:
   const list = (es: ExcludedLevel[]) => es.map((e) => `${rps(e.planned_rps)} planned (${e.why})`).join("; ");
   if (client.length) {
     lines.push(`CLIENT-LIMITED LEVEL${client.length > 1 ? "S" : ""} excluded from the knee: ${list(client)}`);
-  } else if (runs.some((r) => r.manifest.result.client_limited)) {
+  } else if (runs.some((r) => !isImported(r.manifest) && r.manifest.result.client_limited)) {
     lines.push(
       "no load level is client-limited by the level rule (every request offered, p95 send lag within the mean gap " +
         "between planned arrivals): none excluded",

@@ -7,6 +7,7 @@
  */
 import pl from "nodejs-polars";
 import type { LoadedRun } from "../run/loaded_run.ts";
+import { latencyCaveat } from "../run/imported_run.ts";
 import type { ResolvedWindow } from "../goodput/policy.ts";
 import { DEFAULT_SUPPORT_CONFIDENCE } from "./early_stopping.ts";
 import { percentileWithCI } from "./percentile.ts";
@@ -288,7 +289,7 @@ export function latencyTable(run: LoadedRun, options: LatencyOptions = {}): Late
           supported: ci.supported,
           note: ci.note,
           window,
-          inclusion: LATENCY_INCLUSION[metric],
+          inclusion: [LATENCY_INCLUSION[metric], latencyCaveat(run.manifest, metric)].filter(Boolean).join("; "),
         });
       }
     }

@@ -4,7 +4,7 @@
  *
  * @module
  */
-import type { Stage } from "../../schema/plan.ts";
+import type { AnyStage } from "../../schema/imported_manifest.ts";
 import type { GoodputResult } from "../goodput/goodput.ts";
 import { disclosureLine } from "./_disclosure.ts";
 import { roundDown } from "../latency/round_display.ts";
@@ -58,7 +58,7 @@ export interface LoadCurveInput {
  * in order of offered load. Knee and limits are left empty for a knee
  * analysis to fill.
  */
-export function loadCurveFromGoodput(result: GoodputResult, stages: Stage[]): LoadCurveInput {
+export function loadCurveFromGoodput(result: GoodputResult, stages: readonly AnyStage[]): LoadCurveInput {
   const kinds = new Map(stages.map((s) => [s.name, s.kind]));
   // The knee's load levels: warm-up, recovery and drain stages answer a backlog or a cold start, not their own rate.
   const levels = result.by_stage
@@ -85,7 +85,7 @@ const LEVEL_KINDS: ReadonlySet<string> = new Set(["steady", "burst"]);
 /** Options of {@linkcode goodputVsLoadFigure} drawn from a goodput result. */
 export interface GoodputVsLoadOptions {
   /** The run's stages (`run.manifest.stages`): their kinds say which are load levels. */
-  stages: Stage[];
+  stages: AnyStage[];
 }
 
 /**

@@ -8,7 +8,8 @@ import type { SloPolicy } from "../../schema/slo.ts";
 import { classify } from "../goodput/classify.ts";
 import type { LoadedRun } from "../run/loaded_run.ts";
 import { policyForRun, resolveWindow } from "../goodput/policy.ts";
-import type { Stage } from "../../schema/plan.ts";
+import type { AnyStage } from "../../schema/imported_manifest.ts";
+import { endedMs } from "../run/imported_run.ts";
 
 /** A period to shade (an outage, a fault, a recovery), ms since the run epoch. */
 export interface ShadedPeriod {
@@ -38,7 +39,7 @@ export interface TimelineInput {
   /** HTTP calls open at the bin's start. */
   in_flight: number[];
   server: ServerSeries | null;
-  stages: Stage[];
+  stages: AnyStage[];
   /** Outages and other periods to shade red. @default {[]} */
   outages: ShadedPeriod[];
   /** One line: run, n, the accepted rule. */
@@ -80,7 +81,7 @@ export function timelineInput(run: LoadedRun, policy: SloPolicy, options: Timeli
   const rows = classify(run, policy, whole);
   const req = run.requests;
   const endMs = Math.max(
-    run.manifest.result.ended_ms,
+    endedMs(run.manifest),
     ...stages.map((s) => s.end_ms),
     Number(req.getColumn("completed_ms").max() ?? 0),
   );

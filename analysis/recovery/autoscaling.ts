@@ -8,6 +8,7 @@
 import pl from "nodejs-polars";
 import type { SimProfile } from "../../schema/sim_profile.ts";
 import type { LoadedRun } from "../run/loaded_run.ts";
+import { endedMs } from "../run/imported_run.ts";
 import { serverTimeline, serverTotals } from "./outages.ts";
 
 /** One change of replicas or warming replicas between two timeline rows. */
@@ -140,7 +141,7 @@ export function autoscaling(
   const changes = server ? scalingChanges(server) : [];
   const warmingSeen = server && server.height ? Number(server.getColumn("replicas_warming").max()) > 0 : false;
   const sorted = [...bursts].sort((a, b) => a.start_ms - b.start_ms);
-  const lastT = server && server.height ? Number(server.getColumn("t_ms").max()) : run.manifest.result.ended_ms;
+  const lastT = server && server.height ? Number(server.getColumn("t_ms").max()) : endedMs(run.manifest);
   return {
     observed: changes.length > 0 || warmingSeen,
     rules: RULES,

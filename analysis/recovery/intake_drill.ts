@@ -8,6 +8,7 @@
 import pl from "nodejs-polars";
 import type { DrillCall, DrillRecord, RunManifest } from "../../schema/mod.ts";
 import type { LoadedRun } from "../run/loaded_run.ts";
+import { isImported, runnerManifest } from "../run/imported_run.ts";
 
 /** The rules of every figure of {@linkcode intakeDrills}, stated in its disclosure. */
 export const INTAKE_DRILL_RULES: readonly string[] = [
@@ -103,7 +104,7 @@ const cleanRefusal = (a: Att) => (a.http_status === 429 || a.http_status === 503
  * ```
  */
 export function intakeDrills(run: LoadedRun): IntakeDrillReport {
-  const records = run.manifests.flatMap((m) => m.drills ?? []);
+  const records = run.manifests.flatMap((m) => (isImported(m) ? [] : m.drills ?? []));
   const drills: IntakeDrillResult[] = [];
   const not_measured: IntakeDrillReport["not_measured"] = [];
   if (!records.length) return { drills, not_measured, rules: INTAKE_DRILL_RULES };
@@ -223,7 +224,7 @@ function inFlight(run: LoadedRun, S: number): IntakeDrillResult["in_flight"] {
 function failedEnds(run: LoadedRun, ids: string[], scheduled: Map<string, number>): Map<string, number> {
   const ends = new Map<string, number>();
   if (!ids.length) return ends;
-  const t = run.manifest.timeouts;
+  const t = runnerManifest(run, "the intake drill's failed-request ends (the runner's timeouts)").timeouts;
   const rows = run.attempts.filter(pl.col("request_id").isIn(ids))
     .select("request_id", "sent_ms", "headers_ms", "first_token_ms", "last_token_ms", "completed_ms", "error_kind")
     .toRecords() as unknown as (Omit<Att, "round" | "attempt" | "http_status" | "retry_after_ms">)[];

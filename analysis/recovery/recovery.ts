@@ -20,6 +20,7 @@ import {
 } from "./_recovery_series.ts";
 import { autoscaling, type AutoscalingResult } from "./autoscaling.ts";
 import type { LoadedRun } from "../run/loaded_run.ts";
+import { endedMs } from "../run/imported_run.ts";
 import {
   detectOutages,
   type OutageDetection,
@@ -121,7 +122,7 @@ export function recovery(run: LoadedRun, policy: SloPolicy, options: RecoveryOpt
   };
   const outages = detectOutages(run, options);
   const server = serverTimeline(run);
-  const endMs = Math.max(run.manifest.result.ended_ms, ...run.manifest.stages.map((s) => s.end_ms));
+  const endMs = Math.max(endedMs(run.manifest), ...run.manifest.stages.map((s) => s.end_ms));
   const grid = server
     ? server.getColumn("t_ms").toArray() as number[]
     : Array.from({ length: Math.floor(endMs / 1000) + 1 }, (_, i) => i * 1000);

@@ -6,6 +6,7 @@
  */
 import pl from "nodejs-polars";
 import type { LoadedRun } from "../run/loaded_run.ts";
+import { runnerManifest } from "../run/imported_run.ts";
 
 /** Validation and authorization statuses: never worth retrying. */
 export const NEVER_RETRY_STATUSES: readonly number[] = [400, 401, 403, 404, 422];
@@ -98,7 +99,8 @@ const share = (a: number, b: number) => (b > 0 ? a / b : null);
  * ```
  */
 export function retries(run: LoadedRun): RetryResult {
-  const p = run.manifest.retry;
+  const m = runnerManifest(run, "the retry analysis (the runner's retry policy and budget)");
+  const p = m.retry;
   const heldBack = pl.col("error_kind").eq(pl.lit(HELD_BACK_KIND)).fillNull(false);
   const held = run.attempts.filter(heldBack).height;
   // The runner grows the budget with every round-0 first attempt when it is due, before the route's limit is asked.
@@ -156,8 +158,8 @@ export function retries(run: LoadedRun): RetryResult {
       budget_base: budgetBase,
       allowed,
       consumed: share(retryCount, allowed),
-      manifest_retries: run.manifest.result.retries,
-      manifest_exhausted: run.manifest.result.retry_budget_exhausted,
+      manifest_retries: m.result.retries,
+      manifest_exhausted: m.result.retry_budget_exhausted,
       exhausted_requests: exhausted.height,
       first_exhausted_ms: exhausted.height ? Number(exhausted.getColumn("scheduled_ms").min()) : null,
     },
@@ -175,7 +177,7 @@ export function retries(run: LoadedRun): RetryResult {
 }
 
 function defects(retried: pl.DataFrame, overCap: pl.DataFrame, run: LoadedRun): RetryDefect[] {
-  const p = run.manifest.retry;
+  const p = runnerManifest(run, "the retry analysis").retry;
   const out: RetryDefect[] = [];
   const row = (r: Record<string, unknown>, why: string): RetryDefect => ({
     request_id: String(r.request_id),

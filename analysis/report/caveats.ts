@@ -2,9 +2,9 @@
  * The caveats a report states on its first screen, beside the headline:
  * everything that changes how far its numbers can be trusted. Each kind has
  * one source function reading the run, its verdicts or its results; a new
- * kind of evidence (say, a run.json field an importer of another tool's
- * export writes to list what that export lacked) is one more source in
- * {@linkcode CAVEAT_SOURCES}.
+ * kind of evidence is one more source in {@linkcode CAVEAT_SOURCES}. An
+ * imported run's source and what it lacks (run.json `lacks`) are among the
+ * run's verdicts (`runVerdicts`), so they stand in the banner above the title.
  *
  * @module
  */
@@ -17,6 +17,7 @@ import { percentLabel } from "../latency/_percentile_checks.ts";
 import { earlyStoppingMinSamples } from "../latency/early_stopping.ts";
 import type { LatencyRow } from "../latency/latency.ts";
 import type { LoadedRun } from "../run/loaded_run.ts";
+import { isImported } from "../run/imported_run.ts";
 
 /** What a caveat is about. */
 export type CaveatKind =
@@ -92,7 +93,8 @@ function partialShards(x: CaveatInput): Caveat[] {
 
 /** A sweep the runner's stop rule ended before its last planned step (run.json `result.stopped_by`). */
 function sweepStopped(x: CaveatInput): Caveat[] {
-  const s = x.run.manifest.result.stopped_by;
+  const m = x.run.manifest;
+  const s = isImported(m) ? null : m.result.stopped_by;
   if (!s || s.rule === "max_rps") return [];
   return [{
     kind: "sweep_stopped",

@@ -13,6 +13,8 @@ import { roundDown } from "../latency/round_display.ts";
 import type { ReportExtras } from "../plots/extras.ts";
 import { escapeHtml as esc } from "../plots/html.ts";
 import { type Caveat, CAVEATS_CHECKED, VERDICT_CAVEATS } from "./caveats.ts";
+import type { AnyManifest } from "../../schema/imported_manifest.ts";
+import { hasEpoch } from "../run/imported_run.ts";
 
 /** What the first screen states. */
 export interface VerdictInput {
@@ -24,7 +26,7 @@ export interface VerdictInput {
   caveats: Caveat[];
   /** The run's verdicts (`runVerdicts(...).lines`): a red banner above the title; their caveats are not repeated. */
   verdicts: string[];
-  manifest: { run_id: string; epoch_iso: string; workload: { name: string; version: string } };
+  manifest: AnyManifest;
   format: "csv" | "parquet";
 }
 
@@ -111,7 +113,9 @@ export function verdictHtml(x: VerdictInput): string {
   ];
   const shards = `${d.files.shards} shard${d.files.shards === 1 ? "" : "s"}`;
   const measured = `${o.accepted} accepted of ${o.offered} offered in ${sig(d.window.measurement_seconds)} s — run ` +
-    `${m.run_id} (workload ${m.workload.name} ${m.workload.version}, started ${m.epoch_iso}; ${x.format} log, ` +
+    `${m.run_id} (workload ${m.workload.name}${"version" in m.workload ? ` ${m.workload.version}` : ""}, started ${
+      hasEpoch(m) ? m.epoch_iso : "at an unknown wall-clock time (imported: no epoch)"
+    }; ${x.format} log, ` +
     `${shards}).`;
   const rules = `denominator ${d.denominator}; ${windowText(d)}; SLO file ${x.policy_source}; accepted = completed ` +
     "(outcome ok) and meeting its class's SLO, latency limits and required gates (each rule in the disclosure below).";

@@ -4,7 +4,8 @@ import { join } from "node:path";
 import { InputError } from "../../schema/errors.ts";
 import { COLUMNS, columnsAt, type TableName } from "../../schema/events.ts";
 import { endOfWholeRows } from "../../lib/csv_rows.ts";
-import { RunManifest } from "../../schema/run_manifest.ts";
+import type { RunManifest } from "../../schema/run_manifest.ts";
+import { type AnyManifest, isImported, parseAnyManifest } from "../../schema/imported_manifest.ts";
 import { assertSchemaMinor, assertSchemaVersion } from "../../schema/version.ts";
 import { cellsEscaped, unescapedCells } from "./_csv_cells.ts";
 import { tableDtypes } from "./_dtypes.ts";
@@ -46,7 +47,7 @@ export interface OpenedTable {
 export interface OpenedRun {
   /** The run folders read: the folder itself or its shard folders, in shard order. */
   dirs: string[];
-  manifests: RunManifest[];
+  manifests: AnyManifest[];
   format: "csv" | "parquet";
   /** Per shard folder, in shard order, its tables (server only when present). */
   shards: OpenedTable[][];
@@ -99,7 +100,8 @@ async function runDirs(path: string): Promise<string[]> {
   return shards.sort((a, b) => a.i - b.i).map((s) => s.dir);
 }
 
-async function readManifest(dir: string): Promise<RunManifest> {
+/** Reads run.json of either kind: the runner's strict manifest, or an imported run's (`kind: "imported"`). */
+async function readManifest(dir: string): Promise<AnyManifest> {
   const file = join(dir, "run.json");
   let raw: unknown;
   try {
@@ -108,13 +110,19 @@ async function readManifest(dir: string): Promise<RunManifest> {
     throw new InputError(`${file}: cannot read run manifest: ${(e as Error).message}`, [], { cause: e });
   }
   assertSchemaVersion((raw as { schema_version?: unknown } | null)?.schema_version, file);
-  const res = RunManifest.safeParse(raw);
-  if (!res.success) {
-    const problems = res.error.issues.map((i) => `${file}: ${i.path.map(String).join(".") || "(root)"}: ${i.message}`);
-    throw new InputError(`${file}: invalid run manifest`, problems);
+  const manifest = parseAnyManifest(raw, file);
+  assertSchemaMinor(manifest.schema_minor, file);
+  return manifest;
+}
+
+/** An imported run is one folder (the importer writes no shards): its one-shard set, else an InputError. */
+function importedShardSet(path: string, dirs: string[]): ShardSet {
+  if (dirs.length !== 1 || dirs[0] !== path) {
+    throw new InputError(
+      `${path}: shard folders holding an imported run's run.json: an imported run is one folder, never sharded`,
+    );
   }
-  assertSchemaMinor(res.data.schema_minor, file);
-  return res.data;
+  return { count: 1, present: [0], missing: [] };
 }
 
 /** True when a non-empty file does not end with a line end (a row cut off mid-write). */
@@ -222,9 +230,11 @@ export async function openRun(path: string, options: OpenRunOptions = {}): Promi
   };
 
   const dirs = await runDirs(path);
-  const manifests: RunManifest[] = [];
+  const manifests: AnyManifest[] = [];
   for (const dir of dirs) manifests.push(await readManifest(dir));
-  const shard_set = checkShardSet(path, dirs, manifests, options.allowPartialShards ?? false);
+  const shard_set = manifests.some(isImported)
+    ? importedShardSet(path, dirs)
+    : checkShardSet(path, dirs, manifests as RunManifest[], options.allowPartialShards ?? false);
   const partial = partialWarning(path, shard_set);
   if (partial) warning(partial);
 
@@ -237,7 +247,7 @@ export async function openRun(path: string, options: OpenRunOptions = {}): Promi
   const shards: OpenedTable[][] = [];
   for (const [k, dir] of dirs.entries()) {
     const m = manifests[k]!;
-    const running = m.result.status === "running";
+    const running = !isImported(m) && m.result.status === "running";
     if (running) warning(`${join(dir, "run.json")}: result.status is "running": the run was killed before finalising`);
     const tables: OpenedTable[] = [];
     for (const table of [...REQUIRED, "server" as const]) {
@@ -280,8 +290,8 @@ export async function openRun(path: string, options: OpenRunOptions = {}): Promi
 /** The fields `loadRun` and `scanRun` return alike, with each table's shards concatenated in shard order. */
 export interface AssembledRun<T> {
   dir: string;
-  manifest: RunManifest;
-  manifests: RunManifest[];
+  manifest: AnyManifest;
+  manifests: AnyManifest[];
   format: "csv" | "parquet";
   requests: T;
   attempts: T;

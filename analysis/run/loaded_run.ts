@@ -1,5 +1,5 @@
 import type pl from "nodejs-polars";
-import type { RunManifest } from "../../schema/mod.ts";
+import type { AnyManifest } from "../../schema/imported_manifest.ts";
 import type { RunEnd } from "./run_end.ts";
 import type { ShardSet } from "./_shard_set.ts";
 
@@ -11,8 +11,8 @@ import type { ShardSet } from "./_shard_set.ts";
 export interface LoadedRun {
   /** The folder that was read. */
   dir: string;
-  manifest: RunManifest;
-  manifests: RunManifest[];
+  manifest: AnyManifest;
+  manifests: AnyManifest[];
   /** Which files were read. */
   format: "csv" | "parquet";
   requests: pl.DataFrame;

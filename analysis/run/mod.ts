@@ -6,12 +6,14 @@
  * Entry points: {@linkcode loadRun} (every table in memory, a
  * {@linkcode LoadedRun}) and {@linkcode scanRun} (lazy frames for logs too big
  * for memory, a {@linkcode ScannedRun}); `run_end.ts` says where an
- * incomplete log ends and clips the stages there. The `_` files (column
+ * incomplete log ends and clips the stages there; `imported_run.ts` says
+ * what a run imported from another tool's file lacks (its caveats). The `_` files (column
  * dtypes, row checks, shard sets, restored rows, CSV cells) are private to
  * this folder.
  *
  * @module
  */
+export * from "./imported_run.ts";
 export * from "./loaded_run.ts";
 export * from "./load_run.ts";
 export * from "./run_end.ts";

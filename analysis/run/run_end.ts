@@ -6,8 +6,7 @@
  */
 import pl from "nodejs-polars";
 import { InputError } from "../../schema/errors.ts";
-import type { Stage } from "../../schema/plan.ts";
-import type { RunManifest } from "../../schema/run_manifest.ts";
+import { type AnyManifest, type AnyStage, isImported } from "../../schema/imported_manifest.ts";
 import { RESTORED_KIND, restoreFromSchedule } from "./_restore_rows.ts";
 
 export { RESTORED_KIND };
@@ -23,7 +22,7 @@ export interface RunEnd {
   /** How `cut_ms` was found, in words. */
   rule: string;
   /** run.json's stages as planned: a loaded run's `manifest.stages` are clipped at `cut_ms`. */
-  planned_stages: Stage[];
+  planned_stages: AnyStage[];
   /** Requests scheduled at or after the cut (never started, or not logged): in neither numerator nor denominator. */
   after_cut: number;
   /**
@@ -52,7 +51,7 @@ export const RUN_END_RULE =
 /** One shard's tables, as opened. */
 export interface ShardScans {
   dir: string;
-  manifest: RunManifest;
+  manifest: AnyManifest;
   requests: pl.LazyDataFrame;
   attempts: pl.LazyDataFrame;
   tools: pl.LazyDataFrame;
@@ -85,8 +84,9 @@ async function lastEvidence(s: ShardScans): Promise<number | null> {
 
 const stoppedBy = (kind: string) => pl.col("error_kind").eq(pl.lit(kind));
 
-/** The shard's own cut, and the rule that gave it. */
+/** The shard's own cut, and the rule that gave it. An imported run is a finished source file: complete. */
 async function shardCut(s: ShardScans): Promise<{ cut: number | null; rule: string }> {
+  if (isImported(s.manifest)) return { cut: null, rule: "complete" };
   const status = s.manifest.result.status;
   if (status === "complete") return { cut: null, rule: "complete" };
   const first = await s.requests.filter(pl.col("outcome").eq(pl.lit("not_sent")).and(stoppedBy("run_stopped")))
@@ -117,7 +117,7 @@ const secs = (ms: number) => `${+(ms / 1000).toFixed(3)} s`;
  * The end of a complete run over `stages`: no cut, nothing left out. For
  * runs built in code (a `LoadedRun` literal).
  */
-export function completeRunEnd(stages: Stage[]): RunEnd {
+export function completeRunEnd(stages: AnyStage[]): RunEnd {
   return {
     status: "complete",
     cut_ms: null,
@@ -159,13 +159,13 @@ async function findRunEnd(
   const cuts = await Promise.all(shards.map(shardCut));
   const known = cuts.filter((c): c is { cut: number; rule: string } => c.cut !== null);
   if (!known.length) return { end: completeRunEnd(planned_stages), restored: shards.map(() => null) };
-  const statuses = shards.map((s) => s.manifest.result.status);
-  const status = statuses.includes("running") ? "killed" as const : "interrupted" as const;
+  const killed = shards.some((s) => !isImported(s.manifest) && s.manifest.result.status === "running");
+  const status = killed ? "killed" as const : "interrupted" as const;
   const cut = Math.min(...known.map((c) => c.cut));
   let after = 0, unresolved = 0, restoredN = 0;
   const restored: (pl.DataFrame | null)[] = [];
   for (const s of shards) {
-    const r = s.manifest.result.status === "running"
+    const r = !isImported(s.manifest) && s.manifest.result.status === "running"
       ? await restoreFromSchedule(s.dir, s.manifest, s.requests, cut, check, warning)
       : { rows: null, after_cut: null };
     restored.push(r.rows);
@@ -198,7 +198,7 @@ async function findRunEnd(
  */
 export async function endOpenedRun(
   dirs: string[],
-  manifests: RunManifest[],
+  manifests: AnyManifest[],
   shards: { table: string; scan: pl.LazyDataFrame }[][],
   o: { verify: "strict" | "warn"; warning: (m: string) => void; hash: (file: string) => Promise<string> },
 ): Promise<RunEnd> {
@@ -229,10 +229,12 @@ export async function endOpenedRun(
   return found.end;
 }
 
-/** The manifests with their stages clipped at the run's cut (unchanged for a complete run). */
-export function clipManifests(manifests: RunManifest[], end: RunEnd): RunManifest[] {
+/** The manifests with their stages clipped at the run's cut (unchanged for a complete run; an imported run is one). */
+export function clipManifests(manifests: AnyManifest[], end: RunEnd): AnyManifest[] {
   const cut = end.cut_ms;
-  return cut === null ? manifests : manifests.map((m) => ({ ...m, stages: clipStages(m.stages, cut) }));
+  return cut === null
+    ? manifests
+    : manifests.map((m) => (isImported(m) ? m : { ...m, stages: clipStages(m.stages, cut) }));
 }
 
 /**
@@ -252,6 +254,6 @@ export function clipManifests(manifests: RunManifest[], end: RunEnd): RunManifes
  * assert.deepEqual(clipStages(stages, 17_000).map((s) => [s.name, s.end_ms]), [["warm", 10_000], ["main", 17_000]]);
  * ```
  */
-export function clipStages(stages: RunManifest["stages"], endMs: number): RunManifest["stages"] {
+export function clipStages<S extends { start_ms: number; end_ms: number }>(stages: readonly S[], endMs: number): S[] {
   return stages.filter((s) => s.start_ms < endMs).map((s) => (s.end_ms > endMs ? { ...s, end_ms: endMs } : s));
 }

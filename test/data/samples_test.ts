@@ -8,6 +8,7 @@ import type { LoadedRun } from "../../analysis/run/loaded_run.ts";
 import { detectOutages } from "../../analysis/recovery/outages.ts";
 import { loadSloPolicy } from "../../analysis/goodput/policy.ts";
 import { InputError } from "../../schema/errors.ts";
+import type { RunManifest } from "../../schema/run_manifest.ts";
 
 const ROOT = fileURLToPath(new URL("../../", import.meta.url));
 const RUNS = join(ROOT, "data/runs");
@@ -19,9 +20,10 @@ Deno.test("every sample run in data/runs loads with its file hashes verified and
     await t.step(`${id} loads strictly and finished`, async () => {
       const run = await loadRun(join(RUNS, id), { verify: "strict" });
       assert.equal(run.manifest.run_id, id);
-      assert.equal(run.manifest.result.status, "complete");
+      const m = run.manifest as RunManifest; // every sample is a runner run
+      assert.equal(m.result.status, "complete");
       assert.ok(run.server !== null, "the simulator's server timeline is in the log");
-      assert.equal(run.requests.height, run.manifest.result.offered, "one requests row per offered request");
+      assert.equal(run.requests.height, m.result.offered, "one requests row per offered request");
       loaded.set(id, run);
     });
   }
@@ -33,7 +35,9 @@ Deno.test("every sample run in data/runs loads with its file hashes verified and
     }
   });
   await t.step("the route runs ran one schedule and one workload on three routes", () => {
-    const routes = ["route-hosted", "route-selfhosted", "route-hybrid"].map((id) => loaded.get(id)!.manifest);
+    const routes = ["route-hosted", "route-selfhosted", "route-hybrid"].map((id) =>
+      loaded.get(id)!.manifest as RunManifest
+    );
     assert.equal(new Set(routes.map((m) => m.plan.schedule_sha256)).size, 1);
     assert.equal(new Set(routes.map((m) => m.workload.sha256)).size, 1);
     assert.deepEqual(routes.map((m) => m.plan.path), Array(3).fill("data/plans/routes-compare.json"));

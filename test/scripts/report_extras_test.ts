@@ -42,6 +42,12 @@ Deno.test("demoReportExtras() carries the knee, outage, ledger and route figures
       assert.equal(r.n, compare.routes[i].overall.offered);
     }
   });
+  await t.step("the route figure names the SLO file by name and sha256, never by its folder", () => {
+    // compare --json: slo_file is the path as given (the folder included), slo_source the report's label
+    assert.match(compare.slo_source, /^design-v1\.json \(sha256 [0-9a-f]{12}…\)$/);
+    assert.ok(extras.routes!.disclosure.includes(`SLO ${compare.slo_source};`));
+    assert.ok(!extras.routes!.disclosure.includes("/"), extras.routes!.disclosure);
+  });
   await t.step("the outage the knee CLI detected", () => {
     const detected = knee.recovery[0].recovery.outages.outages;
     assert.deepEqual(extras.outages!.map((o) => o.start_ms), detected.map((o: { start_ms: number }) => o.start_ms));

@@ -14,6 +14,7 @@ import type { LoadedRun } from "../../../analysis/run/loaded_run.ts";
 import { loadSloPolicy, resolveWindow } from "../../../analysis/goodput/policy.ts";
 import type { AttemptRow, RequestRow } from "../../../schema/events.ts";
 import type { Stage } from "../../../schema/plan.ts";
+import type { RunManifest } from "../../../schema/run_manifest.ts";
 import { att, makeManifest, req, type RunTables, writeRun } from "../_fixture.ts";
 
 const STAGES: Stage[] = [{ name: "s", kind: "steady", start_ms: 0, end_ms: 10_000, offered_rps: 1 }];
@@ -175,7 +176,7 @@ Deno.test("a 1.0 log records no applicability: every required gate applies and n
     // The same rows as a 1.1 log whose cases define output_valid, quality_ok and safety_ok: auth_ok is n/a.
     const requests = run.requests.toRecords().map((r) => ({ ...r, applicable_gates: SAFETY }) as RequestRow);
     const attempts = run.attempts.toRecords() as unknown as AttemptRow[];
-    const dir = writeRun(join(Deno.makeTempDirSync(), "run"), run.manifest, { requests, attempts }, 1);
+    const dir = writeRun(join(Deno.makeTempDirSync(), "run"), run.manifest as RunManifest, { requests, attempts }, 1);
     const g11 = goodput(await loadRun(dir, QUIET), policy);
     assert.deepEqual([g11.overall.accepted, g11.disclosure.gates_not_applicable.overall.auth_ok], [34, 35]);
   });

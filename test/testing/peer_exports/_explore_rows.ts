@@ -10,16 +10,15 @@ import { AttemptRow, COLUMNS, RequestRow, type TableName } from "../../../schema
 const RUN = fileURLToPath(new URL("../../../data/runs/explore/", import.meta.url));
 
 /**
- * A Parquet row as the contract's zod schema expects it: integers come back as bigint (made numbers); a column the
- * sample's older contract minor does not have is null (not recorded), but `run_id` (added to attempts in 1.3) is
- * run.json's, as the loaders fill it.
+ * A Parquet row as the contract's zod schema expects it: integers come back as bigint (made numbers), and a column
+ * the sample's older contract minor does not have is null (not recorded), but `run_id` (1.3 in attempts) is run.json's,
+ * as the analysis reader fills it.
  */
 function plain(name: TableName, row: Record<string, unknown>, runId: string): Record<string, unknown> {
   return Object.fromEntries(
-    (COLUMNS[name] as readonly string[]).map((k) => [
+    (COLUMNS[name] as readonly string[]).map((
       k,
-      typeof row[k] === "bigint" ? Number(row[k]) : row[k] ?? (k === "run_id" ? runId : null),
-    ]),
+    ) => [k, typeof row[k] === "bigint" ? Number(row[k]) : row[k] ?? (k === "run_id" ? runId : null)]),
   );
 }
 
