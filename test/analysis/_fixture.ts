@@ -6,6 +6,7 @@ import { type AttemptRow, columnsAt, type RequestRow, type TableName, type ToolR
 import { escapeCell, ESCAPED_CELLS_SINCE_MINOR } from "../../schema/log_csv.ts";
 import type { RunManifest } from "../../schema/run_manifest.ts";
 import { OverheadSheet } from "../../schema/prices.ts";
+import type { LatencyRow } from "../../analysis/latency/latency.ts";
 
 /** A valid run.json for hand-built logs (shared with bench/, so it lives in testing/). */
 export { makeManifest } from "../../testing/run_manifest.ts";
@@ -171,4 +172,28 @@ export function sha256(file: string): string {
 /** The manifest of shard `index` of `count` (run.json `plan.shard`), as the runner writes it in `shard-i-of-N/`. */
 export function asShard(manifest: RunManifest, index: number, count: number): RunManifest {
   return { ...manifest, plan: { ...manifest.plan, shard: { index, count } } };
+}
+
+/** A latency row (a supported p99 e2e of class qa in stage low, n = 500) with `over` changed. */
+export function latencyRow(over: Partial<LatencyRow>): LatencyRow {
+  return {
+    class: "qa",
+    stage: "low",
+    metric: "e2e_ms",
+    p: 0.99,
+    value: 900,
+    n: 500,
+    excluded: 0,
+    excluded_not_streamed: 0,
+    confidence: 0.95,
+    lower: 850,
+    upper: 990,
+    support_confidence: 0.99,
+    bound: 995,
+    supported: true,
+    note: null,
+    window: null,
+    inclusion: "",
+    ...over,
+  };
 }

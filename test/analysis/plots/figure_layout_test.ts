@@ -3,6 +3,7 @@
  * plot, stage names in rows, SLO labels in a column, "all" on its own panel; and what they mark: unsupported
  * percentiles hatched and hollow, the chosen headroom among the limit lines, why there is no knee.
  */
+import { latencyRow } from "../_fixture.ts";
 import assert from "node:assert/strict";
 import { FAILURE_REASONS } from "../../../schema/slo.ts";
 import { failuresFigure } from "../../../analysis/plots/failures.ts";
@@ -12,7 +13,6 @@ import { latencyCdfFigure } from "../../../analysis/plots/latency_cdf.ts";
 import { latencyPercentilesFigure } from "../../../analysis/plots/latency_percentiles.ts";
 import { stageLabelRows, timelineFigure } from "../../../analysis/plots/timeline.ts";
 import type { GoodputResult, GoodputRow } from "../../../analysis/goodput/goodput.ts";
-import type { LatencyRow } from "../../../analysis/latency/latency.ts";
 
 type Note = { text: string; x: number; y: number; xref: string; xanchor: string; yshift?: number; xshift?: number };
 const notes = (layout: Record<string, unknown>) => (layout.annotations ?? []) as Note[];
@@ -151,26 +151,7 @@ Deno.test("failuresFigure() draws all on its own panel and scale, beside one bar
   assert.equal(layout.yaxis2!.anchor, "x2");
 });
 
-const lrow = (o: Partial<LatencyRow>): LatencyRow => ({
-  class: "qa",
-  stage: "low",
-  metric: "e2e_ms",
-  p: 0.99,
-  value: 900,
-  n: 500,
-  excluded: 0,
-  excluded_not_streamed: 0,
-  confidence: 0.95,
-  lower: 850,
-  upper: 990,
-  support_confidence: 0.99,
-  bound: 995,
-  supported: true,
-  note: null,
-  window: null,
-  inclusion: "",
-  ...o,
-});
+const lrow = latencyRow;
 
 Deno.test("latencyPercentilesFigure() draws an UNSUPPORTED bar hollow and hatched, with the n the rule needs", () => {
   const f = latencyPercentilesFigure([

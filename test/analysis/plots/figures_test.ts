@@ -1,3 +1,4 @@
+import { latencyRow } from "../_fixture.ts";
 import assert from "node:assert/strict";
 import { alternativesFigure } from "../../../analysis/plots/alternatives_chart.ts";
 import { costWaterfallFigure } from "../../../analysis/plots/cost_waterfall.ts";
@@ -7,7 +8,6 @@ import { latencyPercentilesFigure } from "../../../analysis/plots/latency_percen
 import { routeComparisonFigure } from "../../../analysis/plots/route_comparison.ts";
 import { sloSweepFigure } from "../../../analysis/plots/slo_sweep.ts";
 import { timelineFigure } from "../../../analysis/plots/timeline.ts";
-import type { LatencyRow } from "../../../analysis/latency/latency.ts";
 import { sloSweep } from "../../../analysis/latency/sweep.ts";
 
 type Shape = { type: string; x0: number; x1: number; fillcolor?: string; line?: { dash?: string } };
@@ -57,26 +57,7 @@ Deno.test("goodputVsLoadFigure() sorts levels by load and marks the knee and eac
   });
 });
 
-const row = (o: Partial<LatencyRow>): LatencyRow => ({
-  class: "qa",
-  stage: "low",
-  metric: "e2e_ms",
-  p: 0.99,
-  value: 900,
-  n: 500,
-  excluded: 0,
-  excluded_not_streamed: 0,
-  confidence: 0.95,
-  lower: 850,
-  upper: 990,
-  support_confidence: 0.99,
-  bound: 995,
-  supported: true,
-  note: null,
-  window: null,
-  inclusion: "",
-  ...o,
-});
+const row = latencyRow;
 
 Deno.test("latencyPercentilesFigure() draws one trace per class with CI error bars and n on hover", () => {
   const rows = [

@@ -1,29 +1,11 @@
+import { latencyRow } from "../_fixture.ts";
 import assert from "node:assert/strict";
 import { type CaveatInput, reportCaveats } from "../../../analysis/report/caveats.ts";
 import type { LatencyRow } from "../../../analysis/latency/latency.ts";
 import { COLUMN_SINCE_MINOR } from "../../../schema/events.ts";
 import { SCHEMA_MINOR } from "../../../schema/version.ts";
 
-const row = (o: Partial<LatencyRow>): LatencyRow => ({
-  class: "qa",
-  stage: null,
-  metric: "e2e_ms",
-  p: 0.99,
-  value: 900,
-  n: 500,
-  excluded: 0,
-  excluded_not_streamed: 0,
-  confidence: 0.95,
-  lower: 850,
-  upper: 990,
-  support_confidence: 0.99,
-  bound: 995,
-  supported: true,
-  note: null,
-  window: null,
-  inclusion: "",
-  ...o,
-});
+const row = (o: Partial<LatencyRow>): LatencyRow => latencyRow({ stage: null, ...o });
 
 /** A complete run of the current contract, nothing to say: each case changes one thing. */
 function input(over: {
