@@ -14,6 +14,9 @@
  * - **Cost** — `ledger` against a price sheet, `loadPriceSheet`, `importLitellm`.
  * - **Compare** — `compare`, `compareRouteCosts`.
  * - **Audit** — `audit` of a published claim, `alternatives`, `claimMoves`.
+ * - **Import** — `importPeer`: another tool's result files (vLLM bench, GuideLLM,
+ *   AIPerf, inference-perf, LLMPerf, MLPerf LoadGen, generic) as a run folder of
+ *   kind `imported`, or a summary as audit claims; `formatImportSummary`.
  * - **Report** — `buildReport`, one self-contained HTML page.
  * - **Figures** — one `*Figure(result, options)` per chart, taking the result it
  *   draws, and `show`, `figureHtml`, `pageHtml`, `exportPng` to render them.
@@ -41,6 +44,19 @@
  * import assert from "node:assert/strict";
  * assert.ok(COLUMNS.requests.includes("scheduled_ms"));
  * assert.ok(OUTCOMES.includes("client_shed"));
+ * ```
+ * @example Another tool's per-request file imported into a temporary folder, then read like any run
+ * ```ts
+ * import { importPeer, isImported, loadRun } from "./mod.ts";
+ * import assert from "node:assert/strict";
+ * const out = await Deno.makeTempDir();
+ * const files = ["data/import-examples/generic_requests.csv", "data/import-examples/generic_mapping.json"];
+ * const done = await importPeer("generic", files, out, { slo: "data/slo/imported-e2e-10s.json" });
+ * assert.equal(done.kind, "run");
+ * const run = await loadRun(out);
+ * assert.ok(isImported(run.manifest));
+ * assert.equal(run.requests.height, 6); // the CSV's 7 lines: a header and 6 requests
+ * await Deno.remove(out, { recursive: true });
  * ```
  * @module
  */
@@ -225,6 +241,11 @@ export {
   type WindowVariant,
 } from "./analysis/audit/mod.ts";
 export { formatAudit, formatClaimMoves } from "./analysis/notebook/mod.ts";
+
+// Import: another tool's result files as a run folder of kind `imported` (what the source lacks in run.json), or a
+// summary-only source as claims for `audit` (docs/importing.md).
+export { importPeer, type ImportPeerOptions, type PeerImport } from "./importers/import_peer.ts";
+export { formatImportSummary } from "./importers/import_summary.ts";
 
 // Report: one self-contained HTML page for a run.
 export {

@@ -2,18 +2,15 @@
  * `npx deno task import --from TOOL FILE... --out DIR [--slo F] [--json]`: another tool's result files written into a
  * run folder of the contract (requests/attempts/tools as CSV and Parquet through the runner's own writers, run.json
  * of kind `imported` with every file's sha256 and what the source lacks), or, for a summary with no per-request
- * records, into claims for `npx deno task audit` (DIR/claims.json and DIR/claims/*.json). docs/importing.md.
+ * records, into claims for `npx deno task audit` (DIR/claims.json and DIR/claims/*.json), through `importPeer`
+ * (import_peer.ts), the same path as the public API's. docs/importing.md.
  *
  * @module
  */
 import { type CommandSpec, type ParsedCommand, runCommand } from "../lib/command.ts";
 import { ImportedTool } from "../schema/imported_manifest.ts";
-import { readSource } from "./sources/mod.ts";
-import { toClaims } from "./to_claims.ts";
-import { toContract } from "./to_contract.ts";
-import { writeClaims } from "./write_claims.ts";
-import { writeImportedRun } from "./write_run.ts";
-import { claimsSummary, formatImportSummary, runSummary } from "./import_summary.ts";
+import { importPeer } from "./import_peer.ts";
+import { formatImportSummary } from "./import_summary.ts";
 
 /** `npx deno task import`: its flags, arguments and help (lib/command.ts). */
 export const IMPORT_COMMAND = {
@@ -76,10 +73,9 @@ export async function main({ values: v, positionals: files, check }: ParsedComma
       check.problems.push(`${f}: cannot read: ${(e as Error).message}`);
     }
   }
-  let slo: { path: string; text: string } | undefined;
   if (v.slo !== undefined) {
     try {
-      slo = { path: v.slo, text: Deno.readTextFileSync(v.slo) };
+      Deno.readTextFileSync(v.slo);
     } catch (e) {
       check.problems.push(`--slo ${v.slo}: cannot read: ${(e as Error).message}`);
     }
@@ -87,21 +83,19 @@ export async function main({ values: v, positionals: files, check }: ParsedComma
   check.throwIfAny();
   const progress = bytes >= PROGRESS_BYTES ? (m: string) => console.error(`import: ${m}`) : (_: string) => {};
   progress(`reading ${files.length} file(s), ${(bytes / 1e6).toFixed(1)} MB, as ${tool}`);
-  const source = await readSource(tool!, files);
-  progress(`read ${source.requests.length} request records`);
-  const out = v.out!;
-  if (source.summary_only || source.requests.length === 0) {
-    const written = writeClaims(out, toClaims(source));
-    const summary = claimsSummary(out, written);
-    if (slo) console.error(`note: --slo ${slo.path} is not used: a summary becomes claims, not a run`);
+  const done = await importPeer(tool!, files, v.out!, {
+    ...(v.slo !== undefined ? { slo: v.slo } : {}),
+    onProgress: progress,
+  });
+  if (done.kind === "claims") {
+    const { slo_unused, ...summary } = done;
+    if (slo_unused !== null) {
+      console.error(`note: --slo ${slo_unused} is not used: a summary becomes claims, not a run`);
+    }
     console.log(v.json ? JSON.stringify(summary, null, 2) : formatImportSummary(summary));
     return;
   }
-  const run = toContract(source);
-  progress(`mapped onto the contract: ${run.requests.length} requests, ${run.attempts.length} attempts`);
-  const manifest = await writeImportedRun(out, run, { ...(slo ? { slo } : {}), onProgress: progress });
-  const summary = runSummary(out, manifest, run.requests);
-  console.log(v.json ? JSON.stringify(summary, null, 2) : formatImportSummary(summary));
+  console.log(v.json ? JSON.stringify(done, null, 2) : formatImportSummary(done));
 }
 
 if (import.meta.main) await runCommand(IMPORT_COMMAND, main);

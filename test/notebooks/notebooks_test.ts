@@ -1,7 +1,8 @@
 /**
  * The notebooks: committed without outputs, importing only the public API,
  * prose before every code cell, and executed headless with the Deno kernel
- * (`jupyter nbconvert`, executing with grace_execute.py) on the committed sample runs: any error or
+ * (`jupyter nbconvert`, executing with grace_execute.py) on the committed sample runs and the peer tools' files of
+ * ../shared/data/peers: any error or
  * stderr output, a code cell without output, or a figure cell without its
  * figure fails. Without Jupyter and the Deno kernel the execution is skipped
  * loudly locally and fails in CI (CI=true).
@@ -39,8 +40,13 @@ const notebooks = [...Deno.readDirSync(DIR)].filter((e) => e.name.endsWith(".ipy
 /** Figures a cell must display: one per figure constructor it calls (a spread over routes shows at least one). */
 const expectedFigures = (src: string): number => (src.includes("show(") ? (src.match(/\w+Figure\(/g) ?? []).length : 0);
 
-Deno.test("the three notebooks exist: explore, compare routes, audit a claim", () => {
-  assert.deepEqual(notebooks, ["01_explore_run.ipynb", "02_compare_routes.ipynb", "03_audit_claim.ipynb"]);
+Deno.test("the four notebooks exist: explore, compare routes, audit a claim, audit another tool's result", () => {
+  assert.deepEqual(notebooks, [
+    "01_explore_run.ipynb",
+    "02_compare_routes.ipynb",
+    "03_audit_claim.ipynb",
+    "04_audit_published_result.ipynb",
+  ]);
 });
 
 Deno.test("notebooks are committed without outputs, import only ../mod.ts and explain every code cell first", async (t) => {
@@ -65,11 +71,17 @@ Deno.test("notebooks are committed without outputs, import only ../mod.ts and ex
   }
 });
 
-Deno.test("every path a notebook reads exists (sample runs, SLO policy, price sheets, claims)", async (t) => {
+/**
+ * The files a notebook reads: the project's `../data/...` and the peer tools' files of `../../shared/data/...` (the CI
+ * clone has shared/ beside the project, as the importer tests read it).
+ */
+const DATA_PATH = /"(\.\.\/(?:\.\.\/shared\/)?data\/[^"]+)"/g;
+
+Deno.test("every path a notebook reads exists (sample runs, SLO policy, price sheets, claims, peer files)", async (t) => {
   for (const name of notebooks) {
     await t.step(name, () => {
       const code = read(join(DIR, name)).cells.filter((c) => c.cell_type === "code").map((c) => text(c.source));
-      const paths = [...code.join("\n").matchAll(/"(\.\.\/data\/[^"]+)"/g)].map((m) => m[1]!);
+      const paths = [...code.join("\n").matchAll(DATA_PATH)].map((m) => m[1]!);
       assert.ok(paths.length > 0, "reads data");
       for (const p of paths) assert.ok(Deno.statSync(join(DIR, p)), `${p} exists`);
     });
