@@ -60,3 +60,28 @@ export const Claim = z.object({
   .refine(latencyField("latency_metric", false), latencyIssue("latency_metric", false))
   .refine(latencyField("p", false), latencyIssue("p", false));
 export type Claim = z.infer<typeof Claim>;
+
+/**
+ * A claim about a peer tool's own headline (issue 14): the tool's key as run.json `source.headlines` (an imported
+ * run) or claims.json `headlines` (a summary-only import) keep it. `npx deno task audit` recomputes it under the
+ * tool's stated rules from the per-request rows, then under this toolkit's, and lists the rule choices that
+ * reproduce it (analysis/audit/headline_audit.ts).
+ */
+export const HeadlineClaim = z.object({
+  /** The tool's key, verbatim (e.g. "records.request_throughput.avg", "request_throughput"). */
+  headline: z.string().min(1),
+  /** The headline's stage (the tool's label); null or absent = the one stage, or the whole run. */
+  stage: z.string().nullable().default(null),
+  /** The published value, in the tool's unit; absent = the value the imported files hold. */
+  value: z.number().finite().optional(),
+  /** The import folder (run.json of kind imported, or claims.json), relative to the claim file; or RUN on the CLI. */
+  run: z.string().min(1).optional(),
+  tolerance: z.object({
+    absolute: z.number().nonnegative().optional(),
+    relative: z.number().nonnegative().optional(),
+  }).strict().optional(),
+  /** An SLO policy (inline or a path relative to the claim file) for the recomputation under this toolkit's rules. */
+  slo: z.union([SloPolicy, z.string().min(1)]).optional(),
+  source: z.string().min(1),
+}).strict();
+export type HeadlineClaim = z.infer<typeof HeadlineClaim>;

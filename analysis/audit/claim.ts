@@ -8,14 +8,14 @@
 import { dirname, isAbsolute, join } from "node:path";
 import type { SloPolicy } from "../../schema/slo.ts";
 import { InputError } from "../../schema/errors.ts";
-import { Claim } from "../../schema/claim.ts";
+import { Claim, HeadlineClaim } from "../../schema/claim.ts";
 import { loadSloPolicy } from "../goodput/policy.ts";
 
 /** The default tolerance when a claim states none: 1 % of the claimed value (published numbers are rounded). */
 export const DEFAULT_TOLERANCE = { absolute: 0, relative: 0.01 } as const;
 
 /** The claim file's schema (the contract's: schema/claim.ts). */
-export { Claim };
+export { Claim, HeadlineClaim };
 
 /** A claim whose `slo` path has been read: `slo` is a policy, `slo_source` says where it came from. */
 export type ResolvedClaim = Omit<Claim, "slo"> & { slo?: SloPolicy; slo_source?: string };
@@ -50,6 +50,48 @@ export async function loadClaim(file: string): Promise<ResolvedClaim> {
   const path = isAbsolute(slo) ? slo : join(dirname(file), slo);
   try {
     return { ...rest, slo: await loadSloPolicy(path), slo_source: path };
+  } catch (e) {
+    throw new InputError(`${file}: slo: ${(e as Error).message}`, [], { cause: e });
+  }
+}
+
+/** A headline claim with its `slo` read and its `run` resolved against the claim file's folder. */
+export type ResolvedHeadlineClaim = Omit<HeadlineClaim, "slo" | "run"> & {
+  slo?: SloPolicy;
+  slo_source?: string;
+  /** The import folder, resolved; absent when the claim names none (RUN on the command line). */
+  run?: string;
+};
+
+/** Either kind of claim file: a metric claim of ours, or a peer tool's headline (it has a `headline` key). */
+export type AnyClaim = { kind: "metric"; claim: ResolvedClaim } | { kind: "headline"; claim: ResolvedHeadlineClaim };
+
+/**
+ * Reads a claim file of either kind: one with a `headline` key is a {@linkcode HeadlineClaim}, any other a
+ * {@linkcode Claim} (read by {@linkcode loadClaim}). Errors name the file and every bad field.
+ */
+export async function loadAnyClaim(file: string): Promise<AnyClaim> {
+  let raw: unknown;
+  try {
+    raw = JSON.parse(await Deno.readTextFile(file));
+  } catch (e) {
+    throw new InputError(`${file}: cannot read claim: ${(e as Error).message}`, [], { cause: e });
+  }
+  if (raw === null || typeof raw !== "object" || !("headline" in raw)) {
+    return { kind: "metric", claim: await loadClaim(file) };
+  }
+  const res = HeadlineClaim.safeParse(raw);
+  if (!res.success) {
+    const problems = res.error.issues.map((i) => `${file}: ${i.path.map(String).join(".") || "(root)"}: ${i.message}`);
+    throw new InputError(`${file}: invalid headline claim`, problems);
+  }
+  const { slo, run, ...rest } = res.data;
+  const at = (p: string) => isAbsolute(p) ? p : join(dirname(file), p);
+  const out: ResolvedHeadlineClaim = { ...rest, ...(run === undefined ? {} : { run: at(run) }) };
+  if (slo === undefined) return { kind: "headline", claim: out };
+  if (typeof slo !== "string") return { kind: "headline", claim: { ...out, slo, slo_source: `${file} (inline)` } };
+  try {
+    return { kind: "headline", claim: { ...out, slo: await loadSloPolicy(at(slo)), slo_source: at(slo) } };
   } catch (e) {
     throw new InputError(`${file}: slo: ${(e as Error).message}`, [], { cause: e });
   }

@@ -1,5 +1,13 @@
 import { audit, type AuditResult, type RuleChoice } from "../audit/audit.ts";
-import { loadClaim } from "../audit/claim.ts";
+import { loadAnyClaim, type ResolvedClaim, type ResolvedHeadlineClaim } from "../audit/claim.ts";
+import { auditHeadline } from "../audit/headline_audit.ts";
+import { claimsSource, isClaimsFolder, runSource } from "../audit/headline_source.ts";
+import { pickRow } from "../audit/alternatives.ts";
+import { importCaveats, isImported } from "../run/imported_run.ts";
+import { goodput } from "../goodput/goodput.ts";
+import { policyForRun } from "../goodput/policy.ts";
+import { formatHeadlineAudit } from "./_headline_text.ts";
+import type { InputCheck } from "../../lib/cli.ts";
 import { percent, sig } from "../../lib/number_format.ts";
 import { percentLabel } from "../latency/_percentile_checks.ts";
 import { supportRuleText } from "../latency/early_stopping.ts";
@@ -25,8 +33,15 @@ export const AUDIT_COMMAND = {
   details: [
     "The claim (JSON, `Claim` in analysis/audit/claim.ts) states the metric, its value and whatever rules its source " +
     "gave; what it leaves out is assumed and listed (docs/analysis.md#audit).",
+    "A headline claim (`HeadlineClaim`: a `headline` key) audits a peer tool's own number in a folder written by " +
+    "`npx deno task import` (RUN, or the claim's `run`): recomputed under the tool's rules, then ours, and the rule " +
+    "choices that reproduce it (docs/importing.md#auditing-a-published-headline).",
   ],
-  positionals: [runArgument(1, 1)],
+  positionals: [{
+    ...runArgument(0, 1),
+    description: "a run folder; for a headline claim, the import folder (a run of kind imported, or claims.json of " +
+      "a summary), else the claim's `run`",
+  }],
   flags: {
     claim: {
       type: "string",
@@ -44,6 +59,7 @@ export const AUDIT_COMMAND = {
   },
   examples: [
     "npx deno task audit data/runs/explore --claim data/claims/explore-vendor-success-rate.json",
+    "npx deno task audit /tmp/aiperf-run1 --claim data/claims/aiperf-run1-request-throughput.json",
   ],
 } as const satisfies CommandSpec;
 
@@ -105,11 +121,53 @@ function formatAudit(r: AuditResult): string {
   return out.join("\n");
 }
 
+/** A headline claim: the import folder read (a run or claims.json), audited, printed. */
+async function headlineMain(
+  check: InputCheck,
+  claim: ResolvedHeadlineClaim,
+  dir: string | undefined,
+  v: ParsedCommand<typeof AUDIT_COMMAND>["values"],
+): Promise<void> {
+  check.require(dir === undefined, "a headline claim needs its import folder: RUN, or `run` in the claim");
+  check.throwIfAny();
+  if (isClaimsFolder(dir!)) {
+    const src = await check.load(() => claimsSource(dir!));
+    check.throwIfAny();
+    const result = auditHeadline(src!, claim);
+    if (v.json) console.log(JSON.stringify(result, null, 2));
+    else console.log(formatHeadlineAudit(result, dir!, ["summary only: claims.json of a summary-only import"]));
+    return;
+  }
+  const runs = await loadRuns(check, [dir!], openOptions(v));
+  const run = runs?.[0];
+  check.require(run !== undefined && !isImported(run.manifest), `${dir}: not an imported run (run.json has no kind)`);
+  const slo = await sloPolicyFor(check, runs, v.slo, "the claim's policy");
+  check.throwIfAny();
+  const src = runSource(run!);
+  const policy = slo?.policy ?? claim.slo;
+  const stage = claim.stage ?? (src.stages.length === 1 ? src.stages[0]!.name : null);
+  let goodputUnder: { value: number | null; policy: string } | undefined;
+  if (policy) {
+    const row = pickRow(goodput(run!, policyForRun(policy, run!, "the audit's SLO policy")), null, stage);
+    goodputUnder = {
+      value: row.measurement_seconds ? row.accepted / row.measurement_seconds : null,
+      policy: slo?.file ?? claim.slo_source ?? "the claim's policy",
+    };
+  }
+  const result = auditHeadline(src, claim, goodputUnder);
+  const caveats = importCaveats(run!.manifest);
+  if (v.json) console.log(JSON.stringify({ ...result, caveats }, null, 2));
+  else console.log(formatHeadlineAudit(result, dir!, caveats));
+}
+
 async function main({ values: v, positionals, check }: ParsedCommand<typeof AUDIT_COMMAND>): Promise<void> {
   // Every flag, then every file: all problems named at once before the audit starts.
   const open = openOptions(v);
   const supportConfidence = v.confidence;
-  const claim = v.claim === undefined ? undefined : await check.load(() => loadClaim(v.claim!));
+  const any = v.claim === undefined ? undefined : await check.load(() => loadAnyClaim(v.claim!));
+  if (any?.kind === "headline") return headlineMain(check, any.claim, positionals[0] ?? any.claim.run, v);
+  const claim: ResolvedClaim | undefined = any?.claim;
+  check.require(positionals.length === 0, "a metric claim is audited against a run: give the RUN folder");
   const runs = await loadRuns(check, positionals, open);
   // --slo, else the workload's default in data/slo/, else the policy the claim states.
   const slo = await sloPolicyFor(check, runs, v.slo, "the claim's policy");

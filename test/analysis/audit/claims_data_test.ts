@@ -34,10 +34,20 @@ async function runOf(dir: string): Promise<LoadedRun> {
   return runs.get(dir)!;
 }
 
+/** The headline claims (a peer tool's own number): audited end to end on an import in headline_audit_test.ts. */
+const HEADLINE_CLAIMS = [
+  "aiperf-run1-request-throughput.json",
+  "aiperf-run1-ttft-p99.json",
+  "guidellm-stripped-request-rate.json",
+  "vllm-fixture-request-throughput.json",
+];
+
 Deno.test("every claim file in data/claims has a sample run it is checked against", () => {
   const files = [...Deno.readDirSync(join(DATA, "claims"))].map((e) => e.name).filter((n) => n.endsWith(".json"))
     .sort();
-  assert.deepEqual(files, Object.keys(EXPECTED).sort());
+  const headline = (n: string) => "headline" in JSON.parse(Deno.readTextFileSync(join(DATA, "claims", n)));
+  assert.deepEqual(files.filter((n) => !headline(n)), Object.keys(EXPECTED).sort());
+  assert.deepEqual(files.filter(headline), HEADLINE_CLAIMS);
 });
 
 Deno.test("the audit reproduces each shipped claim on its sample run", async (t) => {

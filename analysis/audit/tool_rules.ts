@@ -1,0 +1,196 @@
+/**
+ * A peer tool's headline read as a recipe: which quantity it is (a request rate, an output-token rate, a count, a
+ * latency percentile or mean) and the tool's stated rules for it — its denominator, where its latency clock starts,
+ * its percentile method and its window — so that {@linkcode auditHeadline} can recompute it from the per-request rows
+ * under those rules. The rules come from the tools' sources (cited per entry); a key not in this table is not
+ * recomputed, and the audit says so.
+ *
+ * @module
+ */
+import type { ImportedTool } from "../../schema/imported_manifest.ts";
+
+/** How a percentile is taken from n sorted values. */
+export type PercentileMethod = "linear" | "nearest_rank" | "lower" | "higher";
+
+/** Words for each method, as stated in the audit. */
+export const METHOD_TEXT: Record<PercentileMethod, string> = {
+  linear: "linear interpolation between closest ranks (numpy.percentile default: x[(n−1)·p])",
+  nearest_rank: "nearest rank x₍⌈p·n⌉₎ (this toolkit's)",
+  lower: "the lower closest rank x[⌊(n−1)·p⌋]",
+  higher: "the higher closest rank x[⌈(n−1)·p⌉]",
+};
+
+/** The latency a headline is about: time to first token, end-to-end, or AIPerf's per-request inter-token mean. */
+export type HeadlineLatency = "ttft" | "e2e" | "itl_per_request";
+
+/** What a headline is and the tool's rules for it. */
+export type HeadlineRecipe =
+  | { kind: "request_rate" | "output_token_rate" | "count"; rules: ToolRules }
+  | { kind: "latency_percentile"; latency: HeadlineLatency; p: number; method: PercentileMethod; rules: ToolRules }
+  | { kind: "latency_mean"; latency: HeadlineLatency; rules: ToolRules };
+
+/** The tool's stated rules, in words and as the choices the recomputation takes. */
+export interface ToolRules {
+  /** Which requests count: the tool's successful ones only. */
+  denominator: "successful";
+  /** Where the latency clock starts: the tool's send time. */
+  start: "send";
+  /** The window of a rate: the tool's own duration, or first send → last response over the records. */
+  window: "tool_duration" | "first_send_to_last_response";
+  /** The rules in words, with the source file they come from. */
+  text: string;
+  /** Unit of the tool's value, and the factor to ms (latency) or 1 (rates, counts). */
+  unit: string;
+  to_ms: number;
+}
+
+const AIPERF =
+  "AIPerf (aiperf/metrics/types/*.py; aiperf/common/models/record_models.py MetricResult: numpy percentiles)";
+const VLLM = "vLLM bench serve (vllm/benchmarks/serve.py calculate_metrics: np.percentile, completed/duration)";
+const GUIDELLM = "GuideLLM v0.2–0.3 (guidellm/benchmark/benchmark.py GenerativeMetrics over successful requests)";
+
+function aiperf(key: string): HeadlineRecipe | null {
+  const m = /^(?:records\.)?([a-z_]+)\.(avg|p[\d.]+)$/.exec(key);
+  if (!m) return null;
+  const [, tag, stat] = m as unknown as [string, string, string];
+  const window = "first_send_to_last_response" as const;
+  const base = { denominator: "successful", start: "send", window } as const;
+  if (tag === "request_throughput" && stat === "avg") {
+    return {
+      kind: "request_rate",
+      rules: {
+        ...base,
+        unit: "requests/sec",
+        to_ms: 1,
+        text: `${AIPERF}: request_count / benchmark_duration, ` +
+          "request_count = successful requests, benchmark_duration = last response − first request sent",
+      },
+    };
+  }
+  if (tag === "output_token_throughput" && stat === "avg") {
+    return {
+      kind: "output_token_rate",
+      rules: {
+        ...base,
+        unit: "tokens/sec",
+        to_ms: 1,
+        text: `${AIPERF}: total_osl / benchmark_duration, total_osl = ` +
+          "output tokens (reasoning included) of successful requests",
+      },
+    };
+  }
+  if (tag === "request_count" && stat === "avg") {
+    return { kind: "count", rules: { ...base, unit: "requests", to_ms: 1, text: `${AIPERF}: successful requests` } };
+  }
+  const LAT: Record<string, HeadlineLatency> = {
+    ttft: "ttft",
+    request_latency: "e2e",
+    inter_token_latency: "itl_per_request",
+  };
+  const latency: HeadlineLatency | undefined = LAT[tag];
+  if (!latency) return null;
+  const rules: ToolRules = {
+    ...base,
+    unit: "ms",
+    to_ms: 1,
+    text: `${AIPERF}: ${tag} per successful request, timed from the request's send` +
+      (latency === "itl_per_request" ? ", (request_latency − ttft) / (output_sequence_length − 1)" : "") +
+      (stat === "avg" ? ", arithmetic mean" : `, percentile by ${METHOD_TEXT.linear}`),
+  };
+  if (stat === "avg") return { kind: "latency_mean", latency, rules };
+  return { kind: "latency_percentile", latency, p: Number(stat.slice(1)) / 100, method: "linear", rules };
+}
+
+function vllm(key: string): HeadlineRecipe | null {
+  const base = { denominator: "successful", start: "send", window: "tool_duration" } as const;
+  if (key === "request_throughput") {
+    return { kind: "request_rate", rules: { ...base, unit: "req/s", to_ms: 1, text: `${VLLM}: completed / duration` } };
+  }
+  if (key === "output_throughput") {
+    return {
+      kind: "output_token_rate",
+      rules: { ...base, unit: "tok/s", to_ms: 1, text: `${VLLM}: total_output_tokens / duration` },
+    };
+  }
+  if (key === "completed") {
+    return { kind: "count", rules: { ...base, unit: "requests", to_ms: 1, text: `${VLLM}: successful requests` } };
+  }
+  const m = /^(mean|median|p[\d.]+)_(ttft|e2el)_ms$/.exec(key);
+  if (!m) return null;
+  const latency = m[2] === "ttft" ? "ttft" : "e2e";
+  const rules: ToolRules = {
+    ...base,
+    unit: "ms",
+    to_ms: 1,
+    text: `${VLLM}: ${m[2]} per successful request, timed from the POST` +
+      (m[1] === "mean" ? ", arithmetic mean" : `, percentile by ${METHOD_TEXT.linear}`),
+  };
+  if (m[1] === "mean") return { kind: "latency_mean", latency, rules };
+  const p = m[1] === "median" ? 0.5 : Number(m[1]!.slice(1)) / 100;
+  return { kind: "latency_percentile", latency, p, method: "linear", rules };
+}
+
+function guidellm(key: string): HeadlineRecipe | null {
+  const m =
+    /metrics\.(requests_per_second|request_latency|time_to_first_token_ms)\.successful\.(mean|median|percentiles\.p(\d+))$/
+      .exec(key);
+  if (!m) return null;
+  const base = { denominator: "successful", start: "send", window: "tool_duration" } as const;
+  if (m[1] === "requests_per_second") {
+    if (m[2] !== "mean") return null;
+    return {
+      kind: "request_rate",
+      rules: {
+        ...base,
+        unit: "req/s",
+        to_ms: 1,
+        text: `${GUIDELLM}: successful requests over the benchmark's ` +
+          "duration (the tool's mean of its rate over time; taken here as successful / duration)",
+      },
+    };
+  }
+  const latency = m[1] === "request_latency" ? "e2e" : "ttft";
+  const to_ms = m[1] === "request_latency" ? 1000 : 1;
+  const text = `${GUIDELLM}: ${m[1]} per successful request, from the request's start`;
+  if (m[2] === "mean") {
+    return { kind: "latency_mean", latency, rules: { ...base, unit: to_ms === 1 ? "ms" : "s", to_ms, text } };
+  }
+  const digits = m[3];
+  const p = digits === undefined
+    ? 0.5
+    : ({ "001": 0.001, "01": 0.01, "05": 0.05, "999": 0.999 } as Record<string, number>)[digits] ??
+      Number(digits) / 100;
+  return {
+    kind: "latency_percentile",
+    latency,
+    p,
+    method: "linear",
+    rules: { ...base, unit: to_ms === 1 ? "ms" : "s", to_ms, text: `${text}, percentile by ${METHOD_TEXT.linear}` },
+  };
+}
+
+/** The recipe of a tool's headline key, or null when this table does not know it. */
+export function headlineRecipe(tool: ImportedTool, key: string): HeadlineRecipe | null {
+  if (tool === "aiperf") return aiperf(key);
+  if (tool === "vllm-bench-serve") return vllm(key);
+  if (tool === "guidellm") return guidellm(key);
+  return null;
+}
+
+/** A percentile of ascending values by `method` (NaN when empty); p in (0, 1]. */
+export function percentileBy(sorted: readonly number[], p: number, method: PercentileMethod): number {
+  const n = sorted.length;
+  if (n === 0) return NaN;
+  if (method === "nearest_rank") {
+    const exact = p * n;
+    const r = Math.round(exact);
+    const k = Math.abs(exact - r) < 1e-9 * Math.max(1, exact) ? r : Math.ceil(exact);
+    return sorted[Math.min(n, Math.max(1, k)) - 1]!;
+  }
+  const h = (n - 1) * p;
+  const lo = Math.floor(h + 1e-12);
+  const hi = Math.min(n - 1, Math.ceil(h - 1e-12));
+  if (method === "lower") return sorted[lo]!;
+  if (method === "higher") return sorted[hi]!;
+  return sorted[lo]! + (h - lo) * (sorted[hi]! - sorted[lo]!);
+}
