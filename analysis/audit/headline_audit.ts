@@ -34,6 +34,8 @@ export interface HeadlineSource {
   rows: HeadlineRow[] | null;
   /** Where the rows' scheduled_ms comes from: the tool's schedule, its send time, or nowhere. */
   scheduled_from: "schedule" | "send" | "none";
+  /** The rows' times are on one clock; false for a source of durations only (every request placed at 0). */
+  absolute_times: boolean;
   lacks: ImportedLack[];
 }
 
@@ -155,7 +157,7 @@ export function auditHeadline(
   const hasSchedule = src.scheduled_from === "schedule";
   if (!hasSchedule) notes.push("the source keeps no schedule: latency can only run from the send, as the tool's");
   const { recomputed, ours, choices } = recipe.kind !== "latency_percentile" && recipe.kind !== "latency_mean"
-    ? rateAudit(recipe, rows, okRows, st?.tool_duration_s ?? null, hasSchedule, pick, goodputUnder)
+    ? rateAudit(recipe, src, stage, rows, okRows, st?.tool_duration_s ?? null, pick, goodputUnder)
     : latencyAudit(recipe, rows, okRows, hasSchedule, pick);
   return {
     ...base,

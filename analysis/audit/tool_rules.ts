@@ -25,7 +25,9 @@ export type HeadlineLatency = "ttft" | "e2e" | "itl_per_request";
 
 /** What a headline is and the tool's rules for it. */
 export type HeadlineRecipe =
-  | { kind: "request_rate" | "output_token_rate" | "count"; rules: ToolRules }
+  | { kind: "request_rate" | "output_token_rate"; rules: ToolRules }
+  /** A count of the successful requests, or (`failed`) of the records the tool counted as errors. */
+  | { kind: "count"; of?: "successful" | "failed"; rules: ToolRules }
   | { kind: "latency_percentile"; latency: HeadlineLatency; p: number; method: PercentileMethod; rules: ToolRules }
   | { kind: "latency_mean"; latency: HeadlineLatency; rules: ToolRules };
 
@@ -35,8 +37,16 @@ export interface ToolRules {
   denominator: "successful";
   /** Where the latency clock starts: the tool's send time. */
   start: "send";
-  /** The window of a rate: the tool's own duration, or first send → last response over the records. */
-  window: "tool_duration" | "first_send_to_last_response";
+  /**
+   * The window of a rate: the tool's own duration, first send → last response over the records, or (a source of
+   * durations only, whose tool writes no duration) the window implied by another rate of the tool's over the same
+   * window, `window_key`: its amount over the records (successful requests, or their output tokens) / its value.
+   */
+  window: "tool_duration" | "first_send_to_last_response" | "implied_by_tool_rate";
+  /** The tool's other rate over the same window (`implied_by_tool_rate` only). */
+  window_key?: string;
+  /** The rate's time unit in seconds: 1 (per second, the default) or 60 (per minute). */
+  per_seconds?: number;
   /** The rules in words, with the source file they come from. */
   text: string;
   /** Unit of the tool's value, and the factor to ms (latency) or 1 (rates, counts). */
@@ -169,11 +179,68 @@ function guidellm(key: string): HeadlineRecipe | null {
   };
 }
 
+const LLMPERF = "LLMPerf (ray-project/llmperf token_benchmark_ray.py metrics_summary: pandas Series.quantile, " +
+  "linear interpolation, over the records without error; seconds)";
+const LLMPERF_REQ_RATE = "results_num_completed_requests_per_min";
+const LLMPERF_TOKEN_RATE = "results_mean_output_throughput_token_per_s";
+
+function llmperf(key: string): HeadlineRecipe | null {
+  const base = { denominator: "successful", start: "send", window: "implied_by_tool_rate" } as const;
+  const count = { ...base, unit: "requests", to_ms: 1 };
+  if (key === "results_num_completed_requests") {
+    return { kind: "count", of: "successful", rules: { ...count, text: `${LLMPERF}: records without error` } };
+  }
+  if (key === "results_number_errors") {
+    return { kind: "count", of: "failed", rules: { ...count, text: `${LLMPERF}: records with an error_code` } };
+  }
+  // The test's wall time (end − start of the whole test) is not written: each rate's window is implied by the other.
+  if (key === LLMPERF_REQ_RATE) {
+    return {
+      kind: "request_rate",
+      rules: {
+        ...base,
+        window_key: LLMPERF_TOKEN_RATE,
+        per_seconds: 60,
+        unit: "req/min",
+        to_ms: 1,
+        text: `${LLMPERF}: records without error / (end − start of the test) × 60; the test's wall time is not ` +
+          `written, it is implied by ${LLMPERF_TOKEN_RATE} (the output tokens of the same records over the same time)`,
+      },
+    };
+  }
+  if (key === LLMPERF_TOKEN_RATE) {
+    return {
+      kind: "output_token_rate",
+      rules: {
+        ...base,
+        window_key: LLMPERF_REQ_RATE,
+        unit: "tokens/s",
+        to_ms: 1,
+        text: `${LLMPERF}: output tokens (the tool's tokenizer) of records without error / (end − start of the ` +
+          `test); the test's wall time is not written, it is implied by ${LLMPERF_REQ_RATE}`,
+      },
+    };
+  }
+  const m = /^results_(ttft_s|end_to_end_latency_s)_(quantiles_p(\d+)|mean)$/.exec(key);
+  if (!m) return null;
+  const latency = m[1] === "ttft_s" ? "ttft" : "e2e";
+  const rules: ToolRules = {
+    ...base,
+    unit: "s",
+    to_ms: 1000,
+    text: `${LLMPERF}: ${m[1]} per record without error, from the request's send (closed loop, no schedule)` +
+      (m[3] === undefined ? ", arithmetic mean" : `, quantile by ${METHOD_TEXT.linear}`),
+  };
+  if (m[3] === undefined) return { kind: "latency_mean", latency, rules };
+  return { kind: "latency_percentile", latency, p: Number(m[3]) / 100, method: "linear", rules };
+}
+
 /** The recipe of a tool's headline key, or null when this table does not know it. */
 export function headlineRecipe(tool: ImportedTool, key: string): HeadlineRecipe | null {
   if (tool === "aiperf") return aiperf(key);
   if (tool === "vllm-bench-serve") return vllm(key);
   if (tool === "guidellm") return guidellm(key);
+  if (tool === "llmperf") return llmperf(key);
   return null;
 }
 
