@@ -235,12 +235,61 @@ function llmperf(key: string): HeadlineRecipe | null {
   return { kind: "latency_percentile", latency, p: Number(m[3]) / 100, method: "linear", rules };
 }
 
+const INFERENCE_PERF = "inference-perf (kubernetes-sigs/inference-perf inference_perf/reportgen/base.py " +
+  "summarize_requests: numpy.percentile over the successful requests, seconds; needs per_request_lifecycle_metrics.json)";
+
+function inferencePerf(key: string): HeadlineRecipe | null {
+  const base = { denominator: "successful", start: "send", window: "first_send_to_last_response" } as const;
+  const count = { ...base, unit: "requests", to_ms: 1 };
+  if (key === "successes.count") {
+    return { kind: "count", of: "successful", rules: { ...count, text: `${INFERENCE_PERF}: requests with no error` } };
+  }
+  if (key === "failures.count") {
+    return { kind: "count", of: "failed", rules: { ...count, text: `${INFERENCE_PERF}: requests with an error` } };
+  }
+  const window = "(max(end_time) − min(start_time) over every recorded request, failures included)";
+  if (key === "successes.throughput.requests_per_sec") {
+    return {
+      kind: "request_rate",
+      rules: { ...base, unit: "req/s", to_ms: 1, text: `${INFERENCE_PERF}: successful requests / ${window}` },
+    };
+  }
+  if (key === "successes.throughput.output_tokens_per_sec") {
+    return {
+      kind: "output_token_rate",
+      rules: {
+        ...base,
+        unit: "tokens/s",
+        to_ms: 1,
+        text: `${INFERENCE_PERF}: output tokens of successful requests / ${window}`,
+      },
+    };
+  }
+  const m = /^successes\.latency\.(request_latency|time_to_first_token)\.(mean|median|p(\d+(?:\.\d+)?))$/.exec(key);
+  if (!m) return null;
+  const latency = m[1] === "request_latency" ? "e2e" : "ttft";
+  const rules: ToolRules = {
+    ...base,
+    unit: "s",
+    to_ms: 1000,
+    text: `${INFERENCE_PERF}: ${m[1]} per successful request, from start_time (the send)` +
+      (latency === "ttft"
+        ? " (the tool's: streamed requests with more than one token time; here: with a first token)"
+        : "") +
+      (m[2] === "mean" ? ", arithmetic mean" : `, percentile by ${METHOD_TEXT.linear}`),
+  };
+  if (m[2] === "mean") return { kind: "latency_mean", latency, rules };
+  const p = m[2] === "median" ? 0.5 : Number(m[3]) / 100;
+  return { kind: "latency_percentile", latency, p, method: "linear", rules };
+}
+
 /** The recipe of a tool's headline key, or null when this table does not know it. */
 export function headlineRecipe(tool: ImportedTool, key: string): HeadlineRecipe | null {
   if (tool === "aiperf") return aiperf(key);
   if (tool === "vllm-bench-serve") return vllm(key);
   if (tool === "guidellm") return guidellm(key);
   if (tool === "llmperf") return llmperf(key);
+  if (tool === "inference-perf") return inferencePerf(key);
   return null;
 }
 
