@@ -41,6 +41,7 @@ export async function claimsSource(dir: string): Promise<HeadlineSource> {
     stages: c.stages.map((s) => ({ name: s.name, tool_duration_s: s.duration_s, totals: s.totals })),
     rows: null,
     scheduled_from: "none",
+    absolute_times: false,
     lacks: c.lacks,
   };
 }
@@ -79,6 +80,7 @@ export function runSource(run: LoadedRun): HeadlineSource {
     stages: m.stages.map((s) => ({ name: s.name, tool_duration_s: s.tool_duration_s, totals: s.tool_totals })),
     rows,
     scheduled_from: m.timeline.scheduled_from,
+    absolute_times: m.timeline.rates,
     lacks: m.lacks,
   };
 }

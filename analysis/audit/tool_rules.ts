@@ -8,24 +8,19 @@
  * @module
  */
 import type { ImportedTool } from "../../schema/imported_manifest.ts";
+import { METHOD_TEXT, type PercentileMethod } from "./percentile_by.ts";
+import { inferencePerf, llmperf } from "./tool_rules_llmperf_inference_perf.ts";
 
-/** How a percentile is taken from n sorted values. */
-export type PercentileMethod = "linear" | "nearest_rank" | "lower" | "higher";
-
-/** Words for each method, as stated in the audit. */
-export const METHOD_TEXT: Record<PercentileMethod, string> = {
-  linear: "linear interpolation between closest ranks (numpy.percentile default: x[(n−1)·p])",
-  nearest_rank: "nearest rank x₍⌈p·n⌉₎ (this toolkit's)",
-  lower: "the lower closest rank x[⌊(n−1)·p⌋]",
-  higher: "the higher closest rank x[⌈(n−1)·p⌉]",
-};
+export { METHOD_TEXT, percentileBy, type PercentileMethod } from "./percentile_by.ts";
 
 /** The latency a headline is about: time to first token, end-to-end, or AIPerf's per-request inter-token mean. */
 export type HeadlineLatency = "ttft" | "e2e" | "itl_per_request";
 
 /** What a headline is and the tool's rules for it. */
 export type HeadlineRecipe =
-  | { kind: "request_rate" | "output_token_rate" | "count"; rules: ToolRules }
+  | { kind: "request_rate" | "output_token_rate"; rules: ToolRules }
+  /** A count of the successful requests, or (`failed`) of the records the tool counted as errors. */
+  | { kind: "count"; of?: "successful" | "failed"; rules: ToolRules }
   | { kind: "latency_percentile"; latency: HeadlineLatency; p: number; method: PercentileMethod; rules: ToolRules }
   | { kind: "latency_mean"; latency: HeadlineLatency; rules: ToolRules };
 
@@ -35,8 +30,16 @@ export interface ToolRules {
   denominator: "successful";
   /** Where the latency clock starts: the tool's send time. */
   start: "send";
-  /** The window of a rate: the tool's own duration, or first send → last response over the records. */
-  window: "tool_duration" | "first_send_to_last_response";
+  /**
+   * The window of a rate: the tool's own duration, first send → last response over the records, or (a source of
+   * durations only, whose tool writes no duration) the window implied by another rate of the tool's over the same
+   * window, `window_key`: its amount over the records (successful requests, or their output tokens) / its value.
+   */
+  window: "tool_duration" | "first_send_to_last_response" | "implied_by_tool_rate";
+  /** The tool's other rate over the same window (`implied_by_tool_rate` only). */
+  window_key?: string;
+  /** The rate's time unit in seconds: 1 (per second, the default) or 60 (per minute). */
+  per_seconds?: number;
   /** The rules in words, with the source file they come from. */
   text: string;
   /** Unit of the tool's value, and the factor to ms (latency) or 1 (rates, counts). */
@@ -174,23 +177,7 @@ export function headlineRecipe(tool: ImportedTool, key: string): HeadlineRecipe 
   if (tool === "aiperf") return aiperf(key);
   if (tool === "vllm-bench-serve") return vllm(key);
   if (tool === "guidellm") return guidellm(key);
+  if (tool === "llmperf") return llmperf(key);
+  if (tool === "inference-perf") return inferencePerf(key);
   return null;
-}
-
-/** A percentile of ascending values by `method` (NaN when empty); p in (0, 1]. */
-export function percentileBy(sorted: readonly number[], p: number, method: PercentileMethod): number {
-  const n = sorted.length;
-  if (n === 0) return NaN;
-  if (method === "nearest_rank") {
-    const exact = p * n;
-    const r = Math.round(exact);
-    const k = Math.abs(exact - r) < 1e-9 * Math.max(1, exact) ? r : Math.ceil(exact);
-    return sorted[Math.min(n, Math.max(1, k)) - 1]!;
-  }
-  const h = (n - 1) * p;
-  const lo = Math.floor(h + 1e-12);
-  const hi = Math.min(n - 1, Math.ceil(h - 1e-12));
-  if (method === "lower") return sorted[lo]!;
-  if (method === "higher") return sorted[hi]!;
-  return sorted[lo]! + (h - lo) * (sorted[hi]! - sorted[lo]!);
 }

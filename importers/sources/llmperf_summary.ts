@@ -113,7 +113,8 @@ export function readLlmperfSummary(file: SourceText): ReadSummary {
       stringNumbers.push(key);
     }
     if (typeof v !== "number") continue;
-    const stat = STAT.exec(key);
+    // results_num_completed_requests_per_min is a scalar, not the "min" statistic of a metric.
+    const stat = key in SCALARS ? null : STAT.exec(key);
     if (stat) {
       const metric = LLMPERF_METRICS[stat[1]!];
       const which = stat[3]

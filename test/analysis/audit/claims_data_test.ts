@@ -39,6 +39,9 @@ const HEADLINE_CLAIMS = [
   "aiperf-run1-request-throughput.json",
   "aiperf-run1-ttft-p99.json",
   "guidellm-stripped-request-rate.json",
+  "llmperf-bedrock70b-completed-per-min.json",
+  "llmperf-bedrock70b-e2e-p50.json",
+  "llmperf-bedrock70b-ttft-p99.json",
   "vllm-fixture-request-throughput.json",
 ];
 

@@ -55,6 +55,7 @@ const SRC: HeadlineSource = {
     row(false, 3000, null, null),
   ],
   scheduled_from: "schedule",
+  absolute_times: true,
   lacks: [],
 };
 
@@ -89,6 +90,67 @@ Deno.test("auditHeadline: a summary-only source is checked against the tool's ow
   assert.match(r.why_not!, /summary-only source has no per-request data/);
   // the tool's totals: 3 ok / 4 s = 0.75
   assert.equal(r.consistency[0]!.value, 0.75);
+});
+
+// LLMPerf: durations only (every request placed at 0), no tool duration; three records without error, one with.
+const dur = (ok: boolean, ttft: number | null, e2e: number, out: number): HeadlineRow => ({
+  stage: "concurrency 5",
+  ok,
+  scheduled_ms: 0,
+  sent_ms: 0,
+  first_token_ms: ttft,
+  completed_ms: e2e,
+  output_tokens: out,
+});
+const LLMPERF_SRC: HeadlineSource = {
+  tool: "llmperf",
+  tool_version: "results format 2023-08-31",
+  headlines: [
+    { key: "results_mean_output_throughput_token_per_s", stage: null, value: 0.5, unit: "tokens/s", definition: "d" },
+    { key: "results_num_completed_requests_per_min", stage: null, value: 1.5, unit: "req/min", definition: "d" },
+  ],
+  stages: [{ name: "concurrency 5", tool_duration_s: null, totals: { ok: 3, error: 1 } }],
+  rows: [dur(true, 100, 1000, 10), dur(true, 200, 2000, 20), dur(true, 400, 4000, 30), dur(false, null, 500, 3)],
+  scheduled_from: "none",
+  absolute_times: false,
+  lacks: [],
+};
+
+Deno.test("auditHeadline: LLMPerf's per-minute rate over the window its output-token rate implies", () => {
+  const r = auditHeadline(LLMPERF_SRC, { headline: "results_num_completed_requests_per_min", stage: null });
+  // window = output tokens of the records without error / the tool's token rate = (10 + 20 + 30) / 0.5 = 120 s;
+  // 3 successful / 120 s × 60 = 1.5 per minute
+  assert.equal(r.recomputed?.value, 1.5);
+  assert.equal(r.recomputed?.match, true);
+  // ours: 4 offered / 120 s × 60 = 2; no window over the rows (durations only: that would be the longest, 4 s)
+  assert.equal(r.ours[0]!.value, 2);
+  // windows searched: the tool's duration (none) and the implied 120 s, × 2 denominators = 4; only 3/120×60 matches
+  assert.equal(r.searched, 4);
+  assert.deepEqual(r.reproducing.map((c) => c.value), [1.5]);
+  // and the other way: 60 tokens / (3 / 1.5 × 60 = 120 s) = 0.5 tokens/s
+  const t = auditHeadline(LLMPERF_SRC, { headline: "results_mean_output_throughput_token_per_s", stage: null });
+  assert.equal(t.recomputed?.value, 0.5);
+});
+
+Deno.test("auditHeadline: LLMPerf's error count, and its latencies in seconds over records without error", () => {
+  const e = auditHeadline(LLMPERF_SRC, { headline: "results_number_errors", stage: null, value: 1 });
+  // one record with an error_code; the tool's own error total is 1
+  assert.equal(e.recomputed?.value, 1);
+  assert.equal(e.consistency[0]!.value, 1);
+  const p = auditHeadline(LLMPERF_SRC, {
+    headline: "results_end_to_end_latency_s_quantiles_p50",
+    stage: null,
+    value: 2,
+  });
+  // e2e of the records without error: 1000, 2000, 4000 ms → linear h = 2 · 0.5 = 1 → 2000 ms = 2 s
+  assert.equal(p.recomputed?.value, 2);
+  // offered, nearest rank: [1000, 2000, 4000, ∞] → ⌈0.5 · 4⌉ = 2 → 2 s
+  assert.equal(p.ours[1]!.value, 2);
+  const m = auditHeadline(LLMPERF_SRC, { headline: "results_ttft_s_mean", stage: null, value: 0.7 / 3 });
+  // (100 + 200 + 400) / 3 ms = 233.33 ms = 0.23333 s
+  assert.ok(Math.abs(m.recomputed!.value! - 0.7 / 3) < 1e-12);
+  // the per-request ITL mean is not in the rows: not recomputed
+  assert.equal(headlineRecipe("llmperf", "results_inter_token_latency_s_quantiles_p50"), null);
 });
 
 Deno.test("deno task import + audit: a peer's published headline, end to end", async (t) => {
@@ -155,6 +217,59 @@ Deno.test("deno task import + audit: a peer's published headline, end to end", a
     // completed 198 / duration 39.0063 s = 5.076103 (the tool's 5.0761)
     assert.ok(Math.abs(r.consistency[0].value - 5.076103) < 1e-5);
     assert.equal(r.consistency[0].match, true);
+  });
+
+  await t.step("LLMPerf bedrock_70b: p50/p99 TTFT and e2e, the counts and the per-minute rate reproduced", async () => {
+    const dir = join(tmp, "llmperf");
+    const i = await importCli(
+      "--from",
+      "llmperf",
+      `${PEERS}llmperf/individual/bedrock_70b.json`,
+      `${PEERS}llmperf/summary/bedrock_70b.json`,
+      "--out",
+      dir,
+    );
+    assert.equal(i.code, 0, i.stderr);
+    const audit = async (claim: string) => {
+      const a = await auditCli(dir, "--claim", claim, "--json");
+      assert.equal(a.code, 0, a.stderr);
+      return JSON.parse(a.stdout);
+    };
+    // python3: ok = [r for r in json.load(individual) if r["error_code"] is None] → 101 of 150;
+    // numpy.percentile([r["end_to_end_latency_s"] for r in ok], 50) = 6.989185308999367 (the summary's p50)
+    const e2e = await audit(join(claims, "llmperf-bedrock70b-e2e-p50.json"));
+    assert.equal(e2e.recomputed.n, 101);
+    assert.ok(Math.abs(e2e.recomputed.value - 6.989185308999367) < 1e-9);
+    assert.equal(e2e.recomputed.match, true);
+    // numpy.percentile([r["ttft_s"] for r in ok], 99) = 0.686971139999514 (the summary's p99)
+    const ttft = await audit(join(claims, "llmperf-bedrock70b-ttft-p99.json"));
+    assert.ok(Math.abs(ttft.recomputed.value - 0.686971139999514) < 1e-9);
+    // offered, nearest rank: 49 of 150 never succeeded (∞) > 1 % → no finite p99
+    assert.equal(ttft.ours[1].value, null);
+    // sum(number_output_tokens of ok) = 15125; 15125 / 62.867056292903534 = 240.58705611300138 s;
+    // 101 / 240.58705611300138 × 60 = 25.18838751305755 (the summary's results_num_completed_requests_per_min)
+    const rate = await audit(join(claims, "llmperf-bedrock70b-completed-per-min.json"));
+    assert.ok(Math.abs(rate.recomputed.value - 25.18838751305755) < 1e-9);
+    assert.equal(rate.recomputed.match, true);
+    // ours: 150 offered / 240.587 s × 60 = 37.40848
+    assert.ok(Math.abs(rate.ours[0].value - 37.40848) < 1e-4);
+    // the summary's p90s, the counts (value from the imported summary, no claim file): 101 completed, 49 errors
+    for (
+      const [key, want] of [
+        ["results_ttft_s_quantiles_p50", 0.38771994699891366], // numpy.percentile(ttft of ok, 50)
+        ["results_ttft_s_quantiles_p90", 0.4904335050014197], // numpy.percentile(ttft of ok, 90)
+        ["results_end_to_end_latency_s_quantiles_p90", 7.6169411320006475], // numpy.percentile(e2e of ok, 90)
+        ["results_end_to_end_latency_s_quantiles_p99", 8.09341601000051], // numpy.percentile(e2e of ok, 99)
+        ["results_num_completed_requests", 101], // len(ok)
+        ["results_number_errors", 49], // 150 − 101
+      ] as const
+    ) {
+      const file = join(tmp, `${key}.json`);
+      Deno.writeTextFileSync(file, JSON.stringify({ headline: key, source: "the imported summary", run: dir }));
+      const r = await audit(file);
+      assert.ok(Math.abs(r.recomputed.value - want) < 1e-9, `${key}: ${r.recomputed.value}`);
+      assert.equal(r.recomputed.match, true, key);
+    }
   });
 
   await t.step("a headline claim with no import folder: exit 2", async () => {

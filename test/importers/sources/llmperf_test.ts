@@ -77,6 +77,10 @@ Deno.test("readLlmperf() reads every real individual-responses and summary pair"
       const wall = x.okOutputTokens / x.outputThroughput;
       assert.ok(Math.abs(h("results_num_completed_requests_per_min") - x.ok / wall * 60) < 1e-9);
       assert.ok(run.notes.some((n) => n.includes(`= ${wall.toFixed(3)} s`)));
+      // The per-minute rate is the tool's scalar, not the "min" statistic of a metric named "num_completed_requests_per".
+      const perMin = run.headlines.find((y) => y.key === "results_num_completed_requests_per_min")!;
+      assert.equal(perMin.unit, "req/min");
+      assert.match(perMin.definition!, /results_num_completed_requests \/ \(end − start of the whole test/);
     });
   }
 });
