@@ -24,6 +24,7 @@ const SERIAL = [
   "test/notebooks/notebooks_test.ts",
   "test/runner/open_loop_test.ts",
   "test/sim/engine_test.ts",
+  "test/sim/faults_test.ts",
   "test/sim/scaling_test.ts",
 ];
 /** Source folders: their JSDoc examples run (`--doc`). */

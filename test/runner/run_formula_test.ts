@@ -1,3 +1,4 @@
+import { SCHEMA_MINOR } from "../../schema/version.ts";
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { loadRun } from "../../analysis/run/load_run.ts";
@@ -23,7 +24,7 @@ Deno.test("a finish_reason that is a spreadsheet formula is a text cell in the C
       serverTimeline: false,
     });
     assert.equal(manifest.result.status, "complete");
-    assert.equal(manifest.schema_minor, 3);
+    assert.equal(manifest.schema_minor, SCHEMA_MINOR);
     // On disk: every row's finish_reason cell is the value with one ' in front (quoted, for its commas and quotes).
     for (const table of ["requests", "attempts"] as const) {
       const text = Deno.readTextFileSync(join(runDir, `${table}.csv`));

@@ -1,3 +1,4 @@
+import { SCHEMA_MINOR } from "../../schema/version.ts";
 import assert from "node:assert/strict";
 import { createHash } from "node:crypto";
 import { join } from "node:path";
@@ -71,7 +72,7 @@ Deno.test("a staged run of design-v1 against the simulator writes a complete, se
     }
     // Contract 1.1 columns (1.2 adds none): streaming per class (design-v1 sends extract_json unstreamed),
     // applicable gates per case.
-    assert.equal(manifest.schema_minor, 3);
+    assert.equal(manifest.schema_minor, SCHEMA_MINOR);
     assert.deepEqual(manifest.workload.classes, [...new Set(requests.map((r) => r.class))].sort());
     for (const r of requests) {
       assert.equal(r.streamed, r.class !== "extract_json", r.request_id);
