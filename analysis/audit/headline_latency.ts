@@ -5,7 +5,7 @@
  *
  * @module
  */
-import type { HeadlineChoice, HeadlineRow, Pick } from "./headline_audit.ts";
+import type { HeadlineChoice, HeadlineRow, Pick } from "./headline_types.ts";
 import type { HeadlineRecipe, PercentileMethod } from "./tool_rules.ts";
 import { METHOD_TEXT, percentileBy } from "./tool_rules.ts";
 

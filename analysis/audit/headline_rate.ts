@@ -4,7 +4,7 @@
  *
  * @module
  */
-import type { HeadlineChoice, HeadlineRow, HeadlineSource, Pick } from "./headline_audit.ts";
+import type { HeadlineChoice, HeadlineRow, HeadlineSource, Pick } from "./headline_types.ts";
 import type { HeadlineRecipe } from "./tool_rules.ts";
 
 function windowSeconds(rows: HeadlineRow[], from: "send" | "schedule"): number | null {

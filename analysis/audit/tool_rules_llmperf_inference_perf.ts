@@ -5,7 +5,7 @@
  * @module
  */
 import { METHOD_TEXT } from "./percentile_by.ts";
-import type { HeadlineRecipe, ToolRules } from "./tool_rules.ts";
+import type { HeadlineRecipe, ToolRules } from "./tool_rule_types.ts";
 
 const LLMPERF = "LLMPerf (ray-project/llmperf token_benchmark_ray.py metrics_summary: pandas Series.quantile, " +
   "linear interpolation, over the records without error; seconds)";

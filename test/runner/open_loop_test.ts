@@ -24,9 +24,11 @@ Deno.test("open loop: against a slow server sends follow the schedule, while a c
     assert.equal(rows.length, 40);
     for (const r of rows) {
       assert.equal(r.outcome, "ok");
-      // Request i is scheduled at i × 50 ms and must leave then, not after earlier answers.
+      // Request i is scheduled at i × 50 ms and must leave then, not after earlier answers: waiting for one would
+      // make it ≥ 1000 ms late (an answer takes 4 × 250 ms). The bound leaves room for a stall of the shared machine
+      // (a 42 ms one was seen in CI); send-lag precision itself is judged by dispatch_test.ts and measured in bench/.
       assert.ok(
-        r.first_sent_ms! - r.scheduled_ms < 25,
+        r.first_sent_ms! - r.scheduled_ms < 200,
         `${r.request_id} sent ${r.first_sent_ms! - r.scheduled_ms} ms late`,
       );
       assert.ok(r.completed_ms! - r.scheduled_ms >= 1000, "latency counts from the schedule");
