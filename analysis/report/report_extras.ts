@@ -59,7 +59,9 @@ export function runReportExtras(
     } catch (e) {
       if (!(e instanceof RangeError || e instanceof InputError)) throw e;
       notes.push(`no knee: ${e.message}`);
-      extras.knee = { knee_rps: null, knee_note: `knee not computed: ${e.message}`, limits: [], headroom: null };
+      // The page is forwarded: the run by its id, not by the folder it was read from.
+      const why = e.message.replaceAll(run.dir, `run ${run.manifest.run_id}`);
+      extras.knee = { knee_rps: null, knee_note: `knee not computed: ${why}`, limits: [], headroom: null };
     }
   }
   if (!extras.outages) extras.outages = outagePeriods(detectOutages(run));

@@ -3,6 +3,7 @@
  * its caveats carried into goodput's disclosure, the verdicts and the report's first lines, its lack of a time
  * window turned into null rates, and the analyses that need what only our runner records refusing it by name.
  */
+import { runReportExtras } from "../../../analysis/report/report_extras.ts";
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { InputError } from "../../../schema/errors.ts";
@@ -166,6 +167,15 @@ Deno.test("the report's first lines are an imported run's caveats", async () => 
   assert.ok(r.verdicts.includes("the source lacks scheduled_ms: no schedule: latency from send"));
   const first = r.html.indexOf("IMPORTED RUN");
   assert.ok(first > 0 && first < r.html.indexOf("<h1>"), "the caveats stand above the headline");
+});
+
+Deno.test("the report's knee note of a closed-loop import names the run by id, not its folder", async () => {
+  const dir = await imported();
+  const run = await loadRun(dir, QUIET);
+  const { extras } = runReportExtras(run, POLICY);
+  // The one stage was run closed-loop (rate_rps null): no load level, so no knee, and the page says why.
+  assert.match(extras.knee!.knee_note!, /^knee not computed: run \S+: run\.json stages has no steady or burst stage/);
+  assert.ok(!extras.knee!.knee_note!.includes(dir), extras.knee!.knee_note);
 });
 
 Deno.test("analyses that need what only our runner records refuse an imported run by name", async (t) => {
