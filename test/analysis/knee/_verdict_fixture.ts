@@ -2,6 +2,7 @@ import type { AttemptRow, RequestRow } from "../../../schema/events.ts";
 import type { Stage } from "../../../schema/plan.ts";
 import type { SloPolicy } from "../../../schema/slo.ts";
 import { att, makeManifest, req, writeRun } from "../_fixture.ts";
+import { SWEEP_POLICY } from "./knee_fixture.ts";
 
 /**
  * A sweep whose top levels are the client's doing: five 20 s steady steps at
@@ -21,13 +22,8 @@ export const CLIENT_STAGES: Stage[] = [
   { name: "drain", kind: "drain", start_ms: 100_000, end_ms: 105_000, offered_rps: 0 },
 ];
 
-/** One class; accepted when answered within 1 s. */
-export const CLIENT_POLICY: SloPolicy = {
-  denominator: "offered",
-  window: { exclude_stage_kinds: ["warmup", "drain"] },
-  classes: { qa: { e2e_ms: 1000, ttft_ms: 300, gates: ["output_valid", "quality_ok"] } },
-  default: { e2e_ms: 1000, gates: ["output_valid"] },
-};
+/** One class; accepted when answered within 1 s: the knee fixture's policy. */
+export const CLIENT_POLICY: SloPolicy = SWEEP_POLICY;
 
 /** Writes the sweep; run.json says what the runner's own verdict would (16 not sent). */
 export function writeClientLimitedSweep(dir: string): string {
