@@ -79,7 +79,7 @@ export async function writeImportedRun(
   const progress = options.onProgress ?? (() => {});
   const size = options.batchRows ?? 16384;
   const identity = { run_id: run.manifest.run_id, epoch_iso: run.manifest.epoch_iso };
-  const tables = { requests: run.requests, attempts: run.attempts, tools: [], server: null } as const;
+  const tables = { requests: run.requests, attempts: run.attempts, tools: [], server: null, phases: null } as const;
   for (const table of TABLES) {
     const rows = tables[table];
     if (rows === null) continue;

@@ -6,7 +6,16 @@
  * @module
  */
 import { z } from "zod";
-import { AttemptRow, COLUMNS, RequestRow, ServerRow, type TableName, type TimeUnit, ToolRow } from "./events.ts";
+import {
+  AttemptRow,
+  COLUMNS,
+  PhaseRow,
+  RequestRow,
+  ServerRow,
+  type TableName,
+  type TimeUnit,
+  ToolRow,
+} from "./events.ts";
 
 /** The storage kind of one log column, derived from its zod schema. */
 export type ColumnKind = "string" | "int" | "float" | "boolean";
@@ -26,6 +35,7 @@ export const ROW_SCHEMAS = {
   attempts: AttemptRow,
   tools: ToolRow,
   server: ServerRow,
+  phases: PhaseRow,
 } as const;
 
 /** The row type of a log table. */

@@ -173,6 +173,33 @@ export const ServerRow = z.object({
 }).strict();
 export type ServerRow = z.infer<typeof ServerRow>;
 
+/** Which clock a phase was measured on: the page's, the service's, or both (a network phase spans the two). */
+export const PhaseSide = z.enum(["page", "service", "network"]);
+export type PhaseSide = z.infer<typeof PhaseSide>;
+
+/**
+ * One row per measured phase of a recorded task that is neither a model call (attempts) nor a tool step (tools):
+ * contract 1.5, written only by the recorder (recorder/). The recorder's own phases are `page` (the user's action to
+ * the page sending the request), `network_up` (the page's send to the service receiving it), `service` (the service
+ * receiving the request to it writing the last byte of its answer), `network_down` (that last byte to the page
+ * holding it) and `render` (the page holding the answer to the first paint after the final DOM update); an app may
+ * record its own service-side phases (e.g. `queue`). A phase with a page-clock end is placed on the run's clock with
+ * the page's estimated clock offset, stated per row.
+ */
+export const PhaseRow = z.object({
+  run_id: runId,
+  request_id: z.string(),
+  phase: z.string().min(1),
+  side: PhaseSide,
+  started_ms: instant,
+  ended_ms: instant,
+  /** Page clock − service clock, estimated by the page (ms); null for a phase measured on the service alone. */
+  clock_offset_ms: duration.nullable(),
+  /** The bound on that estimate's error (half the best round trip of the page's clock probes), ms; null likewise. */
+  clock_error_ms: duration.nonnegative().nullable(),
+}).strict();
+export type PhaseRow = z.infer<typeof PhaseRow>;
+
 /**
  * The contract minor version that added each column (columns not listed are
  * in 1.0). A reader of a log with an older minor fills these with null (not
@@ -199,9 +226,16 @@ export const COLUMNS = {
   attempts: Object.keys(AttemptRow.shape) as (keyof AttemptRow)[],
   tools: Object.keys(ToolRow.shape) as (keyof ToolRow)[],
   server: Object.keys(ServerRow.shape) as (keyof ServerRow)[],
+  phases: Object.keys(PhaseRow.shape) as (keyof PhaseRow)[],
 } as const;
 export type TableName = keyof typeof COLUMNS;
 export const TABLES = Object.keys(COLUMNS) as TableName[];
+
+/**
+ * The contract minor version that added each table (tables not listed are in 1.0). A log of an older minor has no
+ * such table: a reader reads it as empty.
+ */
+export const TABLE_SINCE_MINOR: Partial<Record<TableName, number>> = { phases: 5 };
 
 /** The columns a log of contract minor version `minor` has, in file order. */
 export function columnsAt(table: TableName, minor: number): string[] {

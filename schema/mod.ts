@@ -24,6 +24,7 @@ export * from "./conditions.ts";
 export * from "./events.ts";
 export * from "./run_manifest.ts";
 export * from "./imported_manifest.ts";
+export * from "./production_manifest.ts";
 export * from "./imported_claims.ts";
 export * from "./service_mode.ts";
 export * from "./slo.ts";

@@ -22,8 +22,12 @@ export const SCHEMA_VERSION = 1;
  * - 1.4: no new column; run.json may be an imported run's (`kind: "imported"`, schema/imported_manifest.ts): the
  *   tables written by `deno task import` from another tool's per-request file, with the tool, its files' sha256, the
  *   timeline the times were placed on and what the source lacks. A runner's run.json is unchanged.
+ * - 1.5: a new table, `phases` (schema/events.ts `PhaseRow`), written only by the recorder: the page, network,
+ *   service and render phases of a recorded task; run.json may be a production recording's (`kind: "production"`,
+ *   schema/production_manifest.ts): an observation window of a live app, not a planned load. A runner's and an
+ *   importer's run.json are unchanged, and neither writes the new table.
  */
-export const SCHEMA_MINOR = 4;
+export const SCHEMA_MINOR = 5;
 
 /**
  * Rejects a log whose schema major version this code does not know.
@@ -48,13 +52,13 @@ export function assertSchemaVersion(found: unknown, file: string): void {
 /**
  * Rejects a log written under a newer minor version of the contract than this reader knows.
  *
- * @example 1.0 to 1.4 pass, 1.5 is refused
+ * @example 1.0 to 1.5 pass, 1.6 is refused
  * ```ts
  * import { assertSchemaMinor } from "./version.ts";
  * import assert from "node:assert/strict";
  * assertSchemaMinor(0, "run.json");
- * assertSchemaMinor(4, "run.json");
- * assert.throws(() => assertSchemaMinor(5, "run.json"), /schema_minor 5/);
+ * assertSchemaMinor(5, "run.json");
+ * assert.throws(() => assertSchemaMinor(6, "run.json"), /schema_minor 6/);
  * ```
  */
 export function assertSchemaMinor(minor: number, file: string): void {

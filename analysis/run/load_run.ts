@@ -37,7 +37,7 @@ export type LoadRunOptions = OpenRunOptions;
  */
 export async function loadRun(path: string, options: LoadRunOptions = {}): Promise<LoadedRun> {
   const opened = await openRun(path, options);
-  const frames: Record<TableName, pl.DataFrame[]> = { requests: [], attempts: [], tools: [], server: [] };
+  const frames: Record<TableName, pl.DataFrame[]> = { requests: [], attempts: [], tools: [], server: [], phases: [] };
   for (const tables of opened.shards) {
     // Each table is hashed and read at the same time (polars collects on its own threads), and the tables of a
     // folder are read concurrently: on 1M requests this hides most of the hashing.

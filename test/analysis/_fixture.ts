@@ -138,12 +138,12 @@ export interface RunTables {
 export function writeRun(dir: string, manifest: RunManifest, tables: RunTables, minor = manifest.schema_minor): string {
   Deno.mkdirSync(dir, { recursive: true });
   const files: Record<string, string> = {};
-  const data: Record<Exclude<TableName, "server">, readonly object[]> = {
+  const data: Record<Exclude<TableName, "server" | "phases">, readonly object[]> = {
     requests: tables.requests,
     attempts: tables.attempts,
     tools: tables.tools ?? [],
   };
-  for (const [table, rows] of Object.entries(data) as [Exclude<TableName, "server">, object[]][]) {
+  for (const [table, rows] of Object.entries(data) as [Exclude<TableName, "server" | "phases">, object[]][]) {
     const cols = columnsAt(table, minor);
     // Only string columns hold strings in these rows: escaping every string is escaping the string columns.
     const cell = (v: unknown) => typeof v === "string" && minor >= ESCAPED_CELLS_SINCE_MINOR ? escapeCell(v) : v;

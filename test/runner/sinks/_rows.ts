@@ -1,4 +1,4 @@
-import type { AttemptRow, RequestRow, ServerRow, ToolRow } from "../../../schema/events.ts";
+import type { AttemptRow, PhaseRow, RequestRow, ServerRow, ToolRow } from "../../../schema/events.ts";
 
 /** A request row with every kind of awkward value a log may hold. */
 export function requestRow(over: Partial<RequestRow> = {}): RequestRow {
@@ -111,6 +111,21 @@ export function serverRow(over: Partial<ServerRow> = {}): ServerRow {
     admitted: 20,
     finished: 18,
     kv_tokens: 65536,
+    ...over,
+  };
+}
+
+/** A phase row placed on the run's clock with a page clock offset (a formula-like phase name to escape in CSV). */
+export function phaseRow(over: Partial<PhaseRow> = {}): PhaseRow {
+  return {
+    run_id: "run-1",
+    request_id: "r-1",
+    phase: "network_up",
+    side: "network",
+    started_ms: 1000.25,
+    ended_ms: 1012.5,
+    clock_offset_ms: -3.75,
+    clock_error_ms: 0.5,
     ...over,
   };
 }

@@ -7,7 +7,7 @@ import { parquetMetadata } from "../../../schema/log_metadata.ts";
 import { CsvSink } from "../../../runner/sinks/csv_sink.ts";
 import { readLogCsv } from "../../../runner/sinks/csv_read.ts";
 import { csvToParquet, writeParquetFromRows } from "../../../runner/sinks/parquet_writer.ts";
-import { attemptRow, requestRow, serverRow, toolRow } from "./_rows.ts";
+import { attemptRow, phaseRow, requestRow, serverRow, toolRow } from "./_rows.ts";
 
 /** The run the files of these tests belong to. */
 const identity = { run_id: "run-1", epoch_iso: "2026-01-01T00:00:00.000Z" };
@@ -42,6 +42,7 @@ Deno.test("Parquet from writeParquetFromRows reads back in polars with the same 
     attempts: [attemptRow(), attemptRow({ attempt: 2, http_status: 503, token_source: "usage", itl_max_ms: 1e-7 })],
     tools: [toolRow(), toolRow({ ok: false, error_kind: "timeout", tool: "" })],
     server: [serverRow(), serverRow({ t_ms: 2000.5 })],
+    phases: [phaseRow(), phaseRow({ phase: "=queue", side: "service", clock_offset_ms: null, clock_error_ms: null })],
   };
   for (const table of TABLES) {
     await t.step(table, () => {
