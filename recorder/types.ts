@@ -8,7 +8,7 @@
  *
  * @module
  */
-import type { Outcome } from "../schema/events.ts";
+import type { AttemptRow, Outcome, PhaseRow, RequestRow, ToolRow } from "../schema/events.ts";
 
 /** The recorder's clock: wall-clock ms since the Unix epoch (float). Tests pass a fake one. */
 export interface Clock {
@@ -45,8 +45,31 @@ export interface RecorderOptions {
   page_wait_ms?: number;
   /** Called with each failure of the recorder itself (never thrown into the app). */
   onError?: (error: unknown) => void;
+  /** Where each written task also goes (e.g. recorder/otlp.ts's OpenTelemetry exporter). */
+  exporters?: TaskExporter[];
   /** A fake clock for tests. */
   clock?: Clock;
+}
+
+/** The rows of one finished task, as written to the log (times in ms since the run's epoch). */
+export interface TaskRows {
+  request: RequestRow;
+  attempts: AttemptRow[];
+  tools: ToolRow[];
+  phases: PhaseRow[];
+  /** The run's epoch (ms 0) in ms since the Unix epoch, to turn row times back into instants. */
+  epoch_ms: number;
+}
+
+/**
+ * A second destination for written tasks. `export` is called once per task, after its rows are buffered, and must
+ * not block (queue and send later); `flush` and `close` are awaited by the recorder's own. A failure is counted as a
+ * recorder error and never reaches the app.
+ */
+export interface TaskExporter {
+  export(rows: TaskRows): void;
+  flush(): Promise<void>;
+  close(): Promise<void>;
 }
 
 /** What `begin` is told at the user's action. */
