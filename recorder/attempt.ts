@@ -109,8 +109,10 @@ export class RecordedAttempt implements Attempt {
     try {
       if (this.#host.closed || this.state.end !== null) return;
       // The call happened: it is always ended; a value the log cannot hold is left out, and counted as an error.
-      const r: AttemptEnd = { ...result };
       const drop = (what: string) => this.#host.error(new TypeError(`attempt.end: ${what}; not recorded`));
+      let r: AttemptEnd = { ok: false };
+      if (typeof result === "object" && result !== null) r = { ...result };
+      else drop("the result is not an object (the attempt is written as failed)");
       if (typeof r.ok !== "boolean") {
         drop(`ok is ${String(r.ok)}, not a boolean (the attempt is written as failed)`);
         r.ok = false;

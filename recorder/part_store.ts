@@ -87,11 +87,15 @@ export class PartStore {
   /** Creates them unless done (after a failure, the next append tries again). */
   async start(): Promise<void> {
     if (this.#ready) return;
-    await fsp.mkdir(this.dir, { recursive: true });
+    // Never the run folder itself: one removed under the recorder is not made again (its run.json would be lost).
+    await fsp.mkdir(this.dir).catch((e: { code?: string }) => {
+      if (e?.code !== "EEXIST") throw e;
+    });
     let bytes = 0;
     for (const f of this.#files()) {
-      await fsp.writeFile(f.csv, f.header, { flag: "wx" });
-      await fsp.writeFile(f.sidecar, f.schema, { flag: "wx" });
+      // Nothing is appended before every header is written, so a start tried again may rewrite them.
+      await fsp.writeFile(f.csv, f.header);
+      await fsp.writeFile(f.sidecar, f.schema);
       bytes += encoder.encode(f.header).length;
     }
     this.#bytes += bytes;

@@ -117,6 +117,7 @@ class GoodputRecorder implements Recorder {
         throw new TypeError("begin: class must be a non-empty string; the task is not recorded");
       }
       this.#counts.begun++;
+      this.#classes.add(start.class);
       if (!isSampled(id, this.#s.sample)) {
         this.#counts.sampled_out++;
         return new UnsampledTask(id, this.#als);
@@ -126,7 +127,6 @@ class GoodputRecorder implements Recorder {
       if (!Number.isSafeInteger(priority)) throw new TypeError(`begin: priority ${priority} is not an integer`);
       const case_id = start.case_id ?? start.class;
       if (typeof case_id !== "string") throw new TypeError("begin: case_id must be a string");
-      this.#classes.add(start.class);
       const task = new RecordedTask(this.#host, { ...start, priority }, {
         request_id: id,
         case_id,

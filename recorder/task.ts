@@ -249,6 +249,10 @@ export class RecordedTask implements Task, AttemptHost {
   complete(result: Completion = {}): void {
     try {
       if (this.closed || this.state.done !== null) return;
+      if (typeof result !== "object" || result === null) {
+        this.#host.error(new TypeError("complete: the result must be an object; completed without gates"));
+        result = {};
+      }
       const c: Record<string, unknown> = { ...result };
       const drop = (key: string, what: string) => {
         this.#host.error(new TypeError(`complete: ${key} ${what}; written as null`));
