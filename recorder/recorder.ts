@@ -9,7 +9,6 @@ import { AsyncLocalStorage } from "node:async_hooks";
 import { randomUUID } from "node:crypto";
 import { existsSync, readdirSync } from "node:fs";
 import { clearInterval, setInterval } from "node:timers";
-import { AttemptRow, PhaseRow, RequestRow, ToolRow } from "../schema/events.ts";
 import { PART_DIR_PATTERN, type ProductionPart } from "../schema/production_manifest.ts";
 import { type RecordedTable, RowBuffer } from "./buffer.ts";
 import { buildManifest, writeManifest, writeManifestSync } from "./manifest.ts";
@@ -17,24 +16,15 @@ import { resolveOptions, type Settings } from "./options.ts";
 import { checkPageRecord } from "./page_join.ts";
 import { PartStore } from "./part_store.ts";
 import { isSampled } from "./sampling.ts";
-import { RecordedTask, UnsampledTask } from "./task.ts";
-import { actionTime, stageIndex, taskRows } from "./task_rows.ts";
+import { RecordedTask } from "./task.ts";
+import { UnsampledTask } from "./unsampled_task.ts";
+import { readiness } from "./readiness.ts";
+import { rowsProblem, stageIndex, taskRows } from "./task_rows.ts";
 import type { Recorder, RecorderOptions, RecorderStats, Task, TaskRows, TaskStart } from "./types.ts";
 import { RECORDER_VERSION } from "./version.ts";
 
 /** The longest request id the recorder takes (a longer one is an error: the task gets a new id). */
 const MAX_ID = 256;
-
-/** The first problem of a task's rows against the contract, or null (a row the log cannot hold is never written). */
-function rowProblem(t: TaskRows): string | null {
-  const check = (schema: { safeParse(v: unknown): { success: boolean; error?: { message: string } } }, v: unknown) => {
-    const r = schema.safeParse(v);
-    return r.success ? null : r.error!.message;
-  };
-  return check(RequestRow, t.request) ?? t.attempts.map((a) => check(AttemptRow, a)).find((p) => p) ??
-    t.tools.map((a) => check(ToolRow, a)).find((p) => p) ?? t.phases.map((a) => check(PhaseRow, a)).find((p) => p) ??
-    null;
-}
 
 class GoodputRecorder implements Recorder {
   readonly run_id: string;
@@ -234,15 +224,8 @@ class GoodputRecorder implements Recorder {
   /** Builds the rows of every open task that is ready (all of them at close). */
   #settle(now: number, closing: boolean): void {
     for (const task of [...this.#open.values()]) {
-      const s = task.state;
-      let unfinished: "unfinished_timeout" | "unfinished_at_close" | null = null;
-      if (s.done !== null) {
-        const waiting = s.page_expected && s.page === null && now - s.done < this.#s.page_wait_ms;
-        if (waiting && !closing) continue;
-      } else if (closing) unfinished = "unfinished_at_close";
-      else if (now - actionTime(s) >= this.#s.task_timeout_ms) unfinished = "unfinished_timeout";
-      else continue;
-      this.#buildTask(task, now, unfinished);
+      const r = readiness(task.state, now, this.#s, closing);
+      if (r !== "wait") this.#buildTask(task, now, r === "ready" ? null : r);
     }
   }
 
@@ -262,7 +245,7 @@ class GoodputRecorder implements Recorder {
         now,
         unfinished,
       });
-      const problem = rowProblem(rows);
+      const problem = rowsProblem(rows);
       if (problem) throw new TypeError(`task ${task.request_id}: rows the log cannot hold, not written: ${problem}`);
       const window = stageIndex(rows.request.scheduled_ms, stage_ms, now - this.#epoch);
       this.#stageCounts.set(window, (this.#stageCounts.get(window) ?? 0) + 1);

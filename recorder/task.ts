@@ -8,6 +8,7 @@
 import type { AsyncLocalStorage } from "node:async_hooks";
 import { OUTCOMES } from "../schema/events.ts";
 import { type AttemptHost, type AttemptState, RecordedAttempt } from "./attempt.ts";
+import { NOOP_ATTEMPT } from "./unsampled_task.ts";
 import type { Attempt, AttemptStart, Completion, PageRecord, Task, TaskStart } from "./types.ts";
 import type { Outcome } from "../schema/events.ts";
 
@@ -290,39 +291,5 @@ export class RecordedTask implements Task, AttemptHost {
 
   run<T>(fn: () => T): T {
     return this.#host.als.run(this, fn);
-  }
-}
-
-/** An attempt that records nothing. */
-const NOOP_ATTEMPT: Attempt = { headers() {}, token() {}, end() {} };
-
-/** A task the sampling rule left out (or begun after close): every method a no-op; span, phase and run call fn. */
-export class UnsampledTask implements Task {
-  readonly request_id: string;
-  readonly sampled = false;
-  readonly #als: AsyncLocalStorage<Task>;
-
-  constructor(request_id: string, als: AsyncLocalStorage<Task>) {
-    this.request_id = request_id;
-    this.#als = als;
-  }
-  received(): void {}
-  sent(): void {}
-  firstToken(): void {}
-  responded(): void {}
-  rendered(): void {}
-  complete(): void {}
-  fail(): void {}
-  attempt(): Attempt {
-    return NOOP_ATTEMPT;
-  }
-  async span<T>(_tool: string, fn: () => T | Promise<T>): Promise<T> {
-    return await fn();
-  }
-  async phase<T>(_name: string, fn: () => T | Promise<T>): Promise<T> {
-    return await fn();
-  }
-  run<T>(fn: () => T): T {
-    return this.#als.run(this, fn);
   }
 }

@@ -5,7 +5,7 @@
  * @module
  */
 import { createHash } from "node:crypto";
-import type { AttemptRow, Outcome, PhaseRow, RequestRow, ToolRow } from "../schema/events.ts";
+import { AttemptRow, type Outcome, PhaseRow, RequestRow, ToolRow } from "../schema/events.ts";
 import type { AttemptState } from "./attempt.ts";
 import { pagePhases, toService } from "./page_join.ts";
 import type { TaskState } from "./task.ts";
@@ -249,4 +249,18 @@ export function taskRows(s: TaskState, ctx: RowContext): TaskRows {
   // In the order they began: page, network_up, service (and the app's own), network_down, render.
   phases.sort((a, b) => a.started_ms - b.started_ms);
   return { request, attempts, tools, phases, epoch_ms: ctx.epoch_ms };
+}
+
+/**
+ * The first problem of a task's rows against the contract's row schemas, or null: a row the log cannot hold (a value
+ * the app passed that no check caught) is never written, so no part's Parquet can fail on it.
+ */
+export function rowsProblem(t: TaskRows): string | null {
+  const check = (schema: { safeParse(v: unknown): { success: boolean; error?: { message: string } } }, v: unknown) => {
+    const r = schema.safeParse(v);
+    return r.success ? null : r.error!.message;
+  };
+  return check(RequestRow, t.request) ?? t.attempts.map((a) => check(AttemptRow, a)).find((p) => p) ??
+    t.tools.map((a) => check(ToolRow, a)).find((p) => p) ?? t.phases.map((a) => check(PhaseRow, a)).find((p) => p) ??
+    null;
 }
