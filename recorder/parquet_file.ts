@@ -19,6 +19,9 @@ export interface ParquetTableOptions {
   createdBy: string;
   /** Rows per row group: the most rows staged in memory per table. */
   groupRows: number;
+  /** Snappy-compress the pages, and write min/max statistics (schema/log_parquet.ts). */
+  compressed: boolean;
+  statistics: boolean;
 }
 
 /** A Parquet log file of one table, built row group by row group (schema/log_parquet.ts: the contract's columns). */

@@ -16,8 +16,14 @@ import { partDir, type ProductionPart } from "../schema/production_manifest.ts";
 import { RECORDED_TABLES, type RecordedTable, type TableRows } from "./buffer.ts";
 import { ParquetTableFile } from "./parquet_file.ts";
 
-/** Rows per Parquet row group: the most rows of a table staged in memory for Parquet. */
-export const PARQUET_GROUP_ROWS = 4096;
+/**
+ * Rows per Parquet row group: the most rows of a table staged in memory for Parquet, and the most encoded in one go
+ * on the app's thread (uncompressed, without statistics: some 10–15 ms per group of request rows, docs/recorder.md).
+ */
+export const PARQUET_GROUP_ROWS = 1024;
+
+/** The most rows encoded for one CSV write (a few ms of the app's thread at most). */
+const CSV_CHUNK_ROWS = 256;
 
 /** Append to an existing file only: a CSV removed under the recorder is not recreated without its header. */
 const APPEND_EXISTING = constants.O_APPEND | constants.O_WRONLY;
@@ -49,7 +55,12 @@ export class PartStore {
     this.#options = options;
     this.entry = { dir: name, started_ms, ended_ms: null, format: "csv", requests: 0, files: {} };
     const file = <T extends RecordedTable>(t: T) =>
-      new ParquetTableFile(join(this.dir, `${t}.parquet`), t, { ...options, groupRows: PARQUET_GROUP_ROWS });
+      new ParquetTableFile(join(this.dir, `${t}.parquet`), t, {
+        ...options,
+        groupRows: PARQUET_GROUP_ROWS,
+        compressed: false,
+        statistics: false,
+      });
     this.#parquet = {
       requests: file("requests"),
       attempts: file("attempts"),
@@ -103,8 +114,10 @@ export class PartStore {
   }
 
   /**
-   * Appends each table's rows as one write of whole lines, then stages them for Parquet. Rows of a table whose write
-   * failed are handed to `giveBack` (to be tried again at the next flush). Returns the request rows written.
+   * Appends each table's rows in writes of whole lines (at most CSV_CHUNK_ROWS rows each, so that encoding never holds
+   * the app's event loop for long; each write lets it run), staging them for Parquet. The rows of a write that failed,
+   * and the rest of that table's, are handed to `giveBack` (to be tried again at the next flush). Returns the request
+   * rows written.
    */
   async append(rows: TableRows, giveBack: (table: RecordedTable, rows: readonly unknown[]) => void): Promise<number> {
     try {
@@ -117,30 +130,37 @@ export class PartStore {
     let requests = 0;
     for (const t of RECORDED_TABLES) {
       const list = rows[t] as RowOf<typeof t>[];
-      if (!list.length) continue;
-      let bytes: Uint8Array;
-      try {
-        bytes = encoder.encode(list.map((r) => logCsvLine(t, r)).join(""));
-        await fsp.appendFile(join(this.dir, `${t}.csv`), bytes, { flag: APPEND_EXISTING });
-      } catch (e) {
-        this.#options.onError(e);
-        giveBack(t, list);
-        continue;
+      const file = join(this.dir, `${t}.csv`);
+      for (let i = 0; i < list.length; i += CSV_CHUNK_ROWS) {
+        const chunk = list.slice(i, i + CSV_CHUNK_ROWS);
+        let bytes: Uint8Array;
+        try {
+          bytes = encoder.encode(chunk.map((r) => logCsvLine(t, r)).join(""));
+          await fsp.appendFile(file, bytes, { flag: APPEND_EXISTING });
+        } catch (e) {
+          this.#options.onError(e);
+          giveBack(t, list.slice(i));
+          break;
+        }
+        this.#bytes += bytes.length;
+        if (t === "requests") requests += chunk.length;
+        (this.#parquet[t] as ParquetTableFile<typeof t>).stage(chunk);
+        await this.#writeParquet(t);
       }
-      this.#bytes += bytes.length;
-      if (t === "requests") requests = list.length;
-      (this.#parquet[t] as ParquetTableFile<typeof t>).stage(list);
     }
     this.entry.requests += requests;
-    if (!this.#parquetFailed) {
-      try {
-        for (const t of RECORDED_TABLES) await this.#parquet[t].writeFull();
-      } catch (e) {
-        this.#parquetFailed = true;
-        this.#options.onError(e);
-      }
-    }
     return requests;
+  }
+
+  /** Writes the table's full Parquet row groups; a failure leaves the part CSV (closed as such at rotation). */
+  async #writeParquet(t: RecordedTable): Promise<void> {
+    if (this.#parquetFailed) return;
+    try {
+      await this.#parquet[t].writeFull();
+    } catch (e) {
+      this.#parquetFailed = true;
+      this.#options.onError(e);
+    }
   }
 
   /**

@@ -8,7 +8,7 @@
 import { AsyncLocalStorage } from "node:async_hooks";
 import { randomUUID } from "node:crypto";
 import { existsSync, readdirSync } from "node:fs";
-import { clearInterval, setInterval } from "node:timers";
+import { clearInterval, setImmediate, setInterval } from "node:timers";
 import { PART_DIR_PATTERN, type ProductionPart } from "../schema/production_manifest.ts";
 import { type RecordedTable, RowBuffer } from "./buffer.ts";
 import { buildManifest, writeManifest, writeManifestSync } from "./manifest.ts";
@@ -25,6 +25,14 @@ import { RECORDER_VERSION } from "./version.ts";
 
 /** The longest request id the recorder takes (a longer one is an error: the task gets a new id). */
 const MAX_ID = 256;
+
+/** The most time the recorder's work holds the app's event loop before it lets the app run (ms). */
+const SLICE_MS = 4;
+
+/** Lets the app's pending callbacks and I/O run before the recorder goes on. */
+function yieldToApp(): Promise<void> {
+  return new Promise((resolve) => setImmediate(resolve));
+}
 
 class GoodputRecorder implements Recorder {
   readonly run_id: string;
@@ -183,7 +191,7 @@ class GoodputRecorder implements Recorder {
     if (this.#closing) return this.#closing;
     return this.#enqueue(async () => {
       const now = this.#s.clock.now();
-      this.#settle(now, false);
+      await this.#settle(now, false);
       await this.#write();
       const rel = now - this.#epoch;
       const part = this.#part.entry;
@@ -198,7 +206,7 @@ class GoodputRecorder implements Recorder {
     if (this.#closing) return this.#closing;
     return this.#enqueue(async () => {
       const now = this.#s.clock.now();
-      this.#settle(now, false);
+      await this.#settle(now, false);
       await this.#write();
       await this.#rotateAt(now - this.#epoch);
       await this.#finishFlush(now - this.#epoch, "recording");
@@ -210,7 +218,7 @@ class GoodputRecorder implements Recorder {
     clearInterval(this.#timer);
     this.#closing = this.#enqueue(async () => {
       const now = this.#s.clock.now();
-      this.#settle(now, true);
+      await this.#settle(now, true);
       await this.#write();
       // Rows whose last write failed cannot be kept past the close: they are counted as dropped.
       this.#buffer.dropAll();
@@ -221,11 +229,21 @@ class GoodputRecorder implements Recorder {
     return this.#closing;
   }
 
-  /** Builds the rows of every open task that is ready (all of them at close). */
-  #settle(now: number, closing: boolean): void {
+  /**
+   * Builds the rows of every open task that is ready (all of them at close), in slices of at most SLICE_MS between
+   * which the app runs: a flush of many tasks never holds the event loop for long.
+   */
+  async #settle(now: number, closing: boolean): Promise<void> {
+    let slice = performance.now();
     for (const task of [...this.#open.values()]) {
+      if (task.closed) continue;
       const r = readiness(task.state, now, this.#s, closing);
-      if (r !== "wait") this.#buildTask(task, now, r === "ready" ? null : r);
+      if (r === "wait") continue;
+      this.#buildTask(task, now, r === "ready" ? null : r);
+      if (performance.now() - slice > SLICE_MS) {
+        await yieldToApp();
+        slice = performance.now();
+      }
     }
   }
 

@@ -57,6 +57,13 @@ export interface ParquetLogWriterOptions {
   identity: LogIdentity;
   /** The file's `created_by` (e.g. `goodput-runner 0.1.0 (hyparquet-writer)`). */
   createdBy: string;
+  /**
+   * Snappy-compress the pages. Off, a row costs about a quarter of the CPU to encode (hyparquet-writer's Snappy is
+   * JavaScript): the recorder, which encodes on the app's own thread, writes its pages uncompressed. @default true
+   */
+  compressed?: boolean;
+  /** Write each column chunk's min/max statistics (readers skip row groups by them). @default true */
+  statistics?: boolean;
 }
 
 /**
@@ -87,6 +94,8 @@ export function parquetLogWriter(writer: Writer, table: TableName, options: Parq
     schema: schemaFromColumnData({ columnData: parquetColumns(table, []) }),
     kvMetadata: parquetMetadata(table, options.identity),
     createdBy: options.createdBy,
+    codec: options.compressed === false ? "UNCOMPRESSED" : "SNAPPY",
+    statistics: options.statistics !== false,
   });
 }
 

@@ -100,7 +100,7 @@ Deno.test("rotation by size: a part past rotate.max_bytes is rotated at the flus
     const m = readManifest(out);
     assert.deepEqual(m.parts.map((p) => [p.format, p.requests]), [["parquet", n], ["csv", 0]]);
     const bytes = Deno.readFileSync(`${out}/part-00000/requests.parquet`);
-    // 4,097 rows: a full group of 4,096 written while recording, the last row at rotation.
+    // PARQUET_GROUP_ROWS + 1 rows (1,025): a full group written while recording, the last row at rotation.
     assert.deepEqual(parquetMetadata(bytes.buffer).row_groups.map((g) => Number(g.num_rows)), [PARQUET_GROUP_ROWS, 1]);
     const ids = pl.readParquet(`${out}/part-00000/requests.parquet`).getColumn("request_id").toArray();
     assert.equal(ids.length, n);
