@@ -98,7 +98,7 @@ Deno.test("the flush timer writes finished tasks by itself, and close() stops it
   const rec = recorder({ out: t.out, run_id: "r", app, clock, buffer: { flush_ms: 10 } });
   try {
     rec.begin({ class: "c" }).complete({});
-    for (let i = 0; i < 100 && rec.stats().written === 0; i++) await new Promise((r) => setTimeout(r, 10));
+    for (let i = 0; i < 300 && rec.stats().written === 0; i++) await new Promise((r) => setTimeout(r, 10));
     assert.equal(rec.stats().written, 1);
   } finally {
     await rec.close();
