@@ -5,7 +5,7 @@
  *
  * @module
  */
-import { mkdirSync, promises as fsp, renameSync, writeFileSync } from "node:fs";
+import { promises as fsp, renameSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import process from "node:process";
 import type { Stage } from "../schema/plan.ts";
@@ -137,9 +137,8 @@ function text(m: ProductionManifest): string {
   return JSON.stringify(m, null, 2) + "\n";
 }
 
-/** Creates the run folder and writes its first run.json (at the recorder's start). */
+/** Writes the first run.json (at the recorder's start, in the folder it created). */
 export function writeManifestSync(out: string, m: ProductionManifest): void {
-  mkdirSync(out, { recursive: true });
   const file = join(out, "run.json");
   writeFileSync(`${file}.tmp`, text(m));
   renameSync(`${file}.tmp`, file);

@@ -7,7 +7,7 @@
  */
 import { AsyncLocalStorage } from "node:async_hooks";
 import { randomUUID } from "node:crypto";
-import { existsSync, readdirSync } from "node:fs";
+import { existsSync, mkdirSync, readdirSync } from "node:fs";
 import { clearInterval, setImmediate, setInterval } from "node:timers";
 import { PART_DIR_PATTERN, type ProductionPart } from "../schema/production_manifest.ts";
 import { type RecordedTable, RowBuffer } from "./buffer.ts";
@@ -68,9 +68,10 @@ class GoodputRecorder implements Recorder {
         throw new Error(`${s.out}: holds another run (${taken.join(", ")}); give the recorder a new folder`);
       }
     }
+    mkdirSync(s.out, { recursive: true });
     this.#part = this.#newPart(0, 0);
-    writeManifestSync(s.out, this.#manifest("recording"));
     this.#part.startSync();
+    writeManifestSync(s.out, this.#manifest("recording"));
     this.#timer = setInterval(() => this.#tick(), s.flush_ms);
     this.#timer.unref();
   }
