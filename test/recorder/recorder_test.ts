@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { recorder } from "../../recorder/mod.ts";
 import { DEFINITIONS } from "../../recorder/manifest.ts";
+import { SAMPLING_RULE } from "../../recorder/sampling.ts";
 import { FakeClock, readManifest, T0, tempOut, testRecorder, withRecorder } from "./_fixture.ts";
 
 const app = { name: "chat", version: "2.3.0" };
@@ -129,4 +130,13 @@ Deno.test("a task begun after close is not recorded, and close is idempotent", a
     await rec.flush();
     assert.equal(readManifest(out).observation.status, "closed");
   });
+});
+
+Deno.test("docs/recorder.md quotes run.json definitions word for word, and the sampling rule", () => {
+  const doc = Deno.readTextFileSync(new URL("../../docs/recorder.md", import.meta.url)).replace(/\s+/g, " ");
+  for (const [key, text] of Object.entries(DEFINITIONS)) assert.ok(doc.includes(text), `definitions.${key}`);
+  // The rule's arithmetic as the docs print it (code spans): the same constants and steps as SAMPLING_RULE.
+  for (const part of ["0x811c9dc5", "0x01000193", "imul(h, 0x85ebca6b)", "imul(h, 0xc2b2ae35)"]) {
+    assert.ok(doc.includes(part) && SAMPLING_RULE.includes(part), part);
+  }
 });
