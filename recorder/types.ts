@@ -35,13 +35,19 @@ export interface RecorderOptions {
   sample?: number;
   /** The length of each stage window, s. @default 3600 */
   stage_s?: number;
-  /** Rotate the current part to Parquet after this long, s, or when its CSVs pass this many bytes. */
+  /**
+   * Rotate the current part to Parquet after this long, s, or when its CSVs pass this many bytes.
+   * @default { every_s: 3600, max_bytes: 67108864 }
+   */
   rotate?: { every_s?: number; max_bytes?: number };
-  /** Rows held in memory before records are dropped (and counted), and how often they are flushed to disk, ms. */
+  /**
+   * Rows held in memory before records are dropped (and counted), and how often they are flushed to disk, ms.
+   * @default { max_rows: 10000, flush_ms: 1000 }
+   */
   buffer?: { max_rows?: number; flush_ms?: number };
   /** A task not completed this long after its user action is written as unfinished, ms. @default 600000 */
   task_timeout_ms?: number;
-  /** How long a completed task that expects a page record waits for it before it is written without one, ms. */
+  /** How long a completed task that expects a page record waits for it before it is written without one, ms. @default 30000 */
   page_wait_ms?: number;
   /** Called with each failure of the recorder itself (never thrown into the app). */
   onError?: (error: unknown) => void;
@@ -78,12 +84,20 @@ export interface TaskStart {
   case_id?: string;
   /** @default 0 */
   priority?: number;
-  /** The request id the page sent (header `x-goodput-request-id`); a new one when absent. */
+  /**
+   * The request id the page sent (header `x-goodput-request-id`); a new one when absent. Ids are unique per run: an id
+   * whose task is still open is refused (counted as an error).
+   */
   request_id?: string;
   /** A page will post its timing for this task (the page sent the request id): wait for it before writing. */
   page?: boolean;
   /** The user's action, when known earlier than the call (ms since the Unix epoch). */
   at?: number;
+  /**
+   * The prompt text, when the app has it at hand: requests.prompt_sha256 is its sha256 (UTF-8). Without it the
+   * column holds the sha256 of the case_id (docs/recorder.md).
+   */
+  prompt?: string;
 }
 
 /** The usage a model call reported. */
