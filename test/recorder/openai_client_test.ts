@@ -18,9 +18,9 @@ Deno.test("the openai client's retries are attempts of one task, matching the ca
   const sim = await startSim({
     profile: profile({
       engine: FAST_ENGINE,
-      // 503 for the first 300 ms after the reset; then a bucket of one request, refilled every 100 ms (600/min).
-      faults: { outages: [{ start_ms: 0, end_ms: 300, mode: "503" }] },
-      rate_limits: { requests_per_minute: 600, window_s: 0.1 },
+      // 503 for the first second after the reset; then a bucket of one request, refilled every 500 ms (120/min).
+      faults: { outages: [{ start_ms: 0, end_ms: 1000, mode: "503" }] },
+      rate_limits: { requests_per_minute: 120, window_s: 0.5 },
     }),
     quiet: true,
   });
@@ -33,12 +33,13 @@ Deno.test("the openai client's retries are attempts of one task, matching the ca
       fetch: recordingFetch(rec),
     });
     sim.reset();
-    // Task 0 arrives in the outage: 503, then the client's own backoff (0.375–0.5 s) takes it past the window.
+    // Task 0 arrives in the outage: 503, then the client's own backoffs (0.375–0.5 s, 0.75–1 s) take it past it.
     const t0 = rec.begin({ class: "chat" });
     const first = await t0.run(() =>
       client.chat.completions.create({ model: "sim-llm", messages: messages(0), max_tokens: 8 })
     );
-    // Tasks 1–4 at once, streamed: the bucket holds one, the others get 429 + Retry-After and are retried.
+    // Tasks 1–4 at once, streamed: task 0 took the bucket's one request, so they get 429 + Retry-After (≤ 500 ms)
+    // and are retried, one through per refill.
     const streamed = await Promise.all([1, 2, 3, 4].map(async (i) => {
       const task = rec.begin({ class: "chat" });
       return await task.run(async () => {
