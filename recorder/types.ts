@@ -84,6 +84,11 @@ export interface TaskStart {
   page?: boolean;
   /** The user's action, when known earlier than the call (ms since the Unix epoch). */
   at?: number;
+  /**
+   * The prompt text, when the app has it at hand: requests.prompt_sha256 is its sha256 (UTF-8). Without it the
+   * column holds the sha256 of the case_id (docs/recorder.md).
+   */
+  prompt?: string;
 }
 
 /** The usage a model call reported. */

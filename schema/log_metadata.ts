@@ -135,7 +135,7 @@ export const CSV_CELL_RULE = 'an unquoted empty field is null and "" is the empt
  * import { csvSchema } from "./log_metadata.ts";
  * import assert from "node:assert/strict";
  * const s = csvSchema("requests", { run_id: "r", epoch_iso: "2026-01-01T00:00:00.000Z" });
- * assert.equal(s.contract, "1.4");
+ * assert.equal(s.contract, "1.5");
  * assert.equal(s.pandas_dtype.http_status, "Int64");
  * assert.equal(s.duckdb_columns.schema_ok, "BOOLEAN");
  * assert.equal(s.polars_schema.scheduled_ms, "Float64");
@@ -159,4 +159,21 @@ export function csvSchema(table: TableName, id: LogIdentity): CsvSchema {
     duckdb_columns: map("duckdb"),
     polars_schema: map("polars"),
   };
+}
+
+/**
+ * The text of a log CSV's schema sidecar `<table>.schema.json` ({@linkcode csvSchema}, two-space indented, with a
+ * final line end): the runner's and the recorder's sidecars are the same bytes.
+ *
+ * @example
+ * ```ts
+ * import { csvSchemaText } from "./log_metadata.ts";
+ * import assert from "node:assert/strict";
+ * const text = csvSchemaText("tools", { run_id: "r", epoch_iso: "2026-01-01T00:00:00.000Z" });
+ * assert.equal(JSON.parse(text).table, "tools");
+ * assert.ok(text.endsWith("}\n"));
+ * ```
+ */
+export function csvSchemaText(table: TableName, id: LogIdentity): string {
+  return JSON.stringify(csvSchema(table, id), null, 2) + "\n";
 }

@@ -83,7 +83,15 @@ export const ProductionManifest = z.object({
     rule: z.string().min(1),
   }).strict(),
   /** What "offered" and "measurement seconds" mean for this log, in words (the analysis repeats them). */
-  definitions: z.object({ offered: z.string().min(1), measurement_seconds: z.string().min(1) }).strict(),
+  definitions: z.object({
+    offered: z.string().min(1),
+    measurement_seconds: z.string().min(1),
+    /**
+     * Which instant each time column of a row holds (the page's, the service's report, or a model call's), and the
+     * order in which the recorder takes the first one it has: there is no column naming the source per row.
+     */
+    times: z.string().min(1).optional(),
+  }).strict(),
   /** The task classes the app declared (plus any class a task was begun with). */
   workload: z.object({ name: z.string().min(1), classes: z.array(z.string().min(1)) }).strict(),
   /** requests.route of a task whose model calls named none. */

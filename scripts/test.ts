@@ -28,7 +28,7 @@ const SERIAL = [
   "test/sim/scaling_test.ts",
 ];
 /** Source folders: their JSDoc examples run (`--doc`). */
-const SOURCES = ["mod.ts", "analysis/", "schema/", "lib/", "runner/", "sim/", "importers/"];
+const SOURCES = ["mod.ts", "analysis/", "schema/", "lib/", "runner/", "sim/", "importers/", "recorder/"];
 /** Deno's own test-file pattern: `*_test`, `*.test` or `test`, with a script extension. */
 const TEST_FILE = /(^|[_.])test\.(ts|tsx|mts|js|jsx|mjs)$/;
 

@@ -82,6 +82,13 @@ const RULES: { from: string; forbidden: RegExp; why: string }[] = [
     why: "the fixtures shared by tests and benchmarks stand on the contract and lib/ alone",
   },
   {
+    from: "recorder",
+    // A file of this repository outside schema/ and recorder/, the analysis's dataframes, or a remote module.
+    forbidden: /^(?!(schema|recorder)\/)[^:]*\.(ts|js|mjs)$|^(npm:)?nodejs-polars|^danfojs|^(jsr|https?):/,
+    why: "the recorder runs inside other people's services (Deno, Node, bundled): it stands on the contract " +
+      "(schema/), npm packages and node: modules alone",
+  },
+  {
     from: "bench",
     forbidden: /^test\//,
     why: "benchmarks take their shared fixtures from testing/, not from the tests",
@@ -101,6 +108,24 @@ Deno.test("the import graph keeps runner, sim, analysis and schema apart", async
       assert.deepEqual(bad, []);
     });
   }
+  await t.step("recorder/ code calls no Deno API (it runs unchanged in Node)", () => {
+    const bad: string[] = [];
+    for (const file of tsFiles(join(ROOT, "recorder"))) {
+      // Comments (JSDoc examples run under deno test) are not the recorder's code.
+      const code = Deno.readTextFileSync(file).replace(/\/\*[\s\S]*?\*\//g, "").replace(/^\s*\/\/.*$/gm, "");
+      if (/\bDeno\./.test(code)) bad.push(relative(ROOT, file));
+    }
+    assert.deepEqual(bad, []);
+  });
+  await t.step("the recorder rule refuses the runner, lib/ and the top-level mod.ts, and takes npm and node:", () => {
+    const rule = RULES.find((r) => r.from === "recorder")!.forbidden;
+    for (const bad of ["runner/clock.ts", "lib/command.ts", "mod.ts", "analysis/mod.ts", "nodejs-polars"]) {
+      assert.ok(rule.test(bad), bad);
+    }
+    for (const ok of ["schema/events.ts", "recorder/task.ts", "node:fs", "zod", "hyparquet-writer", "csv-parse/sync"]) {
+      assert.ok(!rule.test(ok), ok);
+    }
+  });
   await t.step("the scanner sees static, re-export and dynamic imports", () => {
     const found = importsOf(`import a from "x";\nexport * from "./y.ts";\nconst m = await import("z");\nimport "w";`);
     assert.deepEqual(found.sort(), ["./y.ts", "w", "x", "z"]);

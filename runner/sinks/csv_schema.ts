@@ -1,6 +1,6 @@
 import { join } from "node:path";
 import type { TableName } from "../../schema/events.ts";
-import { csvSchema, csvSchemaFile, type LogIdentity } from "../../schema/log_metadata.ts";
+import { csvSchemaFile, csvSchemaText, type LogIdentity } from "../../schema/log_metadata.ts";
 
 /** Options for {@linkcode writeCsvSchema}. */
 export interface CsvSchemaOptions {
@@ -28,6 +28,6 @@ export interface CsvSchemaOptions {
  */
 export function writeCsvSchema(dir: string, table: TableName, options: CsvSchemaOptions): string {
   const file = join(dir, csvSchemaFile(table));
-  Deno.writeTextFileSync(file, JSON.stringify(csvSchema(table, options.identity), null, 2) + "\n");
+  Deno.writeTextFileSync(file, csvSchemaText(table, options.identity));
   return file;
 }

@@ -1,7 +1,6 @@
 import { COLUMNS, type TableName } from "../../schema/events.ts";
-import { escapeCell } from "../../schema/log_csv.ts";
-import { columnSpecs, type RowOf } from "../../schema/column_kinds.ts";
-import { encodeCsvRows } from "./_csv_encode.ts";
+import type { RowOf } from "../../schema/column_kinds.ts";
+import { logCsvHeader, logCsvLine } from "../../schema/log_encode.ts";
 
 /** Options for {@linkcode CsvSink.open}. */
 export interface CsvSinkOptions {
@@ -25,7 +24,8 @@ function writeAll(file: Deno.FsFile, data: Uint8Array): void {
  * needed (the dialect of csv-stringify). A string column's value that
  * starts like a spreadsheet formula (`=`, `+`, `-`, `@`, tab, CR) or with
  * `'` is written with one `'` in front (contract 1.2, `escapeCell` in
- * schema/log_csv.ts; readers remove it).
+ * schema/log_csv.ts; readers remove it). The line encoding is the contract's
+ * (schema/log_encode.ts `logCsvLine`), shared with the recorder.
  *
  * Rows are buffered by {@linkcode CsvSink.append} and written by
  * {@linkcode CsvSink.flush} as one write of whole lines, so a run killed at
@@ -54,9 +54,6 @@ export class CsvSink<T extends TableName> {
   readonly path: string;
   readonly table: T;
   readonly #file: Deno.FsFile;
-  readonly #columns: readonly string[];
-  /** Per column: a string column, whose values are escaped. */
-  readonly #strings: readonly boolean[];
   readonly #encoder = new TextEncoder();
   #buffer: string[] = [];
   #closed = false;
@@ -66,8 +63,6 @@ export class CsvSink<T extends TableName> {
     this.path = path;
     this.table = table;
     this.#file = file;
-    this.#columns = COLUMNS[table];
-    this.#strings = columnSpecs(table).map((c) => c.kind === "string");
   }
 
   /**
@@ -85,7 +80,7 @@ export class CsvSink<T extends TableName> {
       },
     );
     const sink = new CsvSink(path, table, file);
-    writeAll(file, sink.#encoder.encode(encodeCsvRows([COLUMNS[table]])));
+    writeAll(file, sink.#encoder.encode(logCsvHeader(table)));
     return sink;
   }
 
@@ -102,17 +97,14 @@ export class CsvSink<T extends TableName> {
   /** Buffers one row; nothing reaches the file before {@linkcode CsvSink.flush}. */
   append(row: RowOf<T>): void {
     if (this.#closed) throw new TypeError(`${this.path}: append after close`);
-    const r = row as Record<string, unknown>;
-    const cells = new Array<unknown>(this.#columns.length);
-    for (let i = 0; i < this.#columns.length; i++) {
-      const name = this.#columns[i]!;
-      const v = r[name];
-      // A missing key would silently become null on disk: refuse it.
-      if (v === undefined) throw new TypeError(`${this.path}: row has no value for column ${name}`);
-      cells[i] = this.#strings[i] && typeof v === "string" ? escapeCell(v) : v;
+    let line: string;
+    try {
+      line = logCsvLine(this.table, row);
+    } catch (e) {
+      throw new TypeError(`${this.path}: ${(e as Error).message}`, { cause: e });
     }
     // Encoded now, so the cost is spread over requests instead of stalling the loop at flush.
-    this.#buffer.push(encodeCsvRows([cells]));
+    this.#buffer.push(line);
   }
 
   /** Writes every buffered row in one write of complete lines; returns how many. */

@@ -1,17 +1,10 @@
-import { type BasicType, type ColumnSource, fileWriter, ParquetWriter, schemaFromColumnData } from "hyparquet-writer";
+import { fileWriter, type ParquetWriter } from "hyparquet-writer";
 import type { TableName } from "../../schema/events.ts";
-import { type LogIdentity, parquetMetadata } from "../../schema/log_metadata.ts";
-import { type ColumnKind, columnSpecs, type RowOf } from "../../schema/column_kinds.ts";
+import type { LogIdentity } from "../../schema/log_metadata.ts";
+import type { RowOf } from "../../schema/column_kinds.ts";
+import { parquetLogWriter, writeParquetGroup } from "../../schema/log_parquet.ts";
 import { VERSION } from "../version.ts";
 import { readLogCsvBatches, type ReadLogCsvOptions } from "./csv_read_batches.ts";
-
-/** Parquet type of each column kind: counts are 64-bit so no count can overflow. */
-const PARQUET_TYPE: Record<ColumnKind, BasicType> = {
-  string: "STRING",
-  int: "INT64",
-  float: "DOUBLE",
-  boolean: "BOOLEAN",
-};
 
 /**
  * Rows per row group (and per batch read from the CSV) unless told otherwise.
@@ -19,23 +12,6 @@ const PARQUET_TYPE: Record<ColumnKind, BasicType> = {
  * (bench/finalise_bench.ts); polars reads either alike.
  */
 export const ROW_GROUP_ROWS = 16384;
-
-/** The typed, nullable columns of `rows` (INT64 values as bigint, which hyparquet-writer requires). */
-function columnsOf<T extends TableName>(table: T, rows: readonly RowOf<T>[], first: number): ColumnSource[] {
-  return columnSpecs(table).map((spec) => {
-    const data = new Array<unknown>(rows.length);
-    for (let i = 0; i < rows.length; i++) {
-      const v = (rows[i] as Record<string, unknown>)[spec.name] ?? null;
-      if (spec.kind === "int" && v !== null) {
-        if (!Number.isSafeInteger(v)) {
-          throw new TypeError(`${table} row ${first + i}: ${spec.name} is not an integer: ${v}`);
-        }
-        data[i] = BigInt(v as number);
-      } else data[i] = v;
-    }
-    return { name: spec.name, data, type: PARQUET_TYPE[spec.kind], nullable: true };
-  });
-}
 
 /** Options for {@linkcode ParquetLogWriter.open}. */
 export interface ParquetLogOptions {
@@ -49,8 +25,9 @@ export interface ParquetLogOptions {
  * from the zod row schema: integers → INT64, other numbers → DOUBLE,
  * booleans → BOOLEAN, strings and enums → STRING), and in the key-value
  * metadata what a reader of this file alone needs: the contract version,
- * table, run_id, `epoch_iso` and the unit of every time column
- * (schema/log_metadata.ts `parquetMetadata`). Bytes go to `<file>.partial`
+ * table, run_id, `epoch_iso` and the unit of every time column (the
+ * contract's columns and options: schema/log_parquet.ts, shared with the
+ * recorder). Bytes go to `<file>.partial`
  * (hyparquet-writer's file writer flushes every ~1 MB) and
  * {@linkcode ParquetLogWriter.close} renames it into place, so a crash never
  * leaves a half-written `.parquet` under the final name.
@@ -81,10 +58,8 @@ export class ParquetLogWriter<T extends TableName> {
     this.file = file;
     this.table = table;
     this.#partial = `${file}.partial`;
-    this.#writer = new ParquetWriter({
-      writer: fileWriter(this.#partial),
-      schema: schemaFromColumnData({ columnData: columnsOf(table, [], 0) }),
-      kvMetadata: parquetMetadata(table, identity),
+    this.#writer = parquetLogWriter(fileWriter(this.#partial), table, {
+      identity,
       createdBy: `goodput-runner ${VERSION} (hyparquet-writer)`,
     });
   }
@@ -103,9 +78,8 @@ export class ParquetLogWriter<T extends TableName> {
   write(rows: readonly RowOf<T>[]): void {
     if (this.#closed) throw new TypeError(`${this.file}: write after close`);
     if (rows.length === 0) return;
-    const columnData = columnsOf(this.table, rows, this.#rows);
     // One group of exactly these rows; the writer is synchronous (its file writer has no async flush).
-    void this.#writer.write({ columnData, rowGroupSize: rows.length });
+    void writeParquetGroup(this.#writer, this.table, rows, this.#rows);
     this.#rows += rows.length;
   }
 

@@ -1,7 +1,7 @@
 import { createHash } from "node:crypto";
 import type { z } from "zod";
 import { join } from "node:path";
-import { encodeCsvRows } from "../../runner/sinks/_csv_encode.ts";
+import { encodeCsvRows } from "../../schema/log_encode.ts";
 import { type AttemptRow, columnsAt, type RequestRow, type TableName, type ToolRow } from "../../schema/events.ts";
 import { escapeCell, ESCAPED_CELLS_SINCE_MINOR } from "../../schema/log_csv.ts";
 import type { RunManifest } from "../../schema/run_manifest.ts";

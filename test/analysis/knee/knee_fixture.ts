@@ -1,5 +1,5 @@
 import { join } from "node:path";
-import { encodeCsvRows } from "../../../runner/sinks/_csv_encode.ts";
+import { encodeCsvRows } from "../../../schema/log_encode.ts";
 import { COLUMNS, type RequestRow } from "../../../schema/events.ts";
 import type { Stage } from "../../../schema/plan.ts";
 import type { OverheadSheet, PriceSheet } from "../../../schema/prices.ts";

@@ -1,7 +1,7 @@
 import { join } from "node:path";
 import { loadRun } from "../../../analysis/run/load_run.ts";
 import type { LoadedRun } from "../../../analysis/run/loaded_run.ts";
-import { encodeCsvRows } from "../../../runner/sinks/_csv_encode.ts";
+import { encodeCsvRows } from "../../../schema/log_encode.ts";
 import { type AttemptRow, COLUMNS, type RequestRow } from "../../../schema/events.ts";
 import type { Stage } from "../../../schema/plan.ts";
 import type { RunManifest } from "../../../schema/run_manifest.ts";

@@ -1,8 +1,8 @@
 import assert from "node:assert/strict";
 import { stringify } from "csv-stringify/sync";
-import { COLUMNS } from "../../../schema/events.ts";
-import { encodeCsvRows, STRINGIFY_OPTIONS } from "../../../runner/sinks/_csv_encode.ts";
-import { attemptRow, requestRow, toolRow } from "./_rows.ts";
+import { COLUMNS } from "../../schema/events.ts";
+import { encodeCsvRows, logCsvHeader, logCsvLine, STRINGIFY_OPTIONS } from "../../schema/log_encode.ts";
+import { attemptRow, requestRow, toolRow } from "../runner/sinks/_rows.ts";
 
 Deno.test("encodeCsvRows writes byte for byte what csv-stringify writes", async (t) => {
   const awkward = [
@@ -43,4 +43,14 @@ Deno.test("encodeCsvRows writes byte for byte what csv-stringify writes", async 
 Deno.test("encodeCsvRows refuses values a log column cannot hold", () => {
   assert.throws(() => encodeCsvRows([[{ a: 1 }]]), TypeError);
   assert.throws(() => encodeCsvRows([[[1, 2]]]), TypeError);
+});
+
+Deno.test("logCsvLine escapes string cells only and refuses a row missing a column", () => {
+  // tool "=sum" is a string (escaped to '=sum); round 0 and started_ms -1 are numbers (never escaped).
+  const row = toolRow({ tool: "=sum", round: 0, started_ms: -1, ended_ms: 2.5, error_kind: null });
+  assert.equal(logCsvLine("tools", row), `${row.run_id},${row.request_id},0,'=sum,-1,2.5,${row.ok},\n`);
+  const partial = { ...row } as Partial<typeof row>;
+  delete partial.ok;
+  assert.throws(() => logCsvLine("tools", partial as typeof row), /tools row has no value for column ok/);
+  assert.equal(logCsvHeader("tools"), COLUMNS.tools.join(",") + "\n");
 });

@@ -1,0 +1,319 @@
+/**
+ * The recorder: begins tasks at user actions, joins page records, builds each finished task's rows and writes them
+ * to the production run folder on a timer that never keeps the process alive. Every disk operation runs on one
+ * queue, in order, off the app's requests; nothing the recorder does throws into the app once it is created.
+ *
+ * @module
+ */
+import { AsyncLocalStorage } from "node:async_hooks";
+import { randomUUID } from "node:crypto";
+import { existsSync, readdirSync } from "node:fs";
+import { clearInterval, setInterval } from "node:timers";
+import { PART_DIR_PATTERN, type ProductionPart } from "../schema/production_manifest.ts";
+import { type RecordedTable, RowBuffer } from "./buffer.ts";
+import { buildManifest, writeManifest, writeManifestSync } from "./manifest.ts";
+import { resolveOptions, type Settings } from "./options.ts";
+import { checkPageRecord } from "./page_join.ts";
+import { PartStore } from "./part_store.ts";
+import { isSampled } from "./sampling.ts";
+import { RecordedTask } from "./task.ts";
+import { UnsampledTask } from "./unsampled_task.ts";
+import { readiness } from "./readiness.ts";
+import { rowsProblem, stageIndex, taskRows } from "./task_rows.ts";
+import type { Recorder, RecorderOptions, RecorderStats, Task, TaskRows, TaskStart } from "./types.ts";
+import { RECORDER_VERSION } from "./version.ts";
+
+/** The longest request id the recorder takes (a longer one is an error: the task gets a new id). */
+const MAX_ID = 256;
+
+class GoodputRecorder implements Recorder {
+  readonly run_id: string;
+  readonly out: string;
+  readonly #s: Settings;
+  readonly #epoch: number;
+  readonly #als = new AsyncLocalStorage<Task>();
+  readonly #open = new Map<string, RecordedTask>();
+  readonly #buffer: RowBuffer;
+  readonly #parts: ProductionPart[] = [];
+  readonly #stageCounts = new Map<number, number>();
+  readonly #classes: Set<string>;
+  readonly #counts = { begun: 0, sampled_out: 0, written: 0, page_records_unjoined: 0, recorder_errors: 0 };
+  readonly #timer: ReturnType<typeof setInterval>;
+  readonly #host;
+  #part: PartStore;
+  #ended_ms = 0;
+  #queue: Promise<void> = Promise.resolve();
+  #ticking = false;
+  #closing: Promise<void> | null = null;
+
+  constructor(s: Settings) {
+    this.#s = s;
+    this.run_id = s.run_id;
+    this.out = s.out;
+    this.#epoch = Math.floor(s.clock.now());
+    this.#buffer = new RowBuffer(s.max_rows);
+    this.#classes = new Set(s.workload.classes);
+    this.#host = { now: () => s.clock.now(), error: (e: unknown) => this.#error(e), als: this.#als };
+    if (existsSync(s.out)) {
+      const taken = readdirSync(s.out).filter((f) => f === "run.json" || PART_DIR_PATTERN.test(f));
+      if (taken.length) {
+        throw new Error(`${s.out}: holds another run (${taken.join(", ")}); give the recorder a new folder`);
+      }
+    }
+    this.#part = this.#newPart(0, 0);
+    writeManifestSync(s.out, this.#manifest("recording"));
+    this.#part.startSync();
+    this.#timer = setInterval(() => this.#tick(), s.flush_ms);
+    this.#timer.unref();
+  }
+
+  #newPart(index: number, started_ms: number): PartStore {
+    const epoch_iso = new Date(this.#epoch).toISOString();
+    const part = new PartStore(this.#s.out, index, started_ms, {
+      identity: { run_id: this.#s.run_id, epoch_iso },
+      createdBy: `goodput-recorder ${RECORDER_VERSION} (hyparquet-writer)`,
+      onError: (e) => this.#error(e),
+    });
+    this.#parts.push(part.entry);
+    return part;
+  }
+
+  /** Counts a failure the recorder met outside its own methods (see {@linkcode countRecorderError}). */
+  noteError(e: unknown): void {
+    this.#error(e);
+  }
+
+  #error(e: unknown): void {
+    this.#counts.recorder_errors++;
+    try {
+      this.#s.onError(e);
+    } catch {
+      // The app's own error handler failed: the error is counted already, and nothing reaches the app.
+    }
+  }
+
+  begin(start: TaskStart): Task {
+    let id = "";
+    try {
+      id = typeof start?.request_id === "string" && start.request_id.length > 0 ? start.request_id : randomUUID();
+      if (this.#closing) return new UnsampledTask(id, this.#als);
+      if (id.length > MAX_ID) {
+        this.#error(
+          new TypeError(`begin: a request id of ${id.length} characters (at most ${MAX_ID}); a new one is used`),
+        );
+        id = randomUUID();
+      }
+      if (typeof start.class !== "string" || start.class.length === 0) {
+        throw new TypeError("begin: class must be a non-empty string; the task is not recorded");
+      }
+      this.#counts.begun++;
+      this.#classes.add(start.class);
+      if (!isSampled(id, this.#s.sample)) {
+        this.#counts.sampled_out++;
+        return new UnsampledTask(id, this.#als);
+      }
+      if (this.#open.has(id)) throw new TypeError(`begin: request id ${id} is already open; not recorded twice`);
+      const priority = start.priority ?? 0;
+      if (!Number.isSafeInteger(priority)) throw new TypeError(`begin: priority ${priority} is not an integer`);
+      const case_id = start.case_id ?? start.class;
+      if (typeof case_id !== "string") throw new TypeError("begin: case_id must be a string");
+      const task = new RecordedTask(this.#host, { ...start, priority }, {
+        request_id: id,
+        case_id,
+        class: start.class,
+      });
+      this.#open.set(id, task);
+      return task;
+    } catch (e) {
+      this.#error(e);
+      return new UnsampledTask(id, this.#als);
+    }
+  }
+
+  page(record: unknown): void {
+    try {
+      const check = checkPageRecord(record);
+      if (!check.ok) throw new TypeError(`page record: ${check.problems.join("; ")}`);
+      const task = this.#open.get(check.record.request_id);
+      if (!task || task.closed || task.state.page !== null) {
+        this.#counts.page_records_unjoined++;
+        return;
+      }
+      task.state.page = check.record;
+    } catch (e) {
+      this.#error(e);
+    }
+  }
+
+  clockNow(): number {
+    return this.#s.clock.now();
+  }
+
+  current(): Task | undefined {
+    return this.#als.getStore();
+  }
+
+  stats(): RecorderStats {
+    const { begun, sampled_out, written, page_records_unjoined, recorder_errors } = this.#counts;
+    return {
+      begun,
+      sampled_out,
+      written,
+      buffered: this.#buffer.size,
+      dropped: { ...this.#buffer.dropped },
+      page_records_unjoined,
+      recorder_errors,
+    };
+  }
+
+  /** Runs `job` after every job before it; a failure is counted, never passed on. */
+  #enqueue(job: () => Promise<void>): Promise<void> {
+    const run = this.#queue.then(job).catch((e) => this.#error(e));
+    this.#queue = run;
+    return run;
+  }
+
+  #tick(): void {
+    if (this.#ticking || this.#closing) return;
+    this.#ticking = true;
+    void this.flush().finally(() => (this.#ticking = false));
+  }
+
+  flush(): Promise<void> {
+    if (this.#closing) return this.#closing;
+    return this.#enqueue(async () => {
+      const now = this.#s.clock.now();
+      this.#settle(now, false);
+      await this.#write();
+      const rel = now - this.#epoch;
+      const part = this.#part.entry;
+      if (this.#part.bytes >= this.#s.rotate_bytes || rel - part.started_ms >= this.#s.rotate_s * 1000) {
+        await this.#rotateAt(rel);
+      }
+      await this.#finishFlush(rel, "recording");
+    });
+  }
+
+  rotate(): Promise<void> {
+    if (this.#closing) return this.#closing;
+    return this.#enqueue(async () => {
+      const now = this.#s.clock.now();
+      this.#settle(now, false);
+      await this.#write();
+      await this.#rotateAt(now - this.#epoch);
+      await this.#finishFlush(now - this.#epoch, "recording");
+    });
+  }
+
+  close(): Promise<void> {
+    if (this.#closing) return this.#closing;
+    clearInterval(this.#timer);
+    this.#closing = this.#enqueue(async () => {
+      const now = this.#s.clock.now();
+      this.#settle(now, true);
+      await this.#write();
+      // Rows whose last write failed cannot be kept past the close: they are counted as dropped.
+      this.#buffer.dropAll();
+      await this.#part.close(now - this.#epoch);
+      await this.#finishFlush(now - this.#epoch, "closed");
+      for (const x of this.#s.exporters) await x.close().catch((e) => this.#error(e));
+    });
+    return this.#closing;
+  }
+
+  /** Builds the rows of every open task that is ready (all of them at close). */
+  #settle(now: number, closing: boolean): void {
+    for (const task of [...this.#open.values()]) {
+      const r = readiness(task.state, now, this.#s, closing);
+      if (r !== "wait") this.#buildTask(task, now, r === "ready" ? null : r);
+    }
+  }
+
+  #buildTask(task: RecordedTask, now: number, unfinished: "unfinished_timeout" | "unfinished_at_close" | null): void {
+    task.closed = true;
+    this.#open.delete(task.request_id);
+    try {
+      const s = this.#s;
+      const stage_ms = s.stage_s * 1000;
+      const rows = taskRows(task.state, {
+        run_id: s.run_id,
+        epoch_ms: this.#epoch,
+        route: s.route,
+        provider: s.provider,
+        model: s.model,
+        stage_ms,
+        now,
+        unfinished,
+      });
+      const problem = rowsProblem(rows);
+      if (problem) throw new TypeError(`task ${task.request_id}: rows the log cannot hold, not written: ${problem}`);
+      const window = stageIndex(rows.request.scheduled_ms, stage_ms, now - this.#epoch);
+      this.#stageCounts.set(window, (this.#stageCounts.get(window) ?? 0) + 1);
+      if (!this.#buffer.add(rows)) return;
+      for (const x of s.exporters) {
+        try {
+          x.export(rows);
+        } catch (e) {
+          this.#error(e);
+        }
+      }
+    } catch (e) {
+      this.#error(e);
+    }
+  }
+
+  async #write(): Promise<void> {
+    const rows = this.#buffer.take();
+    const giveBack = (t: RecordedTable, r: readonly unknown[]) => this.#buffer.putBack(t, r);
+    this.#counts.written += await this.#part.append(rows, giveBack);
+  }
+
+  async #rotateAt(rel: number): Promise<void> {
+    await this.#part.close(rel);
+    this.#part = this.#newPart(this.#parts.length, rel);
+    await this.#part.start().catch((e) => this.#error(e));
+  }
+
+  async #finishFlush(rel: number, status: "recording" | "closed"): Promise<void> {
+    this.#ended_ms = Math.max(this.#ended_ms, rel);
+    try {
+      await writeManifest(this.#s.out, this.#manifest(status));
+    } catch (e) {
+      this.#error(e);
+    }
+    for (const x of this.#s.exporters) await x.flush().catch((e) => this.#error(e));
+  }
+
+  #manifest(status: "recording" | "closed") {
+    const d = this.#buffer.dropped;
+    return buildManifest({
+      settings: this.#s,
+      epoch_ms: this.#epoch,
+      status,
+      ended_ms: this.#ended_ms,
+      parts: this.#parts,
+      requests: this.#counts.written,
+      dropped: {
+        ...d,
+        page_records_unjoined: this.#counts.page_records_unjoined,
+        recorder_errors: this.#counts.recorder_errors,
+      },
+      stageCounts: this.#stageCounts,
+      classes: [...this.#classes],
+    });
+  }
+}
+
+/**
+ * A recorder writing a production run folder at `options.out` (docs/recorder.md). Throws (a `TypeError` listing every
+ * problem, or an `Error` for a folder that holds another run, or the file system's error) only here, at the app's
+ * start; nothing it returns ever throws into the app.
+ */
+export function recorder(options: RecorderOptions): Recorder {
+  return new GoodputRecorder(resolveOptions(options));
+}
+
+/** Counts a failure outside the recorder's own methods (recorder/http.ts: a body that is not JSON). */
+export function countRecorderError(rec: Recorder, e: unknown): void {
+  if (rec instanceof GoodputRecorder) rec.noteError(e);
+}

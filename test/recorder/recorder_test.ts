@@ -1,0 +1,132 @@
+import assert from "node:assert/strict";
+import { recorder } from "../../recorder/mod.ts";
+import { DEFINITIONS } from "../../recorder/manifest.ts";
+import { FakeClock, readManifest, T0, tempOut, testRecorder, withRecorder } from "./_fixture.ts";
+
+const app = { name: "chat", version: "2.3.0" };
+
+Deno.test("recorder() refuses bad options, naming every problem, before touching the disk", () => {
+  const t = tempOut();
+  try {
+    assert.throws(
+      () =>
+        recorder({
+          out: t.out,
+          run_id: "",
+          app: { name: "chat", version: "" },
+          sample: 1.5,
+          rotate: { max_bytes: 10.5 },
+          buffer: { max_rows: 0, flush_ms: 2 ** 31 },
+          page_wait_ms: -1,
+        }),
+      (e: Error) => {
+        assert.ok(e instanceof TypeError);
+        for (
+          const f of ["run_id", "app.version", "sample", "rotate.max_bytes", "max_rows", "flush_ms", "page_wait_ms"]
+        ) {
+          assert.match(e.message, new RegExp(`\\n${f.replace(".", "\\.")}|buffer\\.${f}`), f);
+        }
+        return true;
+      },
+    );
+    assert.throws(() => Deno.statSync(t.out), Deno.errors.NotFound);
+  } finally {
+    t.remove();
+  }
+});
+
+Deno.test("recorder() refuses a folder that holds another run, and takes one with other files", async () => {
+  const t = tempOut();
+  try {
+    const first = testRecorder(t.out);
+    await first.rec.close();
+    assert.throws(() => testRecorder(t.out), /holds another run \(part-00000, run\.json\)/);
+    const other = `${t.dir}/other`;
+    Deno.mkdirSync(other);
+    Deno.writeTextFileSync(`${other}/notes.txt`, "mine");
+    const second = testRecorder(other);
+    await second.rec.close();
+    assert.equal(Deno.readTextFileSync(`${other}/notes.txt`), "mine");
+  } finally {
+    t.remove();
+  }
+});
+
+Deno.test("run.json at the start says what is recorded and under which conditions", async () => {
+  await withRecorder(
+    {
+      workload: { name: "support", classes: ["chat", "search"] },
+      conditions: { region: "eu-west-1" },
+      route: "gateway",
+      sample: 0.5,
+    },
+    async ({ rec, out }) => {
+      const m = readManifest(out);
+      assert.equal(m.kind, "production");
+      assert.equal(m.schema_minor, 5);
+      assert.equal(m.epoch_iso, new Date(T0).toISOString());
+      assert.deepEqual(m.app, app);
+      assert.deepEqual(m.conditions, { region: "eu-west-1" });
+      assert.deepEqual(m.observation, {
+        status: "recording",
+        started_iso: new Date(T0).toISOString(),
+        ended_iso: null,
+        ended_ms: 0,
+        stage_s: 3600,
+      });
+      assert.deepEqual(m.definitions, DEFINITIONS);
+      assert.deepEqual(m.parts, [
+        { dir: "part-00000", started_ms: 0, ended_ms: null, format: "csv", requests: 0, files: {} },
+      ]);
+      assert.equal(m.route, "gateway");
+      assert.match(m.recorder.runtime, /^deno \d/);
+      assert.deepEqual(
+        [m.recorder.buffer_rows, m.recorder.flush_ms, m.recorder.rotate_s, m.recorder.rotate_bytes],
+        [10_000, 3_600_000, 3600, 64 * 1024 * 1024],
+      );
+      // A class first seen at begin joins the declared ones.
+      rec.begin({ class: "summarise" }).complete({});
+      await rec.flush();
+      assert.deepEqual(readManifest(out).workload, { name: "support", classes: ["chat", "search", "summarise"] });
+    },
+  );
+});
+
+Deno.test("the flush timer writes finished tasks by itself, and close() stops it", async () => {
+  const t = tempOut();
+  const clock = new FakeClock();
+  const rec = recorder({ out: t.out, run_id: "r", app, clock, buffer: { flush_ms: 10 } });
+  try {
+    rec.begin({ class: "c" }).complete({});
+    for (let i = 0; i < 100 && rec.stats().written === 0; i++) await new Promise((r) => setTimeout(r, 10));
+    assert.equal(rec.stats().written, 1);
+  } finally {
+    await rec.close();
+    t.remove();
+  }
+});
+
+Deno.test("task.run makes the task current inside, across awaits, and not outside", async () => {
+  await withRecorder({}, async ({ rec }) => {
+    const task = rec.begin({ class: "c" });
+    assert.equal(rec.current(), undefined);
+    const seen = await task.run(async () => {
+      await new Promise((r) => setTimeout(r, 1));
+      return rec.current();
+    });
+    assert.equal(seen, task);
+    assert.equal(rec.current(), undefined);
+    task.complete({});
+  });
+});
+
+Deno.test("a task begun after close is not recorded, and close is idempotent", async () => {
+  await withRecorder({}, async ({ rec, out }) => {
+    await rec.close();
+    const late = rec.begin({ class: "c" });
+    assert.equal(late.sampled, false);
+    await rec.close();
+    await rec.flush();
+    assert.equal(readManifest(out).observation.status, "closed");
+  });
+});
