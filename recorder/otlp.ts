@@ -9,14 +9,19 @@
  * tasks waiting or in flight is dropped and counted, and so is a batch the file or the endpoint refused. Nothing it
  * does throws into the app; its failures go to `onError` and to its counters.
  *
- * @example Export one task to a file
+ * @example Export a task (of one tool step, no model call) to a file
  * ```ts
  * import assert from "node:assert/strict";
  * import { otlpExporter } from "./otlp.ts";
- * import { exampleTaskRows } from "../testing/task_rows.ts";
+ * import type { TaskRows } from "./types.ts";
  * const file = await Deno.makeTempFile({ suffix: ".jsonl" });
  * const exporter = otlpExporter({ file, service_name: "chat-app" });
- * exporter.export(exampleTaskRows());
+ * // The columns the example needs (a written task has them all).
+ * const request = { request_id: "r-1", class: "chat", scheduled_ms: 0, first_sent_ms: null, first_token_ms: null,
+ *   completed_ms: 50, outcome: "ok" };
+ * const tool = { request_id: "r-1", tool: "retrieval", round: 0, started_ms: 1, ended_ms: 49, ok: true };
+ * const rows = { request, attempts: [], tools: [tool], phases: [], epoch_ms: Date.UTC(2026, 0, 1) };
+ * exporter.export(rows as unknown as TaskRows);
  * await exporter.close();
  * const line = JSON.parse((await Deno.readTextFile(file)).trim());
  * assert.equal(line.resourceSpans[0].scopeSpans[0].spans.length, 2);

@@ -212,8 +212,14 @@ function phaseSpan(p: PhaseRow, clock: NanoClock, traceId: string, parent: strin
  * ```ts
  * import assert from "node:assert/strict";
  * import { taskSpans, traceIdOf } from "./otlp_spans.ts";
- * import { exampleTaskRows } from "../testing/task_rows.ts";
- * const spans = taskSpans(exampleTaskRows());
+ * import type { TaskRows } from "./types.ts";
+ * // The columns the example needs (a written task has them all).
+ * const request = { request_id: "r-1", class: "chat", scheduled_ms: 0, first_sent_ms: 2, first_token_ms: 40,
+ *   completed_ms: 900, outcome: "ok" };
+ * const attempt = { request_id: "r-1", provider: "openai", model: "sim-llm", sent_ms: 2, headers_ms: 30,
+ *   first_token_ms: 40, last_token_ms: 880, completed_ms: 890, error_kind: null, finish_reason: "stop" };
+ * const rows = { request, attempts: [attempt], tools: [], phases: [], epoch_ms: Date.UTC(2026, 0, 1) };
+ * const spans = taskSpans(rows as unknown as TaskRows);
  * assert.deepEqual(spans.map((s) => s.name), ["task chat", "chat sim-llm"]);
  * assert.equal(spans[1]!.traceId, traceIdOf("r-1"));
  * assert.equal(spans[1]!.parentSpanId, spans[0]!.spanId);
