@@ -1,8 +1,8 @@
 /**
- * `npx deno task import --from TOOL FILE... --out DIR [--slo F] [--json]`: another tool's result files written into a
- * run folder of the contract (requests/attempts/tools as CSV and Parquet through the runner's own writers, run.json
- * of kind `imported` with every file's sha256 and what the source lacks), or, for a summary with no per-request
- * records, into claims for `npx deno task audit` (DIR/claims.json and DIR/claims/*.json), through `importPeer`
+ * `npx deno task import --from TOOL FILE... --out DIR [--slo F] [--json]`: another tool's result files (or OpenTelemetry
+ * traces) written into a run folder of the contract (requests/attempts/tools as CSV and Parquet through the runner's
+ * own writers, run.json of kind `imported` with every file's sha256 and what the source lacks), or, for a summary with
+ * no per-request records, into claims for `npx deno task audit` (DIR/claims.json and DIR/claims/*.json), through `importPeer`
  * (import_peer.ts), the same path as the public API's. docs/importing.md.
  *
  * @module
@@ -25,7 +25,8 @@ export const IMPORT_COMMAND = {
   positionals: [{
     name: "FILE",
     noun: "FILE to import",
-    description: "the tool's result files (generic: the per-request JSONL/CSV and its mapping file)",
+    description: "the tool's result files (generic: the per-request JSONL/CSV and its mapping file; otlp: OTLP/JSON " +
+      "trace files, one document or one per line)",
     min: 1,
   }],
   flags: {
@@ -45,7 +46,8 @@ export const IMPORT_COMMAND = {
     slo: {
       type: "string",
       arg: "FILE",
-      description: "an SLO policy copied into the run folder as its default (class `imported` or a default only)",
+      description: "an SLO policy copied into the run folder as its default (classes the import has — `imported` for " +
+        "a peer tool's files — or a default only)",
     },
     json: { type: "boolean", description: "print a machine-readable summary" },
   },
@@ -54,6 +56,7 @@ export const IMPORT_COMMAND = {
     "--slo data/slo/imported-e2e-10s.json",
     "npx deno task import --from generic data/import-examples/generic_requests.csv " +
     "data/import-examples/generic_mapping.json --out /tmp/generic",
+    "npx deno task import --from otlp data/import-examples/otlp_third_party.json --out /tmp/otlp",
   ],
 } as const satisfies CommandSpec;
 

@@ -9,10 +9,19 @@
  * Nothing here is inferred silently: a value the source does not hold is `null`, and the reason it is missing goes
  * into {@linkcode SourceRun.lacks}.
  *
+ * A source whose records are whole tasks — a user action with its model calls, tool steps and phases, as
+ * OpenTelemetry traces hold them — is read into the contract's rows by its reader ({@linkcode SourceRows}), because a
+ * task's spans already say what the contract's tables say; the reader states its own mapping rules and lacks.
+ *
  * @module
  */
+import type { AttemptRow, PhaseRow, RequestRow, ToolRow } from "../schema/events.ts";
+import type { ImportedTimeline } from "../schema/imported_manifest.ts";
 
-/** The tools whose result files are read. `generic` is a per-request JSONL/CSV with a mapping file. */
+/**
+ * The tools whose result files are read. `generic` is a per-request JSONL/CSV with a mapping file; `otlp` is
+ * OpenTelemetry traces as OTLP/JSON from any instrumented app.
+ */
 export type SourceTool =
   | "vllm-bench-serve"
   | "guidellm"
@@ -20,7 +29,8 @@ export type SourceTool =
   | "inference-perf"
   | "llmperf"
   | "mlperf-loadgen"
-  | "generic";
+  | "generic"
+  | "otlp";
 
 /** One source file, as read: its path as given and the sha256 of its bytes. */
 export interface SourceFile {
@@ -152,6 +162,24 @@ export interface SourceLack {
   consequence: string;
 }
 
+/**
+ * The contract's rows of a source whose records are whole tasks (OTLP traces), placed on the run's clock by the
+ * reader: written as they are, with the import's run id, instead of one attempt per request (importers/to_contract.ts).
+ */
+export interface SourceRows {
+  /** ms 0 of every time in the rows. */
+  epoch_iso: string;
+  timeline: ImportedTimeline;
+  requests: RequestRow[];
+  attempts: AttemptRow[];
+  tools: ToolRow[];
+  phases: PhaseRow[];
+  /** The task classes of the rows, in order of first appearance. */
+  classes: string[];
+  /** How the records became rows, in words (run.json `mapping`). */
+  mapping: string[];
+}
+
 /** What a peer tool's files say. */
 export interface SourceRun {
   tool: SourceTool;
@@ -169,4 +197,6 @@ export interface SourceRun {
   lacks: SourceLack[];
   /** Oddities found while reading (a stripped file, a key with a stray colon), each a sentence. */
   notes: string[];
+  /** The contract's rows, for a source of whole tasks (OTLP traces); absent for every per-request source. */
+  rows?: SourceRows;
 }

@@ -21,6 +21,8 @@ import type { SourceRun, SourceTool } from "./source.ts";
 import { requestRows } from "./_rows.ts";
 import { buildStages, STAGE_WINDOW_RULE } from "./_stages.ts";
 import { type Placement, placeRequests } from "./_timeline.ts";
+import type { ContractRun, ToContractOptions } from "./_contract_run.ts";
+import { taskRowsContract } from "./_task_rows.ts";
 
 export { contractOutcome } from "./_rows.ts";
 
@@ -29,18 +31,7 @@ type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : never) : never;
 const _sameTools: Same<SourceTool, ImportedManifest["source"]["tool"]> = true;
 void _sameTools;
 
-/** An imported run before it is written: run.json without `files`, `importer` and `slo`, and the rows. */
-export interface ContractRun {
-  manifest: Omit<ImportedManifest, "files" | "importer" | "slo">;
-  requests: RequestRow[];
-  attempts: AttemptRow[];
-}
-
-/** Options of {@linkcode toContract}. */
-export interface ToContractOptions {
-  /** The run id. @default `import-<tool>-<first 12 hex of the first file's sha256>` */
-  run_id?: string;
-}
+export type { ContractRun, ToContractOptions } from "./_contract_run.ts";
 
 /** How the source's outcomes, tokens and metrics were mapped, in words (run.json `mapping`). */
 export const MAPPING_RULES: readonly string[] = [
@@ -129,8 +120,9 @@ function checkIds(source: SourceRun): void {
 
 /**
  * Maps a source with per-request records onto the contract: the rows of requests and attempts (tools: none) and
- * run.json of kind `imported` (without `files`, `importer`, `slo`, which the writer adds). A summary-only source is
- * an InputError (it becomes claims, importers/to_claims.ts).
+ * run.json of kind `imported` (without `files`, `importer`, `slo`, which the writer adds). A source whose reader built
+ * the rows itself (OTLP traces: importers/_task_rows.ts) keeps them, with its own mapping rules and lacks. A
+ * summary-only source is an InputError (it becomes claims, importers/to_claims.ts).
  *
  * @example LLMPerf's durations become rows at ms 0 with no time window
  * ```ts
@@ -152,6 +144,7 @@ export function toContract(source: SourceRun, options: ToContractOptions = {}): 
     );
   }
   checkIds(source);
+  if (source.rows) return taskRowsContract(source, source.rows, options);
   const run_id = options.run_id ?? `import-${source.tool}-${source.files[0]!.sha256.slice(0, 12)}`;
   const placement = placeRequests(source);
   const route = source.model ?? "(not stated)";

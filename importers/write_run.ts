@@ -1,7 +1,7 @@
 /**
  * Writes an imported run's folder with the runner's own writers (runner/sinks/), so that the files are the
- * contract's byte for byte: requests, attempts and tools as CSV (each with its schema sidecar) and Parquet (with its
- * key-value metadata), run.json of kind `imported` with the sha256 of every file, and the SLO policy given at import.
+ * contract's byte for byte: requests, attempts and tools (and phases, for an OTLP import) as CSV (each with its schema
+ * sidecar) and Parquet (with its key-value metadata), run.json of kind `imported` with the sha256 of every file, and the SLO policy given at import.
  *
  * @module
  */
@@ -41,7 +41,10 @@ function checkSlo(slo: { path: string; text: string }, classes: readonly string[
   const unknown = Object.keys(res.data.classes).filter((c) => !classes.includes(c));
   if (unknown.length) {
     throw new InputError(`${slo.path}: SLO policy names classes the imported run does not have`, [
-      `${slo.path}: classes: ${unknown.join(", ")}; an imported run has the one class ${classes.join(", ")} ` +
+      `${slo.path}: classes: ${unknown.join(", ")}; ` +
+      (classes.length === 1
+        ? `an imported run has the one class ${classes[0]} `
+        : `the imported run's classes are ${classes.join(", ")} `) +
       "(or give only a default)",
     ]);
   }
@@ -79,7 +82,14 @@ export async function writeImportedRun(
   const progress = options.onProgress ?? (() => {});
   const size = options.batchRows ?? 16384;
   const identity = { run_id: run.manifest.run_id, epoch_iso: run.manifest.epoch_iso };
-  const tables = { requests: run.requests, attempts: run.attempts, tools: [], server: null, phases: null } as const;
+  // An OTLP import has tool steps and phases; a per-request source has no tool step and no phases table.
+  const tables = {
+    requests: run.requests,
+    attempts: run.attempts,
+    tools: run.tools ?? [],
+    server: null,
+    phases: run.phases ?? null,
+  } as const;
   for (const table of TABLES) {
     const rows = tables[table];
     if (rows === null) continue;

@@ -26,6 +26,8 @@
  * @module
  */
 export { recorder } from "./recorder.ts";
+export { recordingFetch, type RecordingFetchOptions } from "./fetch.ts";
+export { type OtlpExporter, otlpExporter, type OtlpExporterOptions, type OtlpExporterStats } from "./otlp.ts";
 export { MAX_PAGE_BODY, type RecorderRoutes, recorderRoutes, type RecorderRoutesOptions } from "./http.ts";
 export { isSampled, sampleHash, SAMPLING_RULE } from "./sampling.ts";
 export { DEFINITIONS } from "./manifest.ts";

@@ -1,6 +1,7 @@
 /**
  * run.json of an imported run (contract 1.4): a run folder written by `deno task import` from another tool's
- * per-request file. The log tables are the contract's (requests, attempts, tools); run.json says where they came
+ * per-request file, or from OpenTelemetry traces (whose tasks also bring tool steps and phases). The log tables are the
+ * contract's (requests, attempts, tools, and phases for traces); run.json says where they came
  * from (tool, version, files with sha256), how the source's times were placed on the run's clock, and what the
  * source lacks, field by field, with the consequence — which every analysis verb carries into its disclosure.
  *
@@ -26,6 +27,7 @@ export const ImportedTool = z.enum([
   "llmperf",
   "mlperf-loadgen",
   "generic",
+  "otlp",
 ]);
 export type ImportedTool = z.infer<typeof ImportedTool>;
 
@@ -118,9 +120,15 @@ export const ImportedManifest = z.object({
   lacks: z.array(ImportedLack).min(1),
   /** The rules that mapped the source onto the contract's rows, in words (outcomes, times, tokens, gates). */
   mapping: z.array(z.string().min(1)).min(1),
-  /** The tools record no task classes: one class, `imported`. `name` is `imported:<tool>`. */
+  /**
+   * The tools record no task classes: one class, `imported`; an OTLP import has the classes its spans state
+   * (`goodput.class`), `imported` for a span that states none. `name` is `imported:<tool>`.
+   */
   workload: z.object({ name: z.string().min(1), classes: z.array(z.string().min(1)).min(1) }).strict(),
-  /** requests.route and attempts.route of every row: the model as the source states it, else "(not stated)". */
+  /**
+   * requests.route and attempts.route of every row: the model as the source states it, else "(not stated)"; an OTLP
+   * import's rows keep their own routes, and this is their one route, or `(N routes)`.
+   */
   route: z.string().min(1),
   stages: z.array(ImportedStage).min(1),
   /** Requests written (one row per source record). */

@@ -22,10 +22,11 @@ export const SCHEMA_VERSION = 1;
  * - 1.4: no new column; run.json may be an imported run's (`kind: "imported"`, schema/imported_manifest.ts): the
  *   tables written by `deno task import` from another tool's per-request file, with the tool, its files' sha256, the
  *   timeline the times were placed on and what the source lacks. A runner's run.json is unchanged.
- * - 1.5: a new table, `phases` (schema/events.ts `PhaseRow`), written only by the recorder: the page, network,
+ * - 1.5: a new table, `phases` (schema/events.ts `PhaseRow`), written by the recorder: the page, network,
  *   service and render phases of a recorded task; run.json may be a production recording's (`kind: "production"`,
  *   schema/production_manifest.ts): an observation window of a live app, not a planned load. A runner's and an
- *   importer's run.json are unchanged, and neither writes the new table.
+ *   importer's run.json are unchanged; the runner does not write the new table, and an importer writes it only for
+ *   OpenTelemetry traces (`--from otlp`), whose tasks carry phases.
  */
 export const SCHEMA_MINOR = 5;
 

@@ -1,7 +1,8 @@
 /**
  * The readers of peer tools' result files, each into the neutral {@linkcode SourceRun} of `importers/source.ts`, and
  * {@linkcode readSource}, which reads the files from disk and picks the reader by tool name: vLLM bench serve,
- * GuideLLM, AIPerf, inference-perf, LLMPerf, MLPerf LoadGen and the generic mapped JSONL/CSV.
+ * GuideLLM, AIPerf, inference-perf, LLMPerf, MLPerf LoadGen, the generic mapped JSONL/CSV and OpenTelemetry traces
+ * (OTLP/JSON).
  *
  * @example A generic CSV read through its mapping
  * ```ts
@@ -30,6 +31,7 @@ import { readGuidellm } from "./guidellm.ts";
 import { readInferencePerf } from "./inference_perf.ts";
 import { readLlmperf } from "./llmperf.ts";
 import { readMlperfLoadgen } from "./mlperf_loadgen.ts";
+import { readOtlp } from "./otlp.ts";
 import { readVllmBench } from "./vllm_bench.ts";
 
 export { loadSourceTexts, type SourceText, sourceText } from "./_source_text.ts";
@@ -39,6 +41,7 @@ export { parseGuidellm, readGuidellm } from "./guidellm.ts";
 export { readInferencePerf, UNSTAGED } from "./inference_perf.ts";
 export { readLlmperf } from "./llmperf.ts";
 export { readMlperfLoadgen } from "./mlperf_loadgen.ts";
+export { readOtlp } from "./otlp.ts";
 export { parseVllmBench, readVllmBench } from "./vllm_bench.ts";
 
 /** Each tool's reader, from the paths of its files. */
@@ -50,6 +53,7 @@ const READERS: Record<SourceTool, (files: string[]) => Promise<SourceRun>> = {
   "llmperf": async (files) => readLlmperf(await loadSourceTexts(files)),
   "mlperf-loadgen": async (files) => readMlperfLoadgen(await loadSourceTexts(files)),
   "generic": async (files) => readGeneric(await loadSourceTexts(files)),
+  "otlp": async (files) => readOtlp(await loadSourceTexts(files)),
 };
 
 /** Reads `files` (paths) as `tool`'s result files. Bad input is an InputError naming the file and the key or line. */

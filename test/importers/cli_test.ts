@@ -25,7 +25,7 @@ Deno.test("deno task import", async (t) => {
     const r = await importCli("--from", "locust", join(tmp, "nope.json"));
     assert.equal(r.code, 2);
     assert.match(r.stderr, /^error: invalid input \(3 problems\):/);
-    assert.match(r.stderr, /--from: expected vllm-bench-serve, .* or generic, got "locust"/);
+    assert.match(r.stderr, /--from: expected vllm-bench-serve, .* generic or otlp, got "locust"/);
     assert.match(r.stderr, /--out DIR is required/);
     assert.match(r.stderr, /nope\.json: cannot read/);
     assert.doesNotMatch(r.stderr, /\bat .*\.ts:\d+/);
@@ -181,4 +181,21 @@ Deno.test("deno task import", async (t) => {
     const s = JSON.parse(j.stdout);
     assert.deepEqual([s.kind, s.headlines, s.claim_files.length], ["claims", 63, 33]);
   });
+
+  await t.step(
+    "OpenTelemetry traces (--from otlp) become a run folder; a file cut short is exit 2 naming its line",
+    async () => {
+      const example = fileURLToPath(new URL("../../data/import-examples/otlp_third_party.json", import.meta.url));
+      const r = await importCli("--from", "otlp", example, "--out", join(tmp, "otlp"), "--json");
+      assert.equal(r.code, 0, r.stderr);
+      const s = JSON.parse(r.stdout);
+      assert.deepEqual([s.kind, s.tool, s.requests, s.outcomes], ["run", "otlp", 2, { ok: 1, transport_error: 1 }]);
+      const cut = join(tmp, "otlp-cut.json");
+      Deno.writeTextFileSync(cut, Deno.readTextFileSync(example).slice(0, 500));
+      const bad = await importCli("--from", "otlp", cut, "--out", join(tmp, "otlp-cut"));
+      assert.equal(bad.code, 2);
+      assert.match(bad.stderr, /otlp-cut\.json:\d+:\d+: not valid JSON/);
+      assert.doesNotMatch(bad.stderr, /\bat .*\.ts:\d+/);
+    },
+  );
 });

@@ -5,7 +5,7 @@
  */
 import { fileURLToPath } from "node:url";
 import { parquetReadObjects } from "hyparquet";
-import { AttemptRow, COLUMNS, RequestRow, type TableName } from "../../../schema/events.ts";
+import { AttemptRow, COLUMNS, RequestRow, type TableName, ToolRow } from "../../../schema/events.ts";
 
 const RUN = fileURLToPath(new URL("../../../data/runs/explore/", import.meta.url));
 
@@ -28,12 +28,15 @@ async function table(name: TableName, runId: string): Promise<Record<string, unk
   return rows.map((r) => plain(name, r, runId));
 }
 
-/** The explore run's epoch (run.json `epoch_iso`) and its request and attempt rows, as contract rows. */
-export async function exploreRows(): Promise<{ epoch_iso: string; requests: RequestRow[]; attempts: AttemptRow[] }> {
+/** The explore run's epoch (run.json `epoch_iso`) and its request, attempt and tool rows, as contract rows. */
+export async function exploreRows(): Promise<
+  { epoch_iso: string; requests: RequestRow[]; attempts: AttemptRow[]; tools: ToolRow[] }
+> {
   const manifest = JSON.parse(await Deno.readTextFile(`${RUN}run.json`)) as { epoch_iso: string; run_id: string };
   const requests = (await table("requests", manifest.run_id)).map((r) => RequestRow.parse(r));
   const attempts = (await table("attempts", manifest.run_id)).map((a) => AttemptRow.parse(a));
-  return { epoch_iso: manifest.epoch_iso, requests, attempts };
+  const tools = (await table("tools", manifest.run_id)).map((t) => ToolRow.parse(t));
+  return { epoch_iso: manifest.epoch_iso, requests, attempts, tools };
 }
 
 /** A row of the explore run's shape with other times and outcome. */
