@@ -20,7 +20,7 @@ import { RecordedTask } from "./task.ts";
 import { UnsampledTask } from "./unsampled_task.ts";
 import { readiness } from "./readiness.ts";
 import { rowsProblem, stageIndex, taskRows } from "./task_rows.ts";
-import type { Recorder, RecorderOptions, RecorderStats, Task, TaskRows, TaskStart } from "./types.ts";
+import type { Recorder, RecorderOptions, RecorderStats, Task, TaskStart } from "./types.ts";
 import { RECORDER_VERSION } from "./version.ts";
 
 /** The longest request id the recorder takes (a longer one is an error: the task gets a new id). */
