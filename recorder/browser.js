@@ -46,7 +46,6 @@
  * @property {(cb: () => void, ms: number) => unknown} setTimeout
  * @property {(handle: unknown) => void} clearTimeout
  * @property {() => string} uuid `crypto.randomUUID`.
- * @property {((text: string) => Promise<ArrayBuffer>) | null} sha256 `crypto.subtle` SHA-256 (null: not available).
  * @property {(onHide: () => void, onLeave: () => void) => void} listen `visibilitychange` to hidden and `pagehide`.
  */
 
@@ -116,6 +115,9 @@
 /** The header that carries the request id from the page to the service. */
 export const REQUEST_ID_HEADER = "x-goodput-request-id";
 
+/** The longest `error` a record carries (the service refuses longer). */
+const MAX_ERROR = 200;
+
 /** Clock samples kept: the estimate is the best of the most recent ones. */
 const KEPT_SAMPLES = 8;
 
@@ -139,20 +141,37 @@ export function estimateClockOffset(samples) {
 }
 
 /**
- * Whether a request id is recorded at `rate`: the first 8 hex digits of sha256(request id), read as an integer and
- * divided by 2^32, fall below the rate (recorder/sampling.ts decides the same on the service). Every id is recorded
- * at rate 1 (no hash needed).
+ * The 32-bit hash of a request id that sampling compares with the rate — the service's own (recorder/sampling.ts):
+ * FNV-1a over the id's UTF-8 bytes (offset basis 0x811c9dc5, prime 0x01000193), then MurmurHash3's fmix32 finalizer,
+ * unsigned. Plain integer arithmetic: a page served over plain HTTP (no `crypto.subtle`) samples alike.
+ *
+ * @param {string} requestId
+ * @returns {number}
+ */
+export function sampleHash(requestId) {
+  let h = 0x811c9dc5;
+  for (const byte of new TextEncoder().encode(requestId)) {
+    h ^= byte;
+    h = Math.imul(h, 0x01000193);
+  }
+  h ^= h >>> 16;
+  h = Math.imul(h, 0x85ebca6b);
+  h ^= h >>> 13;
+  h = Math.imul(h, 0xc2b2ae35);
+  h ^= h >>> 16;
+  return h >>> 0;
+}
+
+/**
+ * Whether the task with this request id is recorded at `rate` (0 < rate ≤ 1): `sampleHash(id) / 2^32 < rate`, the
+ * service's rule, so that the page posts a record for exactly the tasks the service records.
  *
  * @param {string} requestId
  * @param {number} rate
- * @param {((text: string) => Promise<ArrayBuffer>) | null} sha256
- * @returns {Promise<boolean>}
+ * @returns {boolean}
  */
-export async function sampledAt(requestId, rate, sha256) {
-  if (rate >= 1) return true;
-  if (!sha256) throw new Error("crypto.subtle is not available (not a secure context): cannot sample below 1");
-  const head = new DataView(await sha256(requestId)).getUint32(0, false);
-  return head / 2 ** 32 < rate;
+export function isSampled(requestId, rate) {
+  return sampleHash(requestId) / 4294967296 < rate;
 }
 
 /**
@@ -166,7 +185,6 @@ export function browserEnv() {
   /** @type {(() => void)[]} */
   const queued = [];
   channel.port1.onmessage = () => queued.shift()?.();
-  const subtle = g.crypto?.subtle;
   const randomUUID = g.crypto?.randomUUID;
   const sendBeacon = g.navigator?.sendBeacon;
   return {
@@ -182,7 +200,6 @@ export function browserEnv() {
     setTimeout: (cb, ms) => g.setTimeout(cb, ms),
     clearTimeout: (h) => g.clearTimeout(/** @type {number} */ (h)),
     uuid: randomUUID ? () => randomUUID.call(g.crypto) : fallbackUuid,
-    sha256: subtle ? (text) => subtle.digest("SHA-256", new TextEncoder().encode(text)) : null,
     listen: (onHide, onLeave) => {
       g.addEventListener("visibilitychange", () => {
         if (g.document?.visibilityState === "hidden") onHide();
@@ -204,7 +221,7 @@ export function browserEnv() {
  * @property {new () => { port1: { onmessage: (() => void) | null }, port2: { postMessage(m: null): void } }} MessageChannel
  * @property {(cb: () => void, ms: number) => number} setTimeout
  * @property {(h: number) => void} clearTimeout
- * @property {{ randomUUID?: () => string, subtle?: { digest(alg: string, data: Uint8Array): Promise<ArrayBuffer> } } | undefined} crypto
+ * @property {{ randomUUID?: () => string } | undefined} crypto
  * @property {(type: string, cb: () => void) => void} addEventListener
  */
 
@@ -279,7 +296,7 @@ export function pageRecorder(options = {}) {
   };
   const newestProbe = () => samples[samples.length - 1]?.page_received_ms ?? -Infinity;
 
-  /** @type {{ record: PageRecord, sampled: Promise<boolean> }[]} */
+  /** @type {PageRecord[]} */
   const outbox = [];
   /** @type {unknown} */
   let flushTimer = null;
@@ -288,19 +305,7 @@ export function pageRecorder(options = {}) {
 
   /** @param {boolean} leaving */
   const post = async (leaving) => {
-    const waiting = outbox.splice(0, outbox.length);
-    if (!waiting.length) return;
-    /** @type {PageRecord[]} */
-    const records = [];
-    for (const w of waiting) {
-      try {
-        if (await w.sampled) records.push(w.record);
-        else stats.sampled_out++;
-      } catch (e) {
-        failed(e);
-        stats.dropped++;
-      }
-    }
+    const records = outbox.splice(0, outbox.length);
     if (!records.length) return;
     if (!leaving && (samples.length < probes || env.now() - newestProbe() > reprobeMs)) {
       await probe(samples.length < probes ? probes - samples.length : 1);
@@ -345,13 +350,13 @@ export function pageRecorder(options = {}) {
     posting = leaving || !posting ? run() : posting.then(run);
     return posting;
   };
-  /** @param {PageRecord} record @param {Promise<boolean>} sampled */
-  const enqueue = (record, sampled) => {
+  /** @param {PageRecord} record */
+  const enqueue = (record) => {
     if (outbox.length >= maxRecords) {
       stats.dropped++;
       return;
     }
-    outbox.push({ record, sampled });
+    outbox.push(record);
     if (outbox.length >= batch) void flush(false);
     else flushTimer ??= env.setTimeout(() => void flush(false), flushMs);
   };
@@ -417,15 +422,20 @@ export function pageRecorder(options = {}) {
     let firstTokenSeen = false;
     /** @type {string[]} */
     const notes = [];
-    const sampled = sampledAt(request_id, rate, env.sha256);
-    sampled.catch(() => {}); // read (and counted) when posted.
+    const headers = () => ({ [REQUEST_ID_HEADER]: request_id });
+    if (!isSampled(request_id, rate)) {
+      // The service decides alike from the id it is sent: neither side records this task.
+      stats.sampled_out++;
+      return { ...inertTask(), request_id, headers };
+    }
     const end = () => {
       if (ended || pendingPaints > 0) return;
       ended = true;
       open.delete(leave);
       env.clearTimeout(timeout);
-      if (notes.length) record.error = notes.join("; ");
-      enqueue(record, sampled);
+      // The service takes an error of 1 to 200 characters.
+      if (notes.length) record.error = notes.join("; ").slice(0, MAX_ERROR) || "failed";
+      enqueue(record);
     };
     /** @param {string} why */
     const stop = (why) => {
@@ -460,7 +470,7 @@ export function pageRecorder(options = {}) {
     };
     return {
       request_id,
-      headers: () => ({ [REQUEST_ID_HEADER]: request_id }),
+      headers,
       sent: guard(() => record.sent_ms = env.now()),
       firstByte: guard(() => record.first_byte_ms ??= env.now()),
       firstToken: guard(() => {

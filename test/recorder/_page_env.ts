@@ -70,7 +70,6 @@ export class FakePage {
       this.#timers = this.#timers.filter((x) => x.id !== id);
     },
     uuid: () => `00000000-0000-4000-8000-${String(++this.#uuids).padStart(12, "0")}`,
-    sha256: async (text) => (await crypto.subtle.digest("SHA-256", new TextEncoder().encode(text))),
     listen: (onHide, onLeave) => {
       this.#onHide = onHide;
       this.#onLeave = onLeave;

@@ -1,9 +1,6 @@
 import assert from "node:assert/strict";
-import { createHash } from "node:crypto";
-import { estimateClockOffset, pageRecorder, REQUEST_ID_HEADER, sampledAt } from "../../recorder/browser.js";
+import { estimateClockOffset, isSampled, pageRecorder, REQUEST_ID_HEADER, sampleHash } from "../../recorder/browser.js";
 import { FakePage, settle } from "./_page_env.ts";
-
-const sha256 = async (text: string) => await crypto.subtle.digest("SHA-256", new TextEncoder().encode(text));
 
 Deno.test("estimateClockOffset() takes the probe with the smallest round trip, page − service, ± half its round trip", async (t) => {
   await t.step("the midpoint of the best probe minus the service's time", () => {
@@ -26,18 +23,15 @@ Deno.test("estimateClockOffset() takes the probe with the smallest round trip, p
   await t.step("no sample, no estimate", () => assert.equal(estimateClockOffset([]), null));
 });
 
-Deno.test("sampledAt() keeps an id when the first 8 hex digits of its sha256, over 2^32, fall below the rate", async (t) => {
-  await t.step("sha256('abc') starts ba7816bf: 3128432319 / 4294967296 = 0.72839…", async () => {
-    assert.equal(createHash("sha256").update("abc").digest("hex").slice(0, 8), "ba7816bf");
-    assert.equal(await sampledAt("abc", 0.73, sha256), true);
-    assert.equal(await sampledAt("abc", 0.72, sha256), false);
+Deno.test("isSampled() keeps an id when its 32-bit hash over 2^32 falls below the rate (the service's rule)", async (t) => {
+  await t.step("FNV-1a of 'a' is 0xe40c292c (the FNV test vector); fmix32 makes it 0x1a80b1b3", () => {
+    assert.equal(sampleHash("a"), 0x1a80b1b3);
   });
-  await t.step("every id at rate 1, without hashing", async () => {
-    assert.equal(await sampledAt("abc", 1, null), true);
+  await t.step("0x1a80b1b3 / 2^32 = 444641715 / 4294967296 = 0.1035…: sampled at 0.2, not at 0.1", () => {
+    assert.equal(isSampled("a", 0.2), true);
+    assert.equal(isSampled("a", 0.1), false);
   });
-  await t.step("below 1 without crypto.subtle it refuses (rejects) rather than guess", async () => {
-    await assert.rejects(sampledAt("abc", 0.5, null), /crypto\.subtle/);
-  });
+  await t.step("every id at rate 1", () => assert.equal(isSampled("ffffffff-ffff-4fff-bfff-ffffffffffff", 1), true));
 });
 
 Deno.test("pageRecorder() times one action from the event to the paint after the final DOM update", async () => {
@@ -140,12 +134,12 @@ Deno.test("pageRecorder() posts only the sampled ids, by the service's rule", as
   await settle();
   const ids = Array.from({ length: 8 }, () => {
     const task = rec.begin(null);
+    assert.deepEqual(task.headers(), { [REQUEST_ID_HEADER]: task.request_id }, "sampled or not, the id is sent");
     task.fail("x");
     return task.request_id;
   });
   await page.advance(20);
-  const kept = [];
-  for (const id of ids) if (await sampledAt(id, 0.5, sha256)) kept.push(id);
+  const kept = ids.filter((id) => isSampled(id, 0.5));
   assert.ok(kept.length > 0 && kept.length < 8, `the fake ids split: ${kept.length} of 8 kept`);
   assert.deepEqual(page.posted().map((r) => r.request_id), kept);
   assert.equal(rec.stats().sampled_out, 8 - kept.length);
@@ -204,4 +198,14 @@ Deno.test("pageRecorder() never throws into the page: failures are counted", asy
     assert.equal(page.posted().length, 2);
     assert.equal(rec.stats().dropped, 3);
   });
+});
+
+Deno.test("pageRecorder() keeps a record's error within what the service takes (1 to 200 characters)", async () => {
+  const page = new FakePage();
+  const rec = pageRecorder({ env: page.env, flush_ms: 10 });
+  await settle();
+  rec.begin(null).fail("x".repeat(300));
+  rec.begin(null).fail("");
+  await page.advance(20);
+  assert.deepEqual(page.posted().map((r) => r.error), ["x".repeat(200), "failed"]);
 });
