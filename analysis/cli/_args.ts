@@ -27,7 +27,10 @@ import { DEFAULT_SUPPORT_CONFIDENCE } from "../latency/early_stopping.ts";
 import { HEADROOM_CHOICES } from "../knee/limit.ts";
 
 /** Workloads whose SLO policy ships in data/slo/: the file, relative to the repository. */
-const DEFAULT_POLICIES: Record<string, string> = { "design-v1": "data/slo/design-v1.json" };
+const DEFAULT_POLICIES: Record<string, string> = {
+  "design-v1": "data/slo/design-v1.json",
+  "chat-example": "data/slo/chat-example.json",
+};
 
 /** The policy file shipped in data/slo/ for a workload, or undefined when none ships. */
 export function defaultSloFile(workload: string): string | undefined {
