@@ -1,5 +1,7 @@
 import assert from "node:assert/strict";
 import { estimateClockOffset, isSampled, pageRecorder, REQUEST_ID_HEADER, sampleHash } from "../../recorder/browser.js";
+import { checkPageRecord } from "../../recorder/page_join.ts";
+import { isSampled as serviceSampled, sampleHash as serviceHash } from "../../recorder/sampling.ts";
 import { FakePage, settle } from "./_page_env.ts";
 
 Deno.test("estimateClockOffset() takes the probe with the smallest round trip, page − service, ± half its round trip", async (t) => {
@@ -32,6 +34,13 @@ Deno.test("isSampled() keeps an id when its 32-bit hash over 2^32 falls below th
     assert.equal(isSampled("a", 0.1), false);
   });
   await t.step("every id at rate 1", () => assert.equal(isSampled("ffffffff-ffff-4fff-bfff-ffffffffffff", 1), true));
+  await t.step("the page and the service (recorder/sampling.ts) decide alike, id by id", () => {
+    const ids = Array.from({ length: 2000 }, (_, i) => (i % 2 ? crypto.randomUUID() : `req-${i}-é`));
+    assert.deepEqual(ids.map(sampleHash), ids.map(serviceHash));
+    for (const rate of [0.01, 0.1, 0.5, 0.99]) {
+      assert.deepEqual(ids.map((id) => isSampled(id, rate)), ids.map((id) => serviceSampled(id, rate)));
+    }
+  });
 });
 
 Deno.test("pageRecorder() times one action from the event to the paint after the final DOM update", async () => {
@@ -74,6 +83,7 @@ Deno.test("pageRecorder() times one action from the event to the paint after the
     clock_error_ms: 1.5,
     error: null,
   }]);
+  assert.deepEqual(checkPageRecord(page.posted()[0]), { ok: true, record: page.posted()[0] }, "the service takes it");
   const post = page.sent.find((s) => s.url === "/_goodput/page")!;
   assert.equal(post.keepalive, true);
   assert.deepEqual(rec.stats(), { begun: 1, sampled_out: 0, posted: 1, dropped: 0, errors: 0 });
