@@ -21,6 +21,8 @@ import { REPORT_COMMAND } from "../analysis/cli/report.ts";
 import { PLAN_COMMAND } from "../runner/cli/plan.ts";
 import { RUN_COMMAND } from "../runner/cli/run_flags.ts";
 import { SIM_COMMAND } from "../sim/cli.ts";
+import { EXAMPLE_COMMAND } from "../examples/chat/drive.ts";
+import { CHAT_SERVER_COMMAND } from "../examples/chat/server.ts";
 import { DEMO_COMMAND } from "./demo.ts";
 import { KERNEL_COMMAND } from "./kernel.ts";
 import { MAKE_DESIGN_WORKLOAD_COMMAND } from "./make_design_workload.ts";
@@ -61,6 +63,8 @@ export const COMMANDS: readonly CommandEntry[] = [
   { spec: COMPARE_COMMAND, script: "analysis/cli/compare.ts" },
   { spec: REPORT_COMMAND, script: "analysis/cli/report.ts" },
   { spec: IMPORT_PRICES_COMMAND, script: "analysis/cli/import_prices.ts" },
+  { spec: EXAMPLE_COMMAND, script: "examples/chat/drive.ts" },
+  { spec: CHAT_SERVER_COMMAND, script: "examples/chat/server.ts" },
   { spec: KERNEL_COMMAND, script: "scripts/kernel.ts" },
   { spec: SAMPLES_COMMAND, script: "scripts/samples.ts" },
   { spec: TEST_COMMAND, script: "scripts/test.ts", development: true },

@@ -1,0 +1,332 @@
+/**
+ * `npx deno task example`: the chat example measured end to end. Starts the simulator and the chat app (each its
+ * own process, on 127.0.0.1), opens several pages of the app in headless Chromium and clicks Send in them — real
+ * mouse presses and releases through the DevTools protocol — at Poisson arrival times (seeded) for a bounded time;
+ * then waits for the answers and the pages' records, stops the app (which closes its recorder) and everything else,
+ * and prints where the run folder is. Bounded: it stops by itself, and on an error it kills what it started.
+ *
+ * @module
+ */
+import { fileURLToPath } from "node:url";
+import { join } from "node:path";
+import { findChromium } from "../../analysis/plots/chromium.ts";
+import { type CommandSpec, runCommand } from "../../lib/command.ts";
+import { mulberry32 } from "../../lib/prng.ts";
+import { InputError } from "../../schema/errors.ts";
+import { startSimProcess } from "../../scripts/_sim_process.ts";
+import { type Browser, launchChromium, type Page, type PageProblem } from "./cdp.ts";
+import { type AppProcess, startAppProcess } from "./app_process.ts";
+
+const ROOT = fileURLToPath(new URL("../../", import.meta.url));
+
+/** What the driver types: help-desk questions, a third of them about an order (class `order`, the tool step). */
+export const QUESTIONS: readonly string[] = [
+  "How long does delivery take?",
+  "Can I return an unused item?",
+  "When will my refund arrive?",
+  "Does the warranty cover a broken screen?",
+  "When is support open?",
+  "Where is my order 48213?",
+  "Has order 50177 shipped yet?",
+  "What is the status of order #61420?",
+  "Can I pay by invoice?",
+];
+
+/** Options of {@linkcode driveChat}. */
+export interface DriveOptions {
+  /** Clicks per second (Poisson arrivals). */
+  rate: number;
+  /** Clicks are scheduled in [0, duration_s). */
+  duration_s: number;
+  /** Pages open at once (clicks go to them in turn, so answers overlap). */
+  pages: number;
+  seed: number;
+  /** The run folder the app's recorder writes (must not exist). */
+  dir: string;
+  run_id: string;
+  /** The simulator's profile (relative to the repository). */
+  profile: string;
+  concurrency: number;
+  sample: number;
+  /** How long to wait after the last click for answers and page records, s. */
+  wait_s: number;
+  /** Progress lines (none when absent). */
+  log?: (line: string) => void;
+}
+
+/** What happened. */
+export interface DriveResult {
+  dir: string;
+  /** Arrivals scheduled, clicks dispatched (mousePressed + mouseReleased on Send), and the click's lag, ms. */
+  scheduled: number;
+  clicks: number;
+  lag_ms: { p50: number; max: number };
+  /** The pages' own counts: submits handled, answers rendered, failures; page records posted and dropped. */
+  pages: { sends: number; answered: number; failed: number; posted: number; dropped: number };
+  /** The simulator's cumulative counts (GET /health) before it was stopped. */
+  sim: { admitted: number; finished: number; shed: number; rate_limited: number; errors: number };
+  /** Uncaught exceptions and console errors in the pages. */
+  problems: PageProblem[];
+  /** What the app printed when it stopped. */
+  app_output: string;
+}
+
+interface Driven {
+  page: Page;
+  send: { x: number; y: number };
+  chain: Promise<void>;
+}
+
+interface PageCounts {
+  sends: number;
+  answered: number;
+  failed: number;
+  begun: number;
+  posted: number;
+  dropped: number;
+  sampled_out: number;
+}
+
+const COUNTS = `(() => { const s = chat.recorder.stats(); return { ...chat.stats, begun: s.begun, posted: s.posted,
+  dropped: s.dropped, sampled_out: s.sampled_out }; })()`;
+
+/** Poisson arrival times in [0, duration) at `rate`/s, ms: exponential gaps −ln(1 − u) / rate. */
+export function poissonArrivals(rate: number, durationS: number, seed: number): number[] {
+  const u = mulberry32(seed);
+  const out: number[] = [];
+  for (let t = -Math.log(1 - u()) / rate; t < durationS; t += -Math.log(1 - u()) / rate) out.push(t * 1000);
+  return out;
+}
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, Math.max(0, ms)));
+
+/** Runs the whole measurement; everything it started is stopped when it returns or throws. */
+export async function driveChat(o: DriveOptions): Promise<DriveResult> {
+  const log = o.log ?? (() => {});
+  const chromium = findChromium();
+  if (!chromium) {
+    throw new Error("Chromium not found: install Debian's chromium (apt-get install chromium) or set CHROMIUM");
+  }
+  const arrivals = poissonArrivals(o.rate, o.duration_s, o.seed);
+  const pick = mulberry32(o.seed + 1);
+  const questions = arrivals.map(() => QUESTIONS[Math.floor(pick() * QUESTIONS.length)]!);
+  const lifeS = Math.ceil(o.duration_s + o.wait_s + 120);
+  const sim = await startSimProcess({
+    root: ROOT,
+    profile: o.profile,
+    workload: "data/workloads/design-v1",
+    seed: o.seed,
+    maxLifeS: lifeS,
+  });
+  let app: AppProcess | null = null;
+  let browser: Browser | null = null;
+  try {
+    app = await startAppProcess({
+      root: ROOT,
+      args: ["--model-url", sim.url, "--out", o.dir, "--run-id", o.run_id, "--concurrency", String(o.concurrency)]
+        .concat(["--sample", String(o.sample)]),
+    });
+    log(`simulator ${sim.url} (${o.profile}), chat app ${app.url}, recording into ${o.dir}`);
+    browser = await launchChromium({ executable: chromium });
+    const pages: Driven[] = [];
+    for (let i = 0; i < o.pages; i++) {
+      const page = await browser.newPage(app.url);
+      // The page's recorder probes the clock at start: wait for its estimate, then find the Send button.
+      await page.evaluate(`(async () => { for (let i = 0; i < 100 && !chat.recorder.clock(); i++)
+        await new Promise((r) => setTimeout(r, 50)); })()`);
+      const send = await page.evaluate<{ x: number; y: number }>(`(() => {
+        const r = document.getElementById("send").getBoundingClientRect();
+        return { x: r.left + r.width / 2, y: r.top + r.height / 2 }; })()`);
+      const first = questions[i];
+      if (first) await typeQuestion(page, first);
+      pages.push({ page, send, chain: Promise.resolve() });
+    }
+    log(
+      `${o.pages} pages open; ${arrivals.length} clicks at ${o.rate}/s (Poisson, seed ${o.seed}) over ${o.duration_s} s`,
+    );
+    let clicks = 0;
+    const lags: number[] = [];
+    const start = performance.now();
+    let nextReport = 5000;
+    for (const [i, at] of arrivals.entries()) {
+      await sleep(start + at - performance.now());
+      const d = pages[i % pages.length]!;
+      const next = questions[i + pages.length] ?? null;
+      d.chain = d.chain.then(async () => {
+        lags.push(performance.now() - start - at);
+        await d.page.click(d.send.x, d.send.y);
+        clicks++;
+        if (next) await typeQuestion(d.page, next); // ready for this page's next click
+      });
+      if (at >= nextReport) {
+        const c = await sumCounts(pages);
+        log(`[${(at / 1000).toFixed(0).padStart(4)} s] ${clicks} clicks, ${c.answered} answered, ${c.failed} failed`);
+        nextReport += 5000;
+      }
+    }
+    await Promise.all(pages.map((d) => d.chain));
+    const until = performance.now() + o.wait_s * 1000;
+    let counts = await sumCounts(pages);
+    while (performance.now() < until) {
+      const answered = counts.answered + counts.failed === counts.sends && counts.sends === clicks;
+      if (answered && counts.posted + counts.dropped + counts.sampled_out === counts.begun) break;
+      await sleep(250);
+      counts = await sumCounts(pages);
+    }
+    log(`${clicks} clicks: ${counts.answered} answered, ${counts.failed} failed; ${counts.posted} page records posted`);
+    const health = await (await fetch(`${sim.url}/health`)).json();
+    const appOutput = await app.stop();
+    app = null;
+    lags.sort((a, b) => a - b);
+    return {
+      dir: o.dir,
+      scheduled: arrivals.length,
+      clicks,
+      lag_ms: { p50: lags[Math.floor((lags.length - 1) / 2)] ?? 0, max: lags.at(-1) ?? 0 },
+      pages: counts,
+      sim: {
+        admitted: health.admitted,
+        finished: health.finished,
+        shed: health.shed,
+        rate_limited: health.rate_limited,
+        errors: health.errors,
+      },
+      problems: browser.problems(),
+      app_output: appOutput,
+    };
+  } finally {
+    await browser?.close();
+    await app?.stop();
+    await sim.stop();
+  }
+}
+
+/** Types a question into the page's text box, as a user would, before the click that sends it. */
+async function typeQuestion(page: Page, question: string): Promise<void> {
+  await page.evaluate(`document.getElementById("q").focus()`);
+  await page.type(question);
+}
+
+async function sumCounts(pages: Driven[]): Promise<PageCounts> {
+  const all = await Promise.all(pages.map((d) => d.page.evaluate<PageCounts>(COUNTS)));
+  const sum: PageCounts = { sends: 0, answered: 0, failed: 0, begun: 0, posted: 0, dropped: 0, sampled_out: 0 };
+  for (const c of all) for (const k of Object.keys(sum) as (keyof PageCounts)[]) sum[k] += c[k];
+  return sum;
+}
+
+/** `npx deno task example`: its flags and help (lib/command.ts). */
+export const EXAMPLE_COMMAND = {
+  name: "example",
+  invocation: "npx deno task example",
+  summary: "the chat example measured end to end: the simulator, the example chat app (recorder on server and " +
+    "page) and headless Chromium clicking Send at Poisson times; writes a production run folder",
+  details: [
+    "Needs Chromium (Debian's `chromium`, or $CHROMIUM). Everything runs on 127.0.0.1 and stops by itself. " +
+    "Then `npx deno task analyze DIR` and `npx deno task report DIR` on the folder it prints. What it records: " +
+    "docs/recorder_browser.md.",
+  ],
+  flags: {
+    rate: {
+      type: "number",
+      arg: "R",
+      default: 2,
+      rule: { above: 0, max: 20 },
+      description: "clicks per second (Poisson)",
+    },
+    duration: { type: "number", arg: "S", default: 30, rule: { above: 0, max: 600 }, description: "seconds of clicks" },
+    pages: {
+      type: "number",
+      arg: "N",
+      default: 3,
+      rule: { min: 1, max: 10, integer: true },
+      description: "pages (browser windows) the clicks go to in turn",
+    },
+    seed: {
+      type: "number",
+      arg: "N",
+      default: 1,
+      rule: { min: 0, integer: true },
+      description: "the seed of the arrivals, the questions and the simulator",
+    },
+    out: { type: "string", arg: "DIR", default: "out", description: "where the run folder goes (`DIR/<run-id>/`)" },
+    "run-id": {
+      type: "string",
+      arg: "ID",
+      defaultText: "chat-<UTC time>",
+      description: "the run's id and folder name",
+    },
+    profile: { type: "string", arg: "F", default: "data/sim/default.json", description: "the simulator's profile" },
+    concurrency: {
+      type: "number",
+      arg: "N",
+      default: 4,
+      rule: { min: 1, integer: true },
+      description: "questions the app answers at once (the rest queue)",
+    },
+    sample: {
+      type: "number",
+      arg: "S",
+      default: 1,
+      rule: { above: 0, max: 1 },
+      description: "the share of questions recorded",
+    },
+    wait: {
+      type: "number",
+      arg: "S",
+      default: 30,
+      rule: { min: 1, max: 300 },
+      description: "seconds to wait after the last click for answers and page records",
+    },
+  },
+  examples: ["npx deno task example", "npx deno task example --rate 1 --duration 10 --out /tmp/chat"],
+} as const satisfies CommandSpec;
+
+if (import.meta.main) {
+  await runCommand(EXAMPLE_COMMAND, async ({ values: v, check }) => {
+    const runId = v["run-id"] ?? `chat-${new Date().toISOString().slice(0, 19).replace(/[-:]/g, "")}`;
+    const dir = join(v.out, runId);
+    check.require(dirExists(dir), `${dir} exists: choose another --run-id or --out`);
+    check.require(!/^[\w.-]+$/.test(runId), `--run-id ${runId}: letters, digits, '.', '_' and '-' only`);
+    await check.load(() =>
+      Deno.stat(join(ROOT, v.profile)).then(() => {}, () => {
+        throw new InputError(`--profile ${v.profile}: no such file`);
+      })
+    );
+    check.throwIfAny();
+    const r = await driveChat({
+      rate: v.rate,
+      duration_s: v.duration,
+      pages: v.pages,
+      seed: v.seed,
+      dir,
+      run_id: runId,
+      profile: v.profile,
+      concurrency: v.concurrency,
+      sample: v.sample,
+      wait_s: v.wait,
+      log: (line) => console.log(line),
+    });
+    console.log(
+      `clicks: ${r.clicks} of ${r.scheduled} scheduled (lag p50 ${r.lag_ms.p50.toFixed(1)} ms, ` +
+        `max ${r.lag_ms.max.toFixed(1)} ms); pages: ${r.pages.answered} answered, ${r.pages.failed} failed, ` +
+        `${r.pages.posted} records posted, ${r.pages.dropped} dropped`,
+    );
+    console.log(
+      `simulator: ${r.sim.admitted} admitted, ${r.sim.shed} shed, ${r.sim.rate_limited} rate-limited, ` +
+        `${r.sim.errors} errors`,
+    );
+    for (const p of r.problems) console.log(`page problem: ${p.text}`);
+    if (r.app_output.trim()) console.log(r.app_output.trim());
+    console.log(`run folder: ${dir}\nnext: npx deno task analyze ${dir}\n      npx deno task report ${dir}`);
+    return r.problems.length ? 1 : 0;
+  });
+}
+
+function dirExists(dir: string): boolean {
+  try {
+    Deno.statSync(dir);
+    return true;
+  } catch {
+    return false;
+  }
+}
