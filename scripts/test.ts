@@ -18,6 +18,7 @@ import { type CommandSpec, runCommand } from "../lib/command.ts";
 const SERIAL = [
   "test/analysis/knee/knee_capacity_test.ts",
   "test/browser/jupyter_display_test.ts",
+  "test/examples/chat/drive_test.ts",
   "test/runner/dispatch_test.ts",
   "test/runner/fault_table_test.ts",
   "test/runner/kill_test.ts",
