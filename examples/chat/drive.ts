@@ -120,11 +120,24 @@ export async function driveChat(o: DriveOptions): Promise<DriveResult> {
   });
   let app: AppProcess | null = null;
   let browser: Browser | null = null;
+  // Everything started is stopped, each whatever the others do: on return, on error, on Ctrl-C.
+  const stopAll = async () => {
+    const [b, a] = [browser, app];
+    [browser, app] = [null, null];
+    const results = await Promise.allSettled([b?.close(), a?.stop(), sim.stop()]);
+    for (const r of results) if (r.status === "rejected") log(`while stopping: ${r.reason?.message ?? r.reason}`);
+  };
+  const onSignal = () => {
+    log("interrupted: stopping the browser, the app (its recorder closes) and the simulator");
+    void stopAll().finally(() => Deno.exit(130));
+  };
+  Deno.addSignalListener("SIGINT", onSignal);
+  Deno.addSignalListener("SIGTERM", onSignal);
   try {
     app = await startAppProcess({
       root: ROOT,
       args: ["--model-url", sim.url, "--out", o.dir, "--run-id", o.run_id, "--concurrency", String(o.concurrency)]
-        .concat(["--sample", String(o.sample)]),
+        .concat(["--sample", String(o.sample), "--max-life", String(lifeS)]),
     });
     log(`simulator ${sim.url} (${o.profile}), chat app ${app.url}, recording into ${o.dir}`);
     browser = await launchChromium({ executable: chromium });
@@ -175,6 +188,7 @@ export async function driveChat(o: DriveOptions): Promise<DriveResult> {
     }
     log(`${clicks} clicks: ${counts.answered} answered, ${counts.failed} failed; ${counts.posted} page records posted`);
     const health = await (await fetch(`${sim.url}/health`)).json();
+    const problems = browser.problems();
     const appOutput = await app.stop();
     app = null;
     lags.sort((a, b) => a - b);
@@ -191,13 +205,13 @@ export async function driveChat(o: DriveOptions): Promise<DriveResult> {
         rate_limited: health.rate_limited,
         errors: health.errors,
       },
-      problems: browser.problems(),
+      problems,
       app_output: appOutput,
     };
   } finally {
-    await browser?.close();
-    await app?.stop();
-    await sim.stop();
+    Deno.removeSignalListener("SIGINT", onSignal);
+    Deno.removeSignalListener("SIGTERM", onSignal);
+    await stopAll();
   }
 }
 

@@ -246,6 +246,13 @@ export const CHAT_SERVER_COMMAND = {
       rule: { above: 0, max: 1 },
       description: "the share of questions recorded",
     },
+    "max-life": {
+      type: "number",
+      arg: "S",
+      default: 0,
+      rule: { min: 0 },
+      description: "stop by itself (closing the recorder) after this many seconds; 0: run until Ctrl-C or SIGTERM",
+    },
     "retrieval-ms": {
       type: "number",
       arg: "MS",
@@ -282,6 +289,8 @@ if (import.meta.main) {
     console.log(`chat app listening on ${app.url} (recording into ${v.out})`);
     const stopped = Promise.withResolvers<void>();
     for (const sig of ["SIGINT", "SIGTERM"] as const) Deno.addSignalListener(sig, () => stopped.resolve());
+    // A driver that died leaves no app behind for long: it closes its recorder and exits by itself.
+    if (v["max-life"] > 0) setTimeout(() => stopped.resolve(), v["max-life"] * 1000);
     await stopped.promise;
     await app.close();
     const s = app.recorder.stats();
