@@ -14,7 +14,8 @@ import { type CommandSpec, runCommand } from "../../lib/command.ts";
 import { mulberry32 } from "../../lib/prng.ts";
 import { InputError } from "../../schema/errors.ts";
 import { startSimProcess } from "../../scripts/_sim_process.ts";
-import { type Browser, launchChromium, type Page, type PageProblem } from "./cdp.ts";
+import { type Browser, launchChromium, type PageProblem } from "./cdp.ts";
+import { type ChatPage, openChatPage, pageCounts, typeQuestion } from "./chat_page.ts";
 import { type AppProcess, startAppProcess } from "./app_process.ts";
 
 const ROOT = fileURLToPath(new URL("../../", import.meta.url));
@@ -71,25 +72,6 @@ export interface DriveResult {
   app_output: string;
 }
 
-interface Driven {
-  page: Page;
-  send: { x: number; y: number };
-  chain: Promise<void>;
-}
-
-interface PageCounts {
-  sends: number;
-  answered: number;
-  failed: number;
-  begun: number;
-  posted: number;
-  dropped: number;
-  sampled_out: number;
-}
-
-const COUNTS = `(() => { const s = chat.recorder.stats(); return { ...chat.stats, begun: s.begun, posted: s.posted,
-  dropped: s.dropped, sampled_out: s.sampled_out }; })()`;
-
 /** Poisson arrival times in [0, duration) at `rate`/s, ms: exponential gaps −ln(1 − u) / rate. */
 export function poissonArrivals(rate: number, durationS: number, seed: number): number[] {
   const u = mulberry32(seed);
@@ -141,19 +123,8 @@ export async function driveChat(o: DriveOptions): Promise<DriveResult> {
     });
     log(`simulator ${sim.url} (${o.profile}), chat app ${app.url}, recording into ${o.dir}`);
     browser = await launchChromium({ executable: chromium });
-    const pages: Driven[] = [];
-    for (let i = 0; i < o.pages; i++) {
-      const page = await browser.newPage(app.url);
-      // The page's recorder probes the clock at start: wait for its estimate, then find the Send button.
-      await page.evaluate(`(async () => { for (let i = 0; i < 100 && !chat.recorder.clock(); i++)
-        await new Promise((r) => setTimeout(r, 50)); })()`);
-      const send = await page.evaluate<{ x: number; y: number }>(`(() => {
-        const r = document.getElementById("send").getBoundingClientRect();
-        return { x: r.left + r.width / 2, y: r.top + r.height / 2 }; })()`);
-      const first = questions[i];
-      if (first) await typeQuestion(page, first);
-      pages.push({ page, send, chain: Promise.resolve() });
-    }
+    const pages: ChatPage[] = [];
+    for (let i = 0; i < o.pages; i++) pages.push(await openChatPage(browser, app.url, questions[i] ?? null));
     log(
       `${o.pages} pages open; ${arrivals.length} clicks at ${o.rate}/s (Poisson, seed ${o.seed}) over ${o.duration_s} s`,
     );
@@ -172,19 +143,19 @@ export async function driveChat(o: DriveOptions): Promise<DriveResult> {
         if (next) await typeQuestion(d.page, next); // ready for this page's next click
       });
       if (at >= nextReport) {
-        const c = await sumCounts(pages);
+        const c = await pageCounts(pages);
         log(`[${(at / 1000).toFixed(0).padStart(4)} s] ${clicks} clicks, ${c.answered} answered, ${c.failed} failed`);
         nextReport += 5000;
       }
     }
     await Promise.all(pages.map((d) => d.chain));
     const until = performance.now() + o.wait_s * 1000;
-    let counts = await sumCounts(pages);
+    let counts = await pageCounts(pages);
     while (performance.now() < until) {
       const answered = counts.answered + counts.failed === counts.sends && counts.sends === clicks;
       if (answered && counts.posted + counts.dropped + counts.sampled_out === counts.begun) break;
       await sleep(250);
-      counts = await sumCounts(pages);
+      counts = await pageCounts(pages);
     }
     log(`${clicks} clicks: ${counts.answered} answered, ${counts.failed} failed; ${counts.posted} page records posted`);
     const health = await (await fetch(`${sim.url}/health`)).json();
@@ -213,19 +184,6 @@ export async function driveChat(o: DriveOptions): Promise<DriveResult> {
     Deno.removeSignalListener("SIGTERM", onSignal);
     await stopAll();
   }
-}
-
-/** Types a question into the page's text box, as a user would, before the click that sends it. */
-async function typeQuestion(page: Page, question: string): Promise<void> {
-  await page.evaluate(`document.getElementById("q").focus()`);
-  await page.type(question);
-}
-
-async function sumCounts(pages: Driven[]): Promise<PageCounts> {
-  const all = await Promise.all(pages.map((d) => d.page.evaluate<PageCounts>(COUNTS)));
-  const sum: PageCounts = { sends: 0, answered: 0, failed: 0, begun: 0, posted: 0, dropped: 0, sampled_out: 0 };
-  for (const c of all) for (const k of Object.keys(sum) as (keyof PageCounts)[]) sum[k] += c[k];
-  return sum;
 }
 
 /** `npx deno task example`: its flags and help (lib/command.ts). */

@@ -21,6 +21,7 @@ import { type CommandSpec, runCommand } from "../../lib/command.ts";
 import { streamChat } from "./llm.ts";
 import { lookupOrder, orderNumber } from "./orders.ts";
 import { retrieve } from "./retrieval.ts";
+import { Slots } from "./slots.ts";
 
 /** The header recorder/browser.js sends the request id in. */
 const REQUEST_ID_HEADER = "x-goodput-request-id";
@@ -63,27 +64,6 @@ const FILES: Record<string, [string, string]> = {
   "/examples/chat/page.js": ["./page.js", "text/javascript; charset=utf-8"],
   "/recorder/browser.js": ["../../recorder/browser.js", "text/javascript; charset=utf-8"],
 };
-
-/** Admits `n` at a time, the rest in arrival order. */
-class Slots {
-  #free: number;
-  readonly #waiting: (() => void)[] = [];
-  constructor(n: number) {
-    this.#free = n;
-  }
-  acquire(): Promise<void> {
-    if (this.#free > 0) {
-      this.#free--;
-      return Promise.resolve();
-    }
-    return new Promise((resolve) => this.#waiting.push(resolve));
-  }
-  release(): void {
-    const next = this.#waiting.shift();
-    if (next) next();
-    else this.#free++;
-  }
-}
 
 /** The outcome and error kind of a failed answer. */
 function failure(e: unknown): [Exclude<Outcome, "ok" | "not_sent" | "client_shed">, string] {
