@@ -28,7 +28,13 @@ export type ScanRunOptions = OpenRunOptions;
  */
 export async function scanRun(path: string, options: ScanRunOptions = {}): Promise<ScannedRun> {
   const opened = await openRun(path, options);
-  const scans: Record<TableName, pl.LazyDataFrame[]> = { requests: [], attempts: [], tools: [], server: [], phases: [] };
+  const scans: Record<TableName, pl.LazyDataFrame[]> = {
+    requests: [],
+    attempts: [],
+    tools: [],
+    server: [],
+    phases: [],
+  };
   const shards: ScannedShard[] = [];
   for (const [k, tables] of opened.shards.entries()) {
     const own: Partial<Record<TableName, pl.LazyDataFrame>> = {};
@@ -46,6 +52,7 @@ export async function scanRun(path: string, options: ScanRunOptions = {}): Promi
       attempts: own.attempts!,
       tools: own.tools!,
       server: own.server ?? null,
+      phases: own.phases!,
     });
   }
   return { ...assembleRun(path, opened, scans), shards };
