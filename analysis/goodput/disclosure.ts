@@ -7,8 +7,8 @@ import { PARTIAL_SHARDS_RULE } from "../run/_shard_set.ts";
 import { MODE_RULES } from "./service_modes.ts";
 import { GATE_RULE } from "./_gates.ts";
 import type { ImportedLack, ImportedManifest } from "../../schema/imported_manifest.ts";
-import { hasTimeWindow, isImported } from "../run/imported_run.ts";
-import { isProduction, PRODUCTION_OPEN_RULE, runSourceCaveats } from "../run/production_run.ts";
+import { hasTimeWindow, importCaveats, isImported } from "../run/imported_run.ts";
+import { isProduction, PRODUCTION_OPEN_RULE, productionCaveats } from "../run/production_run.ts";
 import { type ProductionDisclosure, productionDisclosure } from "./production_disclosure.ts";
 
 export type { ProductionDisclosure, ProductionWindow } from "./production_disclosure.ts";
@@ -183,7 +183,8 @@ export function buildDisclosure(
   const partial = run.shard_set?.missing.length ? run.shard_set : null;
   const tables = ["requests", "attempts", "tools", ...(run.server ? ["server"] : [])];
   const m = run.manifest;
-  const caveats = runSourceCaveats(m);
+  // In full: an import's source and lacks, or every rule of a recording (the verdicts carry a recording's headline).
+  const caveats = [...importCaveats(m), ...productionCaveats(m)];
   const read = run.parts
     ? run.parts.flatMap((p) => p.tables.map((t) => `${p.dir}/${t}.${p.format}`))
     : tables.map((t) => `${t}.${run.format}`);

@@ -106,13 +106,9 @@ function samplingLine(m: ProductionManifest): string {
  */
 export function productionCaveats(m: AnyManifest): string[] {
   if (!isProduction(m)) return [];
-  const o = m.observation;
-  const until = o.status === "closed"
-    ? `to ${o.ended_iso ?? `${secs(o.ended_ms)} after its start`} (closed)`
-    : `to its last flush, ${secs(o.ended_ms)} after its start (STILL RECORDING)`;
   return [
     `PRODUCTION RECORDING of ${m.app.name} ${m.app.version}: the user actions of a live app, observed from ` +
-    `${o.started_iso} ${until}; not a planned load`,
+    `${m.observation.started_iso} ${observedUntil(m)}; not a planned load`,
     PRODUCTION_OFFERED_RULE,
     samplingLine(m),
     PRODUCTION_SECONDS_RULE,
@@ -122,13 +118,58 @@ export function productionCaveats(m: AnyManifest): string[] {
   ];
 }
 
+/** Where the observation ends, in words: its close, or the last flush of a recording still open. */
+function observedUntil(m: ProductionManifest): string {
+  const o = m.observation;
+  return o.status === "closed"
+    ? `to ${o.ended_iso ?? `${secs(o.ended_ms)} after its start`} (closed)`
+    : `to its last flush, ${secs(o.ended_ms)} after its start (STILL RECORDING)`;
+}
+
 /**
- * The caveats of where a run came from, which every verb states first: an imported run's source and what it lacks
- * ({@linkcode importCaveats}), or what a production recording's counts mean ({@linkcode productionCaveats}); empty
+ * The first lines every verb prints for a production recording (the verdicts; the report's banner): one sentence of
+ * what its numbers mean, and the dropped records when there are any. {@linkcode productionCaveats} states every
+ * rule in full (the disclosure). Empty for any other run.
+ *
+ * @example A recording of every action, nothing dropped: one line
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { productionHeadline } from "./production_run.ts";
+ * const m = {
+ *   kind: "production", app: { name: "chat", version: "2" }, sampling: { rate: 1, rule: "all" },
+ *   observation: { status: "closed", started_iso: "2026-05-01T08:00:00Z", ended_iso: "2026-05-01T09:00:00Z" },
+ *   dropped: { requests: 0, attempts: 0, tools: 0, phases: 0, page_records_unjoined: 0, recorder_errors: 0 },
+ * };
+ * assert.deepEqual(productionHeadline(m as never), [
+ *   "PRODUCTION RECORDING of chat 2, observed from 2026-05-01T08:00:00Z to 2026-05-01T09:00:00Z (closed): offered = " +
+ *   "the user actions observed and sampled (every action recorded), not a planned load; measurement seconds = the " +
+ *   "observation window, stage window by stage window; the app is the client, so no client-limited verdict (every " +
+ *   "rule in the disclosure)",
+ * ]);
+ * ```
+ */
+export function productionHeadline(m: AnyManifest): string[] {
+  if (!isProduction(m)) return [];
+  const r = m.sampling.rate;
+  const sampled = r === 1 ? "every action recorded" : `rate ${r}: all actions ≈ offered / ${r}, an estimate`;
+  const d = m.dropped;
+  const dropped = droppedRows(m) + d.page_records_unjoined + d.recorder_errors > 0 ? [droppedCaveat(m)] : [];
+  return [
+    `PRODUCTION RECORDING of ${m.app.name} ${m.app.version}, observed from ${m.observation.started_iso} ` +
+    `${observedUntil(m)}: offered = the user actions observed and sampled (${sampled}), not a planned load; ` +
+    "measurement seconds = the observation window, stage window by stage window; the app is the client, so no " +
+    "client-limited verdict (every rule in the disclosure)",
+    ...dropped,
+  ];
+}
+
+/**
+ * The lines of where a run came from, which every verb states first: an imported run's source and what it lacks
+ * ({@linkcode importCaveats}), or what a production recording's counts mean ({@linkcode productionHeadline}); empty
  * for a runner's run.
  */
 export function runSourceCaveats(m: AnyManifest): string[] {
-  return [...importCaveats(m), ...productionCaveats(m)];
+  return [...importCaveats(m), ...productionHeadline(m)];
 }
 
 /** A recording's stage windows as the analysis uses them, and as they would be whole. */
