@@ -42,11 +42,11 @@ const attemptEnd = pl.col("completed_ms").cast(F64)
   .fillNull(pl.col("first_token_ms").cast(F64))
   .fillNull(pl.col("headers_ms").cast(F64));
 
-/** `(request_id, k, a, b)`: interval [a, b) of charge order k. */
+/** `(_i, k, a, b)`: interval [a, b) of charge order k of task `_i` (`tasks`' row index), clipped to its wait. */
 function intervals(
-  tasks: pl.DataFrame,
-  tables: { phases: pl.DataFrame; tools: pl.DataFrame; attempts: pl.DataFrame },
-): pl.DataFrame {
+  tasks: pl.LazyDataFrame,
+  tables: { phases: pl.LazyDataFrame; tools: pl.LazyDataFrame; attempts: pl.LazyDataFrame },
+): pl.LazyDataFrame {
   const phase = (names: string[], source: Source) =>
     tables.phases.filter(pl.col("phase").isIn(names)).select(
       "request_id",
@@ -95,10 +95,10 @@ function intervals(
     { how: "vertical" },
   );
   // Clipped to the task's wait; an interval with no length inside it (or a missing end) covers nothing.
-  const w = tasks.select("request_id", pl.col("scheduled_ms").alias("s"), pl.col("done_ms").alias("e"));
+  const w = tasks.select("_i", "request_id", pl.col("scheduled_ms").alias("s"), pl.col("done_ms").alias("e"));
   return all.join(w, { on: "request_id", how: "inner" })
     .select(
-      "request_id",
+      "_i",
       "k",
       pl.maxHorizontal([pl.col("a"), pl.col("s")]).alias("a"),
       pl.minHorizontal([pl.col("b"), pl.col("e")]).alias("b"),
@@ -110,37 +110,47 @@ function intervals(
  * The milliseconds of each segment in each task's wait (`<segment>_ms` columns, keyed by `request_id`): every
  * elementary span between two consecutive interval ends of a task is charged to the first charge order whose
  * intervals cover it. `tasks` holds `request_id`, `scheduled_ms`, `first_sent_ms` and `done_ms` (the wait's end).
+ *
+ * The sweep: each interval is a +1 at its start and a −1 at its end in its order's column; the events sorted by task
+ * and time, a running sum per column is the number of that order's intervals covering the span up to the next event.
+ * Every task's events sum to 0 in every column, so one running sum over all tasks is each task's own (no window per
+ * task); the span after a task's last event, to the next task's first, is covered by nothing and charged to none.
+ * Events at one instant give spans of no length, whatever their order.
  */
 export function chargeWaits(
   tasks: pl.DataFrame,
   tables: { phases: pl.DataFrame; tools: pl.DataFrame; attempts: pl.DataFrame },
 ): pl.DataFrame {
-  const iv = intervals(tasks, tables);
-  const delta = (sign: number) => (k: number) => pl.when(pl.col("k").eq(k)).then(pl.lit(sign)).otherwise(pl.lit(0));
-  const ends = (col: string, sign: number) =>
-    iv.select(
-      "request_id",
-      pl.col(col).alias("t"),
-      ...Array.from({ length: K }, (_, k) => delta(sign)(k).cast(pl.Int32).alias(`d${k}`)),
-    );
-  const events = pl.concat([ends("a", 1), ends("b", -1)], { how: "vertical" })
-    .groupBy(["request_id", "t"]).agg(...Array.from({ length: K }, (_, k) => pl.col(`d${k}`).sum()))
-    .sort(["request_id", "t"]);
+  const indexed = tasks.withRowIndex("_i");
+  // One lazy query from the tables to the sums: polars plans the joins, the sort and the sweep together.
+  const iv = intervals(indexed.lazy(), {
+    phases: tables.phases.lazy(),
+    tools: tables.tools.lazy(),
+    attempts: tables.attempts.lazy(),
+  });
+  const ends = (col: string, sign: number) => iv.select("_i", pl.col(col).alias("t"), "k", pl.lit(sign).alias("d"));
   let charged = pl.when(pl.col("c0").gt(0)).then(pl.lit(0));
   for (let k = 1; k < K; k++) charged = charged.when(pl.col(`c${k}`).gt(0)).then(pl.lit(k));
-  const spans = events.select(
-    "request_id",
-    pl.col("t").shift(-1).over("request_id").sub(pl.col("t")).alias("len"),
-    ...Array.from({ length: K }, (_, k) => pl.col(`d${k}`).cumSum().over("request_id").alias(`c${k}`)),
-  ).select("request_id", "len", charged.otherwise(pl.lit(null)).alias("charged"))
-    .filter(pl.col("len").isNotNull().and(pl.col("charged").isNotNull()));
+  // Sorted narrow (task, time, order, ±1); the per-order columns are made after the sort, for the running sums.
+  const spans = pl.concat([ends("a", 1), ends("b", -1)], { how: "vertical" })
+    .sort(["_i", "t"])
+    .select(
+      "_i",
+      pl.col("t").shift(-1).sub(pl.col("t")).alias("len"),
+      ...Array.from(
+        { length: K },
+        (_, k) => pl.when(pl.col("k").eq(k)).then(pl.col("d")).otherwise(pl.lit(0)).cumSum().alias(`c${k}`),
+      ),
+    )
+    .select("_i", "len", charged.otherwise(pl.lit(null)).alias("charged"))
+    .filter(pl.col("charged").isNotNull().and(pl.col("len").gt(0)));
   const segmentSum = (segment: WaitSegment) => {
     const ks = CHARGE_ORDER.flatMap((c, k) => (c.segment === segment ? [k] : []));
     return pl.when(pl.col("charged").isIn(ks)).then(pl.col("len")).otherwise(pl.lit(0)).sum().alias(`${segment}_ms`);
   };
-  const sums = spans.groupBy("request_id").agg(...WAIT_SEGMENTS.map(segmentSum));
+  const sums = spans.groupBy("_i").agg(...WAIT_SEGMENTS.map(segmentSum)).collectSync();
   // A task whose wait has no length has no span: every segment 0.
-  return tasks.select("request_id").join(sums, { on: "request_id", how: "left" })
+  return indexed.select("_i", "request_id").join(sums, { on: "_i", how: "left" }).sort("_i")
     .select("request_id", ...WAIT_SEGMENTS.map((s) => pl.col(`${s}_ms`).fillNull(0).cast(F64)));
 }
 

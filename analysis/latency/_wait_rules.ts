@@ -54,7 +54,7 @@ export const WAIT_RULES = {
 
 /** The segments no task measured, each with why (a segment some task measured is absent). */
 export function waitNotMeasured(
-  tasks: readonly Record<string, unknown>[],
+  has: Record<WaitSegment, readonly boolean[]>,
   logHasPhases: boolean,
 ): Partial<Record<WaitSegment, string>> {
   const out: Partial<Record<WaitSegment, string>> = {};
@@ -67,7 +67,7 @@ export function waitNotMeasured(
     render: logHasPhases ? "no task has a render phase (no page record joined)" : noPhases,
   };
   for (const s of WAIT_SEGMENTS) {
-    if (why[s] && !tasks.some((t) => t[`has_${s}`] === true)) out[s] = why[s];
+    if (why[s] && !has[s].some(Boolean)) out[s] = why[s];
   }
   return out;
 }

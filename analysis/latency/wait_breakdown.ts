@@ -12,7 +12,7 @@ import { policyForRun, runWindow } from "../goodput/policy.ts";
 import type { LoadedRun } from "../run/loaded_run.ts";
 import { runKind } from "../run/imported_run.ts";
 import { runSourceCaveats } from "../run/production_run.ts";
-import { percentile } from "./percentile.ts";
+import { stats, type WaitColumns, waitColumns } from "./_wait_stats.ts";
 import { chargeWaits, measuredSegments, WAIT_SEGMENTS, type WaitSegment } from "./_wait_intervals.ts";
 import { WAIT_RULES, waitNotMeasured } from "./_wait_rules.ts";
 
@@ -83,45 +83,39 @@ export interface WaitBreakdownResult {
 }
 
 const F64 = pl.Float64;
-const mean = (xs: number[]) => (xs.length ? xs.reduce((a, b) => a + b, 0) / xs.length : null);
-const nearest = (xs: number[], p: number) => xs.length ? percentile(Float64Array.from(xs).sort(), p) : null;
 
-interface TaskRow {
-  class: string;
-  accepted: boolean;
-  e2e_ms: number;
-  [k: string]: unknown;
-}
-
-function groupRow(population: WaitBreakdownRow["population"], cls: string | null, rows: TaskRow[]): WaitBreakdownRow {
-  const e2e = rows.map((r) => r.e2e_ms);
-  const total = e2e.reduce((a, b) => a + b, 0);
+/** One group's row: its tasks `idx` (a population of one class, or of all classes). */
+function groupRow(
+  population: WaitBreakdownRow["population"],
+  cls: string | null,
+  idx: number[],
+  c: WaitColumns,
+): WaitBreakdownRow {
+  const total = idx.reduce((n, i) => n + c.e2e[i]!, 0);
+  const all = () => true;
   const segments = Object.fromEntries(WAIT_SEGMENTS.map((s) => {
-    const measured = rows.filter((r) => r[`has_${s}`] === true);
-    const ms = measured.map((r) => Number(r[`${s}_ms`]));
-    const shares = measured.filter((r) => r.e2e_ms > 0).map((r) => Number(r[`${s}_ms`]) / r.e2e_ms);
-    return [s, {
-      n: measured.length,
-      mean_share: mean(shares),
-      pooled_share: measured.length && total > 0 ? ms.reduce((a, b) => a + b, 0) / total : null,
-      mean_ms: mean(ms),
-      median_ms: nearest(ms, 0.5),
-      p95_ms: nearest(ms, 0.95),
-    }];
+    const { n, mean_share, pooled_share, mean_ms, median_ms, p95_ms } = stats(
+      idx,
+      c,
+      (i) => c.ms[s][i]!,
+      (i) => c.has[s][i]!,
+      total,
+    );
+    return [s, { n, mean_share, pooled_share, mean_ms, median_ms, p95_ms }];
   })) as Record<WaitSegment, WaitSegmentStats>;
-  const outside = rows.map((r) => r.e2e_ms - Number(r.model_ms));
-  const timed = rows.filter((r) => r.e2e_ms > 0);
+  const e2e = stats(idx, c, (i) => c.e2e[i]!, all, total);
+  const outside = stats(idx, c, (i) => c.e2e[i]! - c.ms.model[i]!, all, total);
   return {
     population,
     class: cls,
-    n: rows.length,
-    e2e: { mean_ms: mean(e2e), median_ms: nearest(e2e, 0.5), p95_ms: nearest(e2e, 0.95) },
+    n: idx.length,
+    e2e: { mean_ms: e2e.mean_ms, median_ms: e2e.median_ms, p95_ms: e2e.p95_ms },
     segments,
     outside_model: {
-      mean_share: mean(timed.map((r) => (r.e2e_ms - Number(r.model_ms)) / r.e2e_ms)),
-      pooled_share: total > 0 ? outside.reduce((a, b) => a + b, 0) / total : null,
-      median_ms: nearest(outside, 0.5),
-      p95_ms: nearest(outside, 0.95),
+      mean_share: outside.mean_share,
+      pooled_share: outside.pooled_share,
+      median_ms: outside.median_ms,
+      p95_ms: outside.p95_ms,
     },
   };
 }
@@ -165,13 +159,14 @@ export function waitBreakdown(run: LoadedRun, policy: SloPolicy): WaitBreakdownR
     .join(chargeWaits(tasks, tables), { on: "request_id", how: "left" })
     .join(measuredSegments(tasks, run.phases), { on: "request_id", how: "left" });
 
-  const records = perTask.toRecords() as unknown as TaskRow[];
-  const classes = [...new Set(records.map((r) => r.class))].sort();
+  const c = waitColumns(perTask);
+  const classes = [...new Set(c.cls)].sort();
+  const every = Array.from({ length: c.cls.length }, (_, i) => i);
   const rows: WaitBreakdownRow[] = [];
   for (const population of ["accepted", "completed"] as const) {
-    const pop = population === "accepted" ? records.filter((r) => r.accepted) : records;
-    for (const c of classes) rows.push(groupRow(population, c, pop.filter((r) => r.class === c)));
-    rows.push(groupRow(population, null, pop));
+    const pop = population === "accepted" ? every.filter((i) => c.accepted[i]) : every;
+    for (const k of classes) rows.push(groupRow(population, k, pop.filter((i) => c.cls[i] === k), c));
+    rows.push(groupRow(population, null, pop, c));
   }
 
   const ids = tasks.select("request_id");
@@ -195,9 +190,9 @@ export function waitBreakdown(run: LoadedRun, policy: SloPolicy): WaitBreakdownR
           ? null
           : Number(maxError),
       },
-      not_measured: waitNotMeasured(records, run.phases.height > 0),
+      not_measured: waitNotMeasured(c.has, run.phases.height > 0),
       excluded: joined.height - tasks.height,
-      n: { accepted: records.filter((r) => r.accepted).length, completed: records.length },
+      n: { accepted: c.accepted.filter(Boolean).length, completed: c.cls.length },
       caveats: runSourceCaveats(run.manifest),
     },
   };
