@@ -14,6 +14,7 @@ import { z } from "zod";
 import { InputError } from "./errors.ts";
 import { describeIssues } from "./load.ts";
 import { Stage } from "./plan.ts";
+import { ProductionManifest } from "./production_manifest.ts";
 import { RunManifest } from "./run_manifest.ts";
 
 const sha = z.string().regex(/^[0-9a-f]{64}$/);
@@ -141,8 +142,11 @@ export const ImportedManifest = z.object({
 }).strict();
 export type ImportedManifest = z.infer<typeof ImportedManifest>;
 
-/** run.json of either kind: a runner's or an imported run's. */
-export type AnyManifest = RunManifest | ImportedManifest;
+/** run.json of any kind: a runner's, an imported run's or a production recording's (schema/production_manifest.ts). */
+export type AnyManifest = RunManifest | ImportedManifest | ProductionManifest;
+
+/** Who wrote a run folder: this toolkit's runner, `deno task import`, or the recorder of a live app. */
+export type RunKind = "runner" | "imported" | "production";
 
 /** A stage of either kind of run: an imported stage's `offered_rps` is null when the tool set no rate. */
 export type AnyStage = Stage | ImportedStage;
@@ -152,9 +156,31 @@ export function isImported(m: AnyManifest): m is ImportedManifest {
   return (m as { kind?: unknown }).kind === "imported";
 }
 
+/** True for a runner's manifest (run.json without a `kind`): the only kind with a plan, targets and a result. */
+export function isRunnerRun(m: AnyManifest): m is RunManifest {
+  return (m as { kind?: unknown }).kind === undefined;
+}
+
+/**
+ * The kind of a run's manifest: `runner` (no `kind`), `imported` or `production`.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { runKind } from "./imported_manifest.ts";
+ * assert.equal(runKind({ schema_version: 1 } as never), "runner");
+ * assert.equal(runKind({ kind: "production" } as never), "production");
+ * ```
+ */
+export function runKind(m: AnyManifest): RunKind {
+  const kind = (m as { kind?: unknown }).kind;
+  return kind === "imported" ? "imported" : kind === "production" ? "production" : "runner";
+}
+
 /**
  * Validates a parsed run.json against the schema of its kind: `kind: "imported"` → {@linkcode ImportedManifest},
- * anything else → the runner's strict {@linkcode RunManifest}. Throws an InputError naming `file` and every bad field.
+ * `kind: "production"` → {@linkcode ProductionManifest}, anything else → the runner's strict {@linkcode RunManifest}.
+ * Throws an InputError naming `file` and every bad field.
  *
  * @example A runner manifest is not accepted as an imported one, nor the other way round
  * ```ts
@@ -162,16 +188,17 @@ export function isImported(m: AnyManifest): m is ImportedManifest {
  * import { parseAnyManifest } from "./imported_manifest.ts";
  * assert.throws(() => parseAnyManifest({ schema_version: 1, kind: "imported" }, "run.json"), /run.json: source/);
  * assert.throws(() => parseAnyManifest({ schema_version: 1 }, "run.json"), /run.json: conditions/);
+ * assert.throws(() => parseAnyManifest({ schema_version: 1, kind: "production" }, "run.json"), /production recording/);
  * ```
  */
 export function parseAnyManifest(raw: unknown, file: string): AnyManifest {
-  const imported = (raw as { kind?: unknown } | null)?.kind === "imported";
-  const res = (imported ? ImportedManifest : RunManifest).safeParse(raw);
-  if (!res.success) {
-    throw new InputError(
-      `${file}: invalid ${imported ? "imported run" : "run"} manifest`,
-      describeIssues(file, res.error),
-    );
-  }
+  const kind = (raw as { kind?: unknown } | null)?.kind;
+  const [schema, what] = kind === "imported"
+    ? [ImportedManifest, "imported run"] as const
+    : kind === "production"
+    ? [ProductionManifest, "production recording"] as const
+    : [RunManifest, "run"] as const;
+  const res = schema.safeParse(raw);
+  if (!res.success) throw new InputError(`${file}: invalid ${what} manifest`, describeIssues(file, res.error));
   return res.data;
 }

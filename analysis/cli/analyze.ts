@@ -4,6 +4,8 @@ import { sig } from "../../lib/number_format.ts";
 import { textTable } from "../../lib/text_table.ts";
 import { alternatives, formatAlternatives } from "../audit/alternatives.ts";
 import { latencyInWindow } from "../latency/latency.ts";
+import { waitBreakdown } from "../latency/wait_breakdown.ts";
+import { formatWaitBreakdown } from "../latency/format_wait_breakdown.ts";
 import { formatGoodput } from "../goodput/format_goodput.ts";
 import { goodput } from "../goodput/goodput.ts";
 import { formatIntakeDrills } from "../recovery/format_intake_drill.ts";
@@ -29,10 +31,14 @@ import {
 export const ANALYZE_COMMAND = {
   name: "analyze",
   invocation: "npx deno task analyze",
-  summary: "goodput of one run with its disclosure, and its latency percentiles with n and confidence intervals",
+  summary: "goodput of one run with its disclosure, its latency percentiles with n and confidence intervals, and " +
+    "where the wait went",
   details: [
     "Accepted goodput, acceptance and SLO miss rates overall and by class, stage and service mode, under an SLO " +
     "policy, with every rule that counted them (docs/analysis.md).",
+    "Where the wait went, for every run: each completed task's e2e wait split into page, network, queue, retrieval, " +
+    "model, tools, render and the rest, per class (docs/production_analysis.md); a run without phases (a runner's " +
+    "or an imported run) shows network, queue and render as n/a.",
   ],
   positionals: [runArgument(1, 1)],
   flags: {
@@ -68,6 +74,7 @@ async function main({ values: v, positionals, check }: ParsedCommand<typeof ANAL
   const latency = latencyInWindow(run, window, { supportConfidence });
   const alt = v.alternatives ? alternatives(run, effective) : null;
   const verdicts = runVerdicts(run, window, result);
+  const wait = waitBreakdown(run, effective);
   const drills = intakeDrills(run);
   const hasDrills = drills.drills.length > 0 || drills.not_measured.length > 0;
   if (v.json) {
@@ -84,6 +91,7 @@ async function main({ values: v, positionals, check }: ParsedCommand<typeof ANAL
           by_stage,
           by_mode,
           latency: { window: window.description, rows: latency },
+          wait_breakdown: { disclosure: wait.disclosure, rows: wait.rows },
           ...(alt ? { alternatives: { class: alt.class, lenient_factor: alt.lenient_factor, rows: altRows } } : {}),
           ...(hasDrills ? { intake_drills: drills } : {}),
         },
@@ -95,6 +103,7 @@ async function main({ values: v, positionals, check }: ParsedCommand<typeof ANAL
     const policyLine = `SLO policy: ${sloFile}${den ? ` (denominator overridden by --denominator ${den})` : ""}`;
     console.log(formatGoodput(result, { verdicts: verdicts.lines, header: [policyLine] }));
     console.log(`\n${formatLatency(latency, window.description)}`);
+    console.log(`\n${formatWaitBreakdown(wait)}`);
     if (alt) console.log(`\n${formatAlternatives(alt)}`);
     const drillText = formatIntakeDrills(drills);
     if (drillText) console.log(`\n${drillText}`);

@@ -3,7 +3,7 @@ import { loadAnyClaim, type ResolvedClaim, type ResolvedHeadlineClaim } from "..
 import { auditHeadline } from "../audit/headline_audit.ts";
 import { claimsSource, isClaimsFolder, runSource } from "../audit/headline_source.ts";
 import { pickRow } from "../audit/alternatives.ts";
-import { importCaveats, isImported } from "../run/imported_run.ts";
+import { importCaveats, isImported, runKind } from "../run/imported_run.ts";
 import { goodput } from "../goodput/goodput.ts";
 import { policyForRun } from "../goodput/policy.ts";
 import { formatHeadlineAudit } from "./_headline_text.ts";
@@ -84,8 +84,9 @@ function formatAudit(r: AuditResult): string {
   const out = [
     `claim: ${what} = ${c.value} (class ${c.class ?? "all"}, stage ${c.stage ?? "all"}; source: ${c.source})`,
     `run ${d.run_id} (${d.files.dir}; ${d.files.format})`,
-    // An imported run: its source and what it lacks, before any number recomputed from it.
+    // An imported run: its source and what it lacks; a recording: what its counts mean; before any number.
     ...(d.imported ? d.imported.caveats.map((c) => `  ${c}`) : []),
+    ...(d.production ? d.production.caveats.map((c) => `  ${c}`) : []),
     "recomputed under the stated rules:",
     `  ${choice(r.stated.rules)}`,
     `  window: ${d.window.description}; measurement_seconds = ${d.window.measurement_seconds}`,
@@ -140,7 +141,12 @@ async function headlineMain(
   }
   const runs = await loadRuns(check, [dir!], openOptions(v));
   const run = runs?.[0];
-  check.require(run !== undefined && !isImported(run.manifest), `${dir}: not an imported run (run.json has no kind)`);
+  check.require(
+    run !== undefined && !isImported(run.manifest),
+    `${dir}: not an imported run (run.json ${
+      run && runKind(run.manifest) === "production" ? 'kind "production": a production recording' : "has no kind"
+    })`,
+  );
   const slo = await sloPolicyFor(check, runs, v.slo, "the claim's policy");
   check.throwIfAny();
   const src = runSource(run!);

@@ -13,7 +13,7 @@ import { ledger } from "../cost/ledger.ts";
 import { limitFromKnee } from "../knee/limit.ts";
 import type { LoadedRun } from "../run/loaded_run.ts";
 import { type CommandSpec, type ParsedCommand, runCommand } from "../../lib/command.ts";
-import { isImported } from "../run/imported_run.ts";
+import { isRunnerRun } from "../run/imported_run.ts";
 import { InputError } from "../../schema/errors.ts";
 import {
   checkSheetRoutes,
@@ -88,8 +88,8 @@ function runExtras(
         [limitKey]: limit.limit_rps,
       };
     } catch (e) {
-      // An imported run may have no load level (closed loop, or durations only): no knee, said why.
-      if (!(e instanceof InputError) || !isImported(run.manifest)) throw e;
+      // An imported run (closed loop, durations only) or a production recording may have no load level: no knee, said why.
+      if (!(e instanceof InputError) || isRunnerRun(run.manifest)) throw e;
       out = { knee_rps: null, knee_signal: `no knee: ${e.message}`, [limitKey]: null };
     }
     if (prices) {

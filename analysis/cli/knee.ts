@@ -6,14 +6,14 @@ import { formatRecovery, type RecoveryParts } from "../recovery/format_recovery.
 import { coldStart } from "../recovery/cold_start.ts";
 import { recovery } from "../recovery/recovery.ts";
 import { retries } from "../recovery/retries.ts";
-import { isImported } from "../run/imported_run.ts";
+import { isRunnerRun } from "../run/imported_run.ts";
 import { BLOCK_TEST_RULE, type Tolerance } from "../knee/departure.ts";
 import { supportRuleText } from "../latency/early_stopping.ts";
 import { knee, KNEE_DEFAULTS, type KneeOptions, type KneeResult } from "../knee/knee.ts";
 import { PERSISTENCE_RULE } from "../knee/persistence.ts";
 import { SIGNALS } from "../knee/levels.ts";
 import { limitFromKnee, type ProductionLimit } from "../knee/limit.ts";
-import { KNEE_VERDICT_RULES } from "../knee/verdicts.ts";
+import { KNEE_VERDICT_RULES, OBSERVED_LEVELS_RULE } from "../knee/verdicts.ts";
 import { type CommandSpec, type ParsedCommand, runCommand } from "../../lib/command.ts";
 import {
   checkSheetRoutes,
@@ -135,9 +135,11 @@ export function kneeJson(
       skipped: report.skipped,
       excluded_levels: report.excluded,
       exclusion_rules: KNEE_VERDICT_RULES,
+      level_basis: report.level_basis,
       levels_rule:
         "a level is every steady or burst stage with one planned offered_rps (repeats grouped, warmup and drain excluded); " +
-        "offered_rps = requests offered in the stages / their seconds; tested values pool the repeats' requests",
+        "offered_rps = requests offered in the stages / their seconds; tested values pool the repeats' requests" +
+        (report.level_basis === "observed" ? `; ${OBSERVED_LEVELS_RULE}` : ""),
       baseline: { planned_rps: report.baseline.planned_rps, rule: "the lowest level(s), pooled" },
       departure_rule: "degraded = beyond baseline·(1 ± rel) ± abs in the worse direction AND the guard confirms; " +
         "beyond tolerance without confirmation, or repeats on both sides of the threshold = undecidable",
@@ -203,8 +205,9 @@ async function main({ values: v, positionals, check }: ParsedCommand<typeof KNEE
   const recoveries = runs!.map((run) => ({
     run_id: run.manifest.run_id,
     recovery: recovery(run, policy),
-    // An imported run made one call per request under no retry policy of ours: no retry analysis.
-    ...(isImported(run.manifest) ? {} : { retries: retries(run) }),
+    // An imported run made one call per request under no retry policy of ours, and a recording's retries are the
+    // app's: no retry analysis (it reads the runner's policy and budget).
+    ...(isRunnerRun(run.manifest) ? { retries: retries(run) } : {}),
     cold_start: coldStart(run, policy),
   }));
   if (v.json) console.log(JSON.stringify(kneeJson(report, limit, sloFile, recoveries), null, 2));

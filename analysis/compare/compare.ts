@@ -14,7 +14,7 @@ import { DEFAULT_SUPPORT_CONFIDENCE } from "../latency/early_stopping.ts";
 import { goodput, type GoodputRow } from "../goodput/goodput.ts";
 import { latencyInWindow } from "../latency/latency.ts";
 import type { LoadedRun } from "../run/loaded_run.ts";
-import { isImported, runnerValue } from "../run/imported_run.ts";
+import { isRunnerRun, runnerValue } from "../run/imported_run.ts";
 import { policyForRuns, runWindow, workloadClasses } from "../goodput/policy.ts";
 
 /** One field that differs between the runs, with each run's value. */
@@ -56,11 +56,11 @@ export function comparability(runs: LoadedRun[]): Difference[] {
 
 /**
  * The route a run measured: its routing policy's name when it has one, else the conditions' route; for an imported
- * run, its run.json `route` (the model the source states).
+ * run, its run.json `route` (the model the source states); for a production recording, its run.json `route`.
  */
 export function routeOf(run: LoadedRun): string {
   const m = run.manifest;
-  return isImported(m) ? m.route : m.routing?.name ?? m.conditions.route;
+  return isRunnerRun(m) ? m.routing?.name ?? m.conditions.route : m.route;
 }
 
 /** Tail latency and acceptance of one class in one run. */

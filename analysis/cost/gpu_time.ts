@@ -7,6 +7,7 @@
  */
 import type pl from "nodejs-polars";
 import { type AnyManifest, type AnyStage, isImported } from "../../schema/imported_manifest.ts";
+import { isProduction } from "../../schema/production_manifest.ts";
 import type { ResolvedWindow } from "../goodput/policy.ts";
 
 /** A half-open `[start_ms, end_ms)` interval. */
@@ -96,6 +97,12 @@ export function runSpan(manifest: AnyManifest, logEndMs: number): RunSpan {
     return last >= logEndMs
       ? { end_ms: last, end_from: "the last stage's end (an imported run records no end of its own)" }
       : { end_ms: logEndMs, end_from: "the log's last event (an imported run records no end of its own)" };
+  }
+  if (isProduction(manifest)) {
+    return {
+      end_ms: manifest.observation.ended_ms,
+      end_from: "run.json observation.ended_ms (a production recording)",
+    };
   }
   const r = manifest.result;
   if (r.status !== "running" && r.ended_ms > 0) return { end_ms: r.ended_ms, end_from: "run.json result.ended_ms" };

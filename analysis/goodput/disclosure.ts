@@ -8,6 +8,10 @@ import { MODE_RULES } from "./service_modes.ts";
 import { GATE_RULE } from "./_gates.ts";
 import type { ImportedLack, ImportedManifest } from "../../schema/imported_manifest.ts";
 import { hasTimeWindow, importCaveats, isImported } from "../run/imported_run.ts";
+import { isProduction, PRODUCTION_OPEN_RULE, productionCaveats } from "../run/production_run.ts";
+import { type ProductionDisclosure, productionDisclosure } from "./production_disclosure.ts";
+
+export type { ProductionDisclosure, ProductionWindow } from "./production_disclosure.ts";
 import { STREAMING, type Streaming, STREAMING_RULE, TPOT_DEFINITION, TTFT_DEFINITION } from "./_streaming.ts";
 
 export { TPOT_DEFINITION, TTFT_DEFINITION };
@@ -40,6 +44,8 @@ export interface Disclosure {
   run_id: string;
   /** For a run imported from another tool's file: the source and its caveats; null for a run of our runner. */
   imported: ImportedDisclosure | null;
+  /** For a production recording: what offered and measurement seconds mean, sampling, windows, drops; else null. */
+  production: ProductionDisclosure | null;
   /**
    * The run folder, the log format, the number of shard folders read, the files read in each, and, for a sharded
    * run analysed with shards missing (`allowPartialShards`), the run's shard count and the missing shard indices.
@@ -177,7 +183,11 @@ export function buildDisclosure(
   const partial = run.shard_set?.missing.length ? run.shard_set : null;
   const tables = ["requests", "attempts", "tools", ...(run.server ? ["server"] : [])];
   const m = run.manifest;
-  const caveats = importCaveats(m);
+  // In full: an import's source and lacks, or every rule of a recording (the verdicts carry a recording's headline).
+  const caveats = [...importCaveats(m), ...productionCaveats(m)];
+  const read = run.parts
+    ? run.parts.flatMap((p) => p.tables.map((t) => `${p.dir}/${t}.${p.format}`))
+    : tables.map((t) => `${t}.${run.format}`);
   return {
     run_id: run.manifest.run_id,
     imported: isImported(m)
@@ -190,11 +200,12 @@ export function buildDisclosure(
         caveats,
       }
       : null,
+    production: isProduction(m) ? productionDisclosure(m, run.parts ?? [], window, n) : null,
     files: {
       dir: run.dir,
       format: run.format,
       shards,
-      read: ["run.json", ...tables.map((t) => `${t}.${run.format}`)],
+      read: ["run.json", ...read],
       ...(partial ? { partial: { shard_count: partial.count, missing_shards: partial.missing } } : {}),
     },
     denominator: policy.denominator,
@@ -225,7 +236,11 @@ export function buildDisclosure(
           drainIncluded ? "a drain stage is included" : "no drain stage is included"
         })`
         : `measurement_seconds = end_ms − start_ms = ${window.measurement_seconds} s`,
-      "offered = every request scheduled in the window, whatever happened to it (one row per request: retries count once)",
+      isProduction(m)
+        ? "offered = every sampled user action scheduled (its user action) in the window, whatever happened to it " +
+          "(one row per action: retries count once)"
+        : "offered = every request scheduled in the window, whatever happened to it (one row per request: retries " +
+          "count once)",
       "sent = offered minus outcome not_sent and client_shed; completed = outcome ok",
       "accepted = completed, within every latency limit of its class that applies to it (limit inclusive), and every " +
       "gate its class requires true where the gate applies (null fails; a gate that does not apply passes as n/a)",
@@ -260,6 +275,13 @@ export function buildDisclosure(
 /** The end-of-run rule of an incomplete run, with what it did to this run (nothing for a complete run). */
 function endRules(end: RunEnd): string[] {
   if (end.cut_ms === null) return [];
+  if (end.status === "recording") {
+    return [
+      `RECORDING STILL OPEN: ${PRODUCTION_OPEN_RULE}`,
+      `this run: ${end.rule}; the window ends at ${end.cut_ms} ms; ${end.after_cut} tasks scheduled at or after it ` +
+      "left out of numerator and denominator",
+    ];
+  }
   return [
     `INCOMPLETE RUN (${end.status}): ${RUN_END_RULE}`,
     `this run: ${end.rule}; the window ends at ${end.cut_ms} ms of ${end.planned_ms} ms planned; ${end.after_cut} ` +

@@ -1,4 +1,4 @@
-import { fixed } from "../../lib/number_format.ts";
+import { fixed, sig } from "../../lib/number_format.ts";
 import { textTable } from "../../lib/text_table.ts";
 import { FAILURE_ORDER, GATE_ORDER } from "./classify.ts";
 import type { GoodputResult, GoodputRow } from "./goodput.ts";
@@ -31,6 +31,24 @@ function table(title: string, label: string, rows: { name: string; row: GoodputR
   ]);
   // The label and the failures left, the numbers right.
   return [title, ...textTable(head, body, { left: 1, lastLeft: true })];
+}
+
+/** A production recording's sampling, estimate of all user actions and stage windows' observed rates (none else). */
+function productionLines(d: GoodputResult["disclosure"]): string[] {
+  const p = d.production;
+  if (!p) return [];
+  const r = p.sampling.rate;
+  const windows = p.windows.map((w) =>
+    `${w.stage} ${sig(w.seconds)} s ${w.sampled_actions} actions ${sig(w.observed_rps)}/s` +
+    (r < 1 ? ` (≈ ${sig(w.estimated_rps)}/s all)` : "")
+  );
+  return [
+    `production recording: app ${p.app.name} ${p.app.version}; sampling rate ${r} (${p.sampling.rule}); ` +
+    `${d.n.overall} sampled user actions in the window${
+      r < 1 ? ` ≈ ${sig(p.estimated_user_actions)} user actions in all (offered / ${r}: an estimate, not a count)` : ""
+    }`,
+    `stage windows (observed rate = sampled actions / window seconds): ${windows.join("; ")}`,
+  ];
 }
 
 /** Options of {@linkcode formatGoodput}. */
@@ -72,6 +90,7 @@ export function formatGoodput(result: GoodputResult, options: FormatGoodputOptio
         ? `, ${d.files.shards} shards`
         : ""
     }; read ${d.files.read.join(", ")})`,
+    ...productionLines(d),
     `denominator: ${d.denominator}`,
     `window: ${d.window.description}; measurement_seconds = ${d.window.measurement_seconds}`,
     "inclusion rules:",

@@ -8,6 +8,7 @@
 import pl from "nodejs-polars";
 import type { Stage } from "../../schema/plan.ts";
 import { ratedStages } from "../run/imported_run.ts";
+import { isProduction } from "../run/production_run.ts";
 import type { LoadedRun } from "../run/loaded_run.ts";
 import type { PreparedRun } from "./levels.ts";
 import type { ResolvedWindow } from "../goodput/policy.ts";
@@ -87,8 +88,12 @@ export function clientLimit(
 /** A stage of the window with its client-limit verdict. */
 export type StageClientLimit = ClientLimit & { stage: string; planned_rps: number };
 
-/** The {@linkcode CLIENT_LIMIT_RULE} for each stage of the window that offered requests, in run order. */
+/**
+ * The {@linkcode CLIENT_LIMIT_RULE} for each stage of the window that offered requests, in run order; none for a
+ * production recording (the app is the client: `PRODUCTION_CLIENT_RULE`).
+ */
 export function stageClientLimits(run: LoadedRun, window: ResolvedWindow): StageClientLimit[] {
+  if (isProduction(run.manifest)) return [];
   // A stage with no planned rate (imported, closed loop) has no planned gap to judge the send lag against.
   const stages = ratedStages(run.manifest.stages.filter((s) => window.stages.includes(s.name)));
   const sched = pl.col("scheduled_ms");
@@ -122,7 +127,9 @@ export interface ExcludedLevel {
 
 /**
  * Splits the knee's levels into those tested and those left out: a level is
- * excluded when it is client-limited or cut by the end of its run.
+ * excluded when it is client-limited or cut by the end of its run. A level of
+ * production recordings only is never judged client-limited (the app is the
+ * client); a cut window of a recording still open is excluded like any cut.
  */
 export function excludeLevels(
   levels: Level[],
@@ -150,7 +157,10 @@ export function excludeLevels(
       ).height;
       if (ended) cutBy.push(`${ended} of its requests in ${part.stage} were in flight when the run ended`);
     }
-    const client = clientLimit({ outcomes, lags, plannedRps: level.planned_rps });
+    const recorded = level.pooled.parts.every((part) => isProduction(byId.get(part.run_id)!.run.manifest));
+    const client = recorded
+      ? { ...clientLimit({ outcomes, lags, plannedRps: 0 }), limited: false, why: null }
+      : clientLimit({ outcomes, lags, plannedRps: level.planned_rps });
     const reasons: ExcludedLevel["reasons"] = [];
     if (client.limited) reasons.push("client_limited");
     if (cutBy.length) reasons.push("cut");

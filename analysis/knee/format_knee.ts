@@ -64,12 +64,25 @@ export function formatKnee(report: KneeResult, limit: ProductionLimit, options: 
   for (const w of report.warnings) out.push(`WARNING: ${w}`);
   for (const s of report.skipped) out.push(`skipped: ${s.run_id} stage ${s.stage}: ${s.reason}`);
 
+  const observed = report.level_basis === "observed";
   out.push(
     "",
-    "load levels (steady and burst stages grouped by planned rate; offered rate measured = offered / seconds)",
+    observed
+      ? "load levels (the recording's stage windows at their OBSERVED rates of sampled user actions, not planned; " +
+        "offered rate measured = offered / seconds)"
+      : "load levels (steady and burst stages grouped by planned rate; offered rate measured = offered / seconds)",
   );
   out.push(...textTable(
-    ["planned rps", "offered rps", "stages", "seconds", "offered", "accepted", "goodput /s", "acceptance"],
+    [
+      observed ? "observed rps" : "planned rps",
+      "offered rps",
+      "stages",
+      "seconds",
+      "offered",
+      "accepted",
+      "goodput /s",
+      "acceptance",
+    ],
     report.levels.map((l) => [
       sig(l.planned_rps),
       sig(l.pooled.offered_rps),

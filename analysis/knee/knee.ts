@@ -30,6 +30,7 @@ import { classSlo, policyForRuns } from "../goodput/policy.ts";
 import { checkRepeatRuns, groupLevels, type Level, type SkippedStage, spreadOf, straddles } from "./repeats.ts";
 import { type ExcludedLevel, excludeLevels } from "./client_limit.ts";
 import type { RunEnd } from "../run/run_end.ts";
+import { isProduction } from "../run/production_run.ts";
 import { kneeVerdicts, noCapacity } from "./verdicts.ts";
 
 /** Options of {@linkcode knee}. */
@@ -76,6 +77,11 @@ export interface KneeResult {
   /** How each run ended (`RunEnd`): where an incomplete run's log ends, and what that left out. */
   run_ends: { run_id: string; end: RunEnd }[];
   runs: { run_id: string; dir: string }[];
+  /**
+   * What a level's rate is: `planned` (run.json stages offered_rps of a runner's or an imported run), or `observed`
+   * when every run is a production recording: its stage windows' observed rates (`OBSERVED_LEVELS_RULE`).
+   */
+  level_basis: "planned" | "observed";
   repeat_basis: string;
   warnings: string[];
   skipped: SkippedStage[];
@@ -237,6 +243,7 @@ export function knee(runs: LoadedRun[], policy: SloPolicy, options: KneeOptions 
     excluded,
     run_ends: runs.map((r) => ({ run_id: r.manifest.run_id, end: r.end })),
     runs: runs.map((r) => ({ run_id: r.manifest.run_id, dir: r.dir })),
+    level_basis: runs.every((r) => isProduction(r.manifest)) ? "observed" : "planned",
     repeat_basis: check.basis,
     warnings: [
       ...check.warnings,

@@ -19,6 +19,7 @@ import {
 } from "./block_bootstrap.ts";
 import type { Stage } from "../../schema/plan.ts";
 import { hasTimeWindow, isImported, NO_TIME_WINDOW_RULE, ratedStages } from "../run/imported_run.ts";
+import { isProduction } from "../run/production_run.ts";
 import type { SloPolicy } from "../../schema/slo.ts";
 import { classify, GATE_ORDER } from "../goodput/classify.ts";
 import { costSample, LevelCoster, type LevelPricing } from "./level_cost.ts";
@@ -75,7 +76,11 @@ const PERCENTILES = [["e2e", "e2e_ms"], ["ttft", "ttft_ms"]] as const;
  */
 export function prepareRun(run: LoadedRun, policy: SloPolicy, pricing: LevelPricing | null = null): PreparedRun {
   policy = policyForRun(policy, run, "prepareRun() policy");
-  const loads = run.manifest.stages.filter((s) => s.kind === "steady" || s.kind === "burst");
+  // A production recording has no warm-up or drain: each of its stage windows is a level at its observed rate.
+  const recorded = isProduction(run.manifest);
+  const loads = recorded
+    ? run.manifest.stages
+    : run.manifest.stages.filter((s) => s.kind === "steady" || s.kind === "burst");
   // An imported stage the tool ran closed-loop has no planned rate: not a load level.
   const stages = ratedStages(loads);
   if (!stages.length) {
@@ -91,7 +96,7 @@ export function prepareRun(run: LoadedRun, policy: SloPolicy, pricing: LevelPric
     );
   }
   if (!hasTimeWindow(run.manifest)) throw new InputError(`${run.dir}: ${NO_TIME_WINDOW_RULE}: there is no load level`);
-  const window = runWindow(run, { exclude_stage_kinds: ["warmup", "drain"] });
+  const window = runWindow(run, { exclude_stage_kinds: recorded ? [] : ["warmup", "drain"] });
   const rows = classify(run, policy, window);
   // Calls are sent attempts: a row held back by its route's limit made no HTTP call (as in retries.ts).
   const att = run.attempts.filter(pl.col("error_kind").eq(pl.lit(HELD_BACK_KIND)).fillNull(false).not()).withColumns(

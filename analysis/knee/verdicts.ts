@@ -10,7 +10,8 @@ import { CLIENT_LIMIT_RULE, CUT_LEVEL_RULE, type ExcludedLevel, type StageClient
 import { stageClientLimits } from "./client_limit.ts";
 import type { GoodputResult } from "../goodput/goodput.ts";
 import type { LoadedRun } from "../run/loaded_run.ts";
-import { importCaveats, isImported } from "../run/imported_run.ts";
+import { isRunnerRun } from "../run/imported_run.ts";
+import { isProduction, PRODUCTION_CLIENT_RULE, runSourceCaveats } from "../run/production_run.ts";
 import type { ResolvedWindow } from "../goodput/policy.ts";
 import type { RunEnd } from "../run/run_end.ts";
 import type { Level } from "./repeats.ts";
@@ -20,13 +21,18 @@ export const NO_CAPACITY = "no capacity can be derived from this run";
 
 /** The verdicts of one run (analyze, ledger, report), printed first and carried in the JSON. */
 export interface RunVerdicts {
-  /** The lines, in order: how the run ended, then nothing accepted, then the client's limits. */
+  /**
+   * The lines, in order: where the run came from (an imported run's source and lacks, a production recording's
+   * meaning: `source`), how the run ended, then nothing accepted, then the client's limits.
+   */
   lines: string[];
+  /** The run's source caveats (`runSourceCaveats`: imported or production), the first of `lines`; empty for a runner's run. */
+  source: string[];
   run_end: RunEnd;
   /** Null unless the window offered requests and accepted none. */
   no_capacity: string | null;
   client: {
-    /** run.json result.client_limited (null: a killed run has no final verdict). */
+    /** run.json result.client_limited (null: a killed run has no final verdict; an import or a recording has none). */
     run_limited: boolean | null;
     run_reason: string | null;
     rule: string;
@@ -40,7 +46,8 @@ const lag = (ms: number | null) => (ms === null ? "-" : `${+ms.toFixed(1)} ms`);
 
 /** The runner's own client verdict, as a line (null when it found no limit). */
 function runnerVerdict(run: LoadedRun, where: string): string | null {
-  if (isImported(run.manifest)) return null; // the source does not say whether its client kept up (a lack)
+  // An imported run's source does not say whether its client kept up (a lack); a recording's client is the app.
+  if (!isRunnerRun(run.manifest)) return null;
   const r = run.manifest.result;
   if (!r.client_limited) return null;
   return `CLIENT-LIMITED RUN${where}: the runner reports the client was the limit (${
@@ -60,8 +67,10 @@ export function runVerdicts(
 ): RunVerdicts {
   const stages = stageClientLimits(run, window);
   const limited = stages.filter((s) => s.limited);
-  // An imported run's source and what it lacks come first: every number below is conditional on them.
-  const lines: string[] = [...importCaveats(run.manifest)];
+  // An imported run's source and what it lacks, or what a recording's counts mean, come first: every number below is
+  // conditional on them.
+  const source = runSourceCaveats(run.manifest);
+  const lines: string[] = [...source];
   if (run.end.headline) lines.push(run.end.headline);
   const o = goodput?.overall;
   const no_capacity = o && o.offered > 0 && o.accepted === 0
@@ -84,16 +93,17 @@ export function runVerdicts(
     );
   }
   const m = run.manifest;
-  // A killed run has no final verdict of its own; an imported run's tool records none.
-  const result = isImported(m) || m.result.status === "running" ? null : m.result;
+  // A killed run has no final verdict of its own; an imported run's tool records none; a recording has no load generator.
+  const result = !isRunnerRun(m) || m.result.status === "running" ? null : m.result;
   return {
     lines,
+    source,
     run_end: run.end,
     no_capacity,
     client: {
       run_limited: result === null ? null : result.client_limited,
       run_reason: result === null ? null : result.client_limit_reason,
-      rule: CLIENT_LIMIT_RULE,
+      rule: isProduction(m) ? PRODUCTION_CLIENT_RULE : CLIENT_LIMIT_RULE,
       stages,
     },
   };
@@ -115,10 +125,16 @@ export function noCapacity(tested: Level[], excluded: ExcludedLevel[]): string |
   return null;
 }
 
-/** The knee's first lines: imported runs' caveats, incomplete runs, no capacity, client-limited runs, excluded levels. */
+/**
+ * The knee's first lines: imported runs' caveats and production recordings' meaning (with how their levels are
+ * observed, not planned), incomplete runs, no capacity, client-limited runs, excluded levels.
+ */
 export function kneeVerdicts(runs: LoadedRun[], excluded: ExcludedLevel[], none: string | null): string[] {
   const several = runs.length > 1;
-  const lines: string[] = runs.flatMap((r) => importCaveats(r.manifest).map((c) => (several ? `${r.dir}: ${c}` : c)));
+  const lines: string[] = runs.flatMap((r) =>
+    [...runSourceCaveats(r.manifest), ...(isProduction(r.manifest) ? [OBSERVED_LEVELS_RULE] : [])]
+      .map((c) => (several ? `${r.dir}: ${c}` : c))
+  );
   for (const r of runs) if (r.end.headline) lines.push(several ? `${r.dir}: ${r.end.headline}` : r.end.headline);
   if (none) lines.push(`NO CAPACITY: ${none}`);
   for (const r of runs) {
@@ -130,7 +146,7 @@ export function kneeVerdicts(runs: LoadedRun[], excluded: ExcludedLevel[], none:
   const list = (es: ExcludedLevel[]) => es.map((e) => `${rps(e.planned_rps)} planned (${e.why})`).join("; ");
   if (client.length) {
     lines.push(`CLIENT-LIMITED LEVEL${client.length > 1 ? "S" : ""} excluded from the knee: ${list(client)}`);
-  } else if (runs.some((r) => !isImported(r.manifest) && r.manifest.result.client_limited)) {
+  } else if (runs.some((r) => isRunnerRun(r.manifest) && r.manifest.result.client_limited)) {
     lines.push(
       "no load level is client-limited by the level rule (every request offered, p95 send lag within the mean gap " +
         "between planned arrivals): none excluded",
@@ -144,6 +160,13 @@ export function kneeVerdicts(runs: LoadedRun[], excluded: ExcludedLevel[], none:
   }
   return lines;
 }
+
+/** How the knee reads a production recording's levels, stated first in its verdicts and in the docs. */
+export const OBSERVED_LEVELS_RULE =
+  "OBSERVED LOAD LEVELS (knee over daily load): the levels of a production recording are all its stage windows (a " +
+  'recording has no warm-up or drain) at the rates OBSERVED in them (sampled user actions / window seconds), not planned rates: every "planned" rate of ' +
+  "this knee is a window's observed rate; the users, not a plan, chose the tested range, and a window with no " +
+  "action is skipped";
 
 /** The rules of the knee's exclusions and verdicts, for its disclosure. */
 export const KNEE_VERDICT_RULES = {

@@ -6,7 +6,9 @@
  *
  * Entry points: {@linkcode latencyTable}, {@linkcode latencyInWindow},
  * {@linkcode percentileWithCI}, {@linkcode percentileClaim},
- * {@linkcode sloSweep}, {@linkcode roundDown} / {@linkcode roundUp}.
+ * {@linkcode sloSweep}, {@linkcode roundDown} / {@linkcode roundUp},
+ * {@linkcode waitBreakdown} (where each task's wait went: page, network,
+ * queue, retrieval, model, tools, render, the rest).
  *
  * @module
  */
@@ -15,3 +17,5 @@ export * from "./early_stopping.ts";
 export * from "./sweep.ts";
 export * from "./latency.ts";
 export * from "./round_display.ts";
+export * from "./wait_breakdown.ts";
+export * from "./format_wait_breakdown.ts";

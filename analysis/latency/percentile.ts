@@ -90,6 +90,47 @@ export function percentile(sorted: Float64Array, p: number): number {
   return sorted[nearestRank(n, p) - 1]!;
 }
 
+/**
+ * Nearest-rank percentile of values in any order, x₍⌈p·n⌉₎ as {@linkcode percentile} gives it (NaN when empty), found
+ * by selection in O(n) instead of a sort; `values` is reordered in place (partly sorted around the rank).
+ *
+ * @example The median and p95 of unsorted values
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { selectPercentile } from "./percentile.ts";
+ * const xs = new Float64Array([40, 10, 30, 20]);
+ * // ⌈0.5 · 4⌉ = 2nd smallest = 20; ⌈0.95 · 4⌉ = 4th = 40
+ * assert.deepEqual([selectPercentile(xs, 0.5), selectPercentile(xs, 0.95)], [20, 40]);
+ * ```
+ */
+export function selectPercentile(values: Float64Array, p: number): number {
+  checkP(p);
+  const n = values.length;
+  if (n === 0) return NaN;
+  const k = nearestRank(n, p) - 1;
+  let lo = 0, hi = n - 1;
+  while (hi > lo) {
+    // Hoare partition around the median of three; then keep the side that holds rank k.
+    const mid = (lo + hi) >>> 1;
+    const a = values[lo]!, b = values[mid]!, c = values[hi]!;
+    const pivot = a < b ? (b < c ? b : a < c ? c : a) : (a < c ? a : b < c ? c : b);
+    let i = lo, j = hi;
+    while (i <= j) {
+      while (values[i]! < pivot) i++;
+      while (values[j]! > pivot) j--;
+      if (i <= j) {
+        const t = values[i]!;
+        values[i++] = values[j]!;
+        values[j--] = t;
+      }
+    }
+    if (k <= j) hi = j;
+    else if (k >= i) lo = i;
+    else return values[k]!;
+  }
+  return values[k]!;
+}
+
 /** ⌈p·n⌉, guarded against float noise (0.29·100 must give 29, not 30). */
 function nearestRank(n: number, p: number): number {
   const exact = p * n;

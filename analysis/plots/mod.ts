@@ -24,3 +24,4 @@ export * from "./slo_sweep.ts";
 export * from "./alternatives_chart.ts";
 export * from "./cost_waterfall.ts";
 export * from "./route_comparison.ts";
+export * from "./wait_breakdown.ts";

@@ -8,7 +8,7 @@
 import pl from "nodejs-polars";
 import type { DrillCall, DrillRecord, RunManifest } from "../../schema/mod.ts";
 import type { LoadedRun } from "../run/loaded_run.ts";
-import { isImported, runnerManifest } from "../run/imported_run.ts";
+import { isRunnerRun, runnerManifest } from "../run/imported_run.ts";
 
 /** The rules of every figure of {@linkcode intakeDrills}, stated in its disclosure. */
 export const INTAKE_DRILL_RULES: readonly string[] = [
@@ -104,7 +104,7 @@ const cleanRefusal = (a: Att) => (a.http_status === 429 || a.http_status === 503
  * ```
  */
 export function intakeDrills(run: LoadedRun): IntakeDrillReport {
-  const records = run.manifests.flatMap((m) => (isImported(m) ? [] : m.drills ?? []));
+  const records = run.manifests.flatMap((m) => (isRunnerRun(m) ? m.drills ?? [] : []));
   const drills: IntakeDrillResult[] = [];
   const not_measured: IntakeDrillReport["not_measured"] = [];
   if (!records.length) return { drills, not_measured, rules: INTAKE_DRILL_RULES };

@@ -8,7 +8,7 @@
 import pl from "nodejs-polars";
 import type { SimProfile } from "../../schema/sim_profile.ts";
 import type { LoadedRun } from "../run/loaded_run.ts";
-import { isImported } from "../run/imported_run.ts";
+import { isRunnerRun } from "../run/imported_run.ts";
 import type { ShadedPeriod } from "../plots/timeline.ts";
 
 /** Options of {@linkcode detectOutages}. */
@@ -99,7 +99,7 @@ export function serverTimeline(run: LoadedRun): pl.DataFrame | null {
   if (s.columns.includes("route")) {
     const routes = (s.getColumn("route").unique().toArray() as string[]).sort();
     const m = run.manifest;
-    const want = isImported(m) ? m.route : m.targets[0]?.route;
+    const want = isRunnerRun(m) ? m.targets[0]?.route : m.route;
     const pick = routes.find((r) => want !== undefined && r.split("+").includes(want)) ?? routes[0];
     if (routes.length > 1 && pick !== undefined) s = s.filter(pl.col("route").eq(pl.lit(pick)));
   }

@@ -17,10 +17,13 @@ import { percentLabel } from "../latency/_percentile_checks.ts";
 import { earlyStoppingMinSamples } from "../latency/early_stopping.ts";
 import type { LatencyRow } from "../latency/latency.ts";
 import type { LoadedRun } from "../run/loaded_run.ts";
-import { isImported } from "../run/imported_run.ts";
+import { isRunnerRun } from "../run/imported_run.ts";
+import { droppedCaveat, droppedRows, isProduction } from "../run/production_run.ts";
 
 /** What a caveat is about. */
 export type CaveatKind =
+  | "run_source"
+  | "dropped_records"
   | "run_end"
   | "no_capacity"
   | "client_limited"
@@ -44,7 +47,13 @@ export interface Caveat {
  * The caveats that are the run's verdicts (`runVerdicts`: how the run ended, nothing accepted, the client's limits):
  * the report states them in a banner above its title, before any number, as every command prints them first.
  */
-export const VERDICT_CAVEATS: ReadonlySet<CaveatKind> = new Set(["run_end", "no_capacity", "client_limited"]);
+export const VERDICT_CAVEATS: ReadonlySet<CaveatKind> = new Set([
+  "run_source",
+  "dropped_records",
+  "run_end",
+  "no_capacity",
+  "client_limited",
+]);
 
 /** What the caveat sources read. */
 export interface CaveatInput {
@@ -59,10 +68,37 @@ export interface CaveatInput {
   supportConfidence: number;
 }
 
-/** How the run ended (interrupted, killed): `runVerdicts`' first line. */
+/**
+ * Where the run came from (`runVerdicts`' source lines): an imported run's source and lacks, or what a production
+ * recording's counts mean; the dropped records of a recording are their own caveat.
+ */
+function runSource(x: CaveatInput): Caveat[] {
+  const m = x.run.manifest;
+  const dropped = isProduction(m) && droppedRows(m) + m.dropped.page_records_unjoined + m.dropped.recorder_errors > 0
+    ? droppedCaveat(m)
+    : null;
+  const lines = x.verdicts.source.filter((l) => l !== dropped);
+  if (!lines.length) return [];
+  return [{
+    kind: "run_source",
+    severity: "note",
+    label: isProduction(m) ? "PRODUCTION RECORDING" : "IMPORTED RUN",
+    text: lines.join(" — "),
+  }];
+}
+
+/** The records a production recording dropped (its buffer full): every count is then a lower bound. */
+function droppedRecords(x: CaveatInput): Caveat[] {
+  const m = x.run.manifest;
+  if (!isProduction(m) || droppedRows(m) + m.dropped.page_records_unjoined + m.dropped.recorder_errors === 0) return [];
+  return [{ kind: "dropped_records", severity: "alert", label: "DROPPED RECORDS", text: droppedCaveat(m) }];
+}
+
+/** How the run ended (interrupted, killed, a recording still open): `runVerdicts`' line after the source. */
 function runEnd(x: CaveatInput): Caveat[] {
   const h = x.verdicts.run_end.headline;
-  return h ? [{ kind: "run_end", severity: "alert", label: "INCOMPLETE RUN", text: h }] : [];
+  const label = x.verdicts.run_end.status === "recording" ? "RECORDING STILL OPEN" : "INCOMPLETE RUN";
+  return h ? [{ kind: "run_end", severity: "alert", label, text: h }] : [];
 }
 
 function noCapacity(x: CaveatInput): Caveat[] {
@@ -73,7 +109,9 @@ function noCapacity(x: CaveatInput): Caveat[] {
 /** The runner's client verdict and the client-limited stages: `runVerdicts`' remaining lines. */
 function clientLimited(x: CaveatInput): Caveat[] {
   const v = x.verdicts;
-  const lines = v.lines.filter((l) => l !== v.run_end.headline && !(v.no_capacity && l.endsWith(v.no_capacity)));
+  const lines = v.lines.filter((l) =>
+    l !== v.run_end.headline && !(v.no_capacity && l.endsWith(v.no_capacity)) && !v.source.includes(l)
+  );
   if (!lines.length) return [];
   return [{ kind: "client_limited", severity: "alert", label: "CLIENT-LIMITED", text: lines.join(" — ") }];
 }
@@ -94,7 +132,7 @@ function partialShards(x: CaveatInput): Caveat[] {
 /** A sweep the runner's stop rule ended before its last planned step (run.json `result.stopped_by`). */
 function sweepStopped(x: CaveatInput): Caveat[] {
   const m = x.run.manifest;
-  const s = isImported(m) ? null : m.result.stopped_by;
+  const s = isRunnerRun(m) ? m.result.stopped_by : null;
   if (!s || s.rule === "max_rps") return [];
   return [{
     kind: "sweep_stopped",
@@ -165,6 +203,8 @@ function loadWarnings(x: CaveatInput): Caveat[] {
 
 /** Every caveat source, in the order the report lists them. */
 export const CAVEAT_SOURCES: readonly ((x: CaveatInput) => Caveat[])[] = [
+  runSource,
+  droppedRecords,
   runEnd,
   noCapacity,
   clientLimited,
@@ -176,7 +216,8 @@ export const CAVEAT_SOURCES: readonly ((x: CaveatInput) => Caveat[])[] = [
 ];
 
 /** What the sources check, in words: printed when none applies. */
-export const CAVEATS_CHECKED = "how the run ended, capacity, the client's limits, shards, the sweep's stop rule, the " +
+export const CAVEATS_CHECKED = "where the run came from (runner, import, production recording), dropped records, " +
+  "how the run ended, capacity, the client's limits, shards, the sweep's stop rule, the " +
   "log's fields against the current contract, percentile support, load warnings";
 
 /** The caveats of a report, alerts first, each source's in its order. */

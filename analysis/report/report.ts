@@ -32,6 +32,9 @@ import { timelineInput } from "../plots/timeline_input.ts";
 import { type Caveat, reportCaveats } from "./caveats.ts";
 import { latencyTableRows, TABLES_CSS, tablesHtml } from "./report_tables.ts";
 import { VERDICT_CSS, verdictHtml } from "./verdict_block.ts";
+import { waitBreakdown } from "../latency/wait_breakdown.ts";
+import { waitBreakdownFigure } from "../plots/wait_breakdown.ts";
+import { waitHtml } from "./report_wait.ts";
 
 /** Options of {@linkcode buildReport}. */
 export interface ReportOptions {
@@ -76,11 +79,13 @@ const esc = escapeHtml;
  * unsupported percentiles, load warnings). Figures follow: goodput vs
  * offered load (knee and limits marked when `extras.knee` gives them), the
  * run timeline (outages shaded from `extras.outages`), failures by class
- * and by stage, p99 e2e per class per stage, e2e and TTFT CDFs against the
+ * and by stage, p99 e2e per class per stage, where the wait went (each
+ * task's e2e split into page, network, queue, retrieval, model, tools,
+ * render and the rest: `waitBreakdown`), e2e and TTFT CDFs against the
  * SLO, the e2e SLO sweep, the alternatives chart, and, when supplied, the
  * cost waterfall (`extras.ledger`) and the route comparison
- * (`extras.routes`). Then the tables and each absent figure or mark with its
- * reason.
+ * (`extras.routes`). Then the tables (the wait breakdown's among them) and
+ * each absent figure or mark with its reason.
  */
 export function buildReport(run: LoadedRun, policy: SloPolicy, options: ReportOptions = {}): Report {
   policy = policyForRun(policy, run, "buildReport() policy");
@@ -92,6 +97,7 @@ export function buildReport(run: LoadedRun, policy: SloPolicy, options: ReportOp
   const support = options.supportConfidence ?? DEFAULT_SUPPORT_CONFIDENCE;
   const latency = latencyInWindow(run, window, { supportConfidence: support });
   const rv = runVerdicts(run, window, g);
+  const wait = waitBreakdown(run, policy);
   const absent: AbsentFigure[] = [];
 
   const curve = loadCurveFromGoodput(g, m.stages);
@@ -120,6 +126,7 @@ export function buildReport(run: LoadedRun, policy: SloPolicy, options: ReportOp
       window: `${window.stages.join("+")} (${window.measurement_seconds} s)`,
       run_id: m.run_id,
     }),
+    waitBreakdownFigure(wait),
     latencyCdfFigure(latencyCdfInput(run, policy, "e2e_ms")),
     latencyCdfFigure(latencyCdfInput(run, policy, "ttft_ms")),
     sloSweepFigure(sloSweepInput(run, policy, { metric: "e2e_ms" })),
@@ -180,6 +187,7 @@ export function buildReport(run: LoadedRun, policy: SloPolicy, options: ReportOp
   ].join("\n");
   const after = [
     tablesHtml(g, latency, support),
+    waitHtml(wait),
     '<h2 id="absent">Absent figures and marks</h2>',
     absent.length
       ? `<ul>${absent.map((a) => `<li><b>${esc(a.title)}</b>: ${esc(a.reason)}</li>`).join("")}</ul>`

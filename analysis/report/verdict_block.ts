@@ -112,11 +112,17 @@ export function verdictHtml(x: VerdictInput): string {
     ...kneeCells(x.knee),
   ];
   const shards = `${d.files.shards} shard${d.files.shards === 1 ? "" : "s"}`;
+  const p = d.production;
   const measured = `${o.accepted} accepted of ${o.offered} offered in ${sig(d.window.measurement_seconds)} s — run ` +
-    `${m.run_id} (workload ${m.workload.name}${"version" in m.workload ? ` ${m.workload.version}` : ""}, started ${
-      hasEpoch(m) ? m.epoch_iso : "at an unknown wall-clock time (imported: no epoch)"
-    }; ${x.format} log, ` +
-    `${shards}).`;
+    (p
+      ? `${m.run_id} (a production recording of ${p.app.name} ${p.app.version}, workload ${m.workload.name}, ` +
+        `observed from ${p.observation.started_iso}${
+          p.observation.status === "recording" ? ", still recording" : ""
+        }; ` +
+        `${p.parts.map((x) => x.format).join(" + ")} parts).`
+      : `${m.run_id} (workload ${m.workload.name}${"version" in m.workload ? ` ${m.workload.version}` : ""}, started ${
+        hasEpoch(m) ? m.epoch_iso : "at an unknown wall-clock time (imported: no epoch)"
+      }; ${x.format} log, ${shards}).`);
   const rules = `denominator ${d.denominator}; ${windowText(d)}; SLO file ${x.policy_source}; accepted = completed ` +
     "(outcome ok) and meeting its class's SLO, latency limits and required gates (each rule in the disclosure below).";
   // The run's verdicts stand above the title, before any number (as every command prints them first); the other

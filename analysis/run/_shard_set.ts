@@ -119,7 +119,7 @@ export function partialWarning(path: string, set: ShardSet): string | null {
  * the `request_id` column of every shard's requests log, streamed (the other
  * columns are not read); on failure, names up to five of them.
  */
-export function checkDistinctIds(path: string, requests: pl.LazyDataFrame[]): void {
+export function checkDistinctIds(path: string, requests: pl.LazyDataFrame[], unit: "shard" | "part" = "shard"): void {
   if (requests.length < 2) return;
   const ids = pl.concat(requests.map((lf) => lf.select("request_id")), { how: "vertical" });
   const counts = ids.select(pl.len().alias("rows"), pl.col("request_id").nUnique().alias("distinct"))
@@ -131,7 +131,7 @@ export function checkDistinctIds(path: string, requests: pl.LazyDataFrame[]): vo
     .head(5).collectSync();
   const named = some.getColumn("request_id").toArray().join(", ");
   throw new InputError(`${path}: not one whole run`, [
-    `${path}: ${dupes} request_id values appear in more than one shard (e.g. ${named}): a request is counted once ` +
-    "per row, so a shard's rows were copied into another",
+    `${path}: ${dupes} request_id values appear in more than one ${unit} (e.g. ${named}): a request is counted once ` +
+    `per row, so a ${unit}'s rows were copied into another`,
   ]);
 }

@@ -7,11 +7,19 @@
  */
 import { basename } from "node:path";
 import { InputError } from "../../schema/errors.ts";
-import { type AnyManifest, type AnyStage, type ImportedManifest, isImported } from "../../schema/imported_manifest.ts";
+import {
+  type AnyManifest,
+  type AnyStage,
+  type ImportedManifest,
+  isImported,
+  isRunnerRun,
+  runKind,
+} from "../../schema/imported_manifest.ts";
+import { isProduction, type ProductionManifest } from "../../schema/production_manifest.ts";
 import type { Stage } from "../../schema/plan.ts";
 import type { RunManifest } from "../../schema/run_manifest.ts";
 
-export { isImported };
+export { isImported, isRunnerRun, runKind };
 
 /** A run as the helpers here need it. */
 interface RunLike {
@@ -89,27 +97,41 @@ export function hasEpoch(m: AnyManifest): boolean {
   return !isImported(m) || m.timeline.epoch_known;
 }
 
-/** Where the run ended, ms: run.json `result.ended_ms`, or for an imported run the end of its last stage. */
+/**
+ * Where the run ended, ms: run.json `result.ended_ms`; for an imported run the end of its last stage; for a
+ * production recording the end of its observation (`observation.ended_ms`: the close, or the last flush).
+ */
 export function endedMs(m: AnyManifest): number {
-  return isImported(m) ? Math.max(0, ...m.stages.map((s) => s.end_ms)) : m.result.ended_ms;
+  if (isRunnerRun(m)) return m.result.ended_ms;
+  return isProduction(m) ? m.observation.ended_ms : Math.max(0, ...m.stages.map((s) => s.end_ms));
+}
+
+/** Where a run that is not the runner's came from, in words: `imported from aiperf`, `a production recording of app`. */
+function notRunnerSource(m: ImportedManifest | ProductionManifest): string {
+  return isImported(m) ? `imported from ${m.source.tool}` : `a production recording of ${m.app.name} ${m.app.version}`;
 }
 
 /**
  * The runner's manifest of a run, for an analysis that needs what only the runner records (its retry policy,
- * timeouts, plan, targets); an imported run is refused with an InputError naming the folder and what is missing.
+ * timeouts, plan, targets); an imported run or a production recording is refused with an InputError naming the
+ * folder and what is missing.
  */
 export function runnerManifest(run: RunLike, what: string): RunManifest {
   const m = run.manifest;
-  if (!isImported(m)) return m;
+  if (isRunnerRun(m)) return m;
+  const kind = runKind(m);
   throw new InputError(
-    `${run.dir}: ${what} needs a run written by this toolkit's runner; this run was imported from ${m.source.tool} ` +
-      '(run.json kind "imported"), whose files do not record it',
+    `${run.dir}: ${what} needs a run written by this toolkit's runner; this run is ${notRunnerSource(m)} ` +
+      `(run.json kind "${kind}"), whose files do not record it`,
   );
 }
 
-/** A value of a runner-only field, or the words that say an imported run does not record it (never equal across runs). */
+/**
+ * A value of a runner-only field, or the words that say an imported run or a production recording does not record
+ * it (never equal across runs).
+ */
 export function runnerValue(m: AnyManifest, get: (r: RunManifest) => string): string {
-  return isImported(m) ? `not recorded (imported from ${m.source.tool}, run ${m.run_id})` : get(m);
+  return isRunnerRun(m) ? get(m) : `not recorded (${notRunnerSource(m)}, run ${m.run_id})`;
 }
 
 /** The stages a load level can be: those with a planned rate (an imported stage the tool ran closed-loop has none). */

@@ -2,6 +2,7 @@ import type pl from "nodejs-polars";
 import type { AnyManifest } from "../../schema/imported_manifest.ts";
 import type { RunEnd } from "./run_end.ts";
 import type { ShardSet } from "./_shard_set.ts";
+import type { PartRead } from "./production_run.ts";
 
 /**
  * A run read back from its folder: the manifest and the log tables as
@@ -20,6 +21,13 @@ export interface LoadedRun {
   tools: pl.DataFrame;
   /** The target's own timeline, when the run has one. */
   server: pl.DataFrame | null;
+  /**
+   * The measured phases of recorded tasks (contract 1.5 `phases`, schema/events.ts `PhaseRow`): page, network,
+   * service, render and the app's own phases. Written only by the recorder: empty for a runner's or an imported run.
+   */
+  phases: pl.DataFrame;
+  /** A production recording's parts as read (folder, format, tables found), in part order; absent for other runs. */
+  parts?: PartRead[];
   /**
    * How the run ended and where its log ends. For an incomplete run,
    * `manifest.stages` are clipped at `end.cut_ms` (`end.planned_stages` keeps

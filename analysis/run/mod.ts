@@ -7,13 +7,16 @@
  * {@linkcode LoadedRun}) and {@linkcode scanRun} (lazy frames for logs too big
  * for memory, a {@linkcode ScannedRun}); `run_end.ts` says where an
  * incomplete log ends and clips the stages there; `imported_run.ts` says
- * what a run imported from another tool's file lacks (its caveats). The `_` files (column
- * dtypes, row checks, shard sets, restored rows, CSV cells) are private to
- * this folder.
+ * what a run imported from another tool's file lacks (its caveats);
+ * `production_run.ts` what a production recording's numbers mean (offered,
+ * measurement seconds, sampling, drops) and where a recording still open
+ * ends. The `_` files (column dtypes, file scans, row checks, shard sets, a
+ * recording's parts, restored rows, CSV cells) are private to this folder.
  *
  * @module
  */
 export * from "./imported_run.ts";
+export * from "./production_run.ts";
 export * from "./loaded_run.ts";
 export * from "./load_run.ts";
 export * from "./run_end.ts";

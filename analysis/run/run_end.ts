@@ -6,15 +6,18 @@
  */
 import pl from "nodejs-polars";
 import { InputError } from "../../schema/errors.ts";
-import { type AnyManifest, type AnyStage, isImported } from "../../schema/imported_manifest.ts";
+import { type AnyManifest, type AnyStage, isRunnerRun } from "../../schema/imported_manifest.ts";
 import { RESTORED_KIND, restoreFromSchedule } from "./_restore_rows.ts";
 
 export { RESTORED_KIND };
 
 /** How a run ended (run.json `result.status`), where its log ends, and what the cut leaves out. */
 export interface RunEnd {
-  /** `complete`; `interrupted`: stopped (SIGINT) and finalised; `killed`: run.json still says `running` (no final status). */
-  status: "complete" | "interrupted" | "killed";
+  /**
+   * `complete`; `interrupted`: stopped (SIGINT) and finalised; `killed`: run.json still says `running` (no final
+   * status); `recording`: a production recording still open (production_run.ts), cut at its last flush.
+   */
+  status: "complete" | "interrupted" | "killed" | "recording";
   /** Where the log ends, ms since the run epoch (the earliest over shards); null for a complete run. */
   cut_ms: number | null;
   /** The planned end: the end of run.json's last stage, ms. */
@@ -86,7 +89,7 @@ const stoppedBy = (kind: string) => pl.col("error_kind").eq(pl.lit(kind));
 
 /** The shard's own cut, and the rule that gave it. An imported run is a finished source file: complete. */
 async function shardCut(s: ShardScans): Promise<{ cut: number | null; rule: string }> {
-  if (isImported(s.manifest)) return { cut: null, rule: "complete" };
+  if (!isRunnerRun(s.manifest)) return { cut: null, rule: "complete" };
   const status = s.manifest.result.status;
   if (status === "complete") return { cut: null, rule: "complete" };
   const first = await s.requests.filter(pl.col("outcome").eq(pl.lit("not_sent")).and(stoppedBy("run_stopped")))
@@ -159,13 +162,13 @@ async function findRunEnd(
   const cuts = await Promise.all(shards.map(shardCut));
   const known = cuts.filter((c): c is { cut: number; rule: string } => c.cut !== null);
   if (!known.length) return { end: completeRunEnd(planned_stages), restored: shards.map(() => null) };
-  const killed = shards.some((s) => !isImported(s.manifest) && s.manifest.result.status === "running");
+  const killed = shards.some((s) => isRunnerRun(s.manifest) && s.manifest.result.status === "running");
   const status = killed ? "killed" as const : "interrupted" as const;
   const cut = Math.min(...known.map((c) => c.cut));
   let after = 0, unresolved = 0, restoredN = 0;
   const restored: (pl.DataFrame | null)[] = [];
   for (const s of shards) {
-    const r = !isImported(s.manifest) && s.manifest.result.status === "running"
+    const r = isRunnerRun(s.manifest) && s.manifest.result.status === "running"
       ? await restoreFromSchedule(s.dir, s.manifest, s.requests, cut, check, warning)
       : { rows: null, after_cut: null };
     restored.push(r.rows);
@@ -229,12 +232,15 @@ export async function endOpenedRun(
   return found.end;
 }
 
-/** The manifests with their stages clipped at the run's cut (unchanged for a complete run; an imported run is one). */
+/**
+ * The manifests with their stages clipped at the run's cut (unchanged for a complete run; an imported run is one; a
+ * production recording's stages are clipped when it is opened, production_run.ts).
+ */
 export function clipManifests(manifests: AnyManifest[], end: RunEnd): AnyManifest[] {
   const cut = end.cut_ms;
   return cut === null
     ? manifests
-    : manifests.map((m) => (isImported(m) ? m : { ...m, stages: clipStages(m.stages, cut) }));
+    : manifests.map((m) => (isRunnerRun(m) ? { ...m, stages: clipStages(m.stages, cut) } : m));
 }
 
 /**

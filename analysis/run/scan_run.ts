@@ -52,6 +52,7 @@ export async function scanRun(path: string, options: ScanRunOptions = {}): Promi
       attempts: own.attempts!,
       tools: own.tools!,
       server: own.server ?? null,
+      phases: own.phases!,
     });
   }
   return { ...assembleRun(path, opened, scans), shards };

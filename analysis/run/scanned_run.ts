@@ -2,8 +2,9 @@ import type pl from "nodejs-polars";
 import type { AnyManifest } from "../../schema/imported_manifest.ts";
 import type { RunEnd } from "./run_end.ts";
 import type { ShardSet } from "./_shard_set.ts";
+import type { PartRead } from "./production_run.ts";
 
-/** The lazy tables of one shard folder (a run that is not sharded has one). */
+/** The lazy tables of one shard folder (a run that is not sharded has one; a production recording, one per part). */
 export interface ScannedShard {
   /** The shard's folder. */
   dir: string;
@@ -11,6 +12,7 @@ export interface ScannedShard {
   attempts: pl.LazyDataFrame;
   tools: pl.LazyDataFrame;
   server: pl.LazyDataFrame | null;
+  phases: pl.LazyDataFrame;
 }
 
 /**
@@ -34,6 +36,13 @@ export interface ScannedRun {
   tools: pl.LazyDataFrame;
   /** The target's own timeline, when the run has one. */
   server: pl.LazyDataFrame | null;
+  /**
+   * The measured phases of recorded tasks (contract 1.5 `phases`, schema/events.ts `PhaseRow`): page, network,
+   * service, render and the app's own phases. Written only by the recorder: empty for a runner's or an imported run.
+   */
+  phases: pl.LazyDataFrame;
+  /** A production recording's parts as read (folder, format, tables found), in part order; absent for other runs. */
+  parts?: PartRead[];
   /** Each shard folder's tables, in shard order. */
   shards: ScannedShard[];
   /**

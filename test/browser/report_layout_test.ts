@@ -11,6 +11,7 @@ import type { Figure } from "../../analysis/plots/figure.ts";
 import { runCli } from "../support/run_cli.ts";
 import { artefactDir, haveChromium } from "./_tools.ts";
 import { clippedTexts, describe, type Layout, overlappingTexts, probeLayout } from "./_layout.ts";
+import { RANDOM_POLICY, randomRecording } from "../analysis/latency/_wait_fixture.ts";
 
 const ROOT = new URL("../../", import.meta.url).pathname;
 /** The first screen: a 1280 × 800 window, CSS px (a common laptop viewport). */
@@ -38,8 +39,24 @@ const BROKEN: Figure = {
 };
 
 async function reportOf(run: string, dir: string): Promise<string> {
+  if (run === RECORDING) return recordingReport(dir);
   const out = join(dir, `${run}.html`);
   const r = await runCli(join(ROOT, "analysis/cli/report.ts"), [join(ROOT, "data/runs", run), "--out", out]);
+  assert.equal(r.code, 0, r.stderr);
+  return Deno.readTextFileSync(out);
+}
+
+/**
+ * A production recording (the wait breakdown's random fixture: 80 tasks, page-joined and not, tool and retrieval
+ * steps, failed model calls), reported.
+ */
+const RECORDING = "recording";
+
+async function recordingReport(dir: string): Promise<string> {
+  const slo = join(dir, "recording-slo.json");
+  Deno.writeTextFileSync(slo, JSON.stringify(RANDOM_POLICY));
+  const out = join(dir, `${RECORDING}.html`);
+  const r = await runCli(join(ROOT, "analysis/cli/report.ts"), [randomRecording(), "--slo", slo, "--out", out]);
   assert.equal(r.code, 0, r.stderr);
   return Deno.readTextFileSync(out);
 }
@@ -49,8 +66,9 @@ Deno.test({
   ignore: !haveChromium(),
   fn: async (t) => {
     const artefacts = artefactDir("report-layout");
-    // explore: a 1.0 log with unsupported percentiles; route-hosted: a client-limited run (an alert among the caveats).
-    for (const run of ["explore", "route-hosted"]) {
+    // explore: a 1.0 log with unsupported percentiles; route-hosted: a client-limited run (an alert among the caveats);
+    // a production recording: its meaning in the banner, where the wait went with every segment measured.
+    for (const run of ["explore", "route-hosted", RECORDING]) {
       await t.step(run, async () => {
         const html = await reportOf(run, artefacts);
         const withControl = html.replace('<pre id="gp-render-summary">', `${figureHtml(BROKEN)}\n$&`);
@@ -65,6 +83,10 @@ Deno.test({
         );
         const figures = layout.figures.filter((f) => f.id !== BROKEN.id);
         assert.ok(figures.length >= 9, `${figures.length} figures`);
+        // Where the wait went: its figure among the others (laid out like them, below) and its section of the tables.
+        assert.ok(figures.some((f) => f.id === "wait-breakdown"), "the wait breakdown figure");
+        assert.ok(html.includes('<details id="wait-breakdown-table" open>'), "the wait breakdown section");
+        if (run === RECORDING) assert.ok(html.includes("<p><b>PRODUCTION RECORDING of chat-app 1.4.2"), "the banner");
         assert.ok(figures[0]!.box.y > v.y + v.h, "the verdict comes first");
         assert.ok(
           figures[0]!.box.y <= FIRST_FIGURE_MAX_TOP,

@@ -114,7 +114,16 @@ Deno.test("analyze prints the latency table with n and CI and, with --alternativ
   assert.match(out, /^policy\s+strict\s+off\s+completed\s+10\s+15\s+20\.0\s+0\.5000\s+0\.4348\s+0\.3333\s+\*$/m);
   const json = await cli("--json");
   const j = JSON.parse(new TextDecoder().decode(json.stdout));
-  assert.deepEqual(Object.keys(j), ["verdicts", "disclosure", "overall", "by_class", "by_stage", "by_mode", "latency"]);
+  assert.deepEqual(Object.keys(j), [
+    "verdicts",
+    "disclosure",
+    "overall",
+    "by_class",
+    "by_stage",
+    "by_mode",
+    "latency",
+    "wait_breakdown",
+  ]);
   const p99 = j.latency.rows.find((r: { class: string | null; stage: string | null; metric: string; p: number }) =>
     r.class === null && r.stage === null && r.metric === "e2e_ms" && r.p === 0.99
   );

@@ -36,6 +36,7 @@ Deno.test("the analyze CLI", async (t) => {
       "by_stage",
       "by_mode",
       "latency",
+      "wait_breakdown",
     ]);
     const fields = [
       "offered",

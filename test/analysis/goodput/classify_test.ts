@@ -46,7 +46,7 @@ Deno.test("tpotFrame() takes the final answered attempt of the last round", asyn
 
 Deno.test("classify() returns the window's requests in their row order with the reason as text", () => {
   const { requests, attempts: atts } = fixtureTables();
-  const toFrame = <T extends object>(table: "requests" | "attempts", rows: T[]) => {
+  const toFrame = <T extends object>(table: "requests" | "attempts" | "phases", rows: T[]) => {
     const dtypes = tableDtypes(table);
     return pl.DataFrame(
       (COLUMNS[table] as readonly string[]).map((c) =>
@@ -64,6 +64,7 @@ Deno.test("classify() returns the window's requests in their row order with the 
     attempts: toFrame("attempts", atts),
     tools: pl.DataFrame({}),
     server: null,
+    phases: toFrame("phases", []),
     end: completeRunEnd(manifest.stages),
     warnings: [],
   };

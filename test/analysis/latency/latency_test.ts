@@ -166,6 +166,7 @@ function fixture(): LoadedRun {
     attempts: pl.DataFrame(attempts),
     tools: pl.DataFrame({ request_id: [] as string[] }),
     server: null,
+    phases: pl.DataFrame({ request_id: [] as string[] }),
     end: completeRunEnd([]),
     warnings: [],
   };

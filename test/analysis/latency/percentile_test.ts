@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { earlyStoppingMinSamples, earlyStoppingTolerance } from "../../../analysis/latency/early_stopping.ts";
-import { percentile, percentileWithCI } from "../../../analysis/latency/percentile.ts";
+import { percentile, percentileWithCI, selectPercentile } from "../../../analysis/latency/percentile.ts";
 
 /** x = 1..n, so a rank and its value coincide. */
 function oneToN(n: number): Float64Array {
@@ -167,4 +167,19 @@ Deno.test("percentileWithCI()'s bound is LoadGen's early-stopping bound and sits
       }
     }
   }
+});
+
+Deno.test("selectPercentile() finds the nearest-rank percentile of unsorted values, ties and edges included", () => {
+  // A seeded mix with many ties (values 0–19) and every size from 1 to 60, against the sort-based percentile.
+  let seed = 7;
+  const next = () => (seed = (seed * 1103515245 + 12345) % 2147483648) / 2147483648;
+  for (let n = 1; n <= 60; n++) {
+    const xs = Float64Array.from({ length: n }, () => Math.floor(next() * 20));
+    const sorted = xs.slice().sort();
+    for (const p of [0.01, 0.29, 0.5, 0.95, 0.99, 1]) {
+      assert.equal(selectPercentile(xs.slice(), p), percentile(sorted, p), `n ${n}, p ${p}`);
+    }
+  }
+  assert.ok(Number.isNaN(selectPercentile(new Float64Array(0), 0.5)));
+  assert.throws(() => selectPercentile(new Float64Array([1]), 0), RangeError);
 });

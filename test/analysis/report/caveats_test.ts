@@ -24,6 +24,7 @@ function input(over: {
     run: { manifest, manifests: [manifest] },
     verdicts: {
       lines: over.lines ?? [],
+      source: [],
       run_end: { headline: over.headline ?? null },
       no_capacity: over.no_capacity ?? null,
     },

@@ -31,6 +31,7 @@ Deno.test("buildReport() includes every figure whose inputs exist and lists the 
       "failures-by-class",
       "failures-by-stage",
       "latency-e2e_ms-p99",
+      "wait-breakdown",
       "cdf-e2e_ms",
       "cdf-ttft_ms",
       "slo-sweep-e2e_ms",
@@ -168,7 +169,7 @@ Deno.test("the report CLI writes the HTML and refuses bad input with exit 2", as
     const out = join(tmp, "r.html");
     const r = await runCli(CLI, [dir, "--slo", slo, "--extras", extras, "--out", out]);
     assert.equal(r.code, 0, r.stderr);
-    assert.match(r.stdout, /11 figures/);
+    assert.match(r.stdout, /12 figures/);
     const html = Deno.readTextFileSync(out);
     assert.ok(html.includes("cost-waterfall"));
     // The SLO file by name and the start of its sha256, never by the folder it was read from.
