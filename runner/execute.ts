@@ -11,6 +11,7 @@ import { join } from "node:path";
 import type { RequestRow, ScheduledRequest, WorkloadCase } from "../schema/mod.ts";
 import { runClosedLoop } from "./closed_loop.ts";
 import { type DispatchCounters, dispatchOpenLoop, newCounters } from "./dispatch.ts";
+import { type DispatchTimers, type DispatchWait, timeoutTimers, WakerTimers } from "./dispatch_timers.ts";
 import { type RunningDrills, startDrills } from "./intake_drill.ts";
 import { OutputsSink } from "./outputs_sink.ts";
 import type { PreparedRun } from "./prepare.ts";
@@ -109,7 +110,11 @@ export async function executeRun(run: PreparedRun, o: RunOptions): Promise<Execu
     },
     beforeExit: flushAll,
   });
+  let waker: WakerTimers | null = null;
   try {
+    // The dispatcher's waker thread starts before ms 0 (a worker takes tens of ms to start).
+    if (run.built.mode === "open" && (o.dispatch?.timers ?? "waker") === "waker") waker = await WakerTimers.start();
+    const timers = waker ?? timeoutTimers();
     // Only servers that announce a timeline before the run are asked for it at the end.
     const routeList = [...routes.routes.values()];
     const announced = (o.serverTimeline ?? RUNNER_DEFAULTS.server_timeline)
@@ -138,8 +143,16 @@ export async function executeRun(run: PreparedRun, o: RunOptions): Promise<Execu
     });
     let realised: readonly ScheduledRequest[] = built.entries;
     try {
-      realised = await runSchedule(run, ctx, { counters, tally, signal: stop.signal });
+      realised = await runSchedule(run, ctx, {
+        counters,
+        tally,
+        signal: stop.signal,
+        timers,
+        wait: o.dispatch?.wait,
+      });
     } finally {
+      waker?.close();
+      waker = null;
       progress.stop();
       clearInterval(flushTimer);
       watchdog.stop();
@@ -163,6 +176,7 @@ export async function executeRun(run: PreparedRun, o: RunOptions): Promise<Execu
       drills,
     };
   } catch (e) {
+    waker?.close();
     signals.remove();
     throw e;
   }
@@ -172,8 +186,15 @@ export async function executeRun(run: PreparedRun, o: RunOptions): Promise<Execu
 async function runSchedule(
   run: PreparedRun,
   ctx: FlowContext,
-  { counters, tally, signal }: { counters: DispatchCounters; tally: ProgressTally; signal: AbortSignal },
+  waiting: {
+    counters: DispatchCounters;
+    tally: ProgressTally;
+    signal: AbortSignal;
+    timers: DispatchTimers;
+    wait: DispatchWait | undefined;
+  },
 ): Promise<readonly ScheduledRequest[]> {
+  const { counters, tally, signal } = waiting;
   const { clock, built, plan, manifest, routes, sweep } = run;
   const caseById = run.loaded.byCaseId;
   const done = (row: RequestRow) => {
@@ -201,6 +222,8 @@ async function runSchedule(
       },
       done,
       signal,
+      timers: waiting.timers,
+      ...(waiting.wait ? { wait: waiting.wait } : {}),
     });
     const dispatched = await dispatchOpenLoop(options, counters);
     return sweep ? sweep.conclude(manifest, built.entries, dispatched, signal.aborted) : built.entries;
