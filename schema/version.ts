@@ -25,7 +25,9 @@ export const SCHEMA_VERSION = 1;
  * - 1.5: a new table, `phases` (schema/events.ts `PhaseRow`), written only by the recorder: the page, network,
  *   service and render phases of a recorded task; run.json may be a production recording's (`kind: "production"`,
  *   schema/production_manifest.ts): an observation window of a live app, not a planned load. A runner's and an
- *   importer's run.json are unchanged, and neither writes the new table.
+ *   importer's run.json are unchanged, and neither writes the new table. The runner's `send_lag_ms`, `first_sent_ms`
+ *   and attempts' `sent_ms` are taken when the request's first byte is written to the socket (before: when the runner
+ *   began the request or handed the call to its HTTP client; schema/events.ts).
  */
 export const SCHEMA_MINOR = 5;
 
