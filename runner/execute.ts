@@ -16,7 +16,7 @@ import { type RunningDrills, startDrills } from "./intake_drill.ts";
 import { OutputsSink } from "./outputs_sink.ts";
 import type { PreparedRun } from "./prepare.ts";
 import { type ProgressTally, startProgress } from "./progress.ts";
-import { executeRequest, type FlowContext, offeredRow } from "./request_flow.ts";
+import { executeRequest, type FlowContext, offeredRow, type RowSink } from "./request_flow.ts";
 import { RetryController } from "./retry.ts";
 import type { RuntimeRoute } from "./resolve_routes.ts";
 import { Rng } from "./rng.ts";
@@ -62,7 +62,20 @@ export async function executeRun(run: PreparedRun, o: RunOptions): Promise<Execu
     sinks.tools.flush();
     outputs?.flush();
   };
-  const flushTimer = setInterval(flushAll, manifest.runner.flush_ms);
+  // Rows reach the file within flush_ms of being appended; a run with nothing to write sets no timer.
+  let flushTimer: ReturnType<typeof setTimeout> | null = null;
+  const flushSoon = () => {
+    flushTimer ??= setTimeout(() => {
+      flushTimer = null;
+      flushAll();
+    }, manifest.runner.flush_ms);
+  };
+  const flushing = <R>(sink: RowSink<R>): RowSink<R> => ({
+    append(row) {
+      sink.append(row);
+      flushSoon();
+    },
+  });
 
   const watchdog = new Watchdog(clock.now, timeouts.idle_ms);
   // Jitter draws come from their own stream of the plan seed.
@@ -85,8 +98,8 @@ export async function executeRun(run: PreparedRun, o: RunOptions): Promise<Execu
     outputCap: run.conditions.output_cap,
     stream: (cls) => classDefaults[cls]?.stream ?? true,
     maxRounds: RUNNER_DEFAULTS.max_rounds,
-    sinks,
-    outputs,
+    sinks: { requests: flushing(sinks.requests), attempts: flushing(sinks.attempts), tools: flushing(sinks.tools) },
+    outputs: outputs && flushing(outputs),
   };
 
   const stop = new AbortController();
@@ -154,7 +167,7 @@ export async function executeRun(run: PreparedRun, o: RunOptions): Promise<Execu
       waker?.close();
       waker = null;
       progress.stop();
-      clearInterval(flushTimer);
+      if (flushTimer !== null) clearTimeout(flushTimer);
       watchdog.stop();
       flushAll();
       sinks.requests.close();
