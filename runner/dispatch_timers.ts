@@ -72,7 +72,11 @@ export class WakerTimers implements DispatchTimers {
   readonly #delay = new Float64Array(new SharedArrayBuffer(8));
   #armed = -2;
   #fn: (() => void) | null = null;
+  /** performance.now() at which the armed `fn` is due. */
+  #dueAt = 0;
   #closed = false;
+  /** The thread failed after it started: `after` falls back to `setTimeout` (a pending arming too). */
+  #failed = false;
 
   private constructor(worker: Worker) {
     this.#worker = worker;
@@ -83,14 +87,24 @@ export class WakerTimers implements DispatchTimers {
   static start(): Promise<WakerTimers> {
     const worker = new Worker(new URL("./dispatch_waker_worker.ts", import.meta.url), { type: "module" });
     const t = new WakerTimers(worker);
+    let ready = false;
     return new Promise((resolve, reject) => {
       worker.onerror = (e: ErrorEvent) => {
         e.preventDefault();
         worker.terminate();
-        reject(new Error(`the dispatcher's waker thread failed: ${e.message}`));
+        if (!ready) return reject(new Error(`the dispatcher's waker thread failed: ${e.message}`));
+        // Never a dispatcher left asleep: what was armed fires on a timer, and so does everything after.
+        console.error(`warning: the dispatcher's waker thread failed (${e.message}); it sleeps on setTimeout now`);
+        t.#failed = true;
+        const fn = t.#fn;
+        t.#fn = null;
+        if (fn) setTimeout(fn, Math.max(0, t.#dueAt - performance.now()));
       };
       worker.onmessage = (e: MessageEvent<number>) => {
-        if (e.data === -1) return resolve(t);
+        if (e.data === -1) {
+          ready = true;
+          return resolve(t);
+        }
         if (e.data !== t.#armed || t.#fn === null) return; // a wake-up already cancelled or replaced
         const fn = t.#fn;
         t.#fn = null;
@@ -102,7 +116,12 @@ export class WakerTimers implements DispatchTimers {
 
   after(ms: number, fn: () => void): () => void {
     if (this.#closed) throw new Error("the dispatcher's waker is closed");
+    if (this.#failed) {
+      const id = setTimeout(fn, Math.max(0, ms));
+      return () => clearTimeout(id);
+    }
     this.#fn = fn;
+    this.#dueAt = performance.now() + Math.max(0, ms);
     this.#delay[0] = Math.max(0, ms);
     // The store above is published by this atomic bump, which the worker reads before the delay.
     this.#armed = Atomics.add(this.#ctl, CTL_SEQ, 1) + 1;

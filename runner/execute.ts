@@ -126,7 +126,12 @@ export async function executeRun(run: PreparedRun, o: RunOptions): Promise<Execu
   let waker: WakerTimers | null = null;
   try {
     // The dispatcher's waker thread starts before ms 0 (a worker takes tens of ms to start).
-    if (run.built.mode === "open" && (o.dispatch?.timers ?? "waker") === "waker") waker = await WakerTimers.start();
+    if (run.built.mode === "open" && (o.dispatch?.timers ?? "waker") === "waker") {
+      waker = await WakerTimers.start().catch((e: Error) => {
+        console.error(`warning: ${e.message}; the dispatcher sleeps on setTimeout instead (1–2 ms more send lag)`);
+        return null;
+      });
+    }
     const timers = waker ?? timeoutTimers();
     // Only servers that announce a timeline before the run are asked for it at the end.
     const routeList = [...routes.routes.values()];
