@@ -2,7 +2,7 @@
  * How the open-loop dispatcher (runner/dispatch.ts) sleeps and yields: {@linkcode DispatchTimers},
  * with two implementations — {@linkcode timeoutTimers} (`setTimeout`, 1–2 ms late here) and
  * {@linkcode WakerTimers} (a thread that sleeps in `Atomics.wait` and wakes the event loop with a
- * message, ~0.2 ms late) — and the waiting constants chosen from measurements ({@linkcode DISPATCH_WAIT}).
+ * message, 0.1–0.5 ms late at the median) — and the waiting constants chosen from measurements ({@linkcode DISPATCH_WAIT}).
  * Tests drive the dispatcher with fake timers and a fake clock instead.
  *
  * @module
@@ -30,7 +30,7 @@ export interface DispatchWait {
 }
 
 /**
- * The runner's waiting: the waker thread asked 0.3 ms early (its lateness here: p50 0.19–0.33 ms,
+ * The runner's waiting: the waker thread asked 0.3 ms early (its lateness here: p50 0.1–0.5 ms,
  * `bench/timer_bench.ts`), then at most 0.3 ms of polling. Chosen by the ladder in bench/README.md
  * ("Paying only for work").
  */
@@ -62,7 +62,7 @@ export const CTL_STOP = 1;
 
 /**
  * Timers whose `after` is served by one worker thread sleeping in `Atomics.wait` (precise to
- * ~0.1 ms, costs no CPU while it sleeps) that wakes the event loop with a message; `turn` is
+ * 0.1–0.5 ms at the median, costs no CPU while it sleeps) that wakes the event loop with a message; `turn` is
  * `setImmediate`. One arming at a time (a new `after` replaces the last). Start it before the run
  * (a worker takes tens of ms to start) and {@linkcode WakerTimers.close} it after.
  */

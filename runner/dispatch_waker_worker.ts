@@ -2,7 +2,7 @@
 /**
  * The dispatcher's waker thread (runner/dispatch_timers.ts): sleeps in `Atomics.wait` until the time
  * the main thread armed, then posts the arming's number. The main thread's event loop wakes on the
- * message within ~0.2 ms, where a timer wakes 1–2 ms late (bench/README.md).
+ * message 0.1–0.5 ms late at the median, where a timer wakes 1.2–2.2 ms late (bench/README.md).
  *
  * Shared words: `ctl[0]` the arming number (bumped on every arm and cancel, then notified),
  * `ctl[1]` 1 = stop; `delay[0]` the delay in ms from when the arming is read (NaN: disarmed).
