@@ -55,6 +55,9 @@ export function timeoutTimers(): DispatchTimers {
   };
 }
 
+/** How long {@linkcode WakerTimers.start} waits for its thread before giving up. */
+const START_TIMEOUT_MS = 30_000;
+
 /** Index of the arming number in the waker's control words. */
 export const CTL_SEQ = 0;
 /** Index of the stop word in the waker's control words. */
@@ -89,10 +92,18 @@ export class WakerTimers implements DispatchTimers {
     const t = new WakerTimers(worker);
     let ready = false;
     return new Promise((resolve, reject) => {
+      // A thread that never says it is ready must not hold the run before ms 0.
+      const late = setTimeout(() => {
+        worker.terminate();
+        reject(new Error(`the dispatcher's waker thread did not start within ${START_TIMEOUT_MS} ms`));
+      }, START_TIMEOUT_MS);
       worker.onerror = (e: ErrorEvent) => {
         e.preventDefault();
         worker.terminate();
-        if (!ready) return reject(new Error(`the dispatcher's waker thread failed: ${e.message}`));
+        if (!ready) {
+          clearTimeout(late);
+          return reject(new Error(`the dispatcher's waker thread failed: ${e.message}`));
+        }
         // Never a dispatcher left asleep: what was armed fires on a timer, and so does everything after.
         console.error(`warning: the dispatcher's waker thread failed (${e.message}); it sleeps on setTimeout now`);
         t.#failed = true;
@@ -103,6 +114,7 @@ export class WakerTimers implements DispatchTimers {
       worker.onmessage = (e: MessageEvent<number>) => {
         if (e.data === -1) {
           ready = true;
+          clearTimeout(late);
           return resolve(t);
         }
         if (e.data !== t.#armed || t.#fn === null) return; // a wake-up already cancelled or replaced
