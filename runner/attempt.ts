@@ -54,12 +54,14 @@ export async function runAttempt(
   target: AttemptTarget,
   call: { requestId: string; round: number; attempt: number; body: string; stream: boolean; deadlineMs: number },
 ): Promise<AttemptResult> {
-  const sentMs = ctx.clock.now();
+  // The attempt's timeout counts from when it was handed to the client; its row says when its first byte left.
+  const handedMs = ctx.clock.now();
+  let sentMs: number | null = null;
   const w: Watched = {
     controller: new AbortController(),
-    attemptDeadlineMs: sentMs + ctx.attemptTimeoutMs,
+    attemptDeadlineMs: handedMs + ctx.attemptTimeoutMs,
     requestDeadlineMs: call.deadlineMs,
-    lastActivityMs: sentMs,
+    lastActivityMs: handedMs,
     reason: null,
   };
   ctx.watchdog.watch(w);
@@ -87,6 +89,9 @@ export async function runAttempt(
   const result = await (target.client ?? ctx.client).send(
     { url: target.url, headers: target.headers, body: call.body, signal: w.controller.signal },
     {
+      onSent(t) {
+        sentMs = t;
+      },
       onHeaders(s, headers, t) {
         status = s;
         headersMs = t;
@@ -144,7 +149,7 @@ export async function runAttempt(
     route: target.route,
     provider: target.provider,
     model: target.model,
-    sent_ms: sentMs,
+    sent_ms: sentMs ?? handedMs,
     headers_ms: headersMs,
     first_token_ms: state.firstTokenMs,
     last_token_ms: state.lastTokenMs,

@@ -1,6 +1,6 @@
-import { setImmediate } from "node:timers";
 import type { RequestRow, ScheduledRequest } from "../schema/mod.ts";
 import type { Clock } from "./clock.ts";
+import { DISPATCH_WAIT, type DispatchTimers, type DispatchWait, timeoutTimers } from "./dispatch_timers.ts";
 
 /** How the open-loop dispatcher hands work out and records what it could not send. */
 export interface DispatchOptions {
@@ -25,6 +25,10 @@ export interface DispatchOptions {
    * no row. Entries due earlier are still dispatched.
    */
   checkpoints?: readonly Checkpoint[];
+  /** What the loop sleeps and yields on. @default timeoutTimers() (the runner passes a started WakerTimers) */
+  timers?: DispatchTimers;
+  /** How early it wakes and how long it may poll before a due time. @default DISPATCH_WAIT */
+  wait?: DispatchWait;
 }
 
 /** A moment of the run at which the dispatcher asks whether to go on (see {@linkcode DispatchOptions}). */
@@ -42,9 +46,6 @@ export interface DispatchResult {
   withheldFromMs: number | null;
 }
 
-/** How early the dispatcher's timer wakes before a due time: timers here fire 1–4 ms late (p99 ~3.7 ms under load). */
-const TIMER_SLACK_MS = 8;
-
 /** Live counters of the dispatcher (read by the progress line). */
 export interface DispatchCounters {
   dispatched: number;
@@ -58,22 +59,28 @@ export interface DispatchCounters {
 
 /**
  * Open loop: request i starts at its scheduled time whatever happened to the
- * ones before it. The loop sleeps until just before the next due time, then
- * starts every due request; sends never wait for responses. Resolves when
- * every started request has finished, with how much of the schedule was
- * offered (all of it unless a checkpoint withheld the rest).
+ * ones before it; sends never wait for responses. Between due times the loop
+ * sleeps: a timer wakes it `wait.leadMs` before the next due time, and only
+ * from `wait.spinMaxMs` before it does it poll (event-loop turns that yield to
+ * I/O), so it never polls longer than that per due time. Each wake-up starts
+ * every request due by then, in schedule order, and never one before its
+ * time. Resolves when every started request has finished, with how much of
+ * the schedule was offered (all of it unless a checkpoint withheld the rest).
  */
 export async function dispatchOpenLoop(
   o: DispatchOptions,
   counters: DispatchCounters = newCounters(),
 ): Promise<DispatchResult> {
   const { clock, entries } = o;
+  const timers = o.timers ?? timeoutTimers();
+  const { leadMs, spinMaxMs } = o.wait ?? DISPATCH_WAIT;
   const checkpoints = o.checkpoints ?? [];
   let i = 0;
   let c = 0;
   // Lowered when a checkpoint withholds the rest of the schedule.
   let end = entries.length;
   let withheldFromMs: number | null = null;
+  let cancelSleep: (() => void) | null = null;
   let finishedAll: () => void;
   const finished = new Promise<void>((r) => finishedAll = r);
   const settle = () => {
@@ -107,6 +114,7 @@ export async function dispatchOpenLoop(
   };
 
   const tick = () => {
+    cancelSleep = null;
     if (o.signal?.aborted) {
       for (; i < end; i++) {
         o.skip(entries[i]!, "not_sent", null, "run_stopped");
@@ -138,21 +146,26 @@ export async function dispatchOpenLoop(
       // Re-read the clock now and then: starting a request takes time too.
       if ((++n & 15) === 0) now = clock.now();
     }
+    // Starting requests took time; a tick that started none (a poll) reads the clock once.
+    if (n > 0) now = clock.now();
     // A checkpoint between entries is asked at its own time, not at the next arrival.
-    if (i < end) askCheckpoints(entries[i]!.scheduled_ms, clock.now());
+    if (i < end && c < checkpoints.length) askCheckpoints(entries[i]!.scheduled_ms, now);
     if (i < end) {
       const nextCheck = c < checkpoints.length ? checkpoints[c]!.atMs : Infinity;
-      const wait = Math.min(entries[i]!.scheduled_ms, nextCheck) - clock.now();
-      // Deno's timers fire late (setTimeout(0) takes ~2 ms): sleep until
-      // TIMER_SLACK_MS before the due time, then poll with setImmediate, which
-      // yields to I/O and comes back within microseconds.
-      if (wait > TIMER_SLACK_MS) setTimeout(tick, wait - TIMER_SLACK_MS);
-      else setImmediate(tick);
+      const wait = Math.min(entries[i]!.scheduled_ms, nextCheck) - now;
+      // Due, or due within the polling bound: the next turn (I/O first). Else sleep until `leadMs` before it.
+      if (wait <= spinMaxMs) timers.turn(tick);
+      else cancelSleep = timers.after(wait - leadMs, tick);
     } else settle();
   };
-  o.signal?.addEventListener("abort", () => setImmediate(tick), { once: true });
+  const onAbort = () => {
+    cancelSleep?.();
+    timers.turn(tick);
+  };
+  o.signal?.addEventListener("abort", onAbort, { once: true });
   tick();
   await finished;
+  o.signal?.removeEventListener("abort", onAbort);
   return { offered: end, withheldFromMs };
 }
 

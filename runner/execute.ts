@@ -11,11 +11,12 @@ import { join } from "node:path";
 import type { RequestRow, ScheduledRequest, WorkloadCase } from "../schema/mod.ts";
 import { runClosedLoop } from "./closed_loop.ts";
 import { type DispatchCounters, dispatchOpenLoop, newCounters } from "./dispatch.ts";
+import { type DispatchTimers, type DispatchWait, timeoutTimers, WakerTimers } from "./dispatch_timers.ts";
 import { type RunningDrills, startDrills } from "./intake_drill.ts";
 import { OutputsSink } from "./outputs_sink.ts";
 import type { PreparedRun } from "./prepare.ts";
 import { type ProgressTally, startProgress } from "./progress.ts";
-import { executeRequest, type FlowContext, offeredRow } from "./request_flow.ts";
+import { executeRequest, type FlowContext, offeredRow, type RowSink } from "./request_flow.ts";
 import { RetryController } from "./retry.ts";
 import type { RuntimeRoute } from "./resolve_routes.ts";
 import { Rng } from "./rng.ts";
@@ -61,7 +62,20 @@ export async function executeRun(run: PreparedRun, o: RunOptions): Promise<Execu
     sinks.tools.flush();
     outputs?.flush();
   };
-  const flushTimer = setInterval(flushAll, manifest.runner.flush_ms);
+  // Rows reach the file within flush_ms of being appended; a run with nothing to write sets no timer.
+  let flushTimer: ReturnType<typeof setTimeout> | null = null;
+  const flushSoon = () => {
+    flushTimer ??= setTimeout(() => {
+      flushTimer = null;
+      flushAll();
+    }, manifest.runner.flush_ms);
+  };
+  const flushing = <R>(sink: RowSink<R>): RowSink<R> => ({
+    append(row) {
+      sink.append(row);
+      flushSoon();
+    },
+  });
 
   const watchdog = new Watchdog(clock.now, timeouts.idle_ms);
   // Jitter draws come from their own stream of the plan seed.
@@ -84,8 +98,8 @@ export async function executeRun(run: PreparedRun, o: RunOptions): Promise<Execu
     outputCap: run.conditions.output_cap,
     stream: (cls) => classDefaults[cls]?.stream ?? true,
     maxRounds: RUNNER_DEFAULTS.max_rounds,
-    sinks,
-    outputs,
+    sinks: { requests: flushing(sinks.requests), attempts: flushing(sinks.attempts), tools: flushing(sinks.tools) },
+    outputs: outputs && flushing(outputs),
   };
 
   const stop = new AbortController();
@@ -109,7 +123,16 @@ export async function executeRun(run: PreparedRun, o: RunOptions): Promise<Execu
     },
     beforeExit: flushAll,
   });
+  let waker: WakerTimers | null = null;
   try {
+    // The dispatcher's waker thread starts before ms 0 (a worker takes tens of ms to start).
+    if (run.built.mode === "open" && (o.dispatch?.timers ?? "waker") === "waker") {
+      waker = await WakerTimers.start().catch((e: Error) => {
+        console.error(`warning: ${e.message}; the dispatcher sleeps on setTimeout instead (1–2 ms more send lag)`);
+        return null;
+      });
+    }
+    const timers = waker ?? timeoutTimers();
     // Only servers that announce a timeline before the run are asked for it at the end.
     const routeList = [...routes.routes.values()];
     const announced = (o.serverTimeline ?? RUNNER_DEFAULTS.server_timeline)
@@ -138,10 +161,18 @@ export async function executeRun(run: PreparedRun, o: RunOptions): Promise<Execu
     });
     let realised: readonly ScheduledRequest[] = built.entries;
     try {
-      realised = await runSchedule(run, ctx, { counters, tally, signal: stop.signal });
+      realised = await runSchedule(run, ctx, {
+        counters,
+        tally,
+        signal: stop.signal,
+        timers,
+        wait: o.dispatch?.wait,
+      });
     } finally {
+      waker?.close();
+      waker = null;
       progress.stop();
-      clearInterval(flushTimer);
+      if (flushTimer !== null) clearTimeout(flushTimer);
       watchdog.stop();
       flushAll();
       sinks.requests.close();
@@ -163,6 +194,7 @@ export async function executeRun(run: PreparedRun, o: RunOptions): Promise<Execu
       drills,
     };
   } catch (e) {
+    waker?.close();
     signals.remove();
     throw e;
   }
@@ -172,8 +204,15 @@ export async function executeRun(run: PreparedRun, o: RunOptions): Promise<Execu
 async function runSchedule(
   run: PreparedRun,
   ctx: FlowContext,
-  { counters, tally, signal }: { counters: DispatchCounters; tally: ProgressTally; signal: AbortSignal },
+  waiting: {
+    counters: DispatchCounters;
+    tally: ProgressTally;
+    signal: AbortSignal;
+    timers: DispatchTimers;
+    wait: DispatchWait | undefined;
+  },
 ): Promise<readonly ScheduledRequest[]> {
+  const { counters, tally, signal } = waiting;
   const { clock, built, plan, manifest, routes, sweep } = run;
   const caseById = run.loaded.byCaseId;
   const done = (row: RequestRow) => {
@@ -201,6 +240,8 @@ async function runSchedule(
       },
       done,
       signal,
+      timers: waiting.timers,
+      ...(waiting.wait ? { wait: waiting.wait } : {}),
     });
     const dispatched = await dispatchOpenLoop(options, counters);
     return sweep ? sweep.conclude(manifest, built.entries, dispatched, signal.aborted) : built.entries;

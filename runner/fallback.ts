@@ -50,8 +50,11 @@ export interface RoundRequest {
   settle: (r: AttemptResult) => void;
 }
 
-/** A round's result, with the index in the chain of the route that ended it. */
-export type RoundResult = AttemptResult & { firstSentMs: number | null; at: number };
+/**
+ * A round's result, with the index in the chain of the route that ended it, its first attempt's `sent_ms`, and how
+ * long that first attempt waited for its route's limit before it was sent (0 without a limit).
+ */
+export type RoundResult = AttemptResult & { firstSentMs: number | null; at: number; limitWaitMs: number };
 
 /**
  * Runs one round to its end: sends, retries while the retry policy allows
@@ -66,15 +69,21 @@ export async function attemptWithFallback(ctx: FallbackContext, req: RoundReques
   let target = withKey(chain[at]!, `${ctx.runId}:${requestId}:${round}`);
   let body = bodyFor(target.model);
   let firstSentMs: number | null = null;
+  let limitWaitMs = 0;
   for (let attempt = 1;; attempt++) {
     if (round === 0 && attempt === 1) ctx.retry.noteFirstAttempt();
     const limiter = chain[at]!.limiter;
-    if (limiter && !(await limiter.acquire(deadlineMs))) {
-      // A retry held back by its route's limit was never sent: it gives its budget back.
-      if (attempt > 1) ctx.retry.unsent();
-      const held = heldBack(ctx, target, { requestId, round, attempt });
-      settle(held);
-      return { ...held, firstSentMs, at };
+    if (limiter) {
+      const askedMs = ctx.clock.now();
+      const granted = await limiter.acquire(deadlineMs);
+      if (attempt === 1) limitWaitMs = ctx.clock.now() - askedMs;
+      if (!granted) {
+        // A retry held back by its route's limit was never sent: it gives its budget back.
+        if (attempt > 1) ctx.retry.unsent();
+        const held = heldBack(ctx, target, { requestId, round, attempt });
+        settle(held);
+        return { ...held, firstSentMs, at, limitWaitMs };
+      }
     }
     if (attempt > 1) ctx.retry.sent();
     const r = await runAttempt(ctx, target, { requestId, round, attempt, body, stream, deadlineMs });
@@ -98,7 +107,7 @@ export async function attemptWithFallback(ctx: FallbackContext, req: RoundReques
       // The request's error_kind says why its last failure was not retried (the attempt row keeps its own kind).
       r.failure!.kind = `${r.failure!.kind}+${decision.reason}`;
     }
-    return { ...r, firstSentMs, at };
+    return { ...r, firstSentMs, at, limitWaitMs };
   }
 }
 

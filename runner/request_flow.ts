@@ -89,6 +89,8 @@ async function runRequest(ctx: FlowContext, flight: RequestInFlight): Promise<Re
     const retrieval = { tool: "retrieval", latencyMs: c.retrieval.latency_ms, ok: true };
     row.tool_ms += await replayTool(ctx, { requestId: req.request_id, round: 0, ...retrieval });
   }
+  // The workload's own wait before the first call: not the client's lateness.
+  const retrievalMs = row.tool_ms;
 
   let last: RoundResult | null = null;
   // Attempt rows and token counts are settled at the end, so counting tokens never delays a send.
@@ -119,6 +121,7 @@ async function runRequest(ctx: FlowContext, flight: RequestInFlight): Promise<Re
     row.attempts += last.row.attempt;
     row.rounds = round + 1;
     row.first_sent_ms ??= last.firstSentMs;
+    if (round === 0 && last.firstSentMs !== null) row.send_lag_ms = sendLag(req, last, retrievalMs);
     if (last.failure) break;
     row.first_token_ms ??= last.state.firstTokenMs;
     answered.push(last.row);
@@ -168,6 +171,15 @@ async function runRequest(ctx: FlowContext, flight: RequestInFlight): Promise<Re
   ctx.sinks.requests.append(row);
   written.request = true;
   return row;
+}
+
+/**
+ * `send_lag_ms` of a request whose first call was made: its first byte's instant (the first attempt's `sent_ms`) −
+ * `scheduled_ms`, less the waits the workload and the routes policy put before that call (a retrieval step's replayed
+ * latency, the wait for the route's limit), which are not the client's lateness (docs/runner.md, "Send lag").
+ */
+function sendLag(req: PlannedRequest, first: RoundResult, retrievalMs: number): number {
+  return first.firstSentMs! - req.scheduled_ms - retrievalMs - first.limitWaitMs;
 }
 
 /**

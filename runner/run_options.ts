@@ -1,3 +1,4 @@
+import type { DispatchWait } from "./dispatch_timers.ts";
 import type { HttpClientKind } from "./http/mod.ts";
 
 /** Options of one run (the `run` CLI flags). */
@@ -50,6 +51,12 @@ export interface RunOptions {
   serverTimeline?: boolean;
   /** Stops the run early (the rest of the schedule is recorded `not_sent`). */
   signal?: AbortSignal;
+  /**
+   * How the open-loop dispatcher waits between due times (runner/dispatch.ts): for measuring the dispatcher
+   * (bench/dispatch_bench.ts compares `POLLING_WAIT` on `timeout` timers, the loop before it slept).
+   * @default { wait: DISPATCH_WAIT, timers: "waker" } (runner/dispatch_timers.ts)
+   */
+  dispatch?: { wait?: DispatchWait; timers?: "waker" | "timeout" };
   /** Awaited just before ms 0 of the run (after warm-up): e.g. to line a simulator's outage clock up with the run's. */
   atStart?: () => Promise<void>;
 }

@@ -38,7 +38,7 @@ export const RunnerSettings = z.object({
   server_timeline: z.boolean().default(true)
     .describe("fetch the target's own timeline from `<base>/sim/timeline` when it announces one"),
   flush_ms: z.number().positive().default(100)
-    .describe("the CSV and outputs sinks are flushed to disk this often (ms)"),
+    .describe("a row appended to the CSV or outputs sinks reaches the disk at most this long after (ms)"),
   preconnect: z.number().int().min(0).default(8)
     .describe("keep-alive connections opened to each route before ms 0 (raw client)"),
   max_rounds: z.number().int().min(1).default(8)

@@ -12,25 +12,35 @@ export interface Watched {
 
 /**
  * One periodic sweep instead of a timer per request: aborts attempts past
- * their attempt, request or idle deadline. Resolution is `periodMs`.
+ * their attempt, request or idle deadline. Resolution is `periodMs`. The sweep
+ * runs only while something is watched: an idle runner pays no timer.
  */
 export class Watchdog {
   readonly #active = new Set<Watched>();
-  readonly #timer: ReturnType<typeof setInterval>;
+  #timer: ReturnType<typeof setInterval> | null = null;
+  #stopped = false;
+  readonly #periodMs: number;
   readonly #now: () => number;
   readonly #idleMs: number;
 
   constructor(now: () => number, idleMs: number, periodMs = 20) {
     this.#now = now;
     this.#idleMs = idleMs;
-    this.#timer = setInterval(() => this.sweep(), periodMs);
+    this.#periodMs = periodMs;
+  }
+
+  /** Whether the sweep's timer is running (something is watched). */
+  get sweeping(): boolean {
+    return this.#timer !== null;
   }
 
   watch(w: Watched): void {
     this.#active.add(w);
+    if (this.#timer === null && !this.#stopped) this.#timer = setInterval(() => this.sweep(), this.#periodMs);
   }
   unwatch(w: Watched): void {
     this.#active.delete(w);
+    if (this.#active.size === 0) this.#pause();
   }
 
   sweep(): void {
@@ -45,6 +55,7 @@ export class Watchdog {
         : null;
       if (reason) this.#abort(w, reason);
     }
+    if (this.#active.size === 0) this.#pause();
   }
 
   /** Aborts everything in flight (the run is stopping). */
@@ -53,7 +64,14 @@ export class Watchdog {
   }
 
   stop(): void {
+    this.#stopped = true;
+    this.#pause();
+  }
+
+  #pause(): void {
+    if (this.#timer === null) return;
     clearInterval(this.#timer);
+    this.#timer = null;
   }
 
   #abort(w: Watched, reason: NonNullable<Watched["reason"]>): void {

@@ -42,8 +42,19 @@ export const RequestRow = z.object({
   route: z.string(),
   /** The user action: latency starts here. */
   scheduled_ms: instant,
-  /** When the runner began the request minus `scheduled_ms` (the client's own lateness); null if never begun. */
+  /**
+   * The client's own lateness: the instant the request's first byte was written to the socket (`first_sent_ms`) −
+   * `scheduled_ms`, less the waits the workload and the routes policy put before its first call (a retrieval step's
+   * replayed latency, a wait for the route's limit). A first call that wrote nothing (no connection): the instant it
+   * was handed to the HTTP client instead. A request the dispatcher did not start (`not_sent` past the lag bound,
+   * `client_shed`) or that never reached its first call: its lateness at the dispatcher's turn; null: never begun
+   * (the rest of a stopped run). Before contract 1.5 the runner recorded its lateness at the dispatcher's turn.
+   */
   send_lag_ms: duration.nullable(),
+  /**
+   * The instant the first byte of the request's first HTTP call was written to the socket (that attempt's `sent_ms`);
+   * null when no call was made.
+   */
   first_sent_ms: ms,
   first_token_ms: ms,
   /** Complete, actionable response, after tool rounds and validation. */
@@ -97,6 +108,12 @@ export const AttemptRow = z.object({
   route: z.string(),
   provider: z.string(),
   model: z.string(),
+  /**
+   * The instant the call's first byte was written to the socket (`raw` client: as its first write returned; `fetch`:
+   * as the call was handed to fetch, the last instant it shows before the answer). A call that wrote nothing (no
+   * connection, aborted first): the instant it was handed to the HTTP client; `route_limit_wait`: when the wait ended.
+   * Before contract 1.5: the instant the call was handed to the HTTP client.
+   */
   sent_ms: instant,
   headers_ms: ms,
   first_token_ms: ms,

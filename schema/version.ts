@@ -26,7 +26,9 @@ export const SCHEMA_VERSION = 1;
  *   service and render phases of a recorded task; run.json may be a production recording's (`kind: "production"`,
  *   schema/production_manifest.ts): an observation window of a live app, not a planned load. A runner's and an
  *   importer's run.json are unchanged; the runner does not write the new table, and an importer writes it only for
- *   OpenTelemetry traces (`--from otlp`), whose tasks carry phases.
+ *   OpenTelemetry traces (`--from otlp`), whose tasks carry phases. The runner's `send_lag_ms`, `first_sent_ms` and
+ *   attempts' `sent_ms` are taken when the request's first byte is written to the socket (before: when the runner
+ *   began the request or handed the call to its HTTP client; schema/events.ts).
  */
 export const SCHEMA_MINOR = 5;
 

@@ -15,6 +15,14 @@ export interface ResponseHandler {
   onHeaders(status: number, headers: Map<string, string>, tMs: number): void;
   /** A piece of the (de-chunked) body. */
   onData(chunk: Uint8Array, tMs: number): void;
+  /**
+   * The request's first byte went to the socket, at `tMs`: called once, before `onHeaders`, and never for an exchange
+   * that wrote nothing (no connection, aborted first). `raw`: the instant its first `write` call returned (Deno writes
+   * at once when the socket can take the bytes, so they are in the kernel by then). `fetch` exposes no such instant: the
+   * instant the request was handed to `fetch`, reported once its answer's head came (a call that failed before any
+   * answer reports none: nothing shows whether it wrote).
+   */
+  onSent?(tMs: number): void;
 }
 
 /** How a transport failure is named in `error_kind`. */

@@ -33,9 +33,12 @@ export class FetchHttpClient implements HttpClient {
     const signal = req.signal;
     if (signal?.aborted) return failure("aborted", clock.now(), signal.reason);
     let res: Response;
+    let handed = 0;
     try {
       const headers = new Headers(req.headers);
       headers.set("accept-encoding", IDENTITY);
+      // fetch tells nothing between this call and the answer's head: the request is taken as sent when handed over.
+      handed = clock.now();
       res = await fetch(req.url, {
         method: "POST",
         headers,
@@ -49,6 +52,8 @@ export class FetchHttpClient implements HttpClient {
     }
     let step = "headers";
     try {
+      // Only an answer proves the request left (a failed connect wrote nothing).
+      handler.onSent?.(handed);
       const headers = new Map<string, string>();
       for (const [k, v] of res.headers) headers.set(k, v);
       handler.onHeaders(res.status, headers, clock.now());

@@ -165,7 +165,12 @@ export class RawHttpClient implements HttpClient {
     });
     let written = 0;
     try {
-      while (written < bytes.length) written += await c.conn.write(written === 0 ? bytes : bytes.subarray(written));
+      // Deno writes at once when the socket can take the bytes: the first call's return is the first byte's instant.
+      const first = c.conn.write(bytes);
+      const sentMs = clock.now();
+      written = await first;
+      handler.onSent?.(sentMs);
+      while (written < bytes.length) written += await c.conn.write(bytes.subarray(written));
       for (;;) {
         const n = await c.read();
         const t = clock.now();

@@ -10,6 +10,8 @@ const BODY = JSON.stringify({ model: "m", stream: true, messages: [{ role: "user
 interface Exchange {
   outcome: HttpOutcome;
   startMs: number;
+  /** What `onSent` reported: the request's first byte's instant (null: not reported). */
+  sentMs: number | null;
   status: number | null;
   headers: Map<string, string> | null;
   headersMs: number | null;
@@ -27,6 +29,7 @@ async function exchange(
   const timer = options.abortAfterMs === undefined ? undefined : setTimeout(() => ctl.abort(), options.abortAfterMs);
   const ex: Omit<Exchange, "outcome" | "body"> = {
     startMs: clock.now(),
+    sentMs: null,
     status: null,
     headers: null,
     headersMs: null,
@@ -40,6 +43,11 @@ async function exchange(
       signal: options.signal ?? ctl.signal,
     },
     {
+      onSent(t) {
+        assert.equal(ex.sentMs, null, "onSent is called once");
+        assert.equal(ex.status, null, "onSent comes before the head");
+        ex.sentMs = t;
+      },
       onHeaders(status, headers, t) {
         assert.equal(ex.status, null, "onHeaders is called once");
         Object.assign(ex, { status, headers, headersMs: t });
@@ -88,7 +96,7 @@ async function suite(t: Deno.TestContext, kind: HttpClientKind, srv: FaultServer
       const text = data.slice(1, 6).map((d) => JSON.parse(d).choices[0].delta.content).join("");
       assert.equal(text, "tok0 tok1 tok2 tok3 tok4 ");
       assert.deepEqual(JSON.parse(data[7]!).usage, { prompt_tokens: 3, completion_tokens: 5, total_tokens: 8 });
-      assert.ok(ex.startMs <= ex.headersMs!);
+      assert.ok(ex.startMs <= ex.sentMs! && ex.sentMs! <= ex.headersMs!, "sent between the call and the head");
       assert.ok(ex.headersMs! <= ex.pieces[0]!.t);
       assert.ok(ex.pieces.at(-1)!.t <= ex.outcome.endMs);
     });
@@ -167,6 +175,7 @@ async function suite(t: Deno.TestContext, kind: HttpClientKind, srv: FaultServer
       const ex = await exchange(client, url("ok-json"), { signal: AbortSignal.abort() });
       assertFailed(ex, "aborted");
       assert.equal(srv.requests.length, before);
+      assert.equal(ex.sentMs, null, "nothing written, no first byte");
     });
 
     await t.step("garbage instead of a status line is protocol_error", async () => {
@@ -181,7 +190,9 @@ async function suite(t: Deno.TestContext, kind: HttpClientKind, srv: FaultServer
       const probe = Deno.listen({ hostname: "127.0.0.1", port: 0 });
       const port = probe.addr.port;
       probe.close();
-      assertFailed(await exchange(client, `http://127.0.0.1:${port}/v1/chat/completions`), "connect_refused");
+      const ex = await exchange(client, `http://127.0.0.1:${port}/v1/chat/completions`);
+      assertFailed(ex, "connect_refused");
+      assert.equal(ex.sentMs, null, "no connection, no first byte");
     });
 
     await t.step("a throwing handler becomes protocol_error; send still resolves", async () => {

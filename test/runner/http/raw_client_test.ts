@@ -47,6 +47,29 @@ Deno.test("raw client caps connections per host and queues the rest in FIFO orde
   }
 });
 
+Deno.test("raw client reports a request's first byte when it was written, not when it was handed over", async () => {
+  // One connection: the second request waits for the first's answer (~4 tokens × 30 ms) before it can be written.
+  const srv = await startFaultServer({ tokens: 4, slowDelayMs: 30 });
+  const client = new RawHttpClient({ clock, maxConnectionsPerHost: 1 });
+  const sent: (number | null)[] = [null, null];
+  const send = (i: number) =>
+    client.send({ url: new URL(`${srv.url}/slow/x`), headers: {}, body: "{}" }, {
+      ...ignore,
+      onSent: (t) => sent[i] = t,
+    });
+  try {
+    const handedMs = clock.now();
+    const [first, second] = await Promise.all([send(0), send(1)]);
+    assert.ok(first.ok && second.ok);
+    // The first goes at once; the second only after the first's answer ended on the shared connection.
+    assert.ok(sent[0]! >= handedMs && sent[0]! < first.endMs);
+    assert.ok(sent[1]! >= first.endMs, `second written at ${sent[1]}, first answer ended at ${first.endMs}`);
+  } finally {
+    await client.close();
+    await srv.close();
+  }
+});
+
 Deno.test("raw client ends a queued request as aborted without sending it", async () => {
   const srv = await startFaultServer({ tokens: 2, slowDelayMs: 40 });
   const client = new RawHttpClient({ clock, maxConnectionsPerHost: 1 });

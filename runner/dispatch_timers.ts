@@ -1,0 +1,165 @@
+/**
+ * How the open-loop dispatcher (runner/dispatch.ts) sleeps and yields: {@linkcode DispatchTimers},
+ * with two implementations — {@linkcode timeoutTimers} (`setTimeout`, 1–2 ms late here) and
+ * {@linkcode WakerTimers} (a thread that sleeps in `Atomics.wait` and wakes the event loop with a
+ * message, 0.1–0.5 ms late at the median) — and the waiting constants chosen from measurements ({@linkcode DISPATCH_WAIT}).
+ * Tests drive the dispatcher with fake timers and a fake clock instead.
+ *
+ * @module
+ */
+import { setImmediate } from "node:timers";
+
+/** The timers the dispatcher waits on. */
+export interface DispatchTimers {
+  /** Calls `fn` once, `ms` or more from now (late by the timer's own lateness). Returns a cancel. */
+  after(ms: number, fn: () => void): () => void;
+  /** Calls `fn` on the next turn of the event loop, after the I/O callbacks ready by then. */
+  turn(fn: () => void): void;
+}
+
+/**
+ * How the dispatcher waits for a due time: a timer asked to fire `leadMs` before it, then, from
+ * `spinMaxMs` before it, event-loop turns (each yields to I/O and reads the clock) until it is due.
+ * So the loop never polls for longer than `spinMaxMs` per due time; 0 never polls.
+ */
+export interface DispatchWait {
+  /** How early the timer is asked to fire before the due time (ms). */
+  leadMs: number;
+  /** The longest stretch before a due time that the loop polls through (ms). */
+  spinMaxMs: number;
+}
+
+/**
+ * The runner's waiting: the waker thread asked 0.3 ms early (its lateness here: p50 0.1–0.5 ms,
+ * `bench/timer_bench.ts`), then at most 0.3 ms of polling. Chosen by the ladder in bench/README.md
+ * ("Paying only for work").
+ */
+export const DISPATCH_WAIT: DispatchWait = { leadMs: 0.3, spinMaxMs: 0.3 };
+
+/**
+ * The dispatcher before it slept: a timer 8 ms before each due time, then event-loop turns — a whole
+ * core while arrivals are under ~10 ms apart. Kept for the side-by-side ladder (bench/dispatch_bench.ts).
+ */
+export const POLLING_WAIT: DispatchWait = { leadMs: 8, spinMaxMs: 8 };
+
+/** `setTimeout` and `setImmediate` (Deno: `setTimeout(d)` fires ~trunc(d) + 1.2 ms after the call here). */
+export function timeoutTimers(): DispatchTimers {
+  return {
+    after(ms, fn) {
+      const id = setTimeout(fn, Math.max(0, ms));
+      return () => clearTimeout(id);
+    },
+    turn(fn) {
+      setImmediate(fn);
+    },
+  };
+}
+
+/** How long {@linkcode WakerTimers.start} waits for its thread before giving up. */
+const START_TIMEOUT_MS = 30_000;
+
+/** Index of the arming number in the waker's control words. */
+export const CTL_SEQ = 0;
+/** Index of the stop word in the waker's control words. */
+export const CTL_STOP = 1;
+
+/**
+ * Timers whose `after` is served by one worker thread sleeping in `Atomics.wait` (precise to
+ * 0.1–0.5 ms at the median, costs no CPU while it sleeps) that wakes the event loop with a message; `turn` is
+ * `setImmediate`. One arming at a time (a new `after` replaces the last). Start it before the run
+ * (a worker takes tens of ms to start) and {@linkcode WakerTimers.close} it after.
+ */
+export class WakerTimers implements DispatchTimers {
+  readonly #worker: Worker;
+  readonly #ctl = new Int32Array(new SharedArrayBuffer(8));
+  readonly #delay = new Float64Array(new SharedArrayBuffer(8));
+  #armed = -2;
+  #fn: (() => void) | null = null;
+  /** performance.now() at which the armed `fn` is due. */
+  #dueAt = 0;
+  #closed = false;
+  /** The thread failed after it started: `after` falls back to `setTimeout` (a pending arming too). */
+  #failed = false;
+
+  private constructor(worker: Worker) {
+    this.#worker = worker;
+    this.#delay[0] = NaN;
+  }
+
+  /** Starts the worker and resolves once it is waiting. */
+  static start(): Promise<WakerTimers> {
+    const worker = new Worker(new URL("./dispatch_waker_worker.ts", import.meta.url), { type: "module" });
+    const t = new WakerTimers(worker);
+    let ready = false;
+    return new Promise((resolve, reject) => {
+      // A thread that never says it is ready must not hold the run before ms 0.
+      const late = setTimeout(() => {
+        worker.terminate();
+        reject(new Error(`the dispatcher's waker thread did not start within ${START_TIMEOUT_MS} ms`));
+      }, START_TIMEOUT_MS);
+      worker.onerror = (e: ErrorEvent) => {
+        e.preventDefault();
+        worker.terminate();
+        if (!ready) {
+          clearTimeout(late);
+          return reject(new Error(`the dispatcher's waker thread failed: ${e.message}`));
+        }
+        // Never a dispatcher left asleep: what was armed fires on a timer, and so does everything after.
+        console.error(`warning: the dispatcher's waker thread failed (${e.message}); it sleeps on setTimeout now`);
+        t.#failed = true;
+        const fn = t.#fn;
+        t.#fn = null;
+        if (fn) setTimeout(fn, Math.max(0, t.#dueAt - performance.now()));
+      };
+      worker.onmessage = (e: MessageEvent<number>) => {
+        if (e.data === -1) {
+          ready = true;
+          clearTimeout(late);
+          return resolve(t);
+        }
+        if (e.data !== t.#armed || t.#fn === null) return; // a wake-up already cancelled or replaced
+        const fn = t.#fn;
+        t.#fn = null;
+        fn();
+      };
+      worker.postMessage({ ctl: t.#ctl.buffer, delay: t.#delay.buffer });
+    });
+  }
+
+  after(ms: number, fn: () => void): () => void {
+    if (this.#closed) throw new Error("the dispatcher's waker is closed");
+    if (this.#failed) {
+      const id = setTimeout(fn, Math.max(0, ms));
+      return () => clearTimeout(id);
+    }
+    this.#fn = fn;
+    this.#dueAt = performance.now() + Math.max(0, ms);
+    this.#delay[0] = Math.max(0, ms);
+    // The store above is published by this atomic bump, which the worker reads before the delay.
+    this.#armed = Atomics.add(this.#ctl, CTL_SEQ, 1) + 1;
+    Atomics.notify(this.#ctl, CTL_SEQ);
+    const armed = this.#armed;
+    return () => {
+      if (this.#armed !== armed || this.#fn === null) return;
+      this.#fn = null;
+      this.#delay[0] = NaN;
+      Atomics.add(this.#ctl, CTL_SEQ, 1);
+      Atomics.notify(this.#ctl, CTL_SEQ);
+    };
+  }
+
+  turn(fn: () => void): void {
+    setImmediate(fn);
+  }
+
+  /** Stops the thread; a pending `after` never fires. */
+  close(): void {
+    if (this.#closed) return;
+    this.#closed = true;
+    this.#fn = null;
+    Atomics.store(this.#ctl, CTL_STOP, 1);
+    Atomics.add(this.#ctl, CTL_SEQ, 1);
+    Atomics.notify(this.#ctl, CTL_SEQ);
+    this.#worker.terminate();
+  }
+}

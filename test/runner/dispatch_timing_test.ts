@@ -1,0 +1,244 @@
+/**
+ * The dispatcher's waiting, on a fake clock and fake timers: it never starts a request early, it
+ * polls (event-loop turns) only within `spinMaxMs` of a due time, and one wake-up starts every
+ * request already due, in schedule order.
+ */
+import assert from "node:assert/strict";
+import type { RequestRow, ScheduledRequest } from "../../schema/mod.ts";
+import type { Clock } from "../../runner/clock.ts";
+import { dispatchOpenLoop } from "../../runner/dispatch.ts";
+import { type DispatchTimers, type DispatchWait, POLLING_WAIT } from "../../runner/dispatch_timers.ts";
+
+/**
+ * A fake run clock and fake timers on it. `after(ms)` fires `ms + lateness(k)` later (k: the k-th call);
+ * `turn` costs `turnMs` of clock time (an event-loop turn). Callbacks run in time order; between two
+ * the microtasks run (the dispatcher's `.then`s).
+ */
+class FakeTime implements Clock, DispatchTimers {
+  readonly epochUnixMs = 0;
+  t = 0;
+  /** Clock reads so far. */
+  reads = 0;
+  /** Callbacks run so far (each one a wake-up of the loop). */
+  wakes = 0;
+  afterCalls = 0;
+  turns = 0;
+  readonly #queue: { at: number; seq: number; fn: () => void; live: boolean }[] = [];
+  #seq = 0;
+
+  constructor(readonly o: { turnMs: number; lateness: (k: number) => number }) {}
+
+  now = (): number => {
+    this.reads++;
+    return this.t;
+  };
+
+  after(ms: number, fn: () => void): () => void {
+    const item = {
+      at: this.t + Math.max(0, ms) + this.o.lateness(this.afterCalls++),
+      seq: this.#seq++,
+      fn,
+      live: true,
+    };
+    this.#queue.push(item);
+    return () => item.live = false;
+  }
+
+  turn(fn: () => void): void {
+    this.turns++;
+    this.#queue.push({ at: this.t + this.o.turnMs, seq: this.#seq++, fn, live: true });
+  }
+
+  /** Runs callbacks in time order until none is left (or `limit` ran: a loop that never ends fails). */
+  async run(limit = 1_000_000): Promise<void> {
+    for (let n = 0; n < limit; n++) {
+      for (let k = 0; k < 8; k++) await Promise.resolve();
+      this.#queue.sort((a, b) => a.at - b.at || a.seq - b.seq);
+      const next = this.#queue.shift();
+      if (!next) return;
+      if (!next.live) continue;
+      this.t = Math.max(this.t, next.at);
+      this.wakes++;
+      next.fn();
+    }
+    throw new Error(`more than ${limit} callbacks`);
+  }
+
+  get pending(): number {
+    return this.#queue.filter((q) => q.live).length;
+  }
+}
+
+const entry = (i: number, ms: number): ScheduledRequest => ({
+  request_id: `r${i}`,
+  scheduled_ms: ms,
+  case_id: "c",
+  class: "qa",
+  stage: "s",
+  shard: 0,
+});
+
+/** Every start: request, clock time, the wake-up it happened in, and the loop's polls since the one before. */
+interface Start {
+  id: string;
+  scheduled: number;
+  at: number;
+  wake: number;
+  polls: number;
+}
+
+/** Runs `times` through the dispatcher on `fake`; returns every start in start order. */
+async function dispatchOnFake(fake: FakeTime, times: number[], wait: DispatchWait): Promise<Start[]> {
+  const starts: Start[] = [];
+  let turnsAtLast = 0;
+  const done = dispatchOpenLoop({
+    clock: fake,
+    timers: fake,
+    wait,
+    entries: times.map((ms, i) => entry(i, ms)),
+    maxSendLagMs: 1e9,
+    maxInFlight: 1e9,
+    start: (e, startedMs) => {
+      // Turns taken since the previous start, less the one that found this request due.
+      starts.push({
+        id: e.request_id,
+        scheduled: e.scheduled_ms,
+        at: startedMs,
+        wake: fake.wakes,
+        polls: Math.max(0, fake.turns - turnsAtLast - 1),
+      });
+      turnsAtLast = fake.turns;
+      return Promise.resolve({ request_id: e.request_id, outcome: "ok" } as RequestRow);
+    },
+    skip: () => assert.fail("nothing is skipped"),
+  });
+  await fake.run();
+  await done;
+  return starts;
+}
+
+/** A seeded xorshift in [0, 1). */
+function rng(seed: number): () => number {
+  let s = seed >>> 0 || 1;
+  return () => {
+    s ^= s << 13;
+    s >>>= 0;
+    s ^= s >>> 17;
+    s ^= s << 5;
+    s >>>= 0;
+    return s / 2 ** 32;
+  };
+}
+
+Deno.test("the dispatcher sleeps between due times and polls only within spinMaxMs of one", async (t) => {
+  await t.step("never early, and at most spinMaxMs / turn + 1 polls before any due time", async () => {
+    const r = rng(7);
+    // 300 arrivals with gaps of 0–20 ms; timers 0–2 ms late; a turn costs 0.01 ms.
+    const times: number[] = [];
+    for (let i = 0, ms = 5; i < 300; i++, ms += r() * 20) times.push(ms);
+    const fake = new FakeTime({ turnMs: 0.01, lateness: () => r() * 2 });
+    const starts = await dispatchOnFake(fake, times, { leadMs: 0.3, spinMaxMs: 0.3 });
+    assert.equal(starts.length, 300);
+    assert.deepEqual(starts.map((s) => s.id), times.map((_, i) => `r${i}`), "schedule order");
+    for (const s of starts) assert.ok(s.at >= s.scheduled, `${s.id} started at ${s.at}, due ${s.scheduled}`);
+    // Polling starts at most 0.3 ms before a due time and each turn moves the clock 0.01 ms: 0.3 / 0.01 = 30 polls,
+    // + 1 for a due time that is not a whole number of turns away.
+    const most = Math.max(...starts.map((s) => s.polls));
+    assert.ok(most <= 31, `${most} polls before one due time`);
+    // No request waited for a poll that was not needed: the polls over the run stay under 31 per request.
+    assert.ok(fake.turns <= 300 * 32, `${fake.turns} turns for 300 requests`);
+  });
+
+  await t.step("spinMaxMs 0 never polls: each wake-up comes from a timer and finds its request due", async () => {
+    const times = [3, 10, 10.2, 25, 40];
+    // Timers exactly on time (lateness 0) with a lead of 0: each fires at the due time.
+    const fake = new FakeTime({ turnMs: 0.01, lateness: () => 0 });
+    const starts = await dispatchOnFake(fake, times, { leadMs: 0, spinMaxMs: 0 });
+    assert.deepEqual(starts.map((s) => s.at), [3, 10, 10.2, 25, 40]);
+    assert.deepEqual(starts.map((s) => s.polls), [0, 0, 0, 0, 0]);
+    // 3, 10, 10.2, 25, 40: five timers (one each), no turns at all.
+    assert.equal(fake.afterCalls, 5);
+    assert.equal(fake.turns, 0);
+  });
+
+  await t.step("the polling loop of before (POLLING_WAIT) polls for 8 ms before every due time", async () => {
+    // The contrast that makes the bound above mean something: gaps of 20 ms, timers on time, turns of 0.01 ms.
+    const fake = new FakeTime({ turnMs: 0.01, lateness: () => 0 });
+    const starts = await dispatchOnFake(fake, [20, 40, 60], POLLING_WAIT);
+    // Woken 8 ms early, it polls 8 / 0.01 = 800 turns (±1 for float steps) before each due time.
+    for (const s of starts.slice(1)) assert.ok(Math.abs(s.polls - 800) <= 1, `${s.polls} polls`);
+  });
+
+  await t.step("clock reads while waiting: one timer wake-up, then one read per poll", async () => {
+    // One request at 100 ms; timer on time; lead 0.3, spin 0.3, turns 0.01 ms.
+    const fake = new FakeTime({ turnMs: 0.01, lateness: () => 0 });
+    const starts = await dispatchOnFake(fake, [100], { leadMs: 0.3, spinMaxMs: 0.3 });
+    // Asked at 0 to fire at 100 − 0.3 = 99.7; there 0.3 ms are left: 30 turns of 0.01 ms, the 30th finds it due.
+    assert.equal(fake.afterCalls, 1);
+    assert.ok(Math.abs(starts[0]!.polls - 29) <= 1, `${starts[0]!.polls} polls`);
+    assert.ok(starts[0]!.at >= 100 && starts[0]!.at < 100.02, `started at ${starts[0]!.at}`);
+    // A tick that starts nothing reads the clock once: the first at 0, the timer's at 99.7, 29 ± 1 polls, and the
+    // tick that starts the request (one read before, one after): 1 + 1 + 30 + 2 = 34 at most.
+    assert.ok(fake.reads <= 34, `${fake.reads} clock reads`);
+  });
+});
+
+Deno.test("one wake-up starts every request already due, in schedule order", async (t) => {
+  await t.step("a timer 3 ms late finds six requests due and starts them in one wake-up", async () => {
+    // Ten requests 0.5 ms apart from 10 ms: 10, 10.5, …, 14.5. Lead 0.3, no polling, every timer 3 ms late.
+    const times = Array.from({ length: 10 }, (_, i) => 10 + i * 0.5);
+    const fake = new FakeTime({ turnMs: 0.01, lateness: () => 3 });
+    const starts = await dispatchOnFake(fake, times, { leadMs: 0.3, spinMaxMs: 0 });
+    // Wake 1: asked at 0 for 10 − 0.3 = 9.7, fires at 9.7 + 3 = 12.7: due are 10 … 12.5, six requests.
+    // Wake 2: next due 13 is 0.3 away, asked for 0.3 − 0.3 = 0, fires at 12.7 + 3 = 15.7: 13 … 14.5, four.
+    const byWake = Map.groupBy(starts, (s) => s.wake);
+    assert.deepEqual([...byWake.values()].map((b) => b.length), [6, 4]);
+    assert.deepEqual([...byWake.values()].map((b) => b[0]!.at), [12.7, 15.7]);
+    assert.deepEqual(starts.map((s) => s.id), times.map((_, i) => `r${i}`));
+    // The send lags of the first batch: 12.7 − 10 = 2.7, then 2.2, 1.7, 1.2, 0.7, 0.2.
+    assert.deepEqual(byWake.get(starts[0]!.wake)!.map((s) => +(s.at - s.scheduled).toFixed(9)), [
+      2.7,
+      2.2,
+      1.7,
+      1.2,
+      0.7,
+      0.2,
+    ]);
+  });
+
+  await t.step("a timer that fires early sleeps again instead of polling the rest", async () => {
+    // One request at 50 ms; the first timer fires 20 ms early (at 29.7), the next one on time.
+    const fake = new FakeTime({ turnMs: 0.01, lateness: (k) => k === 0 ? -20 : 0 });
+    const starts = await dispatchOnFake(fake, [50], { leadMs: 0.3, spinMaxMs: 0.3 });
+    // At 29.7, 20.3 ms remain (> 0.3): a second timer for 20.3 − 0.3 = 20 ms, at 49.7; then ≤ 30 polls.
+    assert.equal(fake.afterCalls, 2);
+    assert.ok(starts[0]!.polls <= 31);
+    assert.ok(starts[0]!.at >= 50);
+  });
+});
+
+Deno.test("a stop during a long sleep cancels the sleep and ends the loop at once", async () => {
+  const fake = new FakeTime({ turnMs: 0.01, lateness: () => 0 });
+  const stop = new AbortController();
+  const skipped: string[] = [];
+  const done = dispatchOpenLoop({
+    clock: fake,
+    timers: fake,
+    wait: { leadMs: 0.3, spinMaxMs: 0.3 },
+    entries: [entry(0, 1000), entry(1, 2000)],
+    maxSendLagMs: 1e9,
+    maxInFlight: 1e9,
+    start: () => assert.fail("nothing starts"),
+    skip: (e, outcome, _lag, reason) => skipped.push(`${e.request_id} ${outcome} ${reason}`),
+    signal: stop.signal,
+  });
+  // The loop is asleep until 999.7; the stop comes first.
+  assert.equal(fake.pending, 1);
+  stop.abort();
+  await fake.run();
+  await done;
+  assert.deepEqual(skipped, ["r0 not_sent run_stopped", "r1 not_sent run_stopped"]);
+  // The stop ran on the next turn (0.01 ms), not when the cancelled timer would have fired.
+  assert.ok(fake.t < 1, `ended at ${fake.t} ms`);
+  assert.equal(fake.pending, 0);
+});
