@@ -1,16 +1,18 @@
 import pl from "nodejs-polars";
-import { createHash } from "node:crypto";
 import { join } from "node:path";
 import { InputError } from "../../schema/errors.ts";
 import { COLUMNS, columnsAt, type TableName } from "../../schema/events.ts";
 import { endOfWholeRows } from "../../lib/csv_rows.ts";
 import type { RunManifest } from "../../schema/run_manifest.ts";
-import { type AnyManifest, isImported, parseAnyManifest } from "../../schema/imported_manifest.ts";
-import { assertSchemaMinor, assertSchemaVersion } from "../../schema/version.ts";
+import { type AnyManifest, isImported } from "../../schema/imported_manifest.ts";
 import { cellsEscaped, unescapedCells } from "./_csv_cells.ts";
 import { tableDtypes } from "./_dtypes.ts";
 import { clipManifests, endOpenedRun, type RunEnd } from "./run_end.ts";
-import { checkDistinctIds, checkShardSet, partialWarning, SHARD_DIR, type ShardSet } from "./_shard_set.ts";
+import { checkShardSet, partialWarning, type ShardSet } from "./_shard_set.ts";
+import { exists, importedShardSet, readManifest, runDirs, sha256File } from "./_run_folders.ts";
+
+export { sha256File };
+import { checkDistinctIds } from "./_distinct_ids.ts";
 
 /** Options shared by `loadRun` and `scanRun`. */
 export interface OpenRunOptions {
@@ -59,72 +61,6 @@ export interface OpenedRun {
 }
 
 const REQUIRED: TableName[] = ["requests", "attempts", "tools"];
-/** Read size of the hash stream: 8 MB reads hash ~3× faster than the 64 KB chunks of `readable`. */
-const HASH_CHUNK = 8 << 20;
-
-async function exists(path: string): Promise<boolean> {
-  try {
-    await Deno.stat(path);
-    return true;
-  } catch {
-    return false;
-  }
-}
-
-/** sha256 of a file, streamed through one reused buffer: memory stays at one chunk whatever the file's size. */
-export async function sha256File(path: string): Promise<string> {
-  const h = createHash("sha256");
-  using f = await Deno.open(path, { read: true });
-  const buf = new Uint8Array(HASH_CHUNK);
-  for (;;) {
-    const n = await f.read(buf);
-    if (n === null) break;
-    h.update(buf.subarray(0, n));
-  }
-  return h.digest("hex");
-}
-
-/** The run folders to read: the folder itself, or its `shard-i-of-N/` folders in index order. */
-async function runDirs(path: string): Promise<string[]> {
-  if (await exists(join(path, "run.json"))) return [path];
-  const shards: { i: number; dir: string }[] = [];
-  try {
-    for await (const e of Deno.readDir(path)) {
-      const m = SHARD_DIR.exec(e.name);
-      if (e.isDirectory && m) shards.push({ i: Number(m[1]), dir: join(path, e.name) });
-    }
-  } catch (e) {
-    throw new InputError(`${path}: cannot read run folder: ${(e as Error).message}`, [], { cause: e });
-  }
-  if (!shards.length) throw new InputError(`${path}: not a run folder (no run.json and no shard-i-of-N/ folders)`);
-  return shards.sort((a, b) => a.i - b.i).map((s) => s.dir);
-}
-
-/** Reads run.json of either kind: the runner's strict manifest, or an imported run's (`kind: "imported"`). */
-async function readManifest(dir: string): Promise<AnyManifest> {
-  const file = join(dir, "run.json");
-  let raw: unknown;
-  try {
-    raw = JSON.parse(await Deno.readTextFile(file));
-  } catch (e) {
-    throw new InputError(`${file}: cannot read run manifest: ${(e as Error).message}`, [], { cause: e });
-  }
-  assertSchemaVersion((raw as { schema_version?: unknown } | null)?.schema_version, file);
-  const manifest = parseAnyManifest(raw, file);
-  assertSchemaMinor(manifest.schema_minor, file);
-  return manifest;
-}
-
-/** An imported run is one folder (the importer writes no shards): its one-shard set, else an InputError. */
-function importedShardSet(path: string, dirs: string[]): ShardSet {
-  if (dirs.length !== 1 || dirs[0] !== path) {
-    throw new InputError(
-      `${path}: shard folders holding an imported run's run.json: an imported run is one folder, never sharded`,
-    );
-  }
-  return { count: 1, present: [0], missing: [] };
-}
-
 /** True when a non-empty file does not end with a line end (a row cut off mid-write). */
 async function endsMidRow(file: string): Promise<boolean> {
   using f = await Deno.open(file, { read: true });
