@@ -14,7 +14,7 @@
  * @module
  */
 import type { ResolvedWindow } from "../goodput/policy.ts";
-import { measuredCtes, type SloMetric } from "./classify_sql.ts";
+import { inWindowSql, measuredCtes, type SloMetric } from "./classify_sql.ts";
 import { sqlFraction, withClause } from "./_sql_text.ts";
 
 /** The metrics of the SQL latency table, in output order. */
@@ -57,11 +57,19 @@ export function latencySql(window: Pick<ResolvedWindow, "intervals">, options: L
   const ps = options.percentiles ?? [0.5, 0.95, 0.99];
   const metrics = options.metrics ?? SQL_LATENCY_METRICS;
   // Only completed requests have a latency; TTFT and TPOT are already null where not observable (classify_sql.ts).
-  const values = [
-    "SELECT class, stage, completed,",
-    metrics.map((m) => `  CASE WHEN completed THEN ${m} END AS ${m}`).join(",\n"),
-    "FROM measured",
-  ].join("\n");
+  // e2e alone needs no attempt: the requests are read without the final-attempt join.
+  const attempts = metrics.some((m) => m !== "e2e_ms");
+  const values = attempts
+    ? [
+      "SELECT class, stage, completed,",
+      metrics.map((m) => `  CASE WHEN completed THEN ${m} END AS ${m}`).join(",\n"),
+      "FROM measured",
+    ].join("\n")
+    : [
+      "SELECT class, stage, outcome = 'ok' AS completed,",
+      "  CASE WHEN outcome = 'ok' THEN completed_ms - scheduled_ms END AS e2e_ms",
+      `FROM requests WHERE ${inWindowSql(window)}`,
+    ].join("\n");
   const sets = options.byStage ? "(), (class), (stage), (class, stage)" : "(), (class)";
   const grain = options.byStage
     ? "CASE GROUPING(class) + 2 * GROUPING(stage) WHEN 3 THEN 'overall' WHEN 2 THEN 'class' WHEN 1 THEN 'stage' " +
@@ -73,7 +81,7 @@ export function latencySql(window: Pick<ResolvedWindow, "intervals">, options: L
     ...ps.map((p) => `percentile_disc(${sqlFraction(p)}) WITHIN GROUP (ORDER BY ${m}) AS ${percentileColumn(m, p)}`),
   ]);
   return [
-    withClause([...measuredCtes(window), ["latency_values", values]]),
+    withClause([...(attempts ? measuredCtes(window) : []), ["latency_values", values]]),
     "SELECT",
     `  ${grain} AS grain,`,
     "  class,",

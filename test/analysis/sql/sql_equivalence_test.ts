@@ -37,6 +37,10 @@ async function assertLatency(run: LoadedRun, sql: SqlRun, policy: SloPolicy, byS
     ["e2e_ms", "ttft_ms", "tpot_ms"].includes(r.metric) && (byStage || r.stage === null)
   );
   const { rows } = await sqlLatency(sql, window, { byStage });
+  // e2e alone is read without the attempts join: the same rows.
+  const e2e = await sqlLatency(sql, window, { byStage, metrics: ["e2e_ms"] });
+  assert.match(e2e.sql, /^(?![\s\S]*final_attempt)/, `${what}: e2e alone joins no attempt`);
+  assert.deepEqual(e2e.rows, rows.filter((r) => r.metric === "e2e_ms"), `${what}: e2e alone`);
   const key = (x: { class: string | null; stage: string | null; metric: string; p: number }) =>
     JSON.stringify([x.class, x.stage, x.metric, x.p]);
   const got = new Map(rows.map((r) => [key(r), r]));
