@@ -5,7 +5,9 @@
  * and confidence intervals, the same number under alternative rules, and an
  * audit of a published claim against the raw log.
  *
- * Every folder's public names are re-exported here; the curated public API,
+ * Every folder's public names are re-exported here but `sql/`'s (the
+ * definitions as SQL run by DuckDB: its own entry point, `sql/mod.ts`, so
+ * that importing the analysis does not load DuckDB); the curated public API,
  * the one a notebook imports, is the top-level `mod.ts`.
  *
  * @example Accepted goodput of the committed sample run under the design-v1 SLO policy

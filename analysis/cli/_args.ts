@@ -10,12 +10,10 @@
  *
  * @module
  */
-import { fileURLToPath } from "node:url";
 import { join } from "node:path";
 import type { InputCheck } from "../../lib/cli.ts";
 import { isImported } from "../run/imported_run.ts";
 import { sha256File } from "../run/_open_run.ts";
-import type { PositionalSpec } from "../../lib/command.ts";
 import { InputError } from "../../schema/errors.ts";
 import type { OverheadSheet, PriceSheet } from "../../schema/prices.ts";
 import type { SloPolicy } from "../../schema/slo.ts";
@@ -25,23 +23,10 @@ import { loadSloPolicy, policyForRuns } from "../goodput/policy.ts";
 import { loadOverheadSheet, loadPriceSheet, routePrice } from "../cost/price_sheet.ts";
 import { DEFAULT_SUPPORT_CONFIDENCE } from "../latency/early_stopping.ts";
 import { HEADROOM_CHOICES } from "../knee/limit.ts";
+import { defaultSloFile } from "./_flags.ts";
 
-/** Workloads whose SLO policy ships in data/slo/: the file, relative to the repository. */
-const DEFAULT_POLICIES: Record<string, string> = {
-  "design-v1": "data/slo/design-v1.json",
-  "chat-example": "data/slo/chat-example.json",
-};
-
-/** The policy file shipped in data/slo/ for a workload, or undefined when none ships. */
-export function defaultSloFile(workload: string): string | undefined {
-  const file = DEFAULT_POLICIES[workload];
-  return file === undefined ? undefined : fileURLToPath(new URL(`../../${file}`, import.meta.url));
-}
-
-/** Where the SLO policy comes from without `--slo`, in words. */
-export const SLO_DEFAULT_TEXT = `the workload's policy in \`data/slo/\` (${
-  Object.entries(DEFAULT_POLICIES).map(([w, file]) => `\`${file}\` for ${w}`).join(", ")
-})`;
+export { DENOMINATOR_FLAG, JSON_FLAG, OPEN_FLAGS, runArgument, SLO_DEFAULT_TEXT, SLO_FLAG } from "./_flags.ts";
+export { defaultSloFile };
 
 /**
  * The default policy of a run: for an imported run, the policy given at import (`--slo`, copied into its folder and
@@ -52,44 +37,6 @@ export function runSloFile(run: LoadedRun): string | undefined {
   if (isImported(m)) return m.slo ? join(run.dir, m.slo.file) : undefined;
   return defaultSloFile(m.workload.name);
 }
-
-/** `--slo FILE`: the SLO policy; without it, the workload's default in data/slo/. */
-export const SLO_FLAG = {
-  slo: {
-    type: "string",
-    arg: "FILE",
-    defaultText: `${SLO_DEFAULT_TEXT}; any other workload needs \`--slo\``,
-    description: "the SLO policy (JSON, `SloPolicy` in schema/slo.ts): each class's latency limits and gates, the " +
-      "denominator and the window",
-  },
-} as const;
-
-/** `--denominator offered|sent|completed`: replaces the policy's. */
-export const DENOMINATOR_FLAG = {
-  denominator: {
-    type: "string",
-    arg: "D",
-    choices: ["offered", "sent", "completed"],
-    defaultText: "the policy's (`offered` when it states none)",
-    description: "the denominator of the acceptance rate and the SLO miss rate, replacing the policy's",
-  },
-} as const;
-
-/** `--verify strict|warn` and `--partial-shards`: how a run folder is opened. */
-export const OPEN_FLAGS = {
-  verify: {
-    type: "string",
-    arg: "MODE",
-    choices: ["strict", "warn"],
-    default: "strict",
-    description: "a log file whose sha256 differs from run.json: `strict` refuses the run, `warn` reads it with a " +
-      "loud warning",
-  },
-  "partial-shards": {
-    type: "boolean",
-    description: "read a sharded run with shards missing (refused without it); the result says which are missing",
-  },
-} as const;
 
 /** `--confidence C`: the one-sided confidence of the supported rule (MLPerf LoadGen early stopping). */
 export const CONFIDENCE_FLAG = {
@@ -132,23 +79,6 @@ export const PRICE_FLAGS = {
       "sheet's currency; needs `--prices`",
   },
 } as const;
-
-/** `--json`. */
-export const JSON_FLAG = {
-  json: { type: "boolean", description: "print one JSON document instead of the text tables" },
-} as const;
-
-/** The RUN argument of a command that reads `min` to `max` run folders. */
-export function runArgument(min: number, max?: number): PositionalSpec {
-  return {
-    name: "RUN",
-    noun: "RUN folder",
-    description: "a run folder (`run.json` and its log files, as `npx deno task run` writes them; a sharded run's " +
-      "parent folder reads every shard)",
-    min,
-    ...(max === undefined ? {} : { max }),
-  };
-}
 
 /** The load options of `--verify` and `--partial-shards` (a missing shard is refused without the flag). */
 export function openOptions(v: { verify: "strict" | "warn"; "partial-shards": boolean }): LoadRunOptions {

@@ -8,13 +8,9 @@
 import pl from "nodejs-polars";
 import { type Gate, GATES, type SloPolicy } from "../../schema/slo.ts";
 import { modeRequired } from "./_mode_slo.ts";
+import { GATE_RULE, maskGates, NO_GATE_NAME_INSIDE_ANOTHER } from "./gate_rule.ts";
 
-/** The gate rule, stated in every disclosure. */
-export const GATE_RULE =
-  "a gate required by the class counts against a request only when it applies to it (listed in the request's " +
-  "applicable_gates, contract 1.1): then true passes and false or null (not evaluated) fails; a required gate the " +
-  "request's case does not define (not listed) passes as n/a, counted per gate in the disclosure; a 1.0 log does not " +
-  "record applicability, so there every required gate applies and null fails (the 1.0 rule)";
+export { GATE_RULE, maskGates, NO_GATE_NAME_INSIDE_ANOTHER };
 
 /** Column of the limits frame saying whether the request's class names gate `g` (null: the class takes the default). */
 export const requiredColumn = (g: Gate) => `_req_${g}`;
@@ -26,9 +22,6 @@ export function gateApplies(g: Gate): pl.Expr {
   // times cheaper than a regular expression over a million rows.
   return listed.isNull().or(listed.str.contains(g, true));
 }
-
-/** True: no gate name occurs inside another, so a literal substring test finds whole names only. */
-export const NO_GATE_NAME_INSIDE_ANOTHER = GATES.every((a) => GATES.every((b) => a === b || !b.includes(a)));
 
 /**
  * Whether the request's SLO requires `g`: the gates of the degraded mode it was served in, when the policy declares
@@ -63,9 +56,4 @@ export function notApplicableMask(policy: SloPolicy): pl.Expr {
   return GATES.map((g, i) =>
     pl.when(ok.and(classRequires(policy, g)).and(gateApplies(g).not())).then(pl.lit(1 << i)).otherwise(pl.lit(0))
   ).reduce((a, b) => a.add(b)).cast(pl.UInt8);
-}
-
-/** The gates of a {@linkcode notApplicableMask} value. */
-export function maskGates(mask: number): Gate[] {
-  return GATES.filter((_, i) => (mask & (1 << i)) !== 0);
 }

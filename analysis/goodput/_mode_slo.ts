@@ -1,56 +1,15 @@
 import pl from "nodejs-polars";
-import type { ClassSlo, Gate, ModeSlo, SloPolicy } from "../../schema/slo.ts";
+import type { ClassSlo, Gate, SloPolicy } from "../../schema/slo.ts";
+import { declaredModes, modeSlo } from "./declared_modes.ts";
 
 /** The join key of the default SLO (classes the policy does not name); no class name can be it. */
 const DEFAULT_KEY = "\u0000default";
 
-/**
- * The SLO of a request of class `cls` served in the degraded service mode
- * `mode`: the mode as the class's own `modes` declares it (for a class the
- * policy does not name: `default.modes`), else as the policy's `modes`
- * does; latency limits the mode does not set stay the class's. null when
- * the policy declares no such mode for that class (`undeclared_mode`).
- *
- * @example A policy-wide mode that drops quality and doubles e2e
- * ```ts
- * import { modeSlo } from "./_mode_slo.ts";
- * import assert from "node:assert/strict";
- * const policy = {
- *   denominator: "offered" as const, window: { exclude_stage_kinds: [] }, classes: {},
- *   default: { e2e_ms: 1000, ttft_ms: 200, gates: ["output_valid" as const, "quality_ok" as const] },
- *   modes: { short: { output: "short answers", gates: ["output_valid" as const], e2e_ms: 2000 } },
- * };
- * assert.deepEqual(modeSlo(policy, "qa", "short"), { e2e_ms: 2000, ttft_ms: 200, gates: ["output_valid"] });
- * assert.equal(modeSlo(policy, "qa", "other"), null);
- * ```
- */
-export function modeSlo(policy: SloPolicy, cls: string, mode: string): ClassSlo | null {
-  const base = policy.classes[cls] ?? policy.default;
-  const m = base.modes?.[mode] ?? policy.modes?.[mode];
-  return m ? resolved(base, m) : null;
-}
-
-function resolved(base: ClassSlo, m: ModeSlo): ClassSlo {
-  const out: ClassSlo = { gates: m.gates };
-  const e2e = m.e2e_ms ?? base.e2e_ms, ttft = m.ttft_ms ?? base.ttft_ms, tpot = m.tpot_ms ?? base.tpot_ms;
-  if (e2e !== undefined) out.e2e_ms = e2e;
-  if (ttft !== undefined) out.ttft_ms = ttft;
-  if (tpot !== undefined) out.tpot_ms = tpot;
-  return out;
-}
+export { modeSlo };
 
 /** Every (SLO key, mode) the policy declares, with the resolved SLO; the key is a class name or the default's. */
 function declared(policy: SloPolicy): { key: string; mode: string; slo: ClassSlo }[] {
-  const shared = Object.keys(policy.modes ?? {});
-  const rows: { key: string; mode: string; slo: ClassSlo }[] = [];
-  const add = (key: string, cls: ClassSlo) => {
-    for (const mode of new Set([...Object.keys(cls.modes ?? {}), ...shared])) {
-      rows.push({ key, mode, slo: resolved(cls, cls.modes?.[mode] ?? policy.modes![mode]!) });
-    }
-  };
-  for (const [name, cls] of Object.entries(policy.classes)) add(name, cls);
-  add(DEFAULT_KEY, policy.default);
-  return rows;
+  return declaredModes(policy).map((d) => ({ ...d, key: d.key ?? DEFAULT_KEY }));
 }
 
 /**

@@ -1,18 +1,25 @@
-import { type ClassSlo, type Gate, GATES, type ModeSlo, type SloPolicy } from "../../schema/slo.ts";
-import { FAILURE_ORDER, type FailureReason } from "./classify.ts";
+import {
+  type ClassSlo,
+  FAILURE_REASONS as FAILURE_ORDER,
+  type FailureReason,
+  type Gate,
+  GATES,
+  type ModeSlo,
+  type SloPolicy,
+} from "../../schema/slo.ts";
 import type { LoadedRun } from "../run/loaded_run.ts";
 import { classSlo, type ResolvedWindow } from "./policy.ts";
-import { RUN_END_RULE, type RunEnd } from "../run/run_end.ts";
+import { RUN_END_RULE, type RunEnd } from "../run/run_end_rule.ts";
 import { PARTIAL_SHARDS_RULE } from "../run/_shard_set.ts";
 import { MODE_RULES } from "./service_modes.ts";
-import { GATE_RULE } from "./_gates.ts";
+import { GATE_RULE } from "./gate_rule.ts";
 import type { ImportedLack, ImportedManifest } from "../../schema/imported_manifest.ts";
 import { hasTimeWindow, importCaveats, isImported } from "../run/imported_run.ts";
 import { isProduction, PRODUCTION_OPEN_RULE, productionCaveats } from "../run/production_run.ts";
 import { type ProductionDisclosure, productionDisclosure } from "./production_disclosure.ts";
 
 export type { ProductionDisclosure, ProductionWindow } from "./production_disclosure.ts";
-import { STREAMING, type Streaming, STREAMING_RULE, TPOT_DEFINITION, TTFT_DEFINITION } from "./_streaming.ts";
+import { STREAMING, type Streaming, STREAMING_RULE, TPOT_DEFINITION, TTFT_DEFINITION } from "./streaming_rules.ts";
 
 export { TPOT_DEFINITION, TTFT_DEFINITION };
 
@@ -152,13 +159,19 @@ export function sloRule(cls: string, slo: ClassSlo, s: StreamingCounts | null, n
   return `${cls}: ${limits.join(", ") || "no latency limit"}${note}; gates ${gates}`;
 }
 
+/** What a disclosure reads of a run: its metadata (folder, manifests, format, end, shards, warnings), never its rows. */
+export type DisclosedRun =
+  & Pick<LoadedRun, "dir" | "manifest" | "manifests" | "format" | "end" | "shard_set" | "warnings" | "parts">
+  & { server: unknown };
+
 /**
  * Builds the disclosure of a goodput result: run, files, denominator,
  * window, inclusion rules in words, per-class SLO and how it applied
  * (streaming, gates passed as n/a), the TTFT and TPOT definitions and n.
+ * Reads only the run's metadata, so any engine that counted can call it.
  */
 export function buildDisclosure(
-  run: LoadedRun,
+  run: DisclosedRun,
   policy: SloPolicy,
   window: ResolvedWindow,
   n: Disclosure["n"],

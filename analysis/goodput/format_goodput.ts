@@ -1,6 +1,6 @@
 import { fixed, sig } from "../../lib/number_format.ts";
 import { textTable } from "../../lib/text_table.ts";
-import { FAILURE_ORDER, GATE_ORDER } from "./classify.ts";
+import { FAILURE_REASONS as FAILURE_ORDER, GATES as GATE_ORDER } from "../../schema/slo.ts";
 import type { GoodputResult, GoodputRow } from "./goodput.ts";
 import { modeLabel, modeSloLines } from "./service_modes.ts";
 

@@ -2,9 +2,9 @@ import { InputError } from "../../schema/errors.ts";
 import { describeIssues } from "../../schema/load.ts";
 import type { AnyManifest } from "../../schema/imported_manifest.ts";
 import type { Stage } from "../../schema/plan.ts";
-import { type ClassSlo, SloPolicy } from "../../schema/slo.ts";
+import { type ClassSlo, type ModeSlo, SloPolicy } from "../../schema/slo.ts";
 import type { LoadedRun } from "../run/loaded_run.ts";
-import { clipStages } from "../run/run_end.ts";
+import { clipStages } from "../run/run_end_rule.ts";
 import type { ScannedRun } from "../run/scanned_run.ts";
 
 /**
@@ -51,10 +51,15 @@ export function workloadClasses(run: LoadedRun | ScannedRun): WorkloadClasses {
   const column = "collectSync" in requests
     ? requests.select("class").unique().collectSync().getColumn("class")
     : requests.getColumn("class").unique();
+  return presentClasses(column.toArray() as string[], run.manifest);
+}
+
+/** {@linkcode WorkloadClasses} of a log without declared classes (1.0): the classes found in its requests log. */
+export function presentClasses(classes: readonly string[], manifest: AnyManifest): WorkloadClasses {
   return {
-    classes: (column.toArray() as string[]).sort(),
+    classes: [...classes].sort(),
     from: `the classes present in its requests log: run.json records no workload.classes${
-      run.manifest.schema_minor === 0 ? " (contract 1.0)" : ""
+      manifest.schema_minor === 0 ? " (contract 1.0)" : ""
     }`,
   };
 }
@@ -69,17 +74,30 @@ export function workloadClasses(run: LoadedRun | ScannedRun): WorkloadClasses {
  */
 export function policyForRuns(input: unknown, runs: readonly (LoadedRun | ScannedRun)[], source: string): SloPolicy {
   const policy = parseSloPolicy(input, source);
-  const named = Object.keys(policy.classes);
-  if (!named.length) return policy;
-  const workloads = runs.map((run) => ({ run, w: workloadClasses(run) }));
-  const unknown = named.filter((c) => !workloads.some(({ w }) => w.classes.includes(c)));
+  if (!Object.keys(policy.classes).length) return policy;
+  return checkPolicyClasses(
+    policy,
+    runs.map((run) => ({ run_id: run.manifest.run_id, dir: run.dir, workload: workloadClasses(run) })),
+    source,
+  );
+}
+
+/**
+ * The check of {@linkcode policyForRuns} on a parsed policy and the runs' workload classes, however they were read:
+ * every class the policy names must be a class of at least one run; else an {@linkcode InputError} naming them and
+ * each run's classes.
+ */
+export function checkPolicyClasses(
+  policy: SloPolicy,
+  runs: readonly { run_id: string; dir: string; workload: WorkloadClasses }[],
+  source: string,
+): SloPolicy {
+  const unknown = Object.keys(policy.classes).filter((c) => !runs.some(({ workload }) => workload.classes.includes(c)));
   if (!unknown.length) return policy;
   const problems = [
     `${source}: classes: ${unknown.join(", ")} not in the workload of ${runs.length === 1 ? "run" : "any run"}`,
-    ...workloads.map(({ run, w }) =>
-      `${source}: run ${run.manifest.run_id} (${run.dir}) has the classes (${w.from}): ${
-        w.classes.join(", ") || "none"
-      }`
+    ...runs.map(({ run_id, dir, workload: w }) =>
+      `${source}: run ${run_id} (${dir}) has the classes (${w.from}): ${w.classes.join(", ") || "none"}`
     ),
   ];
   throw new InputError(`${source}: SLO policy names classes the workload does not have`, problems);
@@ -251,4 +269,40 @@ export function runWindow(
   window: SloPolicy["window"],
 ): ResolvedWindow {
   return resolveWindow(run.manifest.stages, window, { endMs: run.end.cut_ms });
+}
+
+/** The latency metrics an SLO limits. */
+export type LimitMetric = "e2e_ms" | "ttft_ms" | "tpot_ms";
+
+function withoutLimit<S extends ClassSlo | ModeSlo>(slo: S, metric: LimitMetric): S {
+  const { [metric]: _drop, ...rest } = slo;
+  const out = rest as S;
+  if ("modes" in out && out.modes) out.modes = withoutModeLimits(out.modes, metric);
+  return out;
+}
+
+function withoutModeLimits(modes: Record<string, ModeSlo>, metric: LimitMetric): Record<string, ModeSlo> {
+  return Object.fromEntries(Object.entries(modes).map(([m, s]) => [m, withoutLimit(s, metric)]));
+}
+
+/**
+ * The policy without any limit on `metric`: every class's, the default's and
+ * every degraded mode's limit on it removed, every other condition kept. An
+ * SLO sweep counts the requests this policy accepts at each limit.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { parseSloPolicy, withoutMetricLimit } from "./policy.ts";
+ * const p = parseSloPolicy({ default: { e2e_ms: 5000, ttft_ms: 800 } }, "p");
+ * assert.deepEqual(withoutMetricLimit(p, "e2e_ms").default, { ttft_ms: 800, gates: p.default.gates });
+ * ```
+ */
+export function withoutMetricLimit(policy: SloPolicy, metric: LimitMetric): SloPolicy {
+  return {
+    ...policy,
+    classes: Object.fromEntries(Object.entries(policy.classes).map(([c, s]) => [c, withoutLimit(s, metric)])),
+    default: withoutLimit(policy.default, metric),
+    ...(policy.modes ? { modes: withoutModeLimits(policy.modes, metric) } : {}),
+  };
 }

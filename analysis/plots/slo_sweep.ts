@@ -5,10 +5,10 @@
  * @module
  */
 import pl from "nodejs-polars";
-import type { ClassSlo, ModeSlo, SloPolicy } from "../../schema/slo.ts";
+import type { SloPolicy } from "../../schema/slo.ts";
 import { classify } from "../goodput/classify.ts";
 import type { LoadedRun } from "../run/loaded_run.ts";
-import { classSlo, policyForRun, runWindow } from "../goodput/policy.ts";
+import { classSlo, policyForRun, runWindow, withoutMetricLimit } from "../goodput/policy.ts";
 import { sloSweep, type SweepCurve, sweepLimits } from "../latency/sweep.ts";
 import { windowLine } from "./_disclosure.ts";
 import { colour, type Figure, makeFigure, plain } from "./figure.ts";
@@ -32,18 +32,6 @@ export interface SloSweepInput {
   series: SweepSeries[];
   /** One line: run, window, denominator, n. */
   disclosure: string;
-}
-
-/** `slo` without the `metric` limit, its degraded modes' own limits of that metric included. */
-function withoutLimit<S extends ClassSlo | ModeSlo>(slo: S, metric: SloMetric): S {
-  const { [metric]: _drop, ...rest } = slo;
-  const out = rest as S;
-  if ("modes" in out && out.modes) out.modes = withoutModeLimits(out.modes, metric);
-  return out;
-}
-
-function withoutModeLimits(modes: Record<string, ModeSlo>, metric: SloMetric): Record<string, ModeSlo> {
-  return Object.fromEntries(Object.entries(modes).map(([m, s]) => [m, withoutLimit(s, metric)]));
 }
 
 /** Options of {@linkcode sloSweepInput}. */
@@ -75,12 +63,7 @@ export function sloSweepInput(run: LoadedRun, policy: SloPolicy, options: SloSwe
   const metric = options.metric ?? "e2e_ms";
   const points = options.points ?? 200;
   const window = runWindow(run, policy.window);
-  const relaxed: SloPolicy = {
-    ...policy,
-    classes: Object.fromEntries(Object.entries(policy.classes).map(([c, s]) => [c, withoutLimit(s, metric)])),
-    default: withoutLimit(policy.default, metric),
-    ...(policy.modes ? { modes: withoutModeLimits(policy.modes, metric) } : {}),
-  };
+  const relaxed = withoutMetricLimit(policy, metric);
   const rows = classify(run, relaxed, window);
   const classes = (rows.getColumn("class").unique().toArray() as string[]).sort();
   const den = policy.denominator;

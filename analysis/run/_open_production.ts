@@ -11,7 +11,7 @@ import { join } from "node:path";
 import { InputError } from "../../schema/errors.ts";
 import type { TableName } from "../../schema/events.ts";
 import { PART_DIR_PATTERN, type ProductionManifest } from "../../schema/production_manifest.ts";
-import { checkDistinctIds } from "./_shard_set.ts";
+import { checkDistinctIds } from "./_distinct_ids.ts";
 import { absentTable, exists, type OpenedTable, scanTable, verifier } from "./_scan_table.ts";
 import { type PartRead, productionRunEnd, productionStages } from "./production_run.ts";
 import type { OpenedRun } from "./_opened_run.ts";

@@ -3,17 +3,12 @@ import { join } from "node:path";
 import { InputError } from "../../schema/errors.ts";
 import { TABLE_SINCE_MINOR, type TableName } from "../../schema/events.ts";
 import type { RunManifest } from "../../schema/run_manifest.ts";
-import {
-  type AnyManifest,
-  type ImportedManifest,
-  isImported,
-  isRunnerRun,
-  parseAnyManifest,
-} from "../../schema/imported_manifest.ts";
+import { type AnyManifest, type ImportedManifest, isImported, isRunnerRun } from "../../schema/imported_manifest.ts";
 import { isProduction } from "../../schema/production_manifest.ts";
-import { assertSchemaMinor, assertSchemaVersion } from "../../schema/version.ts";
 import { clipManifests, endOpenedRun, type RunEnd } from "./run_end.ts";
-import { checkDistinctIds, checkShardSet, partialWarning, SHARD_DIR, type ShardSet } from "./_shard_set.ts";
+import { checkShardSet, partialWarning, type ShardSet } from "./_shard_set.ts";
+import { checkDistinctIds } from "./_distinct_ids.ts";
+import { oneFolder, readManifest, runDirs } from "./_run_folders.ts";
 import { absentTable, exists, type OpenedTable, scanTable, sha256File, verifier } from "./_scan_table.ts";
 import { openProduction } from "./_open_production.ts";
 import type { OpenedRun } from "./_opened_run.ts";
@@ -40,45 +35,6 @@ export interface OpenRunOptions {
 }
 
 const REQUIRED: TableName[] = ["requests", "attempts", "tools"];
-
-/** The run folders to read: the folder itself, or its `shard-i-of-N/` folders in index order. */
-async function runDirs(path: string): Promise<string[]> {
-  if (await exists(join(path, "run.json"))) return [path];
-  const shards: { i: number; dir: string }[] = [];
-  try {
-    for await (const e of Deno.readDir(path)) {
-      const m = SHARD_DIR.exec(e.name);
-      if (e.isDirectory && m) shards.push({ i: Number(m[1]), dir: join(path, e.name) });
-    }
-  } catch (e) {
-    throw new InputError(`${path}: cannot read run folder: ${(e as Error).message}`, [], { cause: e });
-  }
-  if (!shards.length) throw new InputError(`${path}: not a run folder (no run.json and no shard-i-of-N/ folders)`);
-  return shards.sort((a, b) => a.i - b.i).map((s) => s.dir);
-}
-
-/** Reads run.json of either kind: the runner's strict manifest, or an imported run's (`kind: "imported"`). */
-async function readManifest(dir: string): Promise<AnyManifest> {
-  const file = join(dir, "run.json");
-  let raw: unknown;
-  try {
-    raw = JSON.parse(await Deno.readTextFile(file));
-  } catch (e) {
-    throw new InputError(`${file}: cannot read run manifest: ${(e as Error).message}`, [], { cause: e });
-  }
-  assertSchemaVersion((raw as { schema_version?: unknown } | null)?.schema_version, file);
-  const manifest = parseAnyManifest(raw, file);
-  assertSchemaMinor(manifest.schema_minor, file);
-  return manifest;
-}
-
-/** An imported run or a production recording is one folder: its one-shard set, else an InputError. */
-function oneFolder(path: string, dirs: string[], whose: string, why: string): ShardSet {
-  if (dirs.length !== 1 || dirs[0] !== path) {
-    throw new InputError(`${path}: shard folders holding ${whose} run.json: ${why}`);
-  }
-  return { count: 1, present: [0], missing: [] };
-}
 
 /**
  * Opens a run folder (run.json + requests/attempts/tools[/server][/phases] as

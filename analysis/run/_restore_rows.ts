@@ -4,9 +4,9 @@ import { InputError } from "../../schema/errors.ts";
 import { COLUMNS } from "../../schema/events.ts";
 import type { RunManifest } from "../../schema/run_manifest.ts";
 import { tableDtypes } from "./_dtypes.ts";
+import { RESTORED_KIND } from "./run_end_rule.ts";
 
-/** `error_kind` of a request row restored from the saved schedule (outcome `aborted`). */
-export const RESTORED_KIND = "restored_from_schedule";
+export { RESTORED_KIND };
 
 const SCHEDULE_DTYPES = {
   request_id: pl.Utf8,

@@ -6,12 +6,14 @@
  * @module
  */
 import pl from "nodejs-polars";
-import { createHash } from "node:crypto";
 import { InputError } from "../../schema/errors.ts";
 import { COLUMNS, columnsAt, type TableName } from "../../schema/events.ts";
 import { endOfWholeRows } from "../../lib/csv_rows.ts";
 import { cellsEscaped, unescapedCells } from "./_csv_cells.ts";
 import { tableDtypes } from "./_dtypes.ts";
+import { exists, sha256File } from "./_run_folders.ts";
+
+export { exists, sha256File };
 
 /** One log file of one folder, scanned (nothing read yet but its schema). */
 export interface OpenedTable {
@@ -24,32 +26,6 @@ export interface OpenedTable {
   scan: pl.LazyDataFrame;
   /** Streams the file through sha256 and compares it with run.json; throws or warns as `verify` says. */
   verify: () => Promise<void>;
-}
-
-/** Read size of the hash stream: 8 MB reads hash ~3× faster than the 64 KB chunks of `readable`. */
-const HASH_CHUNK = 8 << 20;
-
-/** True when `path` exists. */
-export async function exists(path: string): Promise<boolean> {
-  try {
-    await Deno.stat(path);
-    return true;
-  } catch {
-    return false;
-  }
-}
-
-/** sha256 of a file, streamed through one reused buffer: memory stays at one chunk whatever the file's size. */
-export async function sha256File(path: string): Promise<string> {
-  const h = createHash("sha256");
-  using f = await Deno.open(path, { read: true });
-  const buf = new Uint8Array(HASH_CHUNK);
-  for (;;) {
-    const n = await f.read(buf);
-    if (n === null) break;
-    h.update(buf.subarray(0, n));
-  }
-  return h.digest("hex");
 }
 
 /** True when a non-empty file does not end with a line end (a row cut off mid-write). */

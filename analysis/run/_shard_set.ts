@@ -3,11 +3,10 @@
  * folder's name agrees with its run.json `plan.shard`, one shard count N,
  * every index 0..N−1 present once, one run id, one schedule (the same plan
  * spec, seed included, and workload, from which every shard computes the
- * full schedule), and no request id in two shards.
+ * full schedule); no request id in two shards is checked by `_distinct_ids.ts`.
  *
  * @module
  */
-import pl from "nodejs-polars";
 import { createHash } from "node:crypto";
 import { basename, join } from "node:path";
 import { InputError } from "../../schema/errors.ts";
@@ -112,26 +111,4 @@ export function partialWarning(path: string, set: ShardSet): string | null {
   const names = set.missing.map((i) => label(i, set.count)).join(", ");
   return `${path}: PARTIAL ANALYSIS: ${set.missing.length} of ${set.count} shards missing (${names}); ` +
     `counts and goodput cover shards ${set.present.join(", ")} only, not the whole run`;
-}
-
-/**
- * Refuses request ids found in more than one shard: one count-distinct over
- * the `request_id` column of every shard's requests log, streamed (the other
- * columns are not read); on failure, names up to five of them.
- */
-export function checkDistinctIds(path: string, requests: pl.LazyDataFrame[], unit: "shard" | "part" = "shard"): void {
-  if (requests.length < 2) return;
-  const ids = pl.concat(requests.map((lf) => lf.select("request_id")), { how: "vertical" });
-  const counts = ids.select(pl.len().alias("rows"), pl.col("request_id").nUnique().alias("distinct"))
-    .collectSync({ engine: "streaming" }).toRecords()[0]!;
-  const dupes = Number(counts.rows) - Number(counts.distinct);
-  if (dupes === 0) return;
-  // Only on failure: name some of them.
-  const some = ids.groupBy("request_id").agg(pl.len().alias("n")).filter(pl.col("n").gt(1)).sort("request_id")
-    .head(5).collectSync();
-  const named = some.getColumn("request_id").toArray().join(", ");
-  throw new InputError(`${path}: not one whole run`, [
-    `${path}: ${dupes} request_id values appear in more than one ${unit} (e.g. ${named}): a request is counted once ` +
-    `per row, so a ${unit}'s rows were copied into another`,
-  ]);
 }

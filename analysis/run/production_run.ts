@@ -11,7 +11,7 @@ import type { TableName } from "../../schema/events.ts";
 import type { AnyManifest } from "../../schema/imported_manifest.ts";
 import type { Stage } from "../../schema/plan.ts";
 import { isProduction, type ProductionManifest } from "../../schema/production_manifest.ts";
-import { clipStages, type RunEnd } from "./run_end.ts";
+import { clipStages, type RunEnd } from "./run_end_rule.ts";
 import { importCaveats } from "./imported_run.ts";
 
 export { isProduction };

@@ -1,0 +1,126 @@
+/**
+ * The checks of a run's Parquet files before the SQL path counts anything,
+ * the same the polars reader makes (analysis/run/_open_run.ts,
+ * _row_checks.ts, _distinct_ids.ts), run by DuckDB: the columns of each
+ * source against the log's contract minor version; never-null columns hold
+ * no null, `run_id` is run.json's, outcomes are the contract's; no request id
+ * in two shards; and one precondition of the SQL itself (attempt numbers the
+ * final-attempt key can order).
+ *
+ * @module
+ */
+import { InputError } from "../../schema/errors.ts";
+import { columnsAt, OUTCOMES } from "../../schema/events.ts";
+import { requiredColumns } from "../../schema/column_kinds.ts";
+import { MAX_ATTEMPT } from "./classify_sql.ts";
+import type { SqlEngine } from "./duckdb.ts";
+import { sqlString } from "./_sql_text.ts";
+import { type SqlTable, tableColumns, type TableSource } from "./views.ts";
+
+/** `read_parquet` of one source, as the checks read it (with the file name of each row). */
+const readSource = (s: Pick<TableSource, "path" | "hive">) =>
+  `read_parquet(${sqlString(s.path)}, hive_partitioning = ${s.hive}, union_by_name = true, filename = true)`;
+
+/**
+ * The contract's columns a source holds, checked against the log's contract
+ * minor version: a missing column or an unknown one is a problem naming the
+ * source (partition keys of a hive layout that are not contract columns are
+ * ignored: they only place the files).
+ */
+export async function sourceColumns(
+  engine: SqlEngine,
+  table: SqlTable,
+  source: Pick<TableSource, "path" | "hive">,
+  minor: number,
+  hiveKeys: readonly string[],
+): Promise<{ present: string[]; problems: string[] }> {
+  let names: string[];
+  try {
+    const rows = await engine.query(`DESCRIBE SELECT * FROM ${readSource(source)}`);
+    names = rows.map((r) => String(r.column_name)).filter((c) => c !== "filename");
+  } catch (e) {
+    throw new InputError(`${source.path}: cannot read ${table} log: ${(e as Error).message}`, [], { cause: e });
+  }
+  const expected = columnsAt(table, minor);
+  const all = tableColumns(table);
+  const missing = expected.filter((c) => !names.includes(c));
+  const unknown = names.filter((c) => !expected.includes(c) && !(hiveKeys.includes(c) && !all.includes(c)));
+  const problems = [
+    ...(missing.length ? [`${source.path}: missing columns: ${missing.join(", ")}`] : []),
+    ...(unknown.length ? [`${source.path}: unknown columns: ${unknown.join(", ")}`] : []),
+  ];
+  return { present: names.filter((c) => all.includes(c)), problems };
+}
+
+/**
+ * The row checks of one source, one aggregate query reading only the checked
+ * columns: nulls in never-null columns, rows of another run, unknown
+ * outcomes (requests), attempt numbers the SQL cannot order (attempts). Each
+ * problem names the file.
+ */
+export async function checkSourceRows(engine: SqlEngine, table: SqlTable, source: TableSource): Promise<string[]> {
+  const required = requiredColumns(table).filter((c) => source.present.includes(c));
+  const known = `outcome IN (${OUTCOMES.map(sqlString).join(", ")})`;
+  const measures = [
+    ...required.map((c) => `SUM(CASE WHEN ${c} IS NULL THEN 1 ELSE 0 END) AS "${c}"`),
+    ...(source.present.includes("run_id")
+      ? [`SUM(CASE WHEN run_id <> ${sqlString(source.run_id)} THEN 1 ELSE 0 END) AS other_run_ids`]
+      : []),
+    ...(table === "requests" ? [`SUM(CASE WHEN NOT ${known} THEN 1 ELSE 0 END) AS unknown_outcomes`] : []),
+    ...(table === "attempts" ? [`SUM(CASE WHEN attempt > ${MAX_ATTEMPT} THEN 1 ELSE 0 END) AS big_attempts`] : []),
+  ];
+  const rows = await engine.query(
+    `SELECT filename, ${measures.join(", ")} FROM ${readSource(source)} GROUP BY filename`,
+  );
+  const problems: string[] = [];
+  for (const r of rows) {
+    const file = String(r.filename);
+    for (const c of required) {
+      const n = Number(r[c] ?? 0);
+      if (n > 0) problems.push(`${file}: ${c}: ${n} null values in a column that is never null`);
+    }
+    const others = Number(r.other_run_ids ?? 0);
+    if (others > 0) {
+      problems.push(
+        `${file}: run_id: ${others} rows whose run_id is not run.json run_id ${
+          JSON.stringify(source.run_id)
+        }: a file of another run`,
+      );
+    }
+    if (Number(r.unknown_outcomes ?? 0) > 0) {
+      const bad = await engine.query(
+        `SELECT DISTINCT outcome FROM ${readSource(source)} WHERE filename = ${
+          sqlString(file)
+        } AND NOT ${known} ORDER BY outcome`,
+      );
+      problems.push(`${file}: outcome: unknown values ${bad.map((b) => JSON.stringify(b.outcome)).join(", ")}`);
+    }
+    const big = Number(r.big_attempts ?? 0);
+    if (big > 0) {
+      problems.push(
+        `${file}: attempt: ${big} rows numbered above ${MAX_ATTEMPT}: the SQL path orders (round, attempt) as ` +
+          `round × 10⁶ + attempt + 1 and cannot order them (use \`deno task analyze\`)`,
+      );
+    }
+  }
+  return problems;
+}
+
+/**
+ * Refuses request ids found in more than one row of the run's requests (the
+ * view over every shard): a shard's rows copied into another would be counted
+ * twice. Names up to five.
+ */
+export async function checkDistinctIds(engine: SqlEngine, path: string): Promise<void> {
+  const [c] = await engine.query("SELECT COUNT(*) AS n, COUNT(DISTINCT request_id) AS d FROM requests");
+  const dupes = Number(c?.n ?? 0) - Number(c?.d ?? 0);
+  if (dupes === 0) return;
+  const some = await engine.query(
+    "SELECT request_id FROM requests GROUP BY request_id HAVING COUNT(*) > 1 ORDER BY request_id LIMIT 5",
+  );
+  throw new InputError(`${path}: not one whole run`, [
+    `${path}: ${dupes} request_id values appear in more than one shard (e.g. ${
+      some.map((r) => r.request_id).join(", ")
+    }): a request is counted once per row, so a shard's rows were copied into another`,
+  ]);
+}

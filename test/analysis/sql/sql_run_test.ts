@@ -1,0 +1,127 @@
+import assert from "node:assert/strict";
+import { join } from "node:path";
+import pl from "nodejs-polars";
+import { goodput } from "../../../analysis/goodput/goodput.ts";
+import { loadRun } from "../../../analysis/run/load_run.ts";
+import { sqlGoodput } from "../../../analysis/sql/sql_goodput.ts";
+import { openSqlRun } from "../../../analysis/sql/sql_run.ts";
+import { InputError } from "../../../schema/errors.ts";
+import { END_POLICY, writeInterruptedRun, writeKilledRun } from "../run/_run_end_fixture.ts";
+import { asShard, sha256, writeManifest, writeRun } from "../_fixture.ts";
+import { asParquet, randomLog, randomManifest, writeHiveRun, writeParquetRun } from "./_random_log.ts";
+
+const quiet = { onWarning: () => {} };
+
+/** Rejects with an InputError whose message and problems match every pattern. */
+async function refuses(dir: string, patterns: RegExp[], options = {}) {
+  await assert.rejects(() => openSqlRun(dir, { ...quiet, ...options }), (e: Error) => {
+    assert.ok(e instanceof InputError, `an InputError, got ${e}`);
+    const text = [e.message, ...(e as InputError).problems].join("\n");
+    for (const p of patterns) assert.match(text, p);
+    return true;
+  });
+}
+
+Deno.test("an interrupted run is cut where its log ends, as the polars path cuts it", async () => {
+  const tmp = Deno.makeTempDirSync();
+  const dir = await asParquet(writeInterruptedRun(join(tmp, "csv")), join(tmp, "run"));
+  const sql = await openSqlRun(dir, quiet);
+  try {
+    const { result } = await sqlGoodput(sql, END_POLICY);
+    const want = goodput(await loadRun(dir, quiet), END_POLICY);
+    assert.deepEqual({ ...result.disclosure.run_end }, { ...want.disclosure.run_end });
+    assert.equal(result.disclosure.run_end.status, "interrupted");
+    assert.ok((result.disclosure.run_end.after_cut ?? 0) > 0 && result.disclosure.run_end.unresolved > 0);
+    assert.deepEqual(result.overall, want.overall);
+    assert.deepEqual(result.by_stage, want.by_stage);
+    assert.deepEqual(result.disclosure.window, want.disclosure.window);
+  } finally {
+    sql.close();
+  }
+});
+
+Deno.test("openSqlRun() refuses what the SQL path cannot count right, naming the file", async (t) => {
+  const tmp = Deno.makeTempDirSync();
+  const log = randomLog(11, 60);
+
+  await t.step("a killed run: its missing rows are restored by the polars path only", async () => {
+    const dir = await asParquet(writeKilledRun(join(tmp, "killed-csv")), join(tmp, "killed"));
+    await refuses(dir, [/killed before finalising/, /result\.status is "running"/, /deno task analyze/]);
+  });
+
+  await t.step("a CSV log: the SQL path reads Parquet", async () => {
+    const dir = writeRun(join(tmp, "csv"), randomManifest(), log);
+    await refuses(dir, [/requests\.csv: the SQL path reads Parquet/]);
+  });
+
+  await t.step("a file changed after run.json was written (warn reads it, loudly)", async () => {
+    const dir = writeParquetRun(join(tmp, "changed"), randomManifest(), log);
+    const m = JSON.parse(Deno.readTextFileSync(join(dir, "run.json")));
+    writeManifest(dir, { ...m, files: { ...m.files, "attempts.parquet": "0".repeat(64) } });
+    await refuses(dir, [/attempts\.parquet: sha256 [0-9a-f]+ does not match run\.json/]);
+    const warnings: string[] = [];
+    const run = await openSqlRun(dir, { verify: "warn", onWarning: (w) => warnings.push(w) });
+    run.close();
+    assert.match(warnings.join("\n"), /UNVERIFIED LOG: .*attempts\.parquet/);
+  });
+
+  await t.step("a hive-partitioned file run.json does not list", async () => {
+    const dir = writeHiveRun(join(tmp, "hive"), randomManifest(), log, 2);
+    const m = JSON.parse(Deno.readTextFileSync(join(dir, "run.json")));
+    delete m.files["requests/shard=1/part.parquet"];
+    writeManifest(dir, m);
+    await refuses(dir, [/requests\/shard=1\/part\.parquet: not listed in run\.json files/, /--verify warn/]);
+  });
+
+  await t.step("a hive layout under a folder named key=value (it would be read as a column)", async () => {
+    const dir = writeHiveRun(join(tmp, "class=x", "hive"), randomManifest(), log, 2);
+    await refuses(dir, [/hive partitioning would read as columns/, /class=x/]);
+  });
+
+  await t.step("nulls in a never-null column, rows of another run, unknown outcomes", async () => {
+    const dir = writeParquetRun(join(tmp, "bad-rows"), randomManifest(), log);
+    const file = join(dir, "requests.parquet");
+    const df = pl.readParquet(file);
+    const n = df.height;
+    df.withColumns(
+      pl.when(pl.col("request_id").eq(pl.lit(log.requests[0]!.request_id))).then(pl.lit(null)).otherwise(
+        pl.col("scheduled_ms"),
+      ).alias("scheduled_ms"),
+      pl.when(pl.col("request_id").eq(pl.lit(log.requests[1]!.request_id))).then(pl.lit("other-run")).otherwise(
+        pl.col("run_id"),
+      ).alias("run_id"),
+      pl.when(pl.col("request_id").eq(pl.lit(log.requests[2]!.request_id))).then(pl.lit("lost")).otherwise(
+        pl.col("outcome"),
+      ).alias("outcome"),
+    ).writeParquet(file);
+    assert.equal(pl.readParquet(file).height, n);
+    const m = JSON.parse(Deno.readTextFileSync(join(dir, "run.json")));
+    writeManifest(dir, { ...m, files: { ...m.files, "requests.parquet": sha256(file) } });
+    await refuses(dir, [
+      /requests\.parquet: scheduled_ms: 1 null values in a column that is never null/,
+      /requests\.parquet: run_id: 1 rows whose run_id is not run\.json run_id "random-run"/,
+      /requests\.parquet: outcome: unknown values "lost"/,
+    ]);
+  });
+
+  await t.step("an attempt number the final-attempt key cannot order", async () => {
+    const big = { ...log, attempts: log.attempts.map((a, i) => (i === 0 ? { ...a, attempt: 1_000_000 } : a)) };
+    const dir = writeParquetRun(join(tmp, "big-attempt"), randomManifest(), big);
+    await refuses(dir, [/attempts\.parquet: attempt: 1 rows numbered above 999998/]);
+  });
+
+  await t.step("a request in two shards", async () => {
+    const root = join(tmp, "dupes");
+    for (const i of [0, 1]) writeParquetRun(join(root, `shard-${i}-of-2`), asShard(randomManifest(), i, 2), log);
+    await refuses(root, [/request_id values appear in more than one shard/]);
+  });
+
+  await t.step("a missing column of the log's contract version", async () => {
+    const dir = writeParquetRun(join(tmp, "no-col"), randomManifest(), log);
+    const file = join(dir, "attempts.parquet");
+    pl.readParquet(file).drop("round").writeParquet(file);
+    const m = JSON.parse(Deno.readTextFileSync(join(dir, "run.json")));
+    writeManifest(dir, { ...m, files: { ...m.files, "attempts.parquet": sha256(file) } });
+    await refuses(dir, [/attempts\.parquet: missing columns: round/]);
+  });
+});
