@@ -9,6 +9,7 @@ import { InputError } from "../../../schema/errors.ts";
 import { END_POLICY, writeInterruptedRun, writeKilledRun } from "../run/_run_end_fixture.ts";
 import { asShard, sha256, writeManifest, writeRun } from "../_fixture.ts";
 import { asParquet, randomLog, randomManifest, writeHiveRun, writeParquetRun } from "./_random_log.ts";
+import { productionManifest, writeProduction } from "../_production_fixture.ts";
 
 const quiet = { onWarning: () => {} };
 
@@ -47,6 +48,11 @@ Deno.test("openSqlRun() refuses what the SQL path cannot count right, naming the
   await t.step("a killed run: its missing rows are restored by the polars path only", async () => {
     const dir = await asParquet(writeKilledRun(join(tmp, "killed-csv")), join(tmp, "killed"));
     await refuses(dir, [/killed before finalising/, /result\.status is "running"/, /deno task analyze/]);
+  });
+
+  await t.step("a production recording: its parts are read by analyze, not by the SQL path", async () => {
+    const dir = writeProduction(join(tmp, "recording"), productionManifest(), [{ format: "parquet", requests: [] }]);
+    await refuses(dir, [/recording\/run\.json: a production recording/, /deno task analyze/]);
   });
 
   await t.step("a CSV log: the SQL path reads Parquet", async () => {
