@@ -26,9 +26,11 @@ import { EXAMPLE_COMMAND } from "../examples/chat/drive.ts";
 import { CHAT_SERVER_COMMAND } from "../examples/chat/server.ts";
 import { DEMO_COMMAND } from "./demo.ts";
 import { KERNEL_COMMAND } from "./kernel.ts";
+import { MAKE_CHAT_WORKLOAD_COMMAND } from "./make_chat_workload.ts";
 import { MAKE_DESIGN_WORKLOAD_COMMAND } from "./make_design_workload.ts";
 import { REPORT_SCREENSHOT_COMMAND } from "./report_screenshot.ts";
 import { SAMPLES_COMMAND } from "./samples.ts";
+import { SAMPLES_PRODUCTION_COMMAND } from "./samples_production.ts";
 import { TEST_COMMAND } from "./test.ts";
 import { TIMELINE_RUN_COMMAND } from "./timeline_run.ts";
 
@@ -69,10 +71,12 @@ export const COMMANDS: readonly CommandEntry[] = [
   { spec: CHAT_SERVER_COMMAND, script: "examples/chat/server.ts" },
   { spec: KERNEL_COMMAND, script: "scripts/kernel.ts" },
   { spec: SAMPLES_COMMAND, script: "scripts/samples.ts" },
+  { spec: SAMPLES_PRODUCTION_COMMAND, script: "scripts/samples_production.ts" },
   { spec: TEST_COMMAND, script: "scripts/test.ts", development: true },
   { spec: FLAGS_COMMAND, script: "scripts/flags.ts", development: true },
   { spec: TIMELINE_RUN_COMMAND, script: "scripts/timeline_run.ts", development: true },
   { spec: MAKE_DESIGN_WORKLOAD_COMMAND, script: "scripts/make_design_workload.ts", development: true },
+  { spec: MAKE_CHAT_WORKLOAD_COMMAND, script: "scripts/make_chat_workload.ts", development: true },
   { spec: REPORT_SCREENSHOT_COMMAND, script: "scripts/report_screenshot.ts", development: true },
 ];
 

@@ -22,6 +22,7 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { type CommandSpec, type ParsedCommand, runCommand } from "../lib/command.ts";
 import { runLoadTest, type RunResult } from "../runner/run.ts";
+import { PRODUCTION_BLOCK, readmeBlock } from "./_readme_block.ts";
 import { runSimRoute, type SimRoute } from "./_route_runs.ts";
 import { SimPool } from "./_sim_process.ts";
 
@@ -45,7 +46,8 @@ export const SAMPLES_COMMAND = {
   summary: `regenerates the sample runs (${SAMPLE_RUNS.join(", ")}) from scratch against the simulator, about 4 ` +
     "minutes",
   details: [
-    "It deletes and rewrites these folders (and their README.md) only; seeds and run ids are fixed (docs/demo.md).",
+    "It deletes and rewrites these folders (and their README.md, keeping the block of `deno task " +
+    "samples-production`) only; seeds and run ids are fixed (docs/demo.md).",
   ],
   flags: {
     out: {
@@ -85,7 +87,12 @@ async function main({ values: v, check }: ParsedCommand<typeof SAMPLES_COMMAND>)
       );
     }
     pool.throwIfInterrupted();
-    await Deno.writeTextFile(join(out, "README.md"), readme(results, (Date.now() - started) / 1000));
+    // The production runs' block (deno task samples-production) is kept as it is.
+    const readmeFile = join(out, "README.md");
+    const old = await Deno.readTextFile(readmeFile).catch((e) => (notFoundOk(e), ""));
+    const kept = readmeBlock(old, PRODUCTION_BLOCK);
+    const fresh = readme(results, (Date.now() - started) / 1000);
+    await Deno.writeTextFile(readmeFile, kept === null ? fresh : `${fresh}\n${kept}\n`);
     phase(started, `done: ${results.map((r) => r.dir).join(", ")} and ${join(out, "README.md")}`);
   } finally {
     await pool.stopAll();

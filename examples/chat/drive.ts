@@ -17,21 +17,14 @@ import { startSimProcess } from "../../scripts/_sim_process.ts";
 import { type Browser, launchChromium, type PageProblem } from "./cdp.ts";
 import { type ChatPage, openChatPage, pageCounts, typeQuestion } from "./chat_page.ts";
 import { type AppProcess, startAppProcess } from "./app_process.ts";
+import { QUESTIONS } from "./prompt.ts";
+
+export { QUESTIONS };
 
 const ROOT = fileURLToPath(new URL("../../", import.meta.url));
 
-/** What the driver types: help-desk questions, a third of them about an order (class `order`, the tool step). */
-export const QUESTIONS: readonly string[] = [
-  "How long does delivery take?",
-  "Can I return an unused item?",
-  "When will my refund arrive?",
-  "Does the warranty cover a broken screen?",
-  "When is support open?",
-  "Where is my order 48213?",
-  "Has order 50177 shipped yet?",
-  "What is the status of order #61420?",
-  "Can I pay by invoice?",
-];
+/** The workload of the app's questions, built from its code (workload.ts): what the simulator answers from. */
+export const CHAT_WORKLOAD = "data/workloads/chat-example";
 
 /** Options of {@linkcode driveChat}. */
 export interface DriveOptions {
@@ -47,6 +40,11 @@ export interface DriveOptions {
   run_id: string;
   /** The simulator's profile (relative to the repository). */
   profile: string;
+  /**
+   * The workload the simulator knows (relative to the repository): it answers a prompt of the workload with the
+   * case's answer, any other with filler. @default {@linkcode CHAT_WORKLOAD}, the app's own questions
+   */
+  workload?: string;
   concurrency: number;
   sample: number;
   /** How long to wait after the last click for answers and page records, s. */
@@ -64,6 +62,8 @@ export interface DriveResult {
   lag_ms: { p50: number; max: number };
   /** The pages' own counts: submits handled, answers rendered, failures; page records posted and dropped. */
   pages: { sends: number; answered: number; failed: number; posted: number; dropped: number };
+  /** How long the simulator had been up when the clicks' clock started, ms (its profile's cold start is at its start). */
+  sim_age_ms: number;
   /** The simulator's cumulative counts (GET /health) before it was stopped. */
   sim: { admitted: number; finished: number; shed: number; rate_limited: number; errors: number };
   /** Uncaught exceptions and console errors in the pages. */
@@ -96,10 +96,11 @@ export async function driveChat(o: DriveOptions): Promise<DriveResult> {
   const sim = await startSimProcess({
     root: ROOT,
     profile: o.profile,
-    workload: "data/workloads/design-v1",
+    workload: o.workload ?? CHAT_WORKLOAD,
     seed: o.seed,
     maxLifeS: lifeS,
   });
+  const simStarted = performance.now();
   let app: AppProcess | null = null;
   let browser: Browser | null = null;
   // Everything started is stopped, each whatever the others do: on return, on error, on Ctrl-C.
@@ -169,6 +170,7 @@ export async function driveChat(o: DriveOptions): Promise<DriveResult> {
       clicks,
       lag_ms: { p50: lags[Math.floor((lags.length - 1) / 2)] ?? 0, max: lags.at(-1) ?? 0 },
       pages: counts,
+      sim_age_ms: start - simStarted,
       sim: {
         admitted: health.admitted,
         finished: health.finished,

@@ -6,6 +6,9 @@
  * @module
  */
 
+/** The stand-in for the order service's round trip, ms: the app's default. */
+export const ORDER_TOOL_MS = 60;
+
 const STATUSES = ["packed", "shipped", "out for delivery", "delivered"] as const;
 
 /** The order number a question names (4 to 8 digits, `#` optional), or null. */

@@ -20,6 +20,9 @@ export const PASSAGES: readonly string[] = [
   "Payments are accepted by card, bank transfer and invoice for business customers.",
 ];
 
+/** The stand-in for a search service's round trip, ms: the app's default. */
+export const RETRIEVAL_MS = 25;
+
 const words = (text: string) => new Set(text.toLowerCase().match(/[a-z]{3,}/g) ?? []);
 
 /** The `k` passages sharing the most words (of three letters or more) with the question, best first. */

@@ -19,15 +19,15 @@ import type { Outcome } from "../../schema/events.ts";
 import type { Recorder, Task } from "../../recorder/types.ts";
 import { type CommandSpec, runCommand } from "../../lib/command.ts";
 import { streamChat } from "./llm.ts";
-import { lookupOrder, orderNumber } from "./orders.ts";
-import { retrieve } from "./retrieval.ts";
+import { lookupOrder, ORDER_TOOL_MS, orderNumber } from "./orders.ts";
+import { ANSWER_MAX_TOKENS, CHAT_WORKLOAD_NAME, chatMessages, CLASSES, questionClass } from "./prompt.ts";
+import { RETRIEVAL_MS, retrieve } from "./retrieval.ts";
 import { Slots } from "./slots.ts";
+
+export { CLASSES };
 
 /** The header recorder/browser.js sends the request id in. */
 const REQUEST_ID_HEADER = "x-goodput-request-id";
-
-/** The task classes: a question naming an order number is an `order` (it needs the order tool). */
-export const CLASSES = ["question", "order"] as const;
 
 /** Options of {@linkcode startChatApp}. */
 export interface ChatAppOptions {
@@ -44,10 +44,13 @@ export interface ChatAppOptions {
   concurrency?: number;
   /** The share of questions recorded. @default 1 */
   sample?: number;
-  /** Stand-ins for the round trips of a real search service and order service, ms. @default 25, 60 */
+  /**
+   * Stand-ins for the round trips of a real search service and order service, ms.
+   * @default {@linkcode RETRIEVAL_MS} (25), {@linkcode ORDER_TOOL_MS} (60)
+   */
   retrievalMs?: number;
   toolMs?: number;
-  /** The answer's token cap. @default 64 */
+  /** The answer's token cap. @default {@linkcode ANSWER_MAX_TOKENS} (64) */
   maxTokens?: number;
 }
 
@@ -85,7 +88,7 @@ export async function startChatApp(o: ChatAppOptions): Promise<ChatApp> {
     out: o.out,
     run_id: o.runId,
     app: { name: "chat-example", version: "1.0.0" },
-    workload: { name: "chat-example", classes: [...CLASSES] },
+    workload: { name: CHAT_WORKLOAD_NAME, classes: [...CLASSES] },
     route: "sim",
     provider: "sim",
     model: o.model ?? "sim-llm",
@@ -99,20 +102,17 @@ export async function startChatApp(o: ChatAppOptions): Promise<ChatApp> {
   async function answer(task: Task, cls: string, question: string, write: (text: string) => void): Promise<void> {
     await task.phase("queue", () => slots.acquire());
     try {
-      const passages = await task.span("retrieval", () => retrieve(question, o.retrievalMs ?? 25));
+      const passages = await task.span("retrieval", () => retrieve(question, o.retrievalMs ?? RETRIEVAL_MS));
       const order = orderNumber(question);
       const facts = cls === "order" && order
-        ? [await task.span("order_status", () => lookupOrder(order, o.toolMs ?? 60))]
+        ? [await task.span("order_status", () => lookupOrder(order, o.toolMs ?? ORDER_TOOL_MS))]
         : [];
       let first = true;
       const { output, finish_reason } = await streamChat({
         url: o.modelUrl,
         model: o.model ?? "sim-llm",
-        messages: [
-          { role: "system", content: `Answer from these notes only:\n${[...passages, ...facts].join("\n")}` },
-          { role: "user", content: question },
-        ],
-        max_tokens: o.maxTokens ?? 64,
+        messages: chatMessages(question, passages, facts),
+        max_tokens: o.maxTokens ?? ANSWER_MAX_TOKENS,
         fetch: modelFetch,
         onToken(text) {
           write(text);
@@ -134,7 +134,7 @@ export async function startChatApp(o: ChatAppOptions): Promise<ChatApp> {
     const question = String((await req.json().catch(() => ({})))?.text ?? "").slice(0, 2000);
     if (!question) return new Response('a question is required: {"text": …}\n', { status: 400 });
     const requestId = req.headers.get(REQUEST_ID_HEADER) ?? undefined;
-    const cls = orderNumber(question) ? "order" : "question";
+    const cls = questionClass(question);
     const task = rec.begin({
       class: cls,
       request_id: requestId,
@@ -236,14 +236,14 @@ export const CHAT_SERVER_COMMAND = {
     "retrieval-ms": {
       type: "number",
       arg: "MS",
-      default: 25,
+      default: RETRIEVAL_MS,
       rule: { min: 0 },
       description: "the stand-in for a search service's round trip",
     },
     "tool-ms": {
       type: "number",
       arg: "MS",
-      default: 60,
+      default: ORDER_TOOL_MS,
       rule: { min: 0 },
       description: "the stand-in for the order service's round trip",
     },
