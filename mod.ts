@@ -12,7 +12,8 @@
  * - **Knee, limit and recovery** — `knee`, `productionLimit`, `clientLimit`,
  *   `recovery`, outages, autoscaling, retries, cold start, intake drills.
  * - **Cost** — `ledger` against a price sheet, `loadPriceSheet`, `importLitellm`.
- * - **Compare** — `compare`, `compareRouteCosts`.
+ * - **Compare** — `compare`, `compareRouteCosts`; `productionVsTest`: a production
+ *   recording beside a load test of the same workload.
  * - **Audit** — `audit` of a published claim, `alternatives`, `claimMoves`.
  * - **Import** — `importPeer`: another tool's result files (vLLM bench, GuideLLM,
  *   AIPerf, inference-perf, LLMPerf, MLPerf LoadGen, generic) as a run folder of
@@ -220,8 +221,9 @@ export {
   type NaiveFigures,
 } from "./analysis/cost/mod.ts";
 
-// Compare: two runs or routes, class by class; route costs side by side.
+// Compare: two runs or routes, class by class; route costs side by side; a production recording beside its load test.
 export {
+  type AcceptanceComparison,
   type ClassComparison,
   compare,
   type CompareOptions,
@@ -230,10 +232,19 @@ export {
   type CrowdingRow,
   type Difference,
   formatCompare,
+  formatProductionVsTest,
+  type LatencyComparison,
+  type OutsideModelComparison,
+  PRODUCTION_VS_TEST_RULES,
+  productionVsTest,
+  productionVsTestFindings,
+  type ProductionVsTestOptions,
+  type ProductionVsTestResult,
   type RouteComparison,
   type RouteCost,
   type RouteCostOptions,
   type RouteCostResult,
+  type UnseenSegment,
 } from "./analysis/compare/mod.ts";
 
 // Audit: a published claim against the raw log, the same number under other rules.
@@ -301,6 +312,8 @@ export {
   pageHtml,
   type PageHtmlOptions,
   type PngOptions,
+  productionVsTestFigure,
+  productionVsTestWaitFigure,
   ReportExtras,
   routeComparisonFigure,
   type RouteComparisonInput,

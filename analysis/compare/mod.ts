@@ -5,10 +5,15 @@
  * knee, production limit and cost per accepted task per route.
  *
  * Entry points: {@linkcode compare} and its text form
- * {@linkcode formatCompare}, {@linkcode compareRouteCosts}.
+ * {@linkcode formatCompare}, {@linkcode compareRouteCosts}; a production
+ * recording beside a load test of the same workload:
+ * {@linkcode productionVsTest}, {@linkcode formatProductionVsTest},
+ * {@linkcode productionVsTestFindings}.
  *
  * @module
  */
 export * from "./compare.ts";
 export * from "./format_compare.ts";
 export * from "./route_costs.ts";
+export * from "./production_vs_test.ts";
+export * from "./format_production_vs_test.ts";

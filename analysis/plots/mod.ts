@@ -25,3 +25,5 @@ export * from "./alternatives_chart.ts";
 export * from "./cost_waterfall.ts";
 export * from "./route_comparison.ts";
 export * from "./wait_breakdown.ts";
+export * from "./production_vs_test.ts";
+export * from "./production_vs_test_wait.ts";

@@ -15,7 +15,7 @@ export interface WaitBreakdownFigureOptions {
 }
 
 /** Segment colours: the user's side in blues, the service's own steps in greens and purples, the model orange. */
-const SEGMENT_COLOUR: Record<WaitSegment, string> = {
+export const SEGMENT_COLOUR: Record<WaitSegment, string> = {
   page: "#1f77b4",
   network: "#aec7e8",
   queue: "#9467bd",
