@@ -178,22 +178,22 @@ function block(
       "readings"
     : "load average not available";
   const m = r.manifest;
+  const date = new Date().toISOString().slice(0, 10);
+  const machine = `${navigator.hardwareConcurrency}-core machine (${Deno.build.os}/${Deno.build.arch}, Deno ` +
+    `${Deno.version.deno})`;
   return `## Production recording and its load test
 
-Made by \`npx deno task samples-production\` (\`scripts/samples_production.ts\`) on ${
-    new Date().toISOString().slice(0, 10)
-  }, in ${
-    seconds.toFixed(0)
-  } s, on a shared ${navigator.hardwareConcurrency}-core machine (${Deno.build.os}/${Deno.build.arch}, Deno ${Deno.version.deno}) while
-other work ran (${load}). Both runs share \`${s.plan}\` (Poisson ${p.rate_rps} arrivals/s for ${p.duration_s} s, seed ${p.seed},
-classes question : order = 6 : 3 as the driver draws them) and a simulator on \`${s.profile}\` that knows
-\`${s.workload}\` (seed ${p.seed}, each up for its cold start before the first arrival).
+Made by \`npx deno task samples-production\` (\`scripts/samples_production.ts\`) on ${date}, in ${seconds.toFixed(0)} s,
+on a shared ${machine} while other work ran (${load}). Both runs share \`${s.plan}\`
+(Poisson ${p.rate_rps} arrivals/s for ${p.duration_s} s, seed ${p.seed}, classes question : order = 6 : 3 as the driver
+draws them) and a simulator on \`${s.profile}\` that knows \`${s.workload}\` (seed ${p.seed}, each up for its cold start
+before the first arrival).
 
 | run | what sent the requests | offered | notes |
 | --- | ---------------------- | ------- | ----- |
-| \`${s.production}/\` | headless Chromium clicking Send in ${s.pages} pages of the chat app (recorder on page and server, app concurrency ${s.concurrency}) | ${d.clicks} clicks of ${d.scheduled} scheduled | click lag p50 ${
-    d.lag_ms.p50.toFixed(1)
-  } ms, max ${
+| \`${s.production}/\` | headless Chromium clicking Send in ${s.pages} pages of the chat app (recorder on page and server, app concurrency ${s.concurrency}) | ${d.clicks} clicks of ${d.scheduled} scheduled | simulator up ${
+    (d.sim_age_ms / 1000).toFixed(1)
+  } s before the clicks' clock started; click lag p50 ${d.lag_ms.p50.toFixed(1)} ms, max ${
     d.lag_ms.max.toFixed(1)
   } ms; ${d.pages.answered} answered, ${d.pages.failed} failed; ${d.pages.posted} page records posted, ${d.pages.dropped} dropped |
 | \`${s.loadtest}/\` | the runner, straight to the simulator | ${r.summary.offered} | ${m.result.status}${
