@@ -40,12 +40,13 @@ const notebooks = [...Deno.readDirSync(DIR)].filter((e) => e.name.endsWith(".ipy
 /** Figures a cell must display: one per figure constructor it calls (a spread over routes shows at least one). */
 const expectedFigures = (src: string): number => (src.includes("show(") ? (src.match(/\w+Figure\(/g) ?? []).length : 0);
 
-Deno.test("the four notebooks exist: explore, compare routes, audit a claim, audit another tool's result", () => {
+Deno.test("the five notebooks exist: explore, compare routes, audit a claim, audit another tool's result, production vs test", () => {
   assert.deepEqual(notebooks, [
     "01_explore_run.ipynb",
     "02_compare_routes.ipynb",
     "03_audit_claim.ipynb",
     "04_audit_published_result.ipynb",
+    "05_production_vs_test.ipynb",
   ]);
 });
 
