@@ -41,7 +41,7 @@ Deno.test("the production sample pair: one workload, one plan, a closed recordin
       assert.ok(pm.requests > 0);
       assert.deepEqual(Object.values(pm.dropped).filter((n) => n > 0), [], "nothing dropped");
       const phases = prod.phases.toRecords() as { request_id: string; phase: string }[];
-    const withRender = new Set(phases.filter((p) => p.phase === "render").map((p) => p.request_id));
+      const withRender = new Set(phases.filter((p) => p.phase === "render").map((p) => p.request_id));
       assert.equal(withRender.size, pm.requests, "every task has its page's render phase");
     },
   );
