@@ -4,7 +4,7 @@
  * from the click or submit event to the first paint of the answer's last DOM update — and posts it to the service,
  * which joins it to its own record of the same request (recorder/http.ts, `POST {endpoint}/page`).
  *
- * ```js
+ * ```js ignore
  * import { pageRecorder } from "/recorder/browser.js";
  * const rec = pageRecorder({ endpoint: "/_goodput" });
  * form.addEventListener("submit", async (event) => {
