@@ -21,6 +21,7 @@ import { REPORT_COMMAND } from "../analysis/cli/report.ts";
 import { PLAN_COMMAND } from "../runner/cli/plan.ts";
 import { RUN_COMMAND } from "../runner/cli/run_flags.ts";
 import { SIM_COMMAND } from "../sim/cli.ts";
+import { ENGINE_COMMAND } from "../engine/cli.ts";
 import { DEMO_COMMAND } from "./demo.ts";
 import { KERNEL_COMMAND } from "./kernel.ts";
 import { MAKE_DESIGN_WORKLOAD_COMMAND } from "./make_design_workload.ts";
@@ -53,6 +54,7 @@ export const COMMANDS: readonly CommandEntry[] = [
   { spec: RUN_COMMAND, script: "runner/cli/run.ts" },
   { spec: PLAN_COMMAND, script: "runner/cli/plan.ts" },
   { spec: SIM_COMMAND, script: "sim/cli.ts" },
+  { spec: ENGINE_COMMAND, script: "engine/cli.ts" },
   { spec: ANALYZE_COMMAND, script: "analysis/cli/analyze.ts" },
   { spec: AUDIT_COMMAND, script: "analysis/cli/audit.ts" },
   { spec: IMPORT_COMMAND, script: "importers/cli.ts" },
