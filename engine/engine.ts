@@ -45,12 +45,27 @@ export interface Engine {
 
 const stderrLog: Log = (line) => console.error(line);
 
-/** Starts the engine (or finds it running with the same settings) and returns it once `/health` answers 200. */
-export async function startEngine(options: EngineOptions): Promise<Engine> {
+/** The server's default compute threads: one less than the cores (at least 1), so the runner keeps a core. */
+export function defaultThreads(cores = navigator.hardwareConcurrency || 1): number {
+  return Math.max(1, cores - 1);
+}
+
+/** Builds (or reuses) llama-server and generates (or reuses) the model; starts nothing. */
+export async function prepareEngine(
+  options: Pick<EngineOptions, "size" | "seed" | "cache" | "log">,
+): Promise<{ build: Build; model: Model }> {
   const log = options.log ?? stderrLog;
   const paths = cachePaths(options.cache ?? engineCacheDir());
   const build = await ensureBuild(paths, log);
   const model = await ensureModel({ paths, python: build.python, size: options.size, seed: options.seed, log });
+  return { build, model };
+}
+
+/** Starts the engine (or finds it running with the same settings) and returns it once `/health` answers 200. */
+export async function startEngine(options: EngineOptions): Promise<Engine> {
+  const log = options.log ?? stderrLog;
+  const paths = cachePaths(options.cache ?? engineCacheDir());
+  const { build, model } = await prepareEngine({ ...options, log });
   const args = serverArgs(model.path, options);
   const url = `http://127.0.0.1:${options.port}`;
   const files = paths.server(options.port);

@@ -28,7 +28,7 @@ export {
   PINS,
 } from "./build.ts";
 export { ENGINE_ROUTE, engineConditions, type EngineFacts, versionLine } from "./conditions.ts";
-export { type Engine, type EngineOptions, startEngine, stopEngine } from "./engine.ts";
+export { defaultThreads, type Engine, type EngineOptions, prepareEngine, startEngine, stopEngine } from "./engine.ts";
 export {
   CORPUS,
   ensureModel,

@@ -18,6 +18,7 @@ import { type CommandSpec, runCommand } from "../lib/command.ts";
 const SERIAL = [
   "test/analysis/knee/knee_capacity_test.ts",
   "test/browser/jupyter_display_test.ts",
+  "test/engine/engine_test.ts",
   "test/runner/dispatch_test.ts",
   "test/runner/fault_table_test.ts",
   "test/runner/kill_test.ts",
@@ -28,7 +29,7 @@ const SERIAL = [
   "test/sim/scaling_test.ts",
 ];
 /** Source folders: their JSDoc examples run (`--doc`). */
-const SOURCES = ["mod.ts", "analysis/", "schema/", "lib/", "runner/", "sim/", "importers/"];
+const SOURCES = ["mod.ts", "analysis/", "schema/", "lib/", "runner/", "sim/", "importers/", "engine/"];
 /** Deno's own test-file pattern: `*_test`, `*.test` or `test`, with a script extension. */
 const TEST_FILE = /(^|[_.])test\.(ts|tsx|mts|js|jsx|mjs)$/;
 
