@@ -25,7 +25,7 @@ from template import CHAT_TEMPLATE
 from tokenizer import END_OF_TEXT, TURN_END, sampleable, train
 
 # Bumped whenever a change here changes the bytes written for the same size and seed.
-GENERATOR_VERSION = "1"
+GENERATOR_VERSION = "2"
 DEFAULT_MEAN_ANSWER_TOKENS = 96
 
 
