@@ -24,6 +24,7 @@ import { RUN_COMMAND } from "../runner/cli/run_flags.ts";
 import { SIM_COMMAND } from "../sim/cli.ts";
 import { EXAMPLE_COMMAND } from "../examples/chat/drive.ts";
 import { CHAT_SERVER_COMMAND } from "../examples/chat/server.ts";
+import { ENGINE_COMMAND } from "../engine/cli.ts";
 import { DEMO_COMMAND } from "./demo.ts";
 import { KERNEL_COMMAND } from "./kernel.ts";
 import { MAKE_CHAT_WORKLOAD_COMMAND } from "./make_chat_workload.ts";
@@ -58,6 +59,7 @@ export const COMMANDS: readonly CommandEntry[] = [
   { spec: RUN_COMMAND, script: "runner/cli/run.ts" },
   { spec: PLAN_COMMAND, script: "runner/cli/plan.ts" },
   { spec: SIM_COMMAND, script: "sim/cli.ts" },
+  { spec: ENGINE_COMMAND, script: "engine/cli.ts" },
   { spec: ANALYZE_COMMAND, script: "analysis/cli/analyze.ts" },
   { spec: AUDIT_COMMAND, script: "analysis/cli/audit.ts" },
   { spec: IMPORT_COMMAND, script: "importers/cli.ts" },

@@ -19,6 +19,7 @@ const SERIAL = [
   "test/analysis/knee/knee_capacity_test.ts",
   "test/browser/jupyter_display_test.ts",
   "test/examples/chat/drive_test.ts",
+  "test/engine/engine_test.ts",
   "test/runner/dispatch_test.ts",
   "test/runner/fault_table_test.ts",
   "test/runner/kill_test.ts",
@@ -29,7 +30,7 @@ const SERIAL = [
   "test/sim/scaling_test.ts",
 ];
 /** Source folders: their JSDoc examples run (`--doc`). */
-const SOURCES = ["mod.ts", "analysis/", "schema/", "lib/", "runner/", "sim/", "importers/", "recorder/"];
+const SOURCES = ["mod.ts", "analysis/", "schema/", "lib/", "runner/", "sim/", "importers/", "recorder/", "engine/"];
 /** Deno's own test-file pattern: `*_test`, `*.test` or `test`, with a script extension. */
 const TEST_FILE = /(^|[_.])test\.(ts|tsx|mts|js|jsx|mjs)$/;
 

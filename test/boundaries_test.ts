@@ -77,6 +77,11 @@ const RULES: { from: string; forbidden: RegExp; why: string }[] = [
     why: "the shared non-contract helpers stand on the contract alone, so runner, sim and analysis may all import them",
   },
   {
+    from: "engine",
+    forbidden: /^(?!lib\/|schema\/|engine\/|node:|zod$)/,
+    why: "the engine is a target like the simulator: it stands on lib/ and schema/ alone (and zod, node: modules)",
+  },
+  {
     from: "testing",
     forbidden: /^(analysis\/|runner\/|sim\/|test\/|bench\/)/,
     why: "the fixtures shared by tests and benchmarks stand on the contract and lib/ alone",
