@@ -133,12 +133,18 @@ export async function executeRun(run: PreparedRun, o: RunOptions): Promise<Execu
       });
     }
     const timers = waker ?? timeoutTimers();
-    // Only servers that announce a timeline before the run are asked for it at the end.
     const routeList = [...routes.routes.values()];
-    const announced = (o.serverTimeline ?? RUNNER_DEFAULTS.server_timeline)
+    // Only servers that announce a timeline before the run are asked for it at the end; by shard 0 alone (a server
+    // has one timeline, not one per shard: N shards read as one run hold it once).
+    const announced = (o.serverTimeline ?? RUNNER_DEFAULTS.server_timeline) && shard.index === 0
       ? await announcedTimelines(routeList.map((r) => r.url))
       : new Set<string>();
-    if (run.startIso) await sleepUntil(Date.parse(run.startIso));
+    // A worker of `--workers` learns the shared start time once every worker is ready (runner/workers/).
+    const startIso = o.startGate
+      ? await untilStopped(o.startGate({ dir, scheduled: built.entries.length }), stop.signal)
+      : run.startIso;
+    if (o.startGate) manifest.plan.start_iso = startIso;
+    if (startIso) await sleepUntil(Date.parse(startIso));
     await o.atStart?.();
     // Ms 0 of the run: warm-up and connection set-up happen before it.
     clock.restart();
@@ -158,6 +164,7 @@ export async function executeRun(run: PreparedRun, o: RunOptions): Promise<Execu
       total: built.entries.length,
       now: clock.now,
       enabled: o.progress ?? RUNNER_DEFAULTS.progress,
+      ...(o.onProgress ? { onSnapshot: o.onProgress } : {}),
     });
     let realised: readonly ScheduledRequest[] = built.entries;
     try {
@@ -259,6 +266,16 @@ async function runSchedule(
     done,
     signal,
   }, counters);
+}
+
+/** The gate's start time, or null (start at once) when the run is stopped before the gate opens. */
+function untilStopped(gate: Promise<string | null>, stop: AbortSignal): Promise<string | null> {
+  if (stop.aborted) return Promise.resolve(null);
+  return new Promise((resolve, reject) => {
+    const onStop = () => resolve(null);
+    stop.addEventListener("abort", onStop, { once: true });
+    gate.then(resolve, reject).finally(() => stop.removeEventListener("abort", onStop));
+  });
 }
 
 async function sleepUntil(unixMs: number): Promise<void> {

@@ -34,7 +34,7 @@ export async function prepareRun(o: RunOptions): Promise<PreparedRun> {
   const inputs = await loadRunInputs(o);
   const { loaded, plan, conditions, retryPolicy, timeouts, shard, routes, built } = inputs;
   const startIso = o.startAt ? new Date(o.startAt).toISOString() : null;
-  const runId = o.runId ?? `${plan.spec.name}-${compactIso(startIso ?? new Date().toISOString())}`;
+  const runId = o.runId ?? defaultRunId(plan.spec.name, startIso ?? new Date().toISOString());
   const dir = shard.count > 1 ? join(o.out, runId, `shard-${shard.index}-of-${shard.count}`) : join(o.out, runId);
   refuseUsedFolder(dir);
   const maxResponseBytes = o.maxResponseBytes ?? RUNNER_DEFAULTS.max_response_bytes;
@@ -90,8 +90,13 @@ export async function prepareRun(o: RunOptions): Promise<PreparedRun> {
   return { ...inputs, runId, dir, startIso, manifest };
 }
 
+/** The run id when none is given: `<plan name>-<UTC time, compact>` of the start. */
+export function defaultRunId(planName: string, iso: string): string {
+  return `${planName}-${compactIso(iso)}`;
+}
+
 /** A run folder that exists must be an empty folder (it is made after the pre-flight). */
-function refuseUsedFolder(dir: string): void {
+export function refuseUsedFolder(dir: string): void {
   let entries: Iterable<Deno.DirEntry>;
   try {
     entries = Deno.readDirSync(dir);

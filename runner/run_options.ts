@@ -1,5 +1,6 @@
 import type { DispatchWait } from "./dispatch_timers.ts";
 import type { HttpClientKind } from "./http/mod.ts";
+import type { ProgressSnapshot } from "./progress.ts";
 
 /** Options of one run (the `run` CLI flags). */
 export interface RunOptions {
@@ -57,6 +58,15 @@ export interface RunOptions {
    * @default { wait: DISPATCH_WAIT, timers: "waker" } (runner/dispatch_timers.ts)
    */
   dispatch?: { wait?: DispatchWait; timers?: "waker" | "timeout" };
+  /** Receives the progress snapshot every second (and at the end) instead of the line on stderr. */
+  onProgress?: (s: ProgressSnapshot) => void;
+  /**
+   * Awaited once the run is prepared (folder made, targets probed, connections open), before it waits for its start:
+   * the shared start time (ISO), which replaces `startAt`, or null to start at once. How a worker of `--workers`
+   * waits until every worker is ready (runner/workers/). A stop signal while it waits starts the run at once, with
+   * every request `not_sent`.
+   */
+  startGate?: (prepared: { dir: string; scheduled: number }) => Promise<string | null>;
   /** Awaited just before ms 0 of the run (after warm-up): e.g. to line a simulator's outage clock up with the run's. */
   atStart?: () => Promise<void>;
 }

@@ -32,7 +32,10 @@ export interface RunVerdicts {
   /** Null unless the window offered requests and accepted none. */
   no_capacity: string | null;
   client: {
-    /** run.json result.client_limited (null: a killed run has no final verdict; an import or a recording has none). */
+    /**
+     * run.json result.client_limited, true when any shard's is (null: a killed run has no final verdict; an import or
+     * a recording has none).
+     */
     run_limited: boolean | null;
     run_reason: string | null;
     rule: string;
@@ -44,14 +47,29 @@ export interface RunVerdicts {
 const rps = (x: number) => `${sig(x)} req/s`;
 const lag = (ms: number | null) => (ms === null ? "-" : `${+ms.toFixed(1)} ms`);
 
+/**
+ * The runner's client verdict over every shard of the run: limited when any shard's runner was, with each limited
+ * shard's reason (a sharded run's shards ran in separate processes, each judging its own client).
+ */
+function runnerLimit(run: LoadedRun): { limited: boolean; reason: string | null } {
+  const ms = run.manifests.filter(isRunnerRun);
+  const limited = ms.filter((m) => m.result.client_limited);
+  if (!limited.length) return { limited: false, reason: null };
+  if (ms.length === 1) return { limited: true, reason: limited[0]!.result.client_limit_reason };
+  const each = limited.map((m) =>
+    `shard ${m.plan.shard.index} of ${m.plan.shard.count}: ${m.result.client_limit_reason ?? "no reason given"}`
+  );
+  return { limited: true, reason: `${limited.length} of ${ms.length} shards: ${each.join("; ")}` };
+}
+
 /** The runner's own client verdict, as a line (null when it found no limit). */
 function runnerVerdict(run: LoadedRun, where: string): string | null {
   // An imported run's source does not say whether its client kept up (a lack); a recording's client is the app.
   if (!isRunnerRun(run.manifest)) return null;
-  const r = run.manifest.result;
-  if (!r.client_limited) return null;
+  const r = runnerLimit(run);
+  if (!r.limited) return null;
   return `CLIENT-LIMITED RUN${where}: the runner reports the client was the limit (${
-    r.client_limit_reason ?? "no reason given"
+    r.reason ?? "no reason given"
   }): these numbers may measure the load generator, not the target`;
 }
 
@@ -93,16 +111,18 @@ export function runVerdicts(
     );
   }
   const m = run.manifest;
-  // A killed run has no final verdict of its own; an imported run's tool records none; a recording has no load generator.
-  const result = !isRunnerRun(m) || m.result.status === "running" ? null : m.result;
+  // A killed run (any shard of it) has no final verdict of its own; an imported run's tool records none; a recording
+  // has no load generator.
+  const final = run.manifests.every((x) => isRunnerRun(x) && x.result.status !== "running");
+  const limit = runnerLimit(run);
   return {
     lines,
     source,
     run_end: run.end,
     no_capacity,
     client: {
-      run_limited: result === null ? null : result.client_limited,
-      run_reason: result === null ? null : result.client_limit_reason,
+      run_limited: final ? limit.limited : null,
+      run_reason: final ? limit.reason : null,
       rule: isProduction(m) ? PRODUCTION_CLIENT_RULE : CLIENT_LIMIT_RULE,
       stages,
     },
@@ -146,7 +166,7 @@ export function kneeVerdicts(runs: LoadedRun[], excluded: ExcludedLevel[], none:
   const list = (es: ExcludedLevel[]) => es.map((e) => `${rps(e.planned_rps)} planned (${e.why})`).join("; ");
   if (client.length) {
     lines.push(`CLIENT-LIMITED LEVEL${client.length > 1 ? "S" : ""} excluded from the knee: ${list(client)}`);
-  } else if (runs.some((r) => isRunnerRun(r.manifest) && r.manifest.result.client_limited)) {
+  } else if (runs.some((r) => isRunnerRun(r.manifest) && runnerLimit(r).limited)) {
     lines.push(
       "no load level is client-limited by the level rule (every request offered, p95 send lag within the mean gap " +
         "between planned arrivals): none excluded",

@@ -11,6 +11,10 @@ import { runLoadTest } from "../run.ts";
 import { runVerdict } from "../verdict.ts";
 import { EXIT_PREFLIGHT, PreflightError } from "../preflight.ts";
 import { RUN_COMMAND } from "./run_flags.ts";
+import type { RunOptions } from "../run_options.ts";
+import { launchWorkers } from "../workers/launch.ts";
+import { parseWorkers } from "../workers/worker_count.ts";
+import { EXIT_NOT_STARTED, linkToParent, stdioLink, WorkerAborted } from "../workers/worker_link.ts";
 
 if (import.meta.main) {
   await runCommand(RUN_COMMAND, async ({ values: v, check }) => {
@@ -26,6 +30,10 @@ if (import.meta.main) {
       `--start-at: not an ISO date-time: ${JSON.stringify(v["start-at"])}`,
     );
     const shard = check.shard(v.shard);
+    const workers = parseWorkers(v.workers);
+    if ("problem" in workers) check.problems.push(workers.problem);
+    const count = "count" in workers ? workers.count : 1;
+    check.require(v["as-worker"] && count > 1, "--as-worker is how --workers runs each worker: give one of them");
     const runId = check.runName("run-id", v["run-id"]);
     let routeUrls: Record<string, string> = {};
     try {
@@ -36,7 +44,7 @@ if (import.meta.main) {
     }
     check.throwIfAny();
     let started = false;
-    const run = await runLoadTest({
+    const options: RunOptions = {
       workload: v.workload!,
       plan: v.plan!,
       target: v.target ?? null,
@@ -65,7 +73,16 @@ if (import.meta.main) {
         started = true;
         return Promise.resolve();
       },
-    }).catch((e) => {
+    };
+    if (count > 1) return await launchWorkers(options, { count, values: v });
+    // A worker of --workers: progress and the end go to the parent, which gives the start time (runner/workers/).
+    const link = v["as-worker"] ? linkToParent(stdioLink()) : null;
+    const run = await runLoadTest(link ? { ...options, ...link.options, progress: false } : options).catch((e) => {
+      if (link && e instanceof WorkerAborted) {
+        link.discard();
+        console.error(`error: ${e.message}; nothing was sent, the shard folder is removed`);
+        return EXIT_NOT_STARTED;
+      }
       // A failed pre-flight is the target's fault, not the user's input: its own message and exit code, no stack trace.
       if (e instanceof PreflightError) {
         console.error(`error: ${e.message}`);
@@ -76,9 +93,13 @@ if (import.meta.main) {
       throw e;
     });
     if (run === null) return EXIT_PREFLIGHT;
+    if (run === EXIT_NOT_STARTED) return run;
     const { dir, manifest, summary } = run;
-    console.log(formatRunSummary(manifest, summary));
-    console.log(`run written to ${dir}`);
+    if (link) link.end(run);
+    else {
+      console.log(formatRunSummary(manifest, summary));
+      console.log(`run written to ${dir}`);
+    }
     // The run is finalised either way; a run in which nothing succeeded says so and exits non-zero.
     const verdict = runVerdict(summary);
     if (verdict.message) console.error(`${verdict.message}; the run is finalised in ${dir} (exit ${verdict.exitCode})`);

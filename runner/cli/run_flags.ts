@@ -122,6 +122,20 @@ export const RUN_COMMAND = {
       values: "0 ≤ i < N",
       description: "run shard i of N of one schedule",
     },
+    workers: {
+      type: "string",
+      arg: "N",
+      default: "1",
+      values: "a whole number ≥ 1, or `auto`: the cores this machine has minus one (at least 1)",
+      description: "run as N runner processes, each a shard of the one schedule with one start time, in " +
+        "`DIR/<run_id>/shard-k-of-N/` (with `--shard i/M`: worker k runs shard i·N + k of M·N); 1 runs in this " +
+        'process (docs/runner.md "Use every core")',
+    },
+    "as-worker": {
+      type: "boolean",
+      description: "how `--workers` runs each worker (not for direct use): progress and the end as JSON lines on " +
+        "stdout, the start time from stdin, and a stop when stdin closes",
+    },
     "start-at": {
       type: "string",
       arg: "ISO",
@@ -192,6 +206,7 @@ export const RUN_COMMAND = {
     1: "an unexpected runner error, or an input error raised after ms 0 (the target's or the runner's fault)",
     3: "no request succeeded: zero `ok` among the offered requests; the run is still finalised",
     4: "a target failed the pre-flight probe: nothing was run or written",
+    5: "a worker of `--workers` (`--as-worker`) its parent stopped before the start: nothing was sent",
     "128+n": "a second signal n (the first SIGINT, SIGTERM or SIGHUP finalises the run, `interrupted`)",
   },
 } as const satisfies CommandSpec;

@@ -8,7 +8,8 @@ import { runWindow } from "../../../analysis/goodput/policy.ts";
 import { limitFromKnee } from "../../../analysis/knee/limit.ts";
 import { runVerdicts } from "../../../analysis/knee/verdicts.ts";
 import type { RunManifest } from "../../../schema/run_manifest.ts";
-import { writeManifest } from "../_fixture.ts";
+import { asShard, att, req, writeManifest, writeRun } from "../_fixture.ts";
+import { fixtureManifest } from "../hand_fixture.ts";
 import { END_POLICY, writeKilledRun } from "../run/_run_end_fixture.ts";
 import { CLIENT_POLICY, writeClientLimitedSweep } from "./_verdict_fixture.ts";
 import { SWEEP_POLICY, writeSweepRun } from "./knee_fixture.ts";
@@ -153,4 +154,29 @@ Deno.test("runVerdicts() names the client-limited stages and a window that accep
         "accepted (0 of 14 offered)",
     );
   });
+});
+
+Deno.test("runVerdicts() of a sharded run: client-limited when any shard's runner was, each such shard named", async () => {
+  const root = tmp("sharded");
+  // Shard i of 2 holds r0000000..r0000003 with index ≡ i (mod 2); shard 1's runner reported a 7.5 ms p99 lag.
+  for (const index of [0, 1]) {
+    const requests = [0, 1, 2, 3].filter((i) => i % 2 === index).map((i) =>
+      req({ request_id: `r000000${i}`, class: "chat", stage: "low", scheduled_ms: 1000 * i, shard: index })
+    );
+    const attempts = requests.map((r) => att({ request_id: r.request_id, sent_ms: r.scheduled_ms }));
+    const base = asShard(fixtureManifest(), index, 2);
+    const result = index === 1
+      ? { ...base.result, client_limited: true, client_limit_reason: "p99 send lag 7.5 ms > 5 ms" }
+      : base.result;
+    writeRun(join(root, `shard-${index}-of-2`), { ...base, result }, { requests, attempts });
+  }
+  const run = await loadRun(root, quiet);
+  const v = runVerdicts(run, runWindow(run, CLIENT_POLICY.window));
+  assert.equal(v.client.run_limited, true);
+  assert.equal(v.client.run_reason, "1 of 2 shards: shard 1 of 2: p99 send lag 7.5 ms > 5 ms");
+  assert.equal(
+    v.lines[0],
+    "CLIENT-LIMITED RUN: the runner reports the client was the limit (1 of 2 shards: shard 1 of 2: p99 send lag " +
+      "7.5 ms > 5 ms): these numbers may measure the load generator, not the target",
+  );
 });
