@@ -1,6 +1,6 @@
 /**
- * `npx deno task sim [flags]`: runs the simulator on 127.0.0.1 until SIGINT/SIGTERM or `--duration-s`. Prints the
- * URL on stdout. Its flags: {@linkcode SIM_COMMAND}.
+ * `npx deno task sim [flags]`: runs the simulator on 127.0.0.1 (or `--host` with `--expose`) until SIGINT/SIGTERM
+ * or `--duration-s`. Prints the URL on stdout. Its flags: {@linkcode SIM_COMMAND}.
  * @module
  */
 import { type CommandSpec, type ParsedCommand, runCommand } from "../lib/command.ts";
@@ -12,7 +12,8 @@ import { startSim } from "./server.ts";
 export const SIM_COMMAND = {
   name: "sim",
   invocation: "npx deno task sim",
-  summary: "the embedded OpenAI-compatible simulator on 127.0.0.1, until Ctrl-C or `--duration-s`",
+  summary: "the embedded OpenAI-compatible simulator on 127.0.0.1 (or `--host` with `--expose`), until Ctrl-C or " +
+    "`--duration-s`",
   details: [
     "It prints its URL on stdout; `POST /v1/chat/completions`, `GET /v1/models`, `GET /health`, `GET /sim/timeline`, " +
     "`POST /sim/reset` (docs/simulator.md).",
@@ -23,7 +24,18 @@ export const SIM_COMMAND = {
       arg: "P",
       rule: { min: 0, max: 65535, integer: true },
       default: 8787,
-      description: "the loopback port; 0 picks a free one",
+      description: "the port; 0 picks a free one",
+    },
+    host: {
+      type: "string",
+      arg: "ADDR",
+      default: "127.0.0.1",
+      description: "the address to listen on: loopback unless `--expose`",
+    },
+    expose: {
+      type: "boolean",
+      description: "allow a non-loopback `--host` (`0.0.0.0` in a container, an address in a network namespace: " +
+        "docs/kubernetes.md); anyone who can reach it can send it work",
     },
     profile: {
       type: "string",
@@ -73,6 +85,8 @@ async function main({ values: flags, check }: ParsedCommand<typeof SIM_COMMAND>)
   check.throwIfAny();
   const sim = await startSim({
     port: flags.port,
+    hostname: flags.host,
+    expose: flags.expose,
     profile: profile!,
     workload: workload!,
     seed: flags.seed,

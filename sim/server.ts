@@ -16,8 +16,15 @@ import { PromptCounter } from "./prompt_counter.ts";
 export interface SimOptions {
   /** Port to listen on; 0 picks a free one. @default 0 */
   port?: number;
-  /** Loopback only: 127.0.0.1 (or another 127.x address), ::1 or localhost. @default "127.0.0.1" */
+  /**
+   * Loopback (127.0.0.1 or another 127.x address, ::1, localhost) unless `expose` is set. @default "127.0.0.1"
+   */
   hostname?: string;
+  /**
+   * Allow a non-loopback `hostname` (`0.0.0.0` in a container, an address inside a network namespace): anyone who can
+   * reach it can send it work. @default false
+   */
+  expose?: boolean;
   profile: SimProfile;
   /** Cases to answer from (a loaded workload, or anything with a `workload` field holding one). */
   workload?: Workload | { workload: Workload };
@@ -73,8 +80,11 @@ export function startSim(options: SimOptions): Promise<SimHandle> {
 
 function start(options: SimOptions): SimHandle {
   const hostname = options.hostname ?? "127.0.0.1";
-  if (!isLoopback(hostname)) {
-    throw new InputError(`hostname ${hostname}: the simulator listens on loopback only (127.0.0.1, ::1, localhost)`);
+  if (!isLoopback(hostname) && !options.expose) {
+    throw new InputError(
+      `hostname ${hostname}: the simulator listens on loopback only (127.0.0.1, ::1, localhost) unless exposed ` +
+        "(--expose)",
+    );
   }
   const { profile } = options;
   const log = options.quiet ? () => {} : (msg: string) => console.error(`sim: ${msg}`);

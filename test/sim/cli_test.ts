@@ -26,6 +26,14 @@ Deno.test("sim CLI: bad input exits 2 with a message, never a stack trace", asyn
     assert.match(r.stderr, new RegExp(`${file}: queue\\.max_len: `));
     assert.doesNotMatch(r.stderr, /\n\s+at /);
   });
+  await t.step("a non-loopback --host without --expose is refused before anything listens", async () => {
+    const r = await runCli(["--host", "0.0.0.0", "--port", "0"]);
+    assert.equal(r.code, 2);
+    assert.match(
+      r.stderr,
+      /hostname 0\.0\.0\.0: the simulator listens on loopback only .* unless exposed \(--expose\)/,
+    );
+  });
   await t.step("a missing workload names the path", async () => {
     const r = await runCli(["--workload", "no/such/workload", "--port", "0"]);
     assert.equal(r.code, 2);
