@@ -3,7 +3,8 @@
  *
  * 1. Every test and every JSDoc example, files in parallel (one worker per core).
  * 2. The tests that judge the runner's or the simulator's own timing (send lag, start times, a kill after a number
- *    of answered calls, modelled step times), one file at a time. Run beside the subprocess-heavy tests of pass 1 on
+ *    of answered calls, modelled step times, shards started together on several network namespaces), one file at a
+ *    time. Run beside the subprocess-heavy tests of pass 1 on
  *    a two-core machine, their clocks measure the other tests, not the code; alone, they measure the code. The two
  *    tests that drive the Deno Jupyter kernel run here too: beside each other and that load, a cell's output could
  *    arrive after nbconvert stopped waiting.
@@ -26,6 +27,7 @@ const SERIAL = [
   "test/runner/kill_test.ts",
   "test/notebooks/notebooks_test.ts",
   "test/runner/open_loop_test.ts",
+  "test/runner/shards_netns_test.ts",
   "test/sim/engine_test.ts",
   "test/sim/faults_test.ts",
   "test/sim/scaling_test.ts",
