@@ -10,6 +10,7 @@ import { Deployment, type IDeployment } from "kubernetes-models/apps/v1/Deployme
 import { type IJob, Job } from "kubernetes-models/batch/v1/Job";
 import { ConfigMap } from "kubernetes-models/v1/ConfigMap";
 import { PersistentVolumeClaim } from "kubernetes-models/v1/PersistentVolumeClaim";
+import { type IPod, Pod } from "kubernetes-models/v1/Pod";
 import { type IService, Service } from "kubernetes-models/v1/Service";
 import type { IIoK8sApiCoreV1Container } from "kubernetes-models/v1/Container";
 import { parseCommand } from "../../lib/command.ts";
@@ -25,6 +26,7 @@ const MODELS = {
   "apps/v1 Deployment": { model: Deployment, type: "IDeployment", module: "kubernetes-models/apps/v1/Deployment" },
   "v1 Service": { model: Service, type: "IService", module: "kubernetes-models/v1/Service" },
   "v1 ConfigMap": { model: ConfigMap, type: "IConfigMap", module: "kubernetes-models/v1/ConfigMap" },
+  "v1 Pod": { model: Pod, type: "IPod", module: "kubernetes-models/v1/Pod" },
   "v1 PersistentVolumeClaim": {
     model: PersistentVolumeClaim,
     type: "IPersistentVolumeClaim",
@@ -46,8 +48,8 @@ const one = <T>(folder: string, kind: string): T & K8sDoc => {
 const container = (pod: { spec?: { containers: IIoK8sApiCoreV1Container[] } }, name: string) =>
   pod.spec!.containers.find((c) => c.name === name)!;
 
-Deno.test("deploy/k8s has the runner (volume and object store), its configuration and the simulator", () => {
-  assert.deepEqual([...byFolder.keys()], ["config", "runner", "runner-object-store", "sim"]);
+Deno.test("deploy/k8s has the runner (volume and object store), its configuration, a reader of the volume and the simulator", () => {
+  assert.deepEqual([...byFolder.keys()], ["config", "results-reader", "runner", "runner-object-store", "sim"]);
   assert.deepEqual(
     all.map((d) => `${d.kind}/${d.metadata.name}`).sort(),
     [
@@ -55,6 +57,7 @@ Deno.test("deploy/k8s has the runner (volume and object store), its configuratio
       "Deployment/goodput-sim",
       "Job/goodput-runner",
       "PersistentVolumeClaim/goodput-results",
+      "Pod/goodput-results-reader",
       "Service/goodput-sim",
     ],
   );
@@ -204,6 +207,16 @@ Deno.test("sim: the Service reaches the Deployment's pods on the port the runner
   assert.deepEqual([parsed.values.host, parsed.values.expose], ["0.0.0.0", true]);
   const target = new URL(all.find((d) => d.kind === "ConfigMap")!.data!.target!);
   assert.deepEqual([target.hostname, Number(target.port)], [svc.metadata!.name, svc.spec!.ports![0]!.port]);
+});
+
+Deno.test("results-reader mounts, read-only, the volume the runner's Job writes", () => {
+  const reader = one<IPod>("results-reader", "Pod");
+  const job = one<IJob>("runner", "Job");
+  const claim = (vs: { name: string; persistentVolumeClaim?: { claimName: string } }[] | undefined) =>
+    vs!.find((v) => v.name === "results")!.persistentVolumeClaim!.claimName;
+  assert.equal(claim(reader.spec!.volumes), claim(job.spec!.template.spec!.volumes));
+  assert.equal(reader.spec!.volumes![0]!.persistentVolumeClaim!.readOnly, true);
+  assert.equal(container(reader, "reader").volumeMounts![0]!.mountPath, "/results");
 });
 
 Deno.test("the image installs the pinned Deno and leaves this clone's node_modules out", () => {
