@@ -12,7 +12,7 @@ import { loadSimProfile } from "../../../schema/sim_profile.ts";
 import { loadWorkload } from "../../../schema/workload_file.ts";
 import { startSim } from "../../../sim/mod.ts";
 import { runCli } from "../../support/run_cli.ts";
-import { startFaultServer } from "../../support/fault_server.ts";
+import { type FaultRequest, startFaultServer } from "../../support/fault_server.ts";
 import { constantPlan, tinyCase, writeWorkload } from "../../../testing/tiny_workload.ts";
 
 const ROOT = new URL("../../../", import.meta.url).pathname;
@@ -190,10 +190,10 @@ Deno.test("workers whose parent is killed stop by themselves and finalise their 
 Deno.test("a worker failing its pre-flight stops the others before the start: nothing is sent, the parent names it", async () => {
   const dir = Deno.makeTempDirSync();
   let probes = 0;
-  // The second pre-flight probe (no idempotency key) fails: one worker passes, the other does not.
-  const srv = await startFaultServer({
-    pick: (req) => (!req.headers.has("idempotency-key") && ++probes === 2 ? "500" : undefined),
-  });
+  // The second pre-flight probe (a chat POST without an idempotency key; shard 0's GET /sim/timeline is not one)
+  // fails: one worker passes, the other does not.
+  const probe = (req: FaultRequest) => req.method === "POST" && !req.headers.has("idempotency-key");
+  const srv = await startFaultServer({ pick: (req) => (probe(req) && ++probes === 2 ? "500" : undefined) });
   try {
     const out = join(dir, "out");
     const workload = writeWorkload(dir, [tinyCase()]);
