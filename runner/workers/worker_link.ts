@@ -58,14 +58,20 @@ export function stdioLink(): WorkerIo {
  */
 export function linkToParent(io: WorkerIo): WorkerLink {
   const stop = new AbortController();
-  const gate = Promise.withResolvers<string | null>();
-  // Awaited only once the run reaches the gate: a rejection before then must not count as unhandled.
-  gate.promise.catch(() => {});
-  let started = false;
+  // What the parent said before the start, kept until the run reaches the gate (it may say it first).
+  let startAt: string | undefined;
+  let aborted: WorkerAborted | null = null;
+  let waiting: { resolve(iso: string): void; reject(e: WorkerAborted): void } | null = null;
+  const settle = () => {
+    if (aborted) waiting?.reject(aborted);
+    else if (startAt !== undefined) waiting?.resolve(startAt);
+  };
   let dir: string | null = null;
   const parentGone = (why: string) => {
-    if (!started) gate.reject(new WorkerAborted(`the parent of --workers is gone (${why}) before the start`));
-    else if (!stop.signal.aborted) {
+    if (startAt === undefined) {
+      aborted ??= new WorkerAborted(`the parent of --workers is gone (${why}) before the start`);
+      settle();
+    } else if (!stop.signal.aborted) {
       io.warn(`the parent of --workers is gone (${why}): stopping; the rest of the schedule is recorded not_sent`);
       stop.abort();
     }
@@ -81,11 +87,9 @@ export function linkToParent(io: WorkerIo): WorkerLink {
     for await (const line of lines(io.input)) {
       const m = parseLine(ParentMessage, line);
       if (m === null) io.warn(`warning: not a message from the parent of --workers: ${JSON.stringify(line)}`);
-      else if (m.type === "abort") gate.reject(new WorkerAborted(`not started: ${m.reason}`));
-      else {
-        started = true;
-        gate.resolve(m.start_at);
-      }
+      else if (m.type === "abort") aborted ??= new WorkerAborted(`not started: ${m.reason}`);
+      else if (!aborted) startAt ??= m.start_at;
+      settle();
     }
     parentGone("its end of the pipe closed");
   })().catch((e) => parentGone(`reading from it failed: ${(e as Error).message}`));
@@ -95,8 +99,10 @@ export function linkToParent(io: WorkerIo): WorkerLink {
       onProgress: (s) => send({ type: "progress", ...s }),
       startGate: (prepared) => {
         dir = prepared.dir;
+        const gate = new Promise<string>((resolve, reject) => (waiting = { resolve, reject }));
         send({ type: "ready", dir: prepared.dir, scheduled: prepared.scheduled });
-        return gate.promise;
+        settle();
+        return gate;
       },
     },
     end({ dir, manifest, summary }) {
