@@ -282,13 +282,18 @@ Deno.test("bad plan files are refused naming the file and the field or line", as
 });
 
 Deno.test("the shipped plan files load and build", async (t) => {
-  // Shipped plans draw the design workload's classes (a class mix may name one of them).
-  const design = (await loadWorkload(join(PLANS, "../workloads/design-v1"))).workload;
+  // A shipped plan draws the classes of the workload named like it (data/plans/chat-example.json: the chat-example
+  // workload), else the design workload's (a class mix may name one of them).
+  const workloads = [...Deno.readDirSync(join(PLANS, "../workloads"))].filter((e) => e.isDirectory).map((e) => e.name);
+  const workloadOf = async (plan: string) => {
+    const own = workloads.find((w) => plan === `${w}.json`);
+    return (await loadWorkload(join(PLANS, "../workloads", own ?? "design-v1"))).workload;
+  };
   for await (const f of Deno.readDir(PLANS)) {
     if (!f.name.endsWith(".json")) continue;
     await t.step(f.name, async () => {
       const p = await loadPlan(join(PLANS, f.name));
-      const built = await buildSchedule(p.spec, design, { planDir: p.planDir, planFile: p.planFile });
+      const built = await buildSchedule(p.spec, await workloadOf(f.name), { planDir: p.planDir, planFile: p.planFile });
       if (built.mode === "open") assert.ok(built.totalPlanned > 0);
     });
   }
