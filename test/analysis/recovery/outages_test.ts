@@ -86,11 +86,12 @@ Deno.test("detectOutages() finds the simulator's real 503 window where the profi
   const root = new URL("../../../", import.meta.url).pathname;
   const dir = Deno.makeTempDirSync();
   const fast = await loadSimProfile(join(root, "data/sim/fast.json"));
-  // 503 from 2.0 s to 3.5 s of the sim clock; 20 req/s for 5 s.
-  const profile = SimProfile.parse({ ...fast, faults: { outages: [{ start_ms: 2000, end_ms: 3500, mode: "503" }] } });
+  // 503 from 4.5 s to 6.0 s of the sim clock (which starts at onStart, before the runner's ms 0: up to a few seconds
+  // earlier under `deno test`, which type-checks the dispatcher's waker worker as it starts); 20 req/s for 8 s.
+  const profile = SimProfile.parse({ ...fast, faults: { outages: [{ start_ms: 4500, end_ms: 6000, mode: "503" }] } });
   let origin = 0;
   const { dir: runDir } = await runDesignV1OnSim(dir, {
-    plan: constantPlan(dir, 20, 5, "outage-test"),
+    plan: constantPlan(dir, 20, 8, "outage-test"),
     simSeed: 3,
     formats: ["csv"],
     profile,
@@ -106,8 +107,8 @@ Deno.test("detectOutages() finds the simulator's real 503 window where the profi
   const o = outages[0]!;
   // Arrivals every 50 ms: the first 503 and the first answer after it fall within a few gaps of the planned edges
   // (the slack covers timer jitter on a shared machine and clock rounding of epoch_iso).
-  assert.ok(Math.abs(o.start_ms - (simStartMs + 2000)) < 400, `start ${o.start_ms} vs ${simStartMs + 2000}`);
-  assert.ok(Math.abs(o.end_ms! - (simStartMs + 3500)) < 400, `end ${o.end_ms} vs ${simStartMs + 3500}`);
+  assert.ok(Math.abs(o.start_ms - (simStartMs + 4500)) < 400, `start ${o.start_ms} vs ${simStartMs + 4500}`);
+  assert.ok(Math.abs(o.end_ms! - (simStartMs + 6000)) < 400, `end ${o.end_ms} vs ${simStartMs + 6000}`);
   assert.ok(Object.keys(o.by_kind).every((k) => k === "http_503"));
   assert.ok(o.server !== null && o.server.errors > 0);
   assert.equal(planned![0]!.detected, 0);
