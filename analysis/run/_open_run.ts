@@ -8,7 +8,7 @@ import { isProduction } from "../../schema/production_manifest.ts";
 import { clipManifests, endOpenedRun, type RunEnd } from "./run_end.ts";
 import { checkShardSet, partialWarning, type ShardSet } from "./_shard_set.ts";
 import { checkDistinctIds } from "./_distinct_ids.ts";
-import { oneFolder, readManifest, runDirs } from "./_run_folders.ts";
+import { oneFolder, readManifest, runDirs, warningCollector } from "./_run_folders.ts";
 import { absentTable, exists, type OpenedTable, scanTable, sha256File, verifier } from "./_scan_table.ts";
 import { openProduction } from "./_open_production.ts";
 import type { OpenedRun } from "./_opened_run.ts";
@@ -48,12 +48,7 @@ const REQUIRED: TableName[] = ["requests", "attempts", "tools"];
  */
 export async function openRun(path: string, options: OpenRunOptions = {}): Promise<OpenedRun> {
   const verifyMode = options.verify ?? "strict";
-  const warn = options.onWarning ?? ((m: string) => console.warn(`warning: ${m}`));
-  const warnings: string[] = [];
-  const warning = (m: string) => {
-    warnings.push(m);
-    warn(m);
-  };
+  const { warnings, warning } = warningCollector(options.onWarning);
 
   const dirs = await runDirs(path);
   const manifests: AnyManifest[] = [];

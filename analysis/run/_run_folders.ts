@@ -82,3 +82,14 @@ export function oneFolder(path: string, dirs: string[], whose: string, why: stri
 export function importedShardSet(path: string, dirs: string[]): ShardSet {
   return oneFolder(path, dirs, "an imported run's", "an imported run is one folder, never sharded");
 }
+
+/** The warnings of opening a run: each one kept in `warnings` and passed to `onWarning` (default: console.warn). */
+export function warningCollector(onWarning?: (message: string) => void) {
+  const warn = onWarning ?? ((m: string) => console.warn(`warning: ${m}`));
+  const warnings: string[] = [];
+  const warning = (m: string) => {
+    warnings.push(m);
+    warn(m);
+  };
+  return { warnings, warning };
+}

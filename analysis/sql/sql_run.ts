@@ -13,7 +13,7 @@ import { isProduction } from "../../schema/production_manifest.ts";
 import type { RunManifest } from "../../schema/run_manifest.ts";
 import { presentClasses, type WorkloadClasses } from "../goodput/policy.ts";
 import { checkShardSet, partialWarning, type ShardSet } from "../run/_shard_set.ts";
-import { exists, importedShardSet, readManifest, runDirs, sha256File } from "../run/_run_folders.ts";
+import { exists, importedShardSet, readManifest, runDirs, sha256File, warningCollector } from "../run/_run_folders.ts";
 import type { RunEnd } from "../run/run_end_rule.ts";
 import { type EngineOptions, openEngine, type SqlEngine } from "./duckdb.ts";
 import { checkDistinctIds, checkSourceRows, sourceColumns } from "./_sql_checks.ts";
@@ -165,12 +165,7 @@ async function verifyFiles(m: SqlManifest, located: Located, verify: "strict" | 
  */
 export async function openSqlRun(path: string, options: OpenSqlRunOptions = {}): Promise<SqlRun> {
   const verify = options.verify ?? "strict";
-  const warn = options.onWarning ?? ((m: string) => console.warn(`warning: ${m}`));
-  const warnings: string[] = [];
-  const warning = (m: string) => {
-    warnings.push(m);
-    warn(m);
-  };
+  const { warnings, warning } = warningCollector(options.onWarning);
   const dirs = await runDirs(path);
   const manifests: SqlManifest[] = [];
   for (const dir of dirs) {
