@@ -89,6 +89,7 @@ export async function executeRun(run: PreparedRun, o: RunOptions): Promise<Execu
     client: [...routes.routes.values()][0]!.client,
     watchdog,
     attemptTimeoutMs: timeouts.attempt_ms,
+    headersTimeoutMs: timeouts.headers_ms,
     maxResponseBytes: manifest.runner.max_response_bytes!,
     tokensNotCounted,
     runId: run.runId,

@@ -22,6 +22,12 @@ export const RetryPolicy = z.object({
   /** Wait what Retry-After says (capped by retry_after_cap_ms) instead of the jittered backoff. */
   honour_retry_after: z.boolean().default(true),
   retry_after_cap_ms: z.number().nonnegative().default(10_000),
+  /**
+   * Retry an attempt that ended `header_timeout` (no response head within `timeouts.headers_ms`: waiting in the
+   * target's queue). Off by default: a request the target has queued is not sent again into the queue that held it.
+   * @default false
+   */
+  retry_header_timeouts: z.boolean().default(false),
 }).strict().superRefine((p, ctx) => {
   for (const s of [400, 401, 403, 404, 422]) {
     if (p.retry_statuses.includes(s)) {
@@ -40,7 +46,13 @@ export const Timeouts = z.object({
   attempt_ms: z.number().positive().default(60_000),
   /** The whole request, from scheduled_ms (all rounds, retries, tools). @default 120000 */
   request_ms: z.number().positive().default(120_000),
-  /** Longest silence inside a stream. @default 30000 */
+  /**
+   * Longest wait for the response head, from the instant the attempt's request was sent: the time a request waits in
+   * the target's queue (llama.cpp, vLLM and others send no header until a slot takes it). Past it the attempt ends
+   * `header_timeout`, retried only when the retry policy's `retry_header_timeouts` says so. @default 30000
+   */
+  headers_ms: z.number().positive().default(30_000),
+  /** Longest silence inside a response, counted from its head on (each byte that arrives restarts it). @default 30000 */
   idle_ms: z.number().positive().default(30_000),
 }).strict();
 export type Timeouts = z.infer<typeof Timeouts>;
