@@ -48,6 +48,12 @@ export interface RunOptions {
    * @default false
    */
   preflight?: boolean;
+  /**
+   * Without a conditions file, name the model of a single `--target` from its `GET /v1/models` list (the first id)
+   * instead of `"unstated"` (runner/target_model.ts); run.json `targets[].model_note` says where it came from. The CLI
+   * turns it on; library callers turn it on when they want it. @default false
+   */
+  modelFromTarget?: boolean;
   /** Fetch the target's own timeline from `<base>/sim/timeline` when it has one. @default RUNNER_DEFAULTS.server_timeline */
   serverTimeline?: boolean;
   /** Stops the run early (the rest of the schedule is recorded `not_sent`). */

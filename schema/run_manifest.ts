@@ -61,7 +61,13 @@ export const Target = z.object({
   route: z.string(),
   url: z.string(),
   provider: z.string(),
+  /** The `model` field sent to this route (its attempts' `model`). */
   model: z.string(),
+  /**
+   * Where `model` came from when no conditions file stated it: the first id of the target's `GET /v1/models` list, or
+   * why that list gave none (then `"unstated"` was sent). Absent when the conditions or the routes file stated it.
+   */
+  model_note: z.string().optional(),
   /** Name of the environment variable holding the API key (the key itself is never written). */
   api_key_env: z.string().nullable(),
   api_key_present: z.boolean(),

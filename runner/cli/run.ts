@@ -69,6 +69,7 @@ if (import.meta.main) {
       progress: !v["no-progress"],
       serverTimeline: !v["no-server-timeline"],
       preflight: !v["no-preflight"],
+      modelFromTarget: true,
       atStart: () => {
         started = true;
         return Promise.resolve();

@@ -99,7 +99,8 @@ export const RUN_COMMAND = {
       arg: "F",
       defaultText: "unstated",
       description: "the frozen run conditions (model version, region, API tier, …); without it run.json says they " +
-        "were not stated",
+        "were not stated, and a `--target`'s requests name the first model of its `GET /v1/models` list " +
+        "(`targets[].model_note` says so)",
     },
     seed: {
       type: "number",
