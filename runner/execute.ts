@@ -8,8 +8,9 @@
  * @module
  */
 import { join } from "node:path";
-import type { RequestRow, ScheduledRequest, WorkloadCase } from "../schema/mod.ts";
+import type { CpuContention, RequestRow, ScheduledRequest, WorkloadCase } from "../schema/mod.ts";
 import { runClosedLoop } from "./closed_loop.ts";
+import { startContention } from "./cpu_contention.ts";
 import { type DispatchCounters, dispatchOpenLoop, newCounters } from "./dispatch.ts";
 import { type DispatchTimers, type DispatchWait, timeoutTimers, WakerTimers } from "./dispatch_timers.ts";
 import { type RunningDrills, startDrills } from "./intake_drill.ts";
@@ -45,6 +46,8 @@ export interface Execution {
   routeList: RuntimeRoute[];
   announced: Set<string>;
   drills: RunningDrills | null;
+  /** The machine's CPU contention from ms 0 to the end of the schedule (null: unknown here). */
+  contention: CpuContention | null;
 }
 
 /** Runs the prepared schedule from ms 0 to its end (or its stop) and closes every sink. */
@@ -168,6 +171,8 @@ export async function executeRun(run: PreparedRun, o: RunOptions): Promise<Execu
       ...(o.onProgress ? { onSnapshot: o.onProgress } : {}),
     });
     let realised: readonly ScheduledRequest[] = built.entries;
+    const sampler = startContention();
+    let contention: CpuContention | null = null;
     try {
       realised = await runSchedule(run, ctx, {
         counters,
@@ -177,6 +182,7 @@ export async function executeRun(run: PreparedRun, o: RunOptions): Promise<Execu
         wait: o.dispatch?.wait,
       });
     } finally {
+      contention = sampler.stop();
       waker?.close();
       waker = null;
       progress.stop();
@@ -200,6 +206,7 @@ export async function executeRun(run: PreparedRun, o: RunOptions): Promise<Execu
       routeList,
       announced,
       drills,
+      contention,
     };
   } catch (e) {
     waker?.close();

@@ -1,9 +1,17 @@
 import { createHash } from "node:crypto";
 import { join } from "node:path";
 import process from "node:process";
-import { type RequestRow, RunManifest, type ServerRow, SimTimelineRow, TABLES } from "../schema/mod.ts";
+import {
+  type CpuContention,
+  type RequestRow,
+  RunManifest,
+  type ServerRow,
+  SimTimelineRow,
+  TABLES,
+} from "../schema/mod.ts";
 import { csvSchemaFile } from "../schema/log_metadata.ts";
 import type { Clock } from "./clock.ts";
+import { clientLimitCause } from "./cpu_contention.ts";
 import { type RequestSummary, RequestTally } from "./request_tally.ts";
 import { CsvSink } from "./sinks/csv_sink.ts";
 import { readLogCsvBatches } from "./sinks/csv_read_batches.ts";
@@ -21,6 +29,8 @@ export interface FinaliseOptions {
   retryBudgetExhausted: number;
   retryPastDeadline: number;
   lagLimitMs: number;
+  /** The machine's CPU contention over the run (runner/cpu_contention.ts); null: unknown here; absent: not measured. */
+  contention?: CpuContention | null;
 }
 
 /** Read size of the file hashes: one buffer of this size, reused. */
@@ -57,7 +67,7 @@ export async function finaliseRun(
   else for await (const rows of readLogCsvBatches(join(dir, "requests.csv"), "requests")) onRows(rows);
   const summary = tally.summary();
   manifest.result = {
-    ...tally.verdict(o.lagLimitMs),
+    ...verdictWithCause(tally.verdict(o.lagLimitMs), o.contention),
     status: o.interrupted ? "interrupted" : "complete",
     ended_ms: endedMs,
     retries: o.retries,
@@ -96,6 +106,22 @@ export async function finaliseRun(
   const valid = RunManifest.parse(manifest);
   Deno.writeTextFileSync(join(dir, "run.json"), JSON.stringify(valid, null, 2) + "\n");
   return { manifest: valid, summary };
+}
+
+/**
+ * The client verdict with its contention: a client-limited run says whether the machine or the runner's own work
+ * held it back (runner/cpu_contention.ts `clientLimitCause`), in `client_limit_cause` and at the end of the reason.
+ */
+function verdictWithCause(v: ReturnType<RequestTally["verdict"]>, contention: CpuContention | null | undefined) {
+  // Not measured at all (a caller that finalises a log it did not run): the verdict as it stands.
+  if (contention === undefined) return v;
+  const cause = v.client_limited ? clientLimitCause(contention) : null;
+  return {
+    ...v,
+    client_limit_reason: cause ? `${v.client_limit_reason} (${cause.why})` : v.client_limit_reason,
+    cpu_contention: contention,
+    client_limit_cause: cause?.cause ?? null,
+  };
 }
 
 /** The sha256 of a file, read in {@link HASH_CHUNK} pieces. */

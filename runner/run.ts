@@ -61,6 +61,7 @@ export async function runLoadTest(o: RunOptions): Promise<RunResult> {
     retryBudgetExhausted: x.retry.budgetExhausted,
     retryPastDeadline: x.retry.pastDeadline,
     lagLimitMs: o.lagLimitMs ?? RUNNER_DEFAULTS.lag_limit_ms,
+    contention: x.contention,
   });
   return { dir, ...final };
 }

@@ -130,6 +130,35 @@ export const PreflightProbe = z.object({
 }).strict();
 export type PreflightProbe = z.infer<typeof PreflightProbe>;
 
+/**
+ * The machine's CPU contention over a run (runner/cpu_contention.ts), from ms 0 to the end of the schedule: what tells
+ * a busy machine from a slow client.
+ */
+export const CpuContention = z.object({
+  /** Where the figures were read. */
+  source: z.string(),
+  /** The time they cover, ms. */
+  window_ms: z.number().nonnegative(),
+  /** The runner's main thread (its event loop, which sends every request): time on a CPU, ms. */
+  runner_main_cpu_ms: z.number().nonnegative(),
+  /** The same thread's run-queue wait: time it was ready to run and waited for a CPU, ms. */
+  run_queue_wait_ms: z.number().nonnegative(),
+  /** Times the thread was put on a CPU (each after a wait, however short). */
+  run_queue_waits: z.number().int().nonnegative(),
+  /** Non-idle time of all the machine's CPUs over their total time (`/proc/stat`); null when unreadable. */
+  machine_busy_share: z.number().min(0).max(1).nullable(),
+  /** CPUs the runner saw. */
+  cpus: z.number().int().nonnegative(),
+  /** The 1-minute load average (`/proc/loadavg`), sampled once a second: mean and maximum (null: no sample). */
+  load_avg_1m_mean: z.number().nonnegative().nullable(),
+  load_avg_1m_max: z.number().nonnegative().nullable(),
+}).strict();
+export type CpuContention = z.infer<typeof CpuContention>;
+
+/** Why the client was the limit: the machine's other work, or the runner's own (docs/runner.md, "CPU contention"). */
+export const ClientLimitCause = z.enum(["busy_machine", "slow_client"]);
+export type ClientLimitCause = z.infer<typeof ClientLimitCause>;
+
 /** run.json: everything the result is conditional on. */
 export const RunManifest = z.object({
   schema_version: z.literal(1),
@@ -226,6 +255,17 @@ export const RunManifest = z.object({
      * sent, never spent from the budget. Absent in runs written before it existed.
      */
     retry_past_deadline: z.number().int().nonnegative().optional(),
+    /**
+     * The machine's CPU contention over the run; null where unknown (not Linux). Absent in runs written before it
+     * existed.
+     */
+    cpu_contention: CpuContention.nullable().optional(),
+    /**
+     * A client-limited run: `busy_machine` when the runner's main thread waited for a CPU at least as long as it ran
+     * (`cpu_contention`), else `slow_client`; null when the run kept up or the contention is unknown. The reason
+     * (`client_limit_reason`) ends with the figures. Absent in runs written before it existed.
+     */
+    client_limit_cause: ClientLimitCause.nullable().optional(),
     /** The runner's own CPU time (user + system) and peak resident memory over the run (null where unknown). */
     runner_cpu_ms: z.number().nonnegative().nullable(),
     runner_peak_rss_bytes: z.number().int().nonnegative().nullable(),
