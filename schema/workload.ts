@@ -105,6 +105,8 @@ export const WorkloadCase = z.object({
   /** What the case stands for: typical or long input, typical or maximum output. */
   input_size: z.enum(["typical", "long"]),
   output_size: z.enum(["typical", "maximum"]),
+  /** Free labels a plan can select cases by (`mix.tags`, `mix.exclude_tags`), e.g. `short-chat`, `long-context`. */
+  tags: z.array(z.string().min(1).max(64)).optional(),
 }).strict();
 export type WorkloadCase = z.infer<typeof WorkloadCase>;
 
