@@ -9,6 +9,7 @@
  */
 import { join } from "node:path";
 import type { CpuContention, RequestRow, ScheduledRequest, WorkloadCase } from "../schema/mod.ts";
+import { cacheBustPrefix } from "./cache_bust.ts";
 import { runClosedLoop } from "./closed_loop.ts";
 import { startContention } from "./cpu_contention.ts";
 import { type DispatchCounters, dispatchOpenLoop, newCounters } from "./dispatch.ts";
@@ -95,6 +96,7 @@ export async function executeRun(run: PreparedRun, o: RunOptions): Promise<Execu
     headersTimeoutMs: timeouts.headers_ms,
     maxResponseBytes: manifest.runner.max_response_bytes!,
     tokensNotCounted,
+    cacheBust: manifest.runner.cache_bust ? cacheBustPrefix(run.runId) : null,
     runId: run.runId,
     router: routes.router,
     retry,

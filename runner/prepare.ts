@@ -8,6 +8,7 @@
  */
 import { join } from "node:path";
 import { InputError, type RunManifest } from "../schema/mod.ts";
+import { CACHE_BUST_RULE } from "./cache_bust.ts";
 import { initialManifest } from "./manifest.ts";
 import { checkTargets } from "./preflight.ts";
 import type { RunOptions } from "./run_options.ts";
@@ -81,6 +82,7 @@ export async function prepareRun(o: RunOptions): Promise<PreparedRun> {
       max_in_flight: o.maxInFlight ?? RUNNER_DEFAULTS.max_in_flight,
       flush_ms: o.flushMs ?? RUNNER_DEFAULTS.flush_ms,
       save_outputs: o.saveOutputs ?? RUNNER_DEFAULTS.save_outputs,
+      cache_bust: (o.cacheBust ?? RUNNER_DEFAULTS.cache_bust) ? CACHE_BUST_RULE : null,
       formats: o.formats,
       max_response_bytes: maxResponseBytes,
     },

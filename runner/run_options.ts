@@ -36,6 +36,8 @@ export interface RunOptions {
   flushMs?: number;
   /** @default RUNNER_DEFAULTS.save_outputs */
   saveOutputs?: boolean;
+  /** A unique prefix before each request's first user message (runner/cache_bust.ts). @default RUNNER_DEFAULTS.cache_bust */
+  cacheBust?: boolean;
   httpClient?: HttpClientKind;
   /** @default RUNNER_DEFAULTS.progress */
   progress?: boolean;

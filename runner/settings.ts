@@ -32,6 +32,11 @@ export const RunnerSettings = z.object({
   max_response_bytes: z.number().int().min(1).default(8 * 1024 * 1024)
     .describe("most body bytes one response may carry"),
   save_outputs: z.boolean().default(false).describe("also write `outputs.jsonl`"),
+  cache_bust: z.boolean().default(false)
+    .describe(
+      "a unique prefix before each request's first user message, so the target's prefix cache cannot serve one " +
+        "request's prompt from another's (runner/cache_bust.ts; the rule in run.json `runner.cache_bust`)",
+    ),
   api_key_env: z.string().min(1).default("GOODPUT_API_KEY")
     .describe("the environment variable holding a single `--target`'s API key"),
   progress: z.boolean().default(true).describe("a live progress line on stderr"),

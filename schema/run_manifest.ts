@@ -228,6 +228,11 @@ export const RunManifest = z.object({
      * `invalid_response` / `response_too_large`. Absent in runs written before the cap existed.
      */
     max_response_bytes: z.number().int().positive().optional(),
+    /**
+     * The cache-busting rule when `--cache-bust` was on (a unique prefix before each request's first user message,
+     * runner/cache_bust.ts); null when off. Absent in runs written before it existed.
+     */
+    cache_bust: z.string().nullable().optional(),
   }).strict(),
   host: z.object({
     hostname: z.string(),

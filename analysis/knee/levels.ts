@@ -45,6 +45,13 @@ export interface LevelPoint {
   accepted: number;
   /** accepted / seconds. */
   accepted_goodput: number;
+  /**
+   * Input tokens the target served from its prompt cache: Σ cached_input_tokens / Σ input_tokens over the point's
+   * requests (each request's counts sum the attempts that gave an answer, from the target's usage). Not a knee
+   * signal: a share that rises with the rate makes higher levels cheaper than the traffic they stand for
+   * (docs/knee.md). `share` null when no input token was counted.
+   */
+  cached_input: { cached: number; input: number; share: number | null };
   signals: Record<string, SignalSample>;
   /** Each sampled signal in one-second blocks of scheduled time, for the departure test (block_bootstrap.ts). */
   blocks: Record<string, Blocks>;
@@ -67,6 +74,8 @@ export interface PreparedRun {
 const F64 = pl.Float64;
 const ERRORS = ["http_error", "transport_error", "invalid_response", "aborted", "timeout"];
 const PERCENTILES = [["e2e", "e2e_ms"], ["ttft", "ttft_ms"]] as const;
+/** The requests' token counts behind each level's cached input share. */
+const TOKEN_COLUMNS = ["input_tokens", "cached_input_tokens"] as const;
 
 /**
  * Classifies every request of the run's steady and burst stages under the
@@ -113,7 +122,7 @@ export function prepareRun(run: LoadedRun, policy: SloPolicy, pricing: LevelPric
   );
   const ok = pl.col("outcome").eq(pl.lit("ok"));
   const requests = rows
-    .join(run.requests.select("request_id", "send_lag_ms", "error_kind", ...GATE_ORDER), {
+    .join(run.requests.select("request_id", "send_lag_ms", "error_kind", ...GATE_ORDER, ...TOKEN_COLUMNS), {
       on: "request_id",
       how: "left",
     })
@@ -135,6 +144,7 @@ export function prepareRun(run: LoadedRun, policy: SloPolicy, pricing: LevelPric
       // For the level exclusions (verdicts.ts): the client's lateness and what ended a request.
       pl.col("send_lag_ms").cast(F64),
       "error_kind",
+      ...TOKEN_COLUMNS.map((c) => pl.col(c).cast(F64).fillNull(0)),
     );
   let server: pl.DataFrame | null = null;
   if (run.server && run.server.height) {
@@ -290,9 +300,16 @@ export function pointSignals(parts: { run: PreparedRun; stage: Stage }[]): Level
     offered_rps: seconds ? offered / seconds : 0,
     accepted,
     accepted_goodput: seconds ? accepted / seconds : 0,
+    cached_input: cachedInput(df),
     signals,
     blocks: sm.blocks,
   };
+}
+
+/** Σ cached_input_tokens / Σ input_tokens of the point's requests. */
+function cachedInput(df: pl.DataFrame): LevelPoint["cached_input"] {
+  const cached = sumOf(df, "cached_input_tokens"), input = sumOf(df, "input_tokens");
+  return { cached, input, share: input > 0 ? cached / input : null };
 }
 
 /** The ledger's cost per accepted task over the parts: one ledger per run, over that run's stages of the point. */

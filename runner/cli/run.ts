@@ -65,6 +65,7 @@ if (import.meta.main) {
       lagLimitMs: v["lag-limit-ms"],
       maxResponseBytes: v["max-response-bytes"],
       saveOutputs: v["save-outputs"],
+      cacheBust: v["cache-bust"],
       httpClient: v["http-client"],
       progress: !v["no-progress"],
       serverTimeline: !v["no-server-timeline"],

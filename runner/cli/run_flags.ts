@@ -41,6 +41,7 @@ export const RUN_FLAG_SETTINGS: Readonly<Record<string, keyof RunnerSettings>> =
   "lag-limit-ms": "lag_limit_ms",
   "max-response-bytes": "max_response_bytes",
   "save-outputs": "save_outputs",
+  "cache-bust": "cache_bust",
   "no-progress": "progress",
   "no-server-timeline": "server_timeline",
 };
@@ -180,6 +181,12 @@ export const RUN_COMMAND = {
         "`response_too_large`",
     ),
     "save-outputs": { type: "boolean", description: "also write `outputs.jsonl` (answer text and tool calls)" },
+    "cache-bust": {
+      type: "boolean",
+      description: "a unique prefix `[cb <run hash> <request_id>] ` before each request's first user message, so " +
+        "the target's prefix cache cannot serve one request's prompt from another's (run.json `runner.cache_bust` " +
+        "states the rule; the cached-token share per level is in the knee's table)",
+    },
     "http-client": {
       type: "string",
       arg: "KIND",
