@@ -24,6 +24,8 @@ export interface FinaliseOptions {
   /** Every route's chat URL; the timeline is fetched once per distinct server. */
   targets: readonly { route: string; url: URL }[];
   serverTimeline: boolean;
+  /** The server table's sink when the run polled its targets' metrics (still open): sim rows join it, then it closes. */
+  serverSink?: CsvSink<"server"> | null;
   interrupted: boolean;
   retries: number;
   retryBudgetExhausted: number;
@@ -53,9 +55,16 @@ export async function finaliseRun(
   o: FinaliseOptions,
 ): Promise<{ manifest: RunManifest; summary: RequestSummary }> {
   const endedMs = o.clock.now();
+  const sink = o.serverSink ?? null;
   const dropped = o.serverTimeline
-    ? await copyServerTimelines(dir, o.targets, { epochUnixMs: o.clock.epochUnixMs, endedMs, runId: manifest.run_id })
+    ? await copyServerTimelines(dir, o.targets, {
+      epochUnixMs: o.clock.epochUnixMs,
+      endedMs,
+      runId: manifest.run_id,
+      sink,
+    })
     : 0;
+  sink?.close();
 
   const formats = manifest.runner.formats;
   const parquet = formats.includes("parquet");
@@ -145,7 +154,13 @@ type TimelineRow = SimTimelineRow;
 async function copyServerTimelines(
   dir: string,
   targets: readonly { route: string; url: URL }[],
-  { epochUnixMs, endedMs, runId }: { epochUnixMs: number; endedMs: number; runId: string },
+  { epochUnixMs, endedMs, runId, sink: polled }: {
+    epochUnixMs: number;
+    endedMs: number;
+    runId: string;
+    /** The polled servers' open sink, which the timeline rows join; null: none. */
+    sink: CsvSink<"server"> | null;
+  },
 ): Promise<number> {
   const byServer = new Map<string, { url: URL; routes: string[] }>();
   for (const t of targets) {
@@ -159,7 +174,7 @@ async function copyServerTimelines(
   );
   if (fetched.every((f) => f.rows === null)) return 0;
   let dropped = 0;
-  const sink = CsvSink.open(dir, "server");
+  const sink = polled ?? CsvSink.open(dir, "server");
   for (const f of fetched) {
     let firstProblem = "";
     let droppedHere = 0;
@@ -180,7 +195,7 @@ async function copyServerTimelines(
     }
     dropped += droppedHere;
   }
-  sink.close();
+  if (!polled) sink.close();
   return dropped;
 }
 

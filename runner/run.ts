@@ -56,6 +56,7 @@ export async function runLoadTest(o: RunOptions): Promise<RunResult> {
       url: r.url,
     })),
     serverTimeline: x.announced.size > 0,
+    serverSink: x.serverSink,
     interrupted: x.stop.aborted,
     retries: x.retry.retries,
     retryBudgetExhausted: x.retry.budgetExhausted,

@@ -1,4 +1,5 @@
 import type { DispatchWait } from "./dispatch_timers.ts";
+import type { ServerMetricsMode } from "../schema/mod.ts";
 import type { HttpClientKind } from "./http/mod.ts";
 import type { ProgressSnapshot } from "./progress.ts";
 
@@ -58,6 +59,11 @@ export interface RunOptions {
   modelFromTarget?: boolean;
   /** Fetch the target's own timeline from `<base>/sim/timeline` when it has one. @default RUNNER_DEFAULTS.server_timeline */
   serverTimeline?: boolean;
+  /**
+   * Where the server table comes from (runner/server_metrics/detect.ts); `serverTimeline: false` is `off`.
+   * @default RUNNER_DEFAULTS.server_metrics
+   */
+  serverMetrics?: ServerMetricsMode;
   /** Stops the run early (the rest of the schedule is recorded `not_sent`). */
   signal?: AbortSignal;
   /**

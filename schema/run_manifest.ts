@@ -3,6 +3,7 @@ import { RunConditions } from "./conditions.ts";
 import { DrillRecord } from "./drill.ts";
 import { PlanSpec, Stage } from "./plan.ts";
 import { RouteLimits, RoutingPolicy } from "./routes.ts";
+import { ServerMetricsRecord } from "./server_metrics.ts";
 
 const sha = z.string().regex(/^[0-9a-f]{64}$/);
 
@@ -292,6 +293,8 @@ export const RunManifest = z.object({
      */
     server_rows_dropped: z.number().int().nonnegative().optional(),
   }).strict(),
+  /** How the server table was filled: each server's source, its columns' origins, its polls (absent in older runs). */
+  server_metrics: ServerMetricsRecord.optional(),
   /** The pre-flight probe of each route before ms 0 (absent when the probe was off, and in older runs). */
   preflight: z.array(PreflightProbe).optional(),
   /** The plan's operator drills and each hook call's result (1.1; absent when the plan has none). */

@@ -67,6 +67,8 @@ export interface PreparedRun {
   requests: pl.DataFrame;
   /** Per-second timeline summed over routes (t_ms, queue_len, oldest_queued_ms), or null. */
   server: pl.DataFrame | null;
+  /** Server columns a polled engine does not expose (run.json `server_metrics`): 0 in the table, no signal. */
+  serverNotExposed: ReadonlySet<string>;
   /** Prices its stages with the cost ledger, when price sheets were given. */
   coster: LevelCoster | null;
 }
@@ -154,7 +156,11 @@ export function prepareRun(run: LoadedRun, policy: SloPolicy, pricing: LevelPric
     );
   }
   const coster = pricing ? new LevelCoster(run, policy, pricing) : null;
-  return { run_id: run.manifest.run_id, dir: run.dir, stages, requests, server, coster };
+  const serverNotExposed = new Set(
+    ("server_metrics" in run.manifest ? run.manifest.server_metrics?.targets ?? [] : [])
+      .filter((t) => t.source !== null).flatMap((t) => t.not_exposed),
+  );
+  return { run_id: run.manifest.run_id, dir: run.dir, stages, requests, server, serverNotExposed, coster };
 }
 
 const sumOf = (df: pl.DataFrame, col: string): number => (df.height ? Number(df.getColumn(col).sum()) : 0);
@@ -283,8 +289,11 @@ export function pointSignals(parts: { run: PreparedRun; stage: Stage }[]): Level
     const tl = timeline.length === 1 ? timeline[0]! : pl.concat(timeline, { how: "vertical" });
     const n = tl.height;
     signals.server_queue_len_mean = { test: "none", value: n ? sumOf(tl, "queue_len") / n : null, n };
-    const oldest = n ? Number(tl.getColumn("oldest_queued_ms").max()) : null;
-    signals.server_oldest_queued_max_ms = { test: "none", value: oldest, n };
+    // An engine that does not expose its queue's age (llama.cpp, vLLM) writes 0 there: no signal, not a flat one.
+    if (parts.every((p) => !p.run.serverNotExposed.has("oldest_queued_ms"))) {
+      const oldest = n ? Number(tl.getColumn("oldest_queued_ms").max()) : null;
+      signals.server_oldest_queued_max_ms = { test: "none", value: oldest, n };
+    }
   }
   return {
     parts: parts.map((p) => ({

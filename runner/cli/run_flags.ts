@@ -44,6 +44,7 @@ export const RUN_FLAG_SETTINGS: Readonly<Record<string, keyof RunnerSettings>> =
   "cache-bust": "cache_bust",
   "no-progress": "progress",
   "no-server-timeline": "server_timeline",
+  "server-metrics": "server_metrics",
 };
 
 /** `npx deno task run`: every flag with its default, values and meaning. */
@@ -195,9 +196,18 @@ export const RUN_COMMAND = {
       description: "the HTTP client (see bench/README.md)",
     },
     "no-progress": { type: "boolean", description: "no live progress line on stderr" },
+    "server-metrics": {
+      type: "string",
+      arg: "MODE",
+      choices: settingSchemas().server_metrics.enum as RunnerSettings["server_metrics"][],
+      default: RUNNER_DEFAULTS.server_metrics,
+      description: "the server table from each target's own metrics: `auto` asks `/sim/timeline` (the simulator, " +
+        "fetched at the end), then `/metrics` (llama.cpp or vLLM names, read once a second); `llamacpp`, `vllm`, " +
+        "`sim` read only that; `off` none (docs/server_metrics.md)",
+    },
     "no-server-timeline": {
       type: "boolean",
-      description: "do not fetch the target's own timeline (`<base>/sim/timeline`)",
+      description: "the same as `--server-metrics off`",
     },
     "no-preflight": {
       type: "boolean",

@@ -15,6 +15,7 @@ Deno.test("RunnerSettings gives every setting of a run its default", () => {
     cache_bust: false,
     api_key_env: "GOODPUT_API_KEY",
     progress: true,
+    server_metrics: "auto",
     server_timeline: true,
     flush_ms: 100,
     preconnect: 8,

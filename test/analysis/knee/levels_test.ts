@@ -155,3 +155,25 @@ Deno.test("pointSignals() reports each level's cached input share from the reque
   // high: 4 × 90 / (4 × 100 + 0) = 360 / 400 = 0.9: the failed request adds no input token.
   assert.deepEqual(at("high"), { cached: 360, input: 400, share: 0.9 });
 });
+
+Deno.test("pointSignals() has no queue-age signal when the polled engine does not expose it", async () => {
+  const target = {
+    routes: ["default"],
+    server: "http://127.0.0.1:8080/",
+    source: "llamacpp" as const,
+    how: "test",
+    endpoints: ["/metrics"],
+    columns: { queue_len: "llamacpp:requests_deferred", running: "llamacpp:requests_processing" },
+    not_exposed: ["oldest_queued_ms", "replicas", "replicas_warming", "shed", "rate_limited", "errors"],
+    polls: 95,
+    failed_polls: 0,
+    rows_dropped: 0,
+    lines_dropped: 0,
+  };
+  const server_metrics = { mode: "auto" as const, period_ms: 1000, targets: [target], note: "test" };
+  const dir = writeSweepRun(Deno.makeTempDirSync() + "/run", { manifest: { server_metrics } });
+  const run = prepareRun(await loadRun(dir, quiet), SWEEP_POLICY);
+  const p = pointSignals([{ run, stage: run.stages.find((s) => s.name === "step-03")! }]);
+  assert.equal(p.signals.server_queue_len_mean!.value, 1, "the queue the engine exposes is a signal");
+  assert.equal(p.signals.server_oldest_queued_max_ms, undefined, "its age, written 0 as not exposed, is not");
+});
