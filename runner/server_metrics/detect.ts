@@ -93,6 +93,8 @@ async function detectOne(
 ): Promise<ServerMetricsTarget> {
   const server = redactUrl(origin);
   if (mode === "off") return unpolled(routes, server, "--server-metrics off");
+  // In auto mode, why the simulator's timeline is not there leads the reason when /metrics gives none either.
+  let noSim = "";
   if (mode === "sim" || mode === "auto") {
     const href = timelineUrl(origin).href;
     const why = await probeTimeline(href, timeoutMs);
@@ -111,17 +113,18 @@ async function detectOne(
       };
     }
     if (mode === "sim") return unpolled(routes, server, `no /sim/timeline (${why})`, ["/sim/timeline"]);
+    noSim = `no /sim/timeline (${why}); `;
   }
   const metricsUrl = new URL("/metrics", origin);
   const got = await getText(metricsUrl, timeoutMs);
-  if (!("text" in got)) return unpolled(routes, server, `GET /metrics: ${got.why}: not polled`, ["/metrics"]);
+  if (!("text" in got)) return unpolled(routes, server, `${noSim}GET /metrics: ${got.why}: not polled`, ["/metrics"]);
   const metrics = parsePrometheusText(got.text);
   const source = mode === "auto"
     ? (hasPrefix(metrics, "llamacpp:") ? "llamacpp" : hasPrefix(metrics, "vllm:") ? "vllm" : null)
     : mode as "llamacpp" | "vllm";
   if (source === null || !hasPrefix(metrics, `${source}:`)) {
     const names = source === null ? "llamacpp: or vllm:" : `${source}:`;
-    return unpolled(routes, server, `GET /metrics has no ${names} metric: not polled`, ["/metrics"]);
+    return unpolled(routes, server, `${noSim}GET /metrics has no ${names} metric: not polled`, ["/metrics"]);
   }
   const mapping = ENGINES[source];
   const slotsUrl = source === "llamacpp" ? new URL("/slots", origin) : null;

@@ -41,7 +41,10 @@ Deno.test("auto recognises llama.cpp and vLLM by their /metrics names; a server 
     const p = await detectServerMetrics(at(plain.url), "auto", { note: (n) => notes.push(n) });
     assert.equal(p.polled.length, 0);
     assert.equal(p.record.targets[0]!.source, null);
-    assert.match(notes[0]!, /no server timeline: GET \/metrics has no llamacpp: or vllm: metric: not polled/);
+    assert.match(
+      notes[0]!,
+      /no server timeline: no \/sim\/timeline \(not a JSON array\); GET \/metrics has no llamacpp: or vllm: metric: not polled/,
+    );
     const off = await detectServerMetrics(at(llama.url), "off", quiet);
     assert.deepEqual([off.polled.length, off.record.targets[0]!.how], [0, "--server-metrics off"]);
   } finally {
