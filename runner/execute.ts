@@ -160,6 +160,8 @@ export async function executeRun(run: PreparedRun, o: RunOptions): Promise<Execu
     if (o.startGate) manifest.plan.start_iso = startIso;
     if (startIso) await sleepUntil(Date.parse(startIso));
     await o.atStart?.();
+    // Its first reading may spawn `cat` (runner/cpu_contention.ts): taken just before ms 0, not inside the run.
+    const sampler = startContention();
     // Ms 0 of the run: warm-up and connection set-up happen before it.
     clock.restart();
     manifest.epoch_iso = new Date(clock.epochUnixMs).toISOString();
@@ -182,7 +184,6 @@ export async function executeRun(run: PreparedRun, o: RunOptions): Promise<Execu
       ...(o.onProgress ? { onSnapshot: o.onProgress } : {}),
     });
     let realised: readonly ScheduledRequest[] = built.entries;
-    const sampler = startContention();
     let contention: CpuContention | null = null;
     try {
       realised = await runSchedule(run, ctx, {

@@ -267,9 +267,10 @@ export const RunManifest = z.object({
      */
     cpu_contention: CpuContention.nullable().optional(),
     /**
-     * A client-limited run: `busy_machine` when the runner's main thread waited for a CPU at least as long as it ran
-     * (`cpu_contention`), else `slow_client`; null when the run kept up or the contention is unknown. The reason
-     * (`client_limit_reason`) ends with the figures. Absent in runs written before it existed.
+     * A client-limited run: `busy_machine` when the runner's main thread waited for a CPU at least as long as its own
+     * work would make due requests wait (ρ/(1−ρ) × its CPU time, ρ its CPU share: runner/cpu_contention.ts), else
+     * `slow_client`; null when the run kept up or the contention is unknown. The reason (`client_limit_reason`) ends
+     * with the figures. Absent in runs written before it existed.
      */
     client_limit_cause: ClientLimitCause.nullable().optional(),
     /** The runner's own CPU time (user + system) and peak resident memory over the run (null where unknown). */

@@ -1,12 +1,6 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import {
-  clientLimitCause,
-  parseLoadAvg,
-  parseProcStat,
-  parseSchedStat,
-  startContention,
-} from "../../runner/cpu_contention.ts";
+import { clientLimitCause, parseSchedStat, startContention } from "../../runner/cpu_contention.ts";
 import { type FinaliseOptions, finaliseRun } from "../../runner/finalise.ts";
 import { CsvSink } from "../../runner/sinks/csv_sink.ts";
 import { writeCsvSchema } from "../../runner/sinks/csv_schema.ts";
@@ -26,34 +20,54 @@ const CONTENTION: CpuContention = {
   load_avg_1m_max: 5.25,
 };
 
-Deno.test("the /proc readers take nanoseconds to ms, busy jiffies apart from idle and iowait, the 1-min load", () => {
+Deno.test("parseSchedStat() takes a thread's nanoseconds on a CPU and waiting to ms", () => {
   // 2,500,000 ns on a CPU = 2.5 ms; 7,000,000 ns waiting = 7 ms; 40 timeslices.
   assert.deepEqual(parseSchedStat("2500000 7000000 40\n"), { cpuMs: 2.5, waitMs: 7, slices: 40 });
   assert.equal(parseSchedStat("1 2"), null);
-  // user 100 + nice 0 + system 50 + irq 5 + softirq 5 + steal 0 = 160 busy; + idle 800 + iowait 40 = 1000 in all.
-  assert.deepEqual(parseProcStat("cpu  100 0 50 800 40 5 5 0 7 0\n"), { busy: 160, total: 1000 });
-  assert.equal(parseProcStat("intr 1 2 3"), null);
-  assert.equal(parseLoadAvg("6.27 8.28 9.23 7/162 31658\n"), 6.27);
-  assert.equal(parseLoadAvg(""), null);
 });
 
-Deno.test("clientLimitCause() names a busy machine when the run-queue wait is at least the runner's own CPU time", () => {
-  // 900 ms waiting ≥ 600 ms on a CPU → busy machine; busy share 0.975 → "98 %".
+Deno.test("the contention is measured under the run task's permissions too (no --allow-all: /proc by cat)", async () => {
+  if (Deno.build.os !== "linux") return;
+  const script = join(Deno.makeTempDirSync(), "c.ts");
+  Deno.writeTextFileSync(
+    script,
+    `import { startContention } from ${JSON.stringify(new URL("../../runner/cpu_contention.ts", import.meta.url).href)};
+const s = startContention();
+const until = performance.now() + 30;
+while (performance.now() < until) { /* spin */ }
+console.log(JSON.stringify(s.stop()));`,
+  );
+  const out = await new Deno.Command(Deno.execPath(), {
+    args: ["run", "--allow-read", "--allow-sys", "--allow-run=cat", script],
+    stdout: "piped",
+    stderr: "piped",
+  }).output();
+  const got = JSON.parse(new TextDecoder().decode(out.stdout));
+  assert.ok(got !== null, new TextDecoder().decode(out.stderr));
+  assert.ok(got.runner_main_cpu_ms + got.run_queue_wait_ms > 0);
+  assert.ok(got.machine_busy_share !== null && got.load_avg_1m_max !== null);
+});
+
+Deno.test("clientLimitCause() weighs the run-queue wait against the wait the runner's own work causes", () => {
+  // ρ = 600 / 10,000 = 0.06; own: 0.06 / 0.94 × 600 = 38.297… ms ≤ 900 ms waiting: the machine; 97.5 % → "98 %".
   assert.deepEqual(clientLimitCause(CONTENTION), {
     cause: "busy_machine",
-    why: "busy machine: the runner's main thread waited 900 ms for a CPU against 600 ms on one (run-queue wait ≥ " +
-      "its own CPU time); machine CPUs 98 % busy, load average up to 5.25 on 2 CPUs",
+    why: "busy machine: the runner's main thread waited 900 ms for a CPU, at least the 38 ms its own work makes due " +
+      "requests wait (ρ/(1−ρ) × 600 ms on a CPU, its CPU share ρ = 6.0 %); machine CPUs 98 % busy, load average up " +
+      "to 5.25 on 2 CPUs",
   });
-  // Equal counts as the machine: 600 ≥ 600.
-  assert.equal(clientLimitCause({ ...CONTENTION, run_queue_wait_ms: 600 }).cause, "busy_machine");
-  // 599 < 600: the runner's own work.
-  const slow = clientLimitCause({ ...CONTENTION, run_queue_wait_ms: 599, machine_busy_share: null });
-  assert.equal(slow.cause, "slow_client");
-  assert.equal(
-    slow.why,
-    "slow client: the runner's main thread ran 600 ms and waited 599 ms for a CPU (run-queue wait < its own CPU " +
-      "time); load average up to 5.25 on 2 CPUs",
-  );
+  // ρ = 5,000 / 10,000 = 0.5: own = 1 × 5,000 = 5,000 ms; 5,000 ≥ 5,000 is the machine, 4,999 the client.
+  const half = { ...CONTENTION, runner_main_cpu_ms: 5_000 };
+  assert.equal(clientLimitCause({ ...half, run_queue_wait_ms: 5_000 }).cause, "busy_machine");
+  const slow = clientLimitCause({ ...half, run_queue_wait_ms: 4_999, machine_busy_share: null });
+  assert.deepEqual(slow, {
+    cause: "slow_client",
+    why: "slow client: the runner's main thread waited 4999 ms for a CPU, less than the 5000 ms its own work makes " +
+      "due requests wait (ρ/(1−ρ) × 5000 ms on a CPU, its CPU share ρ = 50.0 %); load average up to 5.25 on 2 CPUs",
+  });
+  // ρ ≥ 1: the loop was never idle; however long it waited, its own work is the limit.
+  const busy = { ...CONTENTION, runner_main_cpu_ms: 10_000, run_queue_wait_ms: 50_000 };
+  assert.equal(clientLimitCause(busy).cause, "slow_client");
   assert.equal(clientLimitCause({ ...CONTENTION, runner_main_cpu_ms: 0, run_queue_wait_ms: 0 }).cause, null);
   assert.deepEqual(clientLimitCause(null), {
     cause: null,
@@ -110,7 +124,8 @@ Deno.test("finaliseRun() writes the contention and the client limit's cause into
   for (
     const [contention, cause, suffix] of [
       [CONTENTION, "busy_machine", " (busy machine: the runner's main thread waited 900 ms"],
-      [{ ...CONTENTION, run_queue_wait_ms: 10 }, "slow_client", " (slow client: the runner's main thread ran 600 ms"],
+      // 10 ms < the 38 ms its own work causes.
+      [{ ...CONTENTION, run_queue_wait_ms: 10 }, "slow_client", " (slow client: the runner's main thread waited 10 ms"],
       [null, null, " (cause unknown: no run-queue figures on this machine)"],
     ] as const
   ) {
