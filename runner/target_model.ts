@@ -52,7 +52,8 @@ export function firstModelId(body: unknown): { id: string } | { why: string } {
   if (first === undefined) return { why: "the list is empty" };
   if (!isObject(first) || typeof first.id !== "string") return { why: "its first entry has no string `id`" };
   const id = first.id;
-  if (id.length === 0 || id.length > MAX_ID_CHARS || /[\0-\x1f\x7f]/.test(id)) {
+  const control = [...id].some((ch) => ch.charCodeAt(0) < 0x20 || ch.charCodeAt(0) === 0x7f);
+  if (id.length === 0 || id.length > MAX_ID_CHARS || control) {
     return { why: `its first id is not a model name (empty, over ${MAX_ID_CHARS} characters or control characters)` };
   }
   return { id };
