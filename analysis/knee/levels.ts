@@ -156,8 +156,9 @@ export function prepareRun(run: LoadedRun, policy: SloPolicy, pricing: LevelPric
     );
   }
   const coster = pricing ? new LevelCoster(run, policy, pricing) : null;
+  // A sharded run's server table is shard 0's: every shard's run.json is asked what it says about it.
   const serverNotExposed = new Set(
-    ("server_metrics" in run.manifest ? run.manifest.server_metrics?.targets ?? [] : [])
+    run.manifests.flatMap((m) => ("server_metrics" in m ? m.server_metrics?.targets ?? [] : []))
       .filter((t) => t.source !== null).flatMap((t) => t.not_exposed),
   );
   return { run_id: run.manifest.run_id, dir: run.dir, stages, requests, server, serverNotExposed, coster };

@@ -163,3 +163,29 @@ Deno.test("the simulator is still read from /sim/timeline at the end, not polled
     Deno.removeSync(dir, { recursive: true });
   }
 });
+
+Deno.test("a shard other than shard 0 reads no server metrics: the server has one timeline, shard 0's", async () => {
+  const llama = await startFakeEngine({ metrics: () => llamacppMetrics(1, 0), slots: () => [SLOT(7, 1)] });
+  const dir = Deno.makeTempDirSync();
+  try {
+    const { dir: runDir, manifest } = await runLoadTest({
+      workload: writeWorkload(dir, [tinyCase()]),
+      plan: constantPlan(dir, 4, 1),
+      target: llama.url,
+      out: join(dir, "out"),
+      formats: ["csv"],
+      shard: { index: 1, count: 2 },
+      progress: false,
+    });
+    assert.equal(manifest.server_metrics, undefined);
+    assert.deepEqual(
+      llama.seen.filter((p) => p !== "/v1/chat/completions"),
+      [],
+      "no /sim/timeline, /metrics or /slots",
+    );
+    assert.throws(() => Deno.statSync(join(runDir, "server.csv")), Deno.errors.NotFound);
+  } finally {
+    await llama.close();
+    Deno.removeSync(dir, { recursive: true });
+  }
+});
