@@ -1,4 +1,4 @@
-import { type AttemptRow, type Outcome, recordedServiceMode, SERVICE_MODE_HEADER } from "../schema/mod.ts";
+import { type AttemptRow, type Outcome, recordedServiceMode, SERVICE_MODE_HEADER, Timeouts } from "../schema/mod.ts";
 import type { Clock } from "./clock.ts";
 import type { HttpClient } from "./http/client.ts";
 import { SseDecoder } from "./http/sse.ts";
@@ -29,6 +29,9 @@ export interface AttemptResult {
 /** Most response body bytes one attempt reads when the run does not say (runner/settings.ts: 8 MiB). */
 export const DEFAULT_MAX_RESPONSE_BYTES: number = RUNNER_DEFAULTS.max_response_bytes;
 
+/** The header timeout when the run does not say: the contract's default (schema/run_manifest.ts `Timeouts`). */
+export const DEFAULT_HEADERS_TIMEOUT_MS: number = Timeouts.parse({}).headers_ms;
+
 /** Everything one attempt needs from the run. */
 export interface AttemptContext {
   /** The run's id, written to every attempt row. */
@@ -37,6 +40,11 @@ export interface AttemptContext {
   client: HttpClient;
   watchdog: Watchdog;
   attemptTimeoutMs: number;
+  /**
+   * Longest wait for the response head from the send (run.json `timeouts.headers_ms`); past it the attempt ends
+   * `header_timeout`. @default DEFAULT_HEADERS_TIMEOUT_MS
+   */
+  headersTimeoutMs?: number;
   /**
    * Most body bytes (after de-chunking) one response may carry; past it the attempt is aborted at once and
    * recorded `invalid_response` / `response_too_large`. @default DEFAULT_MAX_RESPONSE_BYTES
@@ -57,10 +65,13 @@ export async function runAttempt(
   // The attempt's timeout counts from when it was handed to the client; its row says when its first byte left.
   const handedMs = ctx.clock.now();
   let sentMs: number | null = null;
+  const headersTimeoutMs = ctx.headersTimeoutMs ?? DEFAULT_HEADERS_TIMEOUT_MS;
   const w: Watched = {
     controller: new AbortController(),
     attemptDeadlineMs: handedMs + ctx.attemptTimeoutMs,
     requestDeadlineMs: call.deadlineMs,
+    // Counted from the hand-over until the first byte is written (a connect counts), then from that byte.
+    headersDeadlineMs: handedMs + headersTimeoutMs,
     lastActivityMs: handedMs,
     reason: null,
   };
@@ -91,10 +102,12 @@ export async function runAttempt(
     {
       onSent(t) {
         sentMs = t;
+        if (w.headersDeadlineMs !== null) w.headersDeadlineMs = t + headersTimeoutMs;
       },
       onHeaders(s, headers, t) {
         status = s;
         headersMs = t;
+        w.headersDeadlineMs = null;
         w.lastActivityMs = t;
         contentType = headers.get("content-type") ?? "";
         retryAfter = headers.get("retry-after") ?? null;

@@ -8,8 +8,10 @@
  * @module
  */
 import { join } from "node:path";
-import type { RequestRow, ScheduledRequest, WorkloadCase } from "../schema/mod.ts";
+import type { CpuContention, RequestRow, ScheduledRequest, WorkloadCase } from "../schema/mod.ts";
+import { cacheBustPrefix } from "./cache_bust.ts";
 import { runClosedLoop } from "./closed_loop.ts";
+import { startContention } from "./cpu_contention.ts";
 import { type DispatchCounters, dispatchOpenLoop, newCounters } from "./dispatch.ts";
 import { type DispatchTimers, type DispatchWait, timeoutTimers, WakerTimers } from "./dispatch_timers.ts";
 import { type RunningDrills, startDrills } from "./intake_drill.ts";
@@ -26,7 +28,9 @@ import { CsvSink } from "./sinks/csv_sink.ts";
 import { writeCsvSchema } from "./sinks/csv_schema.ts";
 import { withStopRule } from "./stop_rule.ts";
 import { listenForStop, type StopListener } from "./stop_signals.ts";
-import { announcedTimelines } from "./timeline_probe.ts";
+import { detectServerMetrics } from "./server_metrics/detect.ts";
+import { startPolling } from "./server_metrics/poller.ts";
+import type { CsvSink as ServerSink } from "./sinks/csv_sink.ts";
 import { stopTokenCounter } from "./tokens.ts";
 import { Watchdog } from "./watchdog.ts";
 
@@ -44,7 +48,11 @@ export interface Execution {
   /** The routes, and the timeline URLs of those that announced one before the run. */
   routeList: RuntimeRoute[];
   announced: Set<string>;
+  /** The server table's sink when the targets' own metrics were polled: open, for the finalisation to close. */
+  serverSink: ServerSink<"server"> | null;
   drills: RunningDrills | null;
+  /** The machine's CPU contention from ms 0 to the end of the schedule (null: unknown here). */
+  contention: CpuContention | null;
 }
 
 /** Runs the prepared schedule from ms 0 to its end (or its stop) and closes every sink. */
@@ -89,8 +97,10 @@ export async function executeRun(run: PreparedRun, o: RunOptions): Promise<Execu
     client: [...routes.routes.values()][0]!.client,
     watchdog,
     attemptTimeoutMs: timeouts.attempt_ms,
+    headersTimeoutMs: timeouts.headers_ms,
     maxResponseBytes: manifest.runner.max_response_bytes!,
     tokensNotCounted,
+    cacheBust: manifest.runner.cache_bust ? cacheBustPrefix(run.runId) : null,
     runId: run.runId,
     router: routes.router,
     retry,
@@ -134,11 +144,15 @@ export async function executeRun(run: PreparedRun, o: RunOptions): Promise<Execu
     }
     const timers = waker ?? timeoutTimers();
     const routeList = [...routes.routes.values()];
-    // Only servers that announce a timeline before the run are asked for it at the end; by shard 0 alone (a server
-    // has one timeline, not one per shard: N shards read as one run hold it once).
-    const announced = (o.serverTimeline ?? RUNNER_DEFAULTS.server_timeline) && shard.index === 0
-      ? await announcedTimelines(routeList.map((r) => r.url))
-      : new Set<string>();
+    // Each server's timeline source, decided before ms 0: the simulator's (fetched at the end), the engine's own
+    // metrics (polled during the run), or none; by shard 0 alone (a server has one timeline, not one per shard: N
+    // shards read as one run hold it once).
+    const metricsMode = o.serverTimeline === false || shard.index !== 0
+      ? "off"
+      : o.serverMetrics ?? RUNNER_DEFAULTS.server_metrics;
+    const detected = await detectServerMetrics(routeList, metricsMode);
+    if (shard.index === 0) manifest.server_metrics = detected.record;
+    const announced = detected.announced;
     // A worker of `--workers` learns the shared start time once every worker is ready (runner/workers/).
     const startIso = o.startGate
       ? await untilStopped(o.startGate({ dir, scheduled: built.entries.length }), stop.signal)
@@ -146,6 +160,8 @@ export async function executeRun(run: PreparedRun, o: RunOptions): Promise<Execu
     if (o.startGate) manifest.plan.start_iso = startIso;
     if (startIso) await sleepUntil(Date.parse(startIso));
     await o.atStart?.();
+    // Its first reading may spawn `cat` (runner/cpu_contention.ts): taken just before ms 0, not inside the run.
+    const sampler = startContention();
     // Ms 0 of the run: warm-up and connection set-up happen before it.
     clock.restart();
     manifest.epoch_iso = new Date(clock.epochUnixMs).toISOString();
@@ -154,6 +170,7 @@ export async function executeRun(run: PreparedRun, o: RunOptions): Promise<Execu
     // Each CSV's types, run_id and epoch beside it, so that a killed run's CSVs read alone too.
     const identity = { run_id: manifest.run_id, epoch_iso: manifest.epoch_iso };
     for (const table of ["requests", "attempts", "tools"] as const) writeCsvSchema(dir, table, { identity });
+    const polling = startPolling(detected.polled, { clock, dir, runId: run.runId, epochIso: manifest.epoch_iso });
     // Operator drills run on the run clock beside dispatch; a sharded run calls the hooks from shard 0 only.
     const drills = plan.spec.drills && shard.index === 0
       ? startDrills(plan.spec.drills, { clock, planDir: plan.planDir })
@@ -167,6 +184,7 @@ export async function executeRun(run: PreparedRun, o: RunOptions): Promise<Execu
       ...(o.onProgress ? { onSnapshot: o.onProgress } : {}),
     });
     let realised: readonly ScheduledRequest[] = built.entries;
+    let contention: CpuContention | null = null;
     try {
       realised = await runSchedule(run, ctx, {
         counters,
@@ -176,6 +194,8 @@ export async function executeRun(run: PreparedRun, o: RunOptions): Promise<Execu
         wait: o.dispatch?.wait,
       });
     } finally {
+      contention = sampler.stop();
+      await polling.stop();
       waker?.close();
       waker = null;
       progress.stop();
@@ -198,7 +218,9 @@ export async function executeRun(run: PreparedRun, o: RunOptions): Promise<Execu
       tokensNotCounted: tokensNotCounted.attempts,
       routeList,
       announced,
+      serverSink: polling.sink,
       drills,
+      contention,
     };
   } catch (e) {
     waker?.close();

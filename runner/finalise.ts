@@ -1,9 +1,17 @@
 import { createHash } from "node:crypto";
 import { join } from "node:path";
 import process from "node:process";
-import { type RequestRow, RunManifest, type ServerRow, SimTimelineRow, TABLES } from "../schema/mod.ts";
+import {
+  type CpuContention,
+  type RequestRow,
+  RunManifest,
+  type ServerRow,
+  SimTimelineRow,
+  TABLES,
+} from "../schema/mod.ts";
 import { csvSchemaFile } from "../schema/log_metadata.ts";
 import type { Clock } from "./clock.ts";
+import { clientLimitCause } from "./cpu_contention.ts";
 import { type RequestSummary, RequestTally } from "./request_tally.ts";
 import { CsvSink } from "./sinks/csv_sink.ts";
 import { readLogCsvBatches } from "./sinks/csv_read_batches.ts";
@@ -16,11 +24,15 @@ export interface FinaliseOptions {
   /** Every route's chat URL; the timeline is fetched once per distinct server. */
   targets: readonly { route: string; url: URL }[];
   serverTimeline: boolean;
+  /** The server table's sink when the run polled its targets' metrics (still open): sim rows join it, then it closes. */
+  serverSink?: CsvSink<"server"> | null;
   interrupted: boolean;
   retries: number;
   retryBudgetExhausted: number;
   retryPastDeadline: number;
   lagLimitMs: number;
+  /** The machine's CPU contention over the run (runner/cpu_contention.ts); null: unknown here; absent: not measured. */
+  contention?: CpuContention | null;
 }
 
 /** Read size of the file hashes: one buffer of this size, reused. */
@@ -43,9 +55,16 @@ export async function finaliseRun(
   o: FinaliseOptions,
 ): Promise<{ manifest: RunManifest; summary: RequestSummary }> {
   const endedMs = o.clock.now();
+  const sink = o.serverSink ?? null;
   const dropped = o.serverTimeline
-    ? await copyServerTimelines(dir, o.targets, { epochUnixMs: o.clock.epochUnixMs, endedMs, runId: manifest.run_id })
+    ? await copyServerTimelines(dir, o.targets, {
+      epochUnixMs: o.clock.epochUnixMs,
+      endedMs,
+      runId: manifest.run_id,
+      sink,
+    })
     : 0;
+  sink?.close();
 
   const formats = manifest.runner.formats;
   const parquet = formats.includes("parquet");
@@ -57,7 +76,7 @@ export async function finaliseRun(
   else for await (const rows of readLogCsvBatches(join(dir, "requests.csv"), "requests")) onRows(rows);
   const summary = tally.summary();
   manifest.result = {
-    ...tally.verdict(o.lagLimitMs),
+    ...verdictWithCause(tally.verdict(o.lagLimitMs), o.contention),
     status: o.interrupted ? "interrupted" : "complete",
     ended_ms: endedMs,
     retries: o.retries,
@@ -98,6 +117,22 @@ export async function finaliseRun(
   return { manifest: valid, summary };
 }
 
+/**
+ * The client verdict with its contention: a client-limited run says whether the machine or the runner's own work
+ * held it back (runner/cpu_contention.ts `clientLimitCause`), in `client_limit_cause` and at the end of the reason.
+ */
+function verdictWithCause(v: ReturnType<RequestTally["verdict"]>, contention: CpuContention | null | undefined) {
+  // Not measured at all (a caller that finalises a log it did not run): the verdict as it stands.
+  if (contention === undefined) return v;
+  const cause = v.client_limited ? clientLimitCause(contention) : null;
+  return {
+    ...v,
+    client_limit_reason: cause ? `${v.client_limit_reason} (${cause.why})` : v.client_limit_reason,
+    cpu_contention: contention,
+    client_limit_cause: cause?.cause ?? null,
+  };
+}
+
 /** The sha256 of a file, read in {@link HASH_CHUNK} pieces. */
 async function sha256File(file: string): Promise<string> {
   const hash = createHash("sha256");
@@ -119,7 +154,13 @@ type TimelineRow = SimTimelineRow;
 async function copyServerTimelines(
   dir: string,
   targets: readonly { route: string; url: URL }[],
-  { epochUnixMs, endedMs, runId }: { epochUnixMs: number; endedMs: number; runId: string },
+  { epochUnixMs, endedMs, runId, sink: polled }: {
+    epochUnixMs: number;
+    endedMs: number;
+    runId: string;
+    /** The polled servers' open sink, which the timeline rows join; null: none. */
+    sink: CsvSink<"server"> | null;
+  },
 ): Promise<number> {
   const byServer = new Map<string, { url: URL; routes: string[] }>();
   for (const t of targets) {
@@ -133,7 +174,7 @@ async function copyServerTimelines(
   );
   if (fetched.every((f) => f.rows === null)) return 0;
   let dropped = 0;
-  const sink = CsvSink.open(dir, "server");
+  const sink = polled ?? CsvSink.open(dir, "server");
   for (const f of fetched) {
     let firstProblem = "";
     let droppedHere = 0;
@@ -154,7 +195,7 @@ async function copyServerTimelines(
     }
     dropped += droppedHere;
   }
-  sink.close();
+  if (!polled) sink.close();
   return dropped;
 }
 

@@ -8,12 +8,14 @@
  */
 import { join } from "node:path";
 import { InputError, type RunManifest } from "../schema/mod.ts";
+import { CACHE_BUST_RULE } from "./cache_bust.ts";
 import { initialManifest } from "./manifest.ts";
 import { checkTargets } from "./preflight.ts";
 import type { RunOptions } from "./run_options.ts";
 import { loadRunInputs, type RunInputs } from "./run_inputs.ts";
 import { saveSchedule } from "./schedule.ts";
 import { RUNNER_DEFAULTS } from "./settings.ts";
+import { targetModel } from "./target_model.ts";
 import { warmUp } from "./warm_up.ts";
 
 /** A run ready to start: its checked inputs, its folder (made, empty but for the schedule) and run.json so far. */
@@ -38,6 +40,8 @@ export async function prepareRun(o: RunOptions): Promise<PreparedRun> {
   const dir = shard.count > 1 ? join(o.out, runId, `shard-${shard.index}-of-${shard.count}`) : join(o.out, runId);
   refuseUsedFolder(dir);
   const maxResponseBytes = o.maxResponseBytes ?? RUNNER_DEFAULTS.max_response_bytes;
+  // No conditions file: a single target is asked which model it serves (before the pre-flight, which sends it).
+  if ((o.modelFromTarget ?? false) && !o.conditions && o.target) await nameModel(routes);
   // The target is probed only once every input is known good, and before anything is written: a failure leaves nothing.
   let preflight: RunManifest["preflight"];
   if (o.preflight ?? false) {
@@ -78,6 +82,7 @@ export async function prepareRun(o: RunOptions): Promise<PreparedRun> {
       max_in_flight: o.maxInFlight ?? RUNNER_DEFAULTS.max_in_flight,
       flush_ms: o.flushMs ?? RUNNER_DEFAULTS.flush_ms,
       save_outputs: o.saveOutputs ?? RUNNER_DEFAULTS.save_outputs,
+      cache_bust: (o.cacheBust ?? RUNNER_DEFAULTS.cache_bust) ? CACHE_BUST_RULE : null,
       formats: o.formats,
       max_response_bytes: maxResponseBytes,
     },
@@ -93,6 +98,17 @@ export async function prepareRun(o: RunOptions): Promise<PreparedRun> {
 /** The run id when none is given: `<plan name>-<UTC time, compact>` of the start. */
 export function defaultRunId(planName: string, iso: string): string {
   return `${planName}-${compactIso(iso)}`;
+}
+
+/** Sets the single route's model from its target's `/v1/models` list, and the note run.json keeps about it. */
+async function nameModel(routes: PreparedRun["routes"]): Promise<void> {
+  const [route] = routes.routes.values();
+  const target = routes.targets[0];
+  if (!route || !target) return;
+  const found = await targetModel(route.url, route.headers);
+  if (found.model !== null) route.model = target.model = found.model;
+  target.model_note = found.note;
+  console.error(`note: model ${JSON.stringify(target.model)}: ${found.note}`);
 }
 
 /** A run folder that exists must be an empty folder (it is made after the pre-flight). */

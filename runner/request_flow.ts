@@ -11,6 +11,7 @@ import type { AttemptResult } from "./attempt.ts";
 import type { ObservedToolCall } from "./checks/check.ts";
 import { applicableGates, evaluateChecks, failureDetail, notEvaluated } from "./checks/mod.ts";
 import { attemptWithFallback, type FallbackContext, type RoundResult } from "./fallback.ts";
+import { prefixFirstUser } from "./cache_bust.ts";
 import { chatBody, type WireMessage } from "./openai.ts";
 import { countTokens } from "./tokens.ts";
 import { recordRunnerError, type RequestInFlight } from "./request_guard.ts";
@@ -37,6 +38,8 @@ export interface FlowContext extends FallbackContext {
   outputs: RowSink<{ request_id: string; text: string; tool_calls: string }> | null;
   /** Attempts whose tokens the tokenizer did not count (text over runner/token_caps.ts's bound). */
   tokensNotCounted?: { attempts: number };
+  /** The cache-busting prefix of a request (runner/cache_bust.ts); absent or null: none. */
+  cacheBust?: ((requestId: string) => string) | null;
 }
 
 /** The planned identity of a request. */
@@ -83,6 +86,9 @@ async function runRequest(ctx: FlowContext, flight: RequestInFlight): Promise<Re
   const deadlineMs = req.scheduled_ms + ctx.requestTimeoutMs;
   const maxTokens = Math.min(c.max_output_tokens, ctx.outputCap ?? Infinity);
   const messages: WireMessage[] = c.messages.map((m) => ({ ...m } as WireMessage));
+  // A unique prefix keeps the target's prefix cache from serving this prompt from another request's (--cache-bust).
+  const bust = ctx.cacheBust?.(req.request_id) ?? null;
+  const busted = bust !== null && prefixFirstUser(messages, bust);
   const allCalls: ObservedToolCall[] = [];
 
   if (c.retrieval) {
@@ -100,7 +106,7 @@ async function runRequest(ctx: FlowContext, flight: RequestInFlight): Promise<Re
   let at = 0;
   for (let round = 0; round < ctx.maxRounds; round++) {
     const sentMessages = round === 0 ? messages : messages.slice();
-    const bodyFor = round === 0
+    const bodyFor = round === 0 && !busted
       ? (model: string) => cachedBody(c, messages, { model, stream, maxTokens })
       : (model: string) => chatBody(c, sentMessages, { model, stream, maxTokens });
     last = await attemptWithFallback(ctx, {
@@ -113,7 +119,7 @@ async function runRequest(ctx: FlowContext, flight: RequestInFlight): Promise<Re
       deadlineMs,
       settle: (r) => {
         attemptRows.push(r.row);
-        counting.push(fillTokens(ctx, r, { case: c, round, messages: sentMessages }));
+        counting.push(fillTokens(ctx, r, { case: c, round, messages: sentMessages, prefix: busted ? bust : null }));
       },
     });
     at = last.at;
@@ -190,15 +196,18 @@ function sendLag(req: PlannedRequest, first: RoundResult, retrievalMs: number): 
 async function fillTokens(
   ctx: FlowContext,
   r: AttemptResult,
-  sent: { case: WorkloadCase; round: number; messages: readonly WireMessage[] },
+  sent: { case: WorkloadCase; round: number; messages: readonly WireMessage[]; prefix: string | null },
 ) {
-  const { case: c, round, messages } = sent;
+  const { case: c, round, messages, prefix } = sent;
   if (r.row.token_source === "usage") return;
   const produced = r.state.text + r.state.toolCalls().map((t) => t.name + t.raw_arguments).join("");
   const reachedModel = r.row.http_status !== null && r.row.http_status >= 200 && r.row.http_status < 300;
   if (!reachedModel) return;
   const output = produced ? await countTokens(produced) : 0;
-  const input = round === 0 ? c.input_tokens : await countTokens(messages.map(contentOf).join(""));
+  // Round 0 is the case's prompt (its counted input_tokens), plus the cache-busting prefix counted alone.
+  const input = round === 0
+    ? c.input_tokens + (prefix === null ? 0 : await countTokens(prefix) ?? 0)
+    : await countTokens(messages.map(contentOf).join(""));
   if (output === null || input === null) {
     if (ctx.tokensNotCounted) ctx.tokensNotCounted.attempts++;
     return;

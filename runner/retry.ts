@@ -138,6 +138,8 @@ export class RetryController {
 
   #retryable(f: AttemptFailure): boolean {
     if (f.status !== null) return this.policy.retry_statuses.includes(f.status);
+    // Queued, not lost: sent again only when the policy says so (the retry would join the queue that held it).
+    if (f.kind === "header_timeout") return this.policy.retry_header_timeouts;
     return this.policy.retry_transport_errors && TRANSPORT_KINDS.has(f.kind);
   }
 }

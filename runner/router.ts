@@ -78,7 +78,7 @@ export class Router<R> {
 }
 
 /**
- * The trigger class of a failed attempt: `429`; `timeout` (attempt or idle
+ * The trigger class of a failed attempt: `429`; `timeout` (attempt, header or idle
  * timeout; a request past its own deadline has nothing left to try); `error`
  * (5xx, or a transport failure); else null (bad request, invalid body, stop).
  */

@@ -56,11 +56,13 @@ export async function runLoadTest(o: RunOptions): Promise<RunResult> {
       url: r.url,
     })),
     serverTimeline: x.announced.size > 0,
+    serverSink: x.serverSink,
     interrupted: x.stop.aborted,
     retries: x.retry.retries,
     retryBudgetExhausted: x.retry.budgetExhausted,
     retryPastDeadline: x.retry.pastDeadline,
     lagLimitMs: o.lagLimitMs ?? RUNNER_DEFAULTS.lag_limit_ms,
+    contention: x.contention,
   });
   return { dir, ...final };
 }

@@ -1,4 +1,5 @@
 import type { DispatchWait } from "./dispatch_timers.ts";
+import type { ServerMetricsMode } from "../schema/mod.ts";
 import type { HttpClientKind } from "./http/mod.ts";
 import type { ProgressSnapshot } from "./progress.ts";
 
@@ -36,6 +37,8 @@ export interface RunOptions {
   flushMs?: number;
   /** @default RUNNER_DEFAULTS.save_outputs */
   saveOutputs?: boolean;
+  /** A unique prefix before each request's first user message (runner/cache_bust.ts). @default RUNNER_DEFAULTS.cache_bust */
+  cacheBust?: boolean;
   httpClient?: HttpClientKind;
   /** @default RUNNER_DEFAULTS.progress */
   progress?: boolean;
@@ -48,8 +51,19 @@ export interface RunOptions {
    * @default false
    */
   preflight?: boolean;
+  /**
+   * Without a conditions file, name the model of a single `--target` from its `GET /v1/models` list (the first id)
+   * instead of `"unstated"` (runner/target_model.ts); run.json `targets[].model_note` says where it came from. The CLI
+   * turns it on; library callers turn it on when they want it. @default false
+   */
+  modelFromTarget?: boolean;
   /** Fetch the target's own timeline from `<base>/sim/timeline` when it has one. @default RUNNER_DEFAULTS.server_timeline */
   serverTimeline?: boolean;
+  /**
+   * Where the server table comes from (runner/server_metrics/detect.ts); `serverTimeline: false` is `off`.
+   * @default RUNNER_DEFAULTS.server_metrics
+   */
+  serverMetrics?: ServerMetricsMode;
   /** Stops the run early (the rest of the schedule is recorded `not_sent`). */
   signal?: AbortSignal;
   /**

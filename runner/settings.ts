@@ -18,6 +18,7 @@
  */
 import { z } from "zod";
 import type { NumberRule } from "../lib/cli.ts";
+import { ServerMetricsMode } from "../schema/server_metrics.ts";
 
 /** The settings of a run; each field's `.describe()` is its line in the generated docs. */
 export const RunnerSettings = z.object({
@@ -32,9 +33,19 @@ export const RunnerSettings = z.object({
   max_response_bytes: z.number().int().min(1).default(8 * 1024 * 1024)
     .describe("most body bytes one response may carry"),
   save_outputs: z.boolean().default(false).describe("also write `outputs.jsonl`"),
+  cache_bust: z.boolean().default(false)
+    .describe(
+      "a unique prefix before each request's first user message, so the target's prefix cache cannot serve one " +
+        "request's prompt from another's (runner/cache_bust.ts; the rule in run.json `runner.cache_bust`)",
+    ),
   api_key_env: z.string().min(1).default("GOODPUT_API_KEY")
     .describe("the environment variable holding a single `--target`'s API key"),
   progress: z.boolean().default(true).describe("a live progress line on stderr"),
+  server_metrics: ServerMetricsMode.default("auto")
+    .describe(
+      "read the target's own timeline: `auto` recognises the simulator's `/sim/timeline`, then llama.cpp's or " +
+        "vLLM's `/metrics`; a server with none is not polled (docs/server_metrics.md)",
+    ),
   server_timeline: z.boolean().default(true)
     .describe("fetch the target's own timeline from `<base>/sim/timeline` when it announces one"),
   flush_ms: z.number().positive().default(100)

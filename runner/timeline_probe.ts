@@ -26,7 +26,7 @@ export async function announcedTimelines(
 ): Promise<Set<string>> {
   const { timeoutMs = 2000, note = (l: string) => console.error(l) } = options;
   const urls = [...new Set(chatUrls.map((u) => timelineUrl(u).href))];
-  const answers = await Promise.all(urls.map(async (href) => ({ href, why: await probe(href, timeoutMs) })));
+  const answers = await Promise.all(urls.map(async (href) => ({ href, why: await probeTimeline(href, timeoutMs) })));
   const announced = new Set<string>();
   for (const { href, why } of answers) {
     if (why === null) announced.add(href);
@@ -35,8 +35,8 @@ export async function announcedTimelines(
   return announced;
 }
 
-/** null when the server announced its timeline, else why not. */
-async function probe(href: string, timeoutMs: number): Promise<string | null> {
+/** `GET <href>` once within `timeoutMs`: null when the server announced its timeline, else why not. */
+export async function probeTimeline(href: string, timeoutMs: number): Promise<string | null> {
   try {
     const res = await fetch(href, { signal: AbortSignal.timeout(timeoutMs) });
     if (res.status !== 200) {

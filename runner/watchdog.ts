@@ -4,16 +4,21 @@ export interface Watched {
   /** Absolute run-clock deadlines. */
   attemptDeadlineMs: number;
   requestDeadlineMs: number;
-  /** Last time bytes arrived; idle time is measured from here. */
+  /** Deadline of the response head; null once it has arrived (the idle limit applies from then on). */
+  headersDeadlineMs: number | null;
+  /** Last time bytes arrived; idle time is measured from here once the head has arrived. */
   lastActivityMs: number;
   /** Why it was aborted, set by the watchdog. */
-  reason: "attempt_timeout" | "request_timeout" | "idle_timeout" | "run_stopped" | null;
+  reason: "attempt_timeout" | "request_timeout" | "header_timeout" | "idle_timeout" | "run_stopped" | null;
 }
 
 /**
  * One periodic sweep instead of a timer per request: aborts attempts past
- * their attempt, request or idle deadline. Resolution is `periodMs`. The sweep
- * runs only while something is watched: an idle runner pays no timer.
+ * their request, attempt, header or idle deadline. Until the response head
+ * arrives only the header deadline applies (waiting in the target's queue is
+ * not silence inside a stream); from then on, the idle limit. Resolution is
+ * `periodMs`. The sweep runs only while something is watched: an idle runner
+ * pays no timer.
  */
 export class Watchdog {
   readonly #active = new Set<Watched>();
@@ -50,6 +55,8 @@ export class Watchdog {
         ? "request_timeout"
         : now >= w.attemptDeadlineMs
         ? "attempt_timeout"
+        : w.headersDeadlineMs !== null
+        ? (now >= w.headersDeadlineMs ? "header_timeout" : null)
         : now - w.lastActivityMs >= this.#idleMs
         ? "idle_timeout"
         : null;

@@ -23,6 +23,7 @@ export * from "./plan.ts";
 export * from "./conditions.ts";
 export * from "./events.ts";
 export * from "./run_manifest.ts";
+export * from "./server_metrics.ts";
 export * from "./imported_manifest.ts";
 export * from "./production_manifest.ts";
 export * from "./imported_claims.ts";

@@ -10,11 +10,40 @@ import { RunName } from "./run_name.ts";
 export const StageKind = z.enum(["warmup", "steady", "burst", "recovery", "drain"]);
 export type StageKind = z.infer<typeof StageKind>;
 
-/** Which cases the arrivals draw: class weights (seeded), uniform within a class. */
+const tag = z.string().min(1).max(64);
+
+/**
+ * Which cases the arrivals draw: first the cases the selection keeps (every rule given must hold; a rule not given
+ * keeps every case), then a class by weight (seeded) and a case uniformly within the class.
+ */
 export const CaseMix = z.object({
-  /** Class → relative weight; classes not listed are not drawn. Empty = every class, equal weight. */
+  /** Class → relative weight; classes not listed are not drawn. Empty = every class left by the selection, equal weight. */
   class_weights: z.record(z.string(), z.number().nonnegative()).default({}),
-}).strict();
+  /** Keep only cases that carry every one of these tags (workload `cases[].tags`). */
+  tags: z.array(tag).min(1).optional(),
+  /** Drop every case that carries any of these tags. */
+  exclude_tags: z.array(tag).min(1).optional(),
+  /** Keep only cases of these input sizes (workload `cases[].input_size`). */
+  input_size: z.array(z.enum(["typical", "long"])).min(1).optional(),
+  /** Keep only cases whose `input_tokens` (o200k_base, message contents) is at least this. */
+  min_input_tokens: z.number().int().positive().optional(),
+  /** Keep only cases whose `input_tokens` is at most this. */
+  max_input_tokens: z.number().int().positive().optional(),
+}).strict().superRefine((m, ctx) => {
+  if (m.min_input_tokens !== undefined && m.max_input_tokens !== undefined && m.min_input_tokens > m.max_input_tokens) {
+    ctx.addIssue({
+      code: "custom",
+      path: ["max_input_tokens"],
+      message: `max_input_tokens ${m.max_input_tokens} is below min_input_tokens ${m.min_input_tokens}: no case fits`,
+    });
+  }
+  for (const t of m.tags ?? []) {
+    if (m.exclude_tags?.includes(t)) {
+      ctx.addIssue({ code: "custom", path: ["exclude_tags"], message: `tag "${t}" is both required and excluded` });
+    }
+  }
+});
+export type CaseMix = z.infer<typeof CaseMix>;
 
 const rate = z.number().positive().max(1_000_000);
 const duration = z.number().positive().max(86_400);

@@ -3,6 +3,7 @@ import { RunConditions } from "./conditions.ts";
 import { DrillRecord } from "./drill.ts";
 import { PlanSpec, Stage } from "./plan.ts";
 import { RouteLimits, RoutingPolicy } from "./routes.ts";
+import { ServerMetricsRecord } from "./server_metrics.ts";
 
 const sha = z.string().regex(/^[0-9a-f]{64}$/);
 
@@ -22,6 +23,12 @@ export const RetryPolicy = z.object({
   /** Wait what Retry-After says (capped by retry_after_cap_ms) instead of the jittered backoff. */
   honour_retry_after: z.boolean().default(true),
   retry_after_cap_ms: z.number().nonnegative().default(10_000),
+  /**
+   * Retry an attempt that ended `header_timeout` (no response head within `timeouts.headers_ms`: waiting in the
+   * target's queue). Off by default: a request the target has queued is not sent again into the queue that held it.
+   * @default false
+   */
+  retry_header_timeouts: z.boolean().default(false),
 }).strict().superRefine((p, ctx) => {
   for (const s of [400, 401, 403, 404, 422]) {
     if (p.retry_statuses.includes(s)) {
@@ -40,7 +47,13 @@ export const Timeouts = z.object({
   attempt_ms: z.number().positive().default(60_000),
   /** The whole request, from scheduled_ms (all rounds, retries, tools). @default 120000 */
   request_ms: z.number().positive().default(120_000),
-  /** Longest silence inside a stream. @default 30000 */
+  /**
+   * Longest wait for the response head, from the instant the attempt's request was sent: the time a request waits in
+   * the target's queue (llama.cpp, vLLM and others send no header until a slot takes it). Past it the attempt ends
+   * `header_timeout`, retried only when the retry policy's `retry_header_timeouts` says so. @default 30000
+   */
+  headers_ms: z.number().positive().default(30_000),
+  /** Longest silence inside a response, counted from its head on (each byte that arrives restarts it). @default 30000 */
   idle_ms: z.number().positive().default(30_000),
 }).strict();
 export type Timeouts = z.infer<typeof Timeouts>;
@@ -49,7 +62,13 @@ export const Target = z.object({
   route: z.string(),
   url: z.string(),
   provider: z.string(),
+  /** The `model` field sent to this route (its attempts' `model`). */
   model: z.string(),
+  /**
+   * Where `model` came from when no conditions file stated it: the first id of the target's `GET /v1/models` list, or
+   * why that list gave none (then `"unstated"` was sent). Absent when the conditions or the routes file stated it.
+   */
+  model_note: z.string().optional(),
   /** Name of the environment variable holding the API key (the key itself is never written). */
   api_key_env: z.string().nullable(),
   api_key_present: z.boolean(),
@@ -111,6 +130,35 @@ export const PreflightProbe = z.object({
   reason: z.string().nullable(),
 }).strict();
 export type PreflightProbe = z.infer<typeof PreflightProbe>;
+
+/**
+ * The machine's CPU contention over a run (runner/cpu_contention.ts), from ms 0 to the end of the schedule: what tells
+ * a busy machine from a slow client.
+ */
+export const CpuContention = z.object({
+  /** Where the figures were read. */
+  source: z.string(),
+  /** The time they cover, ms. */
+  window_ms: z.number().nonnegative(),
+  /** The runner's main thread (its event loop, which sends every request): time on a CPU, ms. */
+  runner_main_cpu_ms: z.number().nonnegative(),
+  /** The same thread's run-queue wait: time it was ready to run and waited for a CPU, ms. */
+  run_queue_wait_ms: z.number().nonnegative(),
+  /** Times the thread was put on a CPU (each after a wait, however short). */
+  run_queue_waits: z.number().int().nonnegative(),
+  /** Non-idle time of all the machine's CPUs over their total time (`/proc/stat`); null when unreadable. */
+  machine_busy_share: z.number().min(0).max(1).nullable(),
+  /** CPUs the runner saw. */
+  cpus: z.number().int().nonnegative(),
+  /** The 1-minute load average (`/proc/loadavg`), sampled once a second: mean and maximum (null: no sample). */
+  load_avg_1m_mean: z.number().nonnegative().nullable(),
+  load_avg_1m_max: z.number().nonnegative().nullable(),
+}).strict();
+export type CpuContention = z.infer<typeof CpuContention>;
+
+/** Why the client was the limit: the machine's other work, or the runner's own (docs/runner.md, "CPU contention"). */
+export const ClientLimitCause = z.enum(["busy_machine", "slow_client"]);
+export type ClientLimitCause = z.infer<typeof ClientLimitCause>;
 
 /** run.json: everything the result is conditional on. */
 export const RunManifest = z.object({
@@ -181,6 +229,11 @@ export const RunManifest = z.object({
      * `invalid_response` / `response_too_large`. Absent in runs written before the cap existed.
      */
     max_response_bytes: z.number().int().positive().optional(),
+    /**
+     * The cache-busting rule when `--cache-bust` was on (a unique prefix before each request's first user message,
+     * runner/cache_bust.ts); null when off. Absent in runs written before it existed.
+     */
+    cache_bust: z.string().nullable().optional(),
   }).strict(),
   host: z.object({
     hostname: z.string(),
@@ -208,6 +261,18 @@ export const RunManifest = z.object({
      * sent, never spent from the budget. Absent in runs written before it existed.
      */
     retry_past_deadline: z.number().int().nonnegative().optional(),
+    /**
+     * The machine's CPU contention over the run; null where unknown (not Linux). Absent in runs written before it
+     * existed.
+     */
+    cpu_contention: CpuContention.nullable().optional(),
+    /**
+     * A client-limited run: `busy_machine` when the runner's main thread waited for a CPU at least as long as its own
+     * work would make due requests wait (ρ/(1−ρ) × its CPU time, ρ its CPU share: runner/cpu_contention.ts), else
+     * `slow_client`; null when the run kept up or the contention is unknown. The reason (`client_limit_reason`) ends
+     * with the figures. Absent in runs written before it existed.
+     */
+    client_limit_cause: ClientLimitCause.nullable().optional(),
     /** The runner's own CPU time (user + system) and peak resident memory over the run (null where unknown). */
     runner_cpu_ms: z.number().nonnegative().nullable(),
     runner_peak_rss_bytes: z.number().int().nonnegative().nullable(),
@@ -229,6 +294,8 @@ export const RunManifest = z.object({
      */
     server_rows_dropped: z.number().int().nonnegative().optional(),
   }).strict(),
+  /** How the server table was filled: each server's source, its columns' origins, its polls (absent in older runs). */
+  server_metrics: ServerMetricsRecord.optional(),
   /** The pre-flight probe of each route before ms 0 (absent when the probe was off, and in older runs). */
   preflight: z.array(PreflightProbe).optional(),
   /** The plan's operator drills and each hook call's result (1.1; absent when the plan has none). */

@@ -76,6 +76,11 @@ export const SloWindow = z.union([
 
 /** An SLO policy file: the denominator, the window and each class's limits. */
 export const SloPolicy = z.object({
+  /**
+   * What the policy judges, in words, when that needs saying (e.g. "latency and validity only: …"): the disclosure
+   * states it first among its inclusion rules.
+   */
+  statement: z.string().min(1).optional(),
   denominator: z.enum(["offered", "sent", "completed"]).default("offered"),
   window: SloWindow.default({ exclude_stage_kinds: [] }),
   classes: z.record(z.string(), ClassSlo).default({}),

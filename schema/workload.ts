@@ -22,6 +22,11 @@ export const QualityCheck = z.discriminatedUnion("kind", [
     fields: z.record(z.string(), z.json()),
   }).strict(),
   z.object({ kind: z.literal("tool_sequence"), tools: z.array(z.string()).min(1) }).strict(),
+  /**
+   * No quality check: the case has no answer to judge (e.g. a model with random weights, whose text is noise), so
+   * `quality_ok` is not applicable to it — null, and left out of `applicable_gates` — never failed. `reason` says why.
+   */
+  z.object({ kind: z.literal("not_applicable"), reason: z.string().min(1) }).strict(),
 ]);
 export type QualityCheck = z.infer<typeof QualityCheck>;
 
@@ -105,6 +110,8 @@ export const WorkloadCase = z.object({
   /** What the case stands for: typical or long input, typical or maximum output. */
   input_size: z.enum(["typical", "long"]),
   output_size: z.enum(["typical", "maximum"]),
+  /** Free labels a plan can select cases by (`mix.tags`, `mix.exclude_tags`), e.g. `short-chat`, `long-context`. */
+  tags: z.array(z.string().min(1).max(64)).optional(),
 }).strict();
 export type WorkloadCase = z.infer<typeof WorkloadCase>;
 

@@ -29,6 +29,7 @@ import { DEMO_COMMAND } from "./demo.ts";
 import { KERNEL_COMMAND } from "./kernel.ts";
 import { MAKE_CHAT_WORKLOAD_COMMAND } from "./make_chat_workload.ts";
 import { MAKE_DESIGN_WORKLOAD_COMMAND } from "./make_design_workload.ts";
+import { MAKE_ENGINE_WORKLOAD_COMMAND } from "./make_engine_workload.ts";
 import { REPORT_SCREENSHOT_COMMAND } from "./report_screenshot.ts";
 import { SAMPLES_COMMAND } from "./samples.ts";
 import { SAMPLES_PRODUCTION_COMMAND } from "./samples_production.ts";
@@ -79,6 +80,7 @@ export const COMMANDS: readonly CommandEntry[] = [
   { spec: TIMELINE_RUN_COMMAND, script: "scripts/timeline_run.ts", development: true },
   { spec: MAKE_DESIGN_WORKLOAD_COMMAND, script: "scripts/make_design_workload.ts", development: true },
   { spec: MAKE_CHAT_WORKLOAD_COMMAND, script: "scripts/make_chat_workload.ts", development: true },
+  { spec: MAKE_ENGINE_WORKLOAD_COMMAND, script: "scripts/make_engine_workload.ts", development: true },
   { spec: REPORT_SCREENSHOT_COMMAND, script: "scripts/report_screenshot.ts", development: true },
 ];
 

@@ -2,7 +2,7 @@ import type { QualityCheck } from "../schema/mod.ts";
 
 /**
  * Whether `text` would pass a case's quality check, for the kinds the
- * simulator can judge alone (null for `tool_sequence`). The simulator uses it
+ * simulator can judge alone (null for `tool_sequence` and `not_applicable`). The simulator uses it
  * so that padding keeps a right answer right and a "wrong" answer is wrong.
  *
  * @example A contains-check on padded text
@@ -39,6 +39,7 @@ export function answerPasses(check: QualityCheck, text: string): boolean | null 
       return Object.entries(check.fields).every(([path, want]) => deepEqual(pick(value, path), want));
     }
     case "tool_sequence":
+    case "not_applicable":
       return null;
   }
 }

@@ -5,7 +5,14 @@ import type { LineBook } from "./price_lines.ts";
 export type ChargeCategory = "served" | "rejected" | "failed" | "cancelled";
 
 /** error_kind values of attempts the client aborted (runner/watchdog.ts, transport `aborted`). */
-const CANCELLED_KINDS = new Set(["attempt_timeout", "request_timeout", "idle_timeout", "run_stopped", "aborted"]);
+const CANCELLED_KINDS = new Set([
+  "attempt_timeout",
+  "request_timeout",
+  "header_timeout",
+  "idle_timeout",
+  "run_stopped",
+  "aborted",
+]);
 
 /**
  * The billing category of an attempt: `rejected` for HTTP 429, `cancelled`

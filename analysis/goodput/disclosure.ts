@@ -234,6 +234,7 @@ export function buildDisclosure(
     },
     run_end: run.end,
     inclusion_rules: [
+      ...(policy.statement ? [`the SLO policy: ${policy.statement}`] : []),
       ...caveats,
       ...(partial
         ? [

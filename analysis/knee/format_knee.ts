@@ -71,6 +71,9 @@ export function formatKnee(report: KneeResult, limit: ProductionLimit, options: 
       ? "load levels (the recording's stage windows at their OBSERVED rates of sampled user actions, not planned; " +
         "offered rate measured = offered / seconds)"
       : "load levels (steady and burst stages grouped by planned rate; offered rate measured = offered / seconds)",
+    "cached input = Σ cached_input_tokens / Σ input_tokens of the level's requests, from the target's usage (0 when " +
+      "it reports none): a share that rises with the rate makes the higher levels cheaper than their traffic " +
+      "(prefix caching; `deno task run --cache-bust` prevents it)",
   );
   out.push(...textTable(
     [
@@ -82,6 +85,7 @@ export function formatKnee(report: KneeResult, limit: ProductionLimit, options: 
       "accepted",
       "goodput /s",
       "acceptance",
+      "cached input",
     ],
     report.levels.map((l) => [
       sig(l.planned_rps),
@@ -92,6 +96,7 @@ export function formatKnee(report: KneeResult, limit: ProductionLimit, options: 
       String(l.pooled.accepted),
       sig(l.pooled.accepted_goodput),
       sig(l.pooled.signals.acceptance_rate?.value),
+      l.pooled.cached_input.share === null ? "-" : `${(100 * l.pooled.cached_input.share).toFixed(0)} %`,
     ]),
   ));
 

@@ -45,6 +45,13 @@ export interface LevelPoint {
   accepted: number;
   /** accepted / seconds. */
   accepted_goodput: number;
+  /**
+   * Input tokens the target served from its prompt cache: Σ cached_input_tokens / Σ input_tokens over the point's
+   * requests (each request's counts sum the attempts that gave an answer, from the target's usage). Not a knee
+   * signal: a share that rises with the rate makes higher levels cheaper than the traffic they stand for
+   * (docs/knee.md). `share` null when no input token was counted.
+   */
+  cached_input: { cached: number; input: number; share: number | null };
   signals: Record<string, SignalSample>;
   /** Each sampled signal in one-second blocks of scheduled time, for the departure test (block_bootstrap.ts). */
   blocks: Record<string, Blocks>;
@@ -60,6 +67,8 @@ export interface PreparedRun {
   requests: pl.DataFrame;
   /** Per-second timeline summed over routes (t_ms, queue_len, oldest_queued_ms), or null. */
   server: pl.DataFrame | null;
+  /** Server columns a polled engine does not expose (run.json `server_metrics`): 0 in the table, no signal. */
+  serverNotExposed: ReadonlySet<string>;
   /** Prices its stages with the cost ledger, when price sheets were given. */
   coster: LevelCoster | null;
 }
@@ -67,6 +76,8 @@ export interface PreparedRun {
 const F64 = pl.Float64;
 const ERRORS = ["http_error", "transport_error", "invalid_response", "aborted", "timeout"];
 const PERCENTILES = [["e2e", "e2e_ms"], ["ttft", "ttft_ms"]] as const;
+/** The requests' token counts behind each level's cached input share. */
+const TOKEN_COLUMNS = ["input_tokens", "cached_input_tokens"] as const;
 
 /**
  * Classifies every request of the run's steady and burst stages under the
@@ -113,7 +124,7 @@ export function prepareRun(run: LoadedRun, policy: SloPolicy, pricing: LevelPric
   );
   const ok = pl.col("outcome").eq(pl.lit("ok"));
   const requests = rows
-    .join(run.requests.select("request_id", "send_lag_ms", "error_kind", ...GATE_ORDER), {
+    .join(run.requests.select("request_id", "send_lag_ms", "error_kind", ...GATE_ORDER, ...TOKEN_COLUMNS), {
       on: "request_id",
       how: "left",
     })
@@ -135,6 +146,7 @@ export function prepareRun(run: LoadedRun, policy: SloPolicy, pricing: LevelPric
       // For the level exclusions (verdicts.ts): the client's lateness and what ended a request.
       pl.col("send_lag_ms").cast(F64),
       "error_kind",
+      ...TOKEN_COLUMNS.map((c) => pl.col(c).cast(F64).fillNull(0)),
     );
   let server: pl.DataFrame | null = null;
   if (run.server && run.server.height) {
@@ -144,7 +156,12 @@ export function prepareRun(run: LoadedRun, policy: SloPolicy, pricing: LevelPric
     );
   }
   const coster = pricing ? new LevelCoster(run, policy, pricing) : null;
-  return { run_id: run.manifest.run_id, dir: run.dir, stages, requests, server, coster };
+  // A sharded run's server table is shard 0's: every shard's run.json is asked what it says about it.
+  const serverNotExposed = new Set(
+    run.manifests.flatMap((m) => ("server_metrics" in m ? m.server_metrics?.targets ?? [] : []))
+      .filter((t) => t.source !== null).flatMap((t) => t.not_exposed),
+  );
+  return { run_id: run.manifest.run_id, dir: run.dir, stages, requests, server, serverNotExposed, coster };
 }
 
 const sumOf = (df: pl.DataFrame, col: string): number => (df.height ? Number(df.getColumn(col).sum()) : 0);
@@ -273,8 +290,11 @@ export function pointSignals(parts: { run: PreparedRun; stage: Stage }[]): Level
     const tl = timeline.length === 1 ? timeline[0]! : pl.concat(timeline, { how: "vertical" });
     const n = tl.height;
     signals.server_queue_len_mean = { test: "none", value: n ? sumOf(tl, "queue_len") / n : null, n };
-    const oldest = n ? Number(tl.getColumn("oldest_queued_ms").max()) : null;
-    signals.server_oldest_queued_max_ms = { test: "none", value: oldest, n };
+    // An engine that does not expose its queue's age (llama.cpp, vLLM) writes 0 there: no signal, not a flat one.
+    if (parts.every((p) => !p.run.serverNotExposed.has("oldest_queued_ms"))) {
+      const oldest = n ? Number(tl.getColumn("oldest_queued_ms").max()) : null;
+      signals.server_oldest_queued_max_ms = { test: "none", value: oldest, n };
+    }
   }
   return {
     parts: parts.map((p) => ({
@@ -290,9 +310,16 @@ export function pointSignals(parts: { run: PreparedRun; stage: Stage }[]): Level
     offered_rps: seconds ? offered / seconds : 0,
     accepted,
     accepted_goodput: seconds ? accepted / seconds : 0,
+    cached_input: cachedInput(df),
     signals,
     blocks: sm.blocks,
   };
+}
+
+/** Σ cached_input_tokens / Σ input_tokens of the point's requests. */
+function cachedInput(df: pl.DataFrame): LevelPoint["cached_input"] {
+  const cached = sumOf(df, "cached_input_tokens"), input = sumOf(df, "input_tokens");
+  return { cached, input, share: input > 0 ? cached / input : null };
 }
 
 /** The ledger's cost per accepted task over the parts: one ledger per run, over that run's stages of the point. */

@@ -22,8 +22,8 @@ export const INTAKE_DRILL_RULES: readonly string[] = [
   "refused cleanly, minus S, or 0); null when the last new task before R was not refused cleanly, or there was none",
   "in flight at the stop = requests first sent before S that ended after S; a request ends at completed_ms when ok, " +
   "else at the latest time its attempts recorded, or when the runner's watchdog cut it (attempt_timeout: sent + " +
-  "timeouts.attempt_ms; request_timeout: scheduled + timeouts.request_ms; idle_timeout: last activity + " +
-  "timeouts.idle_ms); completed = outcome ok, failed = any other outcome; drained = the last one's end − S",
+  "timeouts.attempt_ms; request_timeout: scheduled + timeouts.request_ms; header_timeout: sent + " +
+  "timeouts.headers_ms; idle_timeout: last activity + timeouts.idle_ms); completed = outcome ok, failed = any other outcome; drained = the last one's end − S",
   "resume lag = the send of the first round-0 attempt (retries included) sent at or after R that got a 2xx, minus R " +
   "(an upper bound; the lower bound is the send of the last attempt refused in between, minus R, or 0); null when " +
   "no attempt sent after R was served",
@@ -248,6 +248,7 @@ function watchdogCut(
 ): number {
   if (kind === "attempt_timeout") return sent + t.attempt_ms;
   if (kind === "request_timeout") return scheduled + t.request_ms;
+  if (kind === "header_timeout") return sent + t.headers_ms;
   if (kind === "idle_timeout") return lastSeen + t.idle_ms;
   return -Infinity;
 }

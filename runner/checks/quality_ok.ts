@@ -85,8 +85,9 @@ function toolSequence(q: Of<"tool_sequence">, input: CheckInput): CheckResult {
  * - `json_fields`: each dotted path into the JSON output (`a.b`, `items.0.id`)
  *   deep-equals its expected value; unparseable output fails.
  * - `tool_sequence`: the names of the tool calls made, in order, equal the list.
+ * - `not_applicable`: not evaluated (null), and the gate does not apply to the case.
  *
- * Always evaluated; the detail says what failed.
+ * Evaluated for every other kind; the detail says what failed.
  *
  * @example A missing term is named
  * ```ts
@@ -99,8 +100,8 @@ function toolSequence(q: Of<"tool_sequence">, input: CheckInput): CheckResult {
  */
 export const qualityOk: Check = {
   gate: "quality_ok",
-  // Every case has a quality_check.
-  applies: () => true,
+  // A case whose quality_check is `not_applicable` has no answer to judge: the gate does not apply to it.
+  applies: (c) => c.quality_check.kind !== "not_applicable",
   evaluate(input: CheckInput): CheckResult {
     const q = input.case.quality_check;
     switch (q.kind) {
@@ -114,6 +115,8 @@ export const qualityOk: Check = {
         return jsonFields(q, input.text);
       case "tool_sequence":
         return toolSequence(q, input);
+      case "not_applicable":
+        return { value: null, detail: null };
     }
   },
   prepare(cases: readonly WorkloadCase[]): string[] {

@@ -15,12 +15,18 @@ import type { RunOptions } from "../run_options.ts";
 import { launchWorkers } from "../workers/launch.ts";
 import { parseWorkers } from "../workers/worker_count.ts";
 import { EXIT_NOT_STARTED, linkToParent, stdioLink, WorkerAborted } from "../workers/worker_link.ts";
+import { RUNNER_DEFAULTS } from "../settings.ts";
 
 if (import.meta.main) {
   await runCommand(RUN_COMMAND, async ({ values: v, check }) => {
     // Every flag is checked here, before anything is read or written, and every problem is named at once.
     check.require(!v.target === !v.routes, "give exactly one of --target and --routes");
     check.require(v["route-url"].length > 0 && !v.routes, "--route-url needs --routes");
+    check.require(
+      v["no-server-timeline"] && v["server-metrics"] !== "off" &&
+        v["server-metrics"] !== RUNNER_DEFAULTS.server_metrics,
+      `--no-server-timeline is --server-metrics off: it contradicts --server-metrics ${v["server-metrics"]}`,
+    );
     const formats = { csv: ["csv"], parquet: ["parquet"], both: ["csv", "parquet"] }[v.format] as (
       | "csv"
       | "parquet"
@@ -65,10 +71,13 @@ if (import.meta.main) {
       lagLimitMs: v["lag-limit-ms"],
       maxResponseBytes: v["max-response-bytes"],
       saveOutputs: v["save-outputs"],
+      cacheBust: v["cache-bust"],
       httpClient: v["http-client"],
       progress: !v["no-progress"],
       serverTimeline: !v["no-server-timeline"],
+      serverMetrics: v["server-metrics"],
       preflight: !v["no-preflight"],
+      modelFromTarget: true,
       atStart: () => {
         started = true;
         return Promise.resolve();

@@ -41,8 +41,10 @@ export const RUN_FLAG_SETTINGS: Readonly<Record<string, keyof RunnerSettings>> =
   "lag-limit-ms": "lag_limit_ms",
   "max-response-bytes": "max_response_bytes",
   "save-outputs": "save_outputs",
+  "cache-bust": "cache_bust",
   "no-progress": "progress",
   "no-server-timeline": "server_timeline",
+  "server-metrics": "server_metrics",
 };
 
 /** `npx deno task run`: every flag with its default, values and meaning. */
@@ -99,7 +101,8 @@ export const RUN_COMMAND = {
       arg: "F",
       defaultText: "unstated",
       description: "the frozen run conditions (model version, region, API tier, …); without it run.json says they " +
-        "were not stated",
+        "were not stated, and a `--target`'s requests name the first model of its `GET /v1/models` list " +
+        "(`targets[].model_note` says so)",
     },
     seed: {
       type: "number",
@@ -179,6 +182,12 @@ export const RUN_COMMAND = {
         "`response_too_large`",
     ),
     "save-outputs": { type: "boolean", description: "also write `outputs.jsonl` (answer text and tool calls)" },
+    "cache-bust": {
+      type: "boolean",
+      description: "a unique prefix `[cb <run hash> <request_id>] ` before each request's first user message, so " +
+        "the target's prefix cache cannot serve one request's prompt from another's (run.json `runner.cache_bust` " +
+        "states the rule; the cached-token share per level is in the knee's table)",
+    },
     "http-client": {
       type: "string",
       arg: "KIND",
@@ -187,9 +196,18 @@ export const RUN_COMMAND = {
       description: "the HTTP client (see bench/README.md)",
     },
     "no-progress": { type: "boolean", description: "no live progress line on stderr" },
+    "server-metrics": {
+      type: "string",
+      arg: "MODE",
+      choices: settingSchemas().server_metrics.enum as RunnerSettings["server_metrics"][],
+      default: RUNNER_DEFAULTS.server_metrics,
+      description: "the server table from each target's own metrics: `auto` asks `/sim/timeline` (the simulator, " +
+        "fetched at the end), then `/metrics` (llama.cpp or vLLM names, read once a second); `llamacpp`, `vllm`, " +
+        "`sim` read only that; `off` none (docs/server_metrics.md)",
+    },
     "no-server-timeline": {
       type: "boolean",
-      description: "do not fetch the target's own timeline (`<base>/sim/timeline`)",
+      description: "the same as `--server-metrics off`",
     },
     "no-preflight": {
       type: "boolean",

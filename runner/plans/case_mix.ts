@@ -1,6 +1,5 @@
 import type { CaseMix } from "../../schema/plan.ts";
 import type { Workload, WorkloadCase } from "../../schema/workload.ts";
-import type { z } from "zod";
 import { InputError } from "../../schema/errors.ts";
 import { uniformAt } from "../rng.ts";
 
@@ -9,27 +8,76 @@ const CLASS_STREAM = 1;
 const CASE_STREAM = 2;
 
 /**
- * Returns `assignCase(i)`: the case of arrival i, drawn from the plan's
- * class weights (empty = every workload class, equal weight), uniformly
- * within the class. Each draw depends only on (seed, i), so shards and a
- * closed loop's users get the same cases whatever order they ask in.
- * A class the workload lacks is an {@linkcode InputError} naming
- * `mix.class_weights.<class>`.
+ * Whether a case passes the mix's selection: every rule given holds (`tags` all carried, no `exclude_tags` carried,
+ * its `input_size` listed, its `input_tokens` within the bounds); a rule not given keeps every case.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { selectsCase } from "./case_mix.ts";
+ * const c = { tags: ["short-chat"], input_size: "typical" as const, input_tokens: 350 };
+ * assert.equal(selectsCase({ class_weights: {}, tags: ["short-chat"], max_input_tokens: 400 }, c), true);
+ * assert.equal(selectsCase({ class_weights: {}, input_size: ["long"] }, c), false);
+ * assert.equal(selectsCase({ class_weights: {}, min_input_tokens: 351 }, c), false);
+ * ```
+ */
+export function selectsCase(
+  mix: CaseMix,
+  c: Pick<WorkloadCase, "tags" | "input_size" | "input_tokens">,
+): boolean {
+  const tags = c.tags ?? [];
+  if (mix.tags && !mix.tags.every((t) => tags.includes(t))) return false;
+  if (mix.exclude_tags && mix.exclude_tags.some((t) => tags.includes(t))) return false;
+  if (mix.input_size && !mix.input_size.includes(c.input_size)) return false;
+  if (mix.min_input_tokens !== undefined && c.input_tokens < mix.min_input_tokens) return false;
+  if (mix.max_input_tokens !== undefined && c.input_tokens > mix.max_input_tokens) return false;
+  return true;
+}
+
+/** The selection rules a mix states, in words (for an error naming why no case is left). */
+function selectionText(mix: CaseMix): string {
+  const parts = [
+    mix.tags && `tags ${mix.tags.join(", ")}`,
+    mix.exclude_tags && `no tag of ${mix.exclude_tags.join(", ")}`,
+    mix.input_size && `input_size ${mix.input_size.join(" or ")}`,
+    mix.min_input_tokens !== undefined && `input_tokens ≥ ${mix.min_input_tokens}`,
+    mix.max_input_tokens !== undefined && `input_tokens ≤ ${mix.max_input_tokens}`,
+  ].filter((p): p is string => typeof p === "string");
+  return parts.join(", ");
+}
+
+/**
+ * Returns `assignCase(i)`: the case of arrival i. The mix's selection (`tags`, `exclude_tags`, `input_size`,
+ * `min_input_tokens`, `max_input_tokens`) is applied first; then a class is drawn from the class weights (empty =
+ * every class with a selected case, equal weight) and a case uniformly among the class's selected cases. Each draw
+ * depends only on (seed, i), so shards and a closed loop's users get the same cases whatever order they ask in.
+ * A class the workload lacks, a weighted class the selection leaves without a case, or a selection that leaves no
+ * case at all is an {@linkcode InputError} naming the field (`mix.class_weights.<class>`, `mix`).
  */
 export function caseMix(
   workload: Workload,
-  mix: z.infer<typeof CaseMix>,
+  mix: CaseMix,
   seed: number,
   planFile: string,
 ): (index: number) => WorkloadCase {
+  const classes = new Set(workload.cases.map((c) => c.class));
   const byClass = new Map<string, WorkloadCase[]>();
-  for (const c of workload.cases) byClass.set(c.class, [...(byClass.get(c.class) ?? []), c]);
+  for (const c of workload.cases) {
+    if (selectsCase(mix, c)) byClass.set(c.class, [...(byClass.get(c.class) ?? []), c]);
+  }
+  const selection = selectionText(mix);
   const given = Object.entries(mix.class_weights);
   const weights: [string, number][] = given.length ? given : [...byClass.keys()].map((k) => [k, 1]);
   const problems = given.filter(([cls]) => !byClass.has(cls)).map(([cls]) =>
-    `${planFile}: mix.class_weights.${cls}: class "${cls}" is not in workload ${workload.workload} ` +
-    `(its classes: ${[...byClass.keys()].join(", ")})`
+    classes.has(cls)
+      ? `${planFile}: mix.class_weights.${cls}: no case of class "${cls}" has ${selection} ` +
+        `(classes with one: ${[...byClass.keys()].join(", ") || "none"})`
+      : `${planFile}: mix.class_weights.${cls}: class "${cls}" is not in workload ${workload.workload} ` +
+        `(its classes: ${[...classes].join(", ")})`
   );
+  if (byClass.size === 0) {
+    problems.push(`${planFile}: mix: no case of workload ${workload.workload} has ${selection}`);
+  }
   const drawn = weights.filter(([, w]) => w > 0);
   if (given.length && problems.length === 0 && drawn.length === 0) {
     problems.push(`${planFile}: mix.class_weights: every weight is 0, so no class can be drawn`);

@@ -46,6 +46,9 @@ function passes(check: QualityCheck, c: WorkloadCase): boolean {
     }
     case "tool_sequence":
       return JSON.stringify(c.tool_calls_expected.map((t) => t.name)) === JSON.stringify(check.tools);
+    case "not_applicable":
+      // design-v1 judges every case: a case without a quality check is broken here.
+      return false;
   }
 }
 

@@ -204,6 +204,14 @@ Deno.test({
           const manifest = RunManifest.parse(JSON.parse(await Deno.readTextFile(join(runDir!, "run.json"))));
           assert.ok(manifest.conditions.model_version!.startsWith(`sha256:${sha} `), "run.json records the model hash");
           assert.equal(manifest.conditions.provider, "llama.cpp");
+          // Its own metrics, read once a second into the server table (docs/server_metrics.md).
+          const metrics = manifest.server_metrics!.targets[0]!;
+          assert.equal(metrics.source, "llamacpp", metrics.how);
+          assert.deepEqual(metrics.endpoints, ["/metrics", "/slots"]);
+          const server = await readLogCsv(join(runDir!, "server.csv"), "server");
+          assert.ok(server.length >= 15, `${server.length} server rows over a 20 s run (${JSON.stringify(metrics)})`);
+          assert.ok(server.every((r) => r.running <= 4), "never more running than the 4 slots");
+          assert.ok(server.some((r) => r.running > 0 && r.kv_tokens > 0), "requests seen in the slots, with their KV");
           await Deno.remove(dir, { recursive: true });
         },
       );

@@ -69,7 +69,7 @@ const STREAMED: Row[] = [
   ["reset", "transport_error", "connection_reset", 2],
   ["garbage", "transport_error", "protocol_error", 1],
   ["bad-chunk", "transport_error", "protocol_error", 1],
-  ["hang", "timeout", "idle_timeout", 2],
+  ["hang", "timeout", "header_timeout", 1], // no head within headers_ms: not retried by default
   ["hang-headers", "timeout", "idle_timeout", 2],
   // 4 tokens 350 ms apart: no gap reaches idle (400) but the answer outlasts the attempt (1200).
   ["slow", "timeout", "attempt_timeout", 2],
@@ -134,7 +134,12 @@ async function runTable(rows: Row[], stream: boolean) {
       out: join(dir, "out"),
       formats: ["csv"],
       retryFile: writeJson(dir, "retry.json", { max_attempts: 2, base_ms: 5, cap_ms: 20, budget_min: 1000 }),
-      timeoutsFile: writeJson(dir, "timeouts.json", { attempt_ms: 1200, request_ms: 4000, idle_ms: 400 }),
+      timeoutsFile: writeJson(dir, "timeouts.json", {
+        attempt_ms: 1200,
+        request_ms: 4000,
+        headers_ms: 400,
+        idle_ms: 400,
+      }),
       progress: false,
       serverTimeline: false,
     });

@@ -175,7 +175,9 @@ Deno.test("deno task run --no-preflight runs against a failing target anyway (ex
     assert.equal(r.code, 3, r.stderr);
     assert.match(r.stderr, /no request succeeded: 0 of 3 offered requests ended ok \(http_error 3\)/);
     assert.deepEqual(r.written, ["r"]);
-    assert.equal(srv.requests.length, 3, "no probe: only the 3 offered requests");
+    // Without --conditions the CLI asks GET /v1/models once for the model's name; no chat probe.
+    assert.deepEqual(srv.requests.map((q) => q.method).sort(), ["GET", "POST", "POST", "POST"]);
+    assert.equal(srv.requests.find((q) => q.method === "GET")!.target, "/501/v1/models");
   } finally {
     await srv.close();
   }

@@ -22,6 +22,7 @@ async function runAgainst(mode: FaultMode, extra: { stream?: boolean; requestMs?
       timeoutsFile: writeJson(dir, "timeouts.json", {
         attempt_ms: 300,
         request_ms: extra.requestMs ?? 2500,
+        headers_ms: 250,
         idle_ms: 250,
       }),
       progress: false,
@@ -57,7 +58,8 @@ const EXPECT: [FaultMode, { outcome: string; kind: string | null; attempts: numb
   ["500", { outcome: "http_error", kind: "http_500", attempts: 2, status: 500 }],
   ["malformed-sse", { outcome: "invalid_response", kind: "malformed_sse", attempts: 1, status: 200 }],
   ["cut", { outcome: "transport_error", kind: "stream_cut", attempts: 2, status: 200 }],
-  ["hang", { outcome: "timeout", kind: "idle_timeout", attempts: 2, status: null }],
+  // No head within headers_ms: waiting in the target's queue, not retried by default.
+  ["hang", { outcome: "timeout", kind: "header_timeout", attempts: 1, status: null }],
   // 4 tokens 100 ms apart: no gap reaches idle_ms (250) but the answer outlasts attempt_ms (300).
   ["slow", { outcome: "timeout", kind: "attempt_timeout", attempts: 2, status: 200 }],
   ["hang-headers", { outcome: "timeout", kind: "idle_timeout", attempts: 2, status: 200 }],

@@ -283,10 +283,10 @@ Deno.test("bad plan files are refused naming the file and the field or line", as
 
 Deno.test("the shipped plan files load and build", async (t) => {
   // A shipped plan draws the classes of the workload named like it (data/plans/chat-example.json: the chat-example
-  // workload), else the design workload's (a class mix may name one of them).
+  // workload; engine-validation-sweep.json: engine-validation), else the design workload's (a class mix may name one).
   const workloads = [...Deno.readDirSync(join(PLANS, "../workloads"))].filter((e) => e.isDirectory).map((e) => e.name);
   const workloadOf = async (plan: string) => {
-    const own = workloads.find((w) => plan === `${w}.json`);
+    const own = workloads.find((w) => plan === `${w}.json` || plan.startsWith(`${w}-`));
     return (await loadWorkload(join(PLANS, "../workloads", own ?? "design-v1"))).workload;
   };
   for await (const f of Deno.readDir(PLANS)) {

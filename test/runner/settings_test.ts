@@ -12,8 +12,10 @@ Deno.test("RunnerSettings gives every setting of a run its default", () => {
     // 8 MiB = 8 × 1024 × 1024 = 8388608 bytes
     max_response_bytes: 8_388_608,
     save_outputs: false,
+    cache_bust: false,
     api_key_env: "GOODPUT_API_KEY",
     progress: true,
+    server_metrics: "auto",
     server_timeline: true,
     flush_ms: 100,
     preconnect: 8,

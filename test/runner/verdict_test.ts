@@ -78,7 +78,7 @@ Deno.test("deno task run exits 3 against a target that answers HTML to chat and 
     const r = await runCliAgainst(`${srv.url}/wrong-content-type`, ["--no-preflight"]);
     assert.equal(r.code, 3, r.stderr);
     assert.match(r.stderr, /no request succeeded: 0 of 3 offered requests ended ok \(invalid_response 3\)/);
-    assert.match(r.stderr, /sim\/timeline: no server timeline \(HTTP 500\)/);
+    assert.match(r.stderr, /no server timeline: no \/sim\/timeline \(HTTP 500\); GET \/metrics/);
     assert.equal(
       srv.requests.filter((q) => q.target.startsWith("/sim/timeline")).length,
       1,

@@ -5,6 +5,7 @@ const watched = (deadlines: { attempt: number; request: number }): Watched => ({
   controller: new AbortController(),
   attemptDeadlineMs: deadlines.attempt,
   requestDeadlineMs: deadlines.request,
+  headersDeadlineMs: null,
   lastActivityMs: 0,
   reason: null,
 });

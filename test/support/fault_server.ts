@@ -6,7 +6,7 @@
  * first path segment when it names a mode (`/cut/v1/chat/completions` → `cut`), else `ok-sse`
  * when the JSON body has `"stream": true` and `ok-json` otherwise. Parameters come from the
  * query or headers: `tokens` / `x-fault-tokens` (token chunks, default `options.tokens` = 8),
- * `delay_ms` / `x-fault-delay-ms` (gap of `slow`, default `options.slowDelayMs` = 20).
+ * `delay_ms` / `x-fault-delay-ms` (gap of `slow`, wait of `queued`, default `options.slowDelayMs` = 20).
  *
  * Token i's text is `tok{i} ` (so 3 tokens read `tok0 tok1 tok2 `). `prompt_tokens` in usage
  * is the number of whitespace-separated words in the request's message contents (0 when the
@@ -33,6 +33,7 @@ import { WIRE_MODES, wireAnswer, type WireMode } from "./fault_wire.ts";
  * - `429`: `429`, `retry-after: 1`, JSON `{"error":{"message":"fault: rate limited","type":"rate_limit_error"}}` with `content-length`.
  * - `malformed-sse`: `200` event-stream, chunked: three events `data: {not json\n\n`, then `data: [DONE]\n\n`, `0\r\n\r\n`.
  * - `cut`: `200` event-stream head (chunked), the role chunk and 2 token chunks, then closes without the `0\r\n\r\n` terminator.
+ * - `queued`: sends nothing for `delay_ms` (a request waiting for a free slot of an engine), then the `ok-sse` answer.
  * - `hang`: sends nothing and keeps the connection open until the client closes it.
  * - `hang-headers`: sends the `200` event-stream head (chunked), then nothing until the client closes.
  * - `wrong-content-type`: `200`, `content-type: text/html`, `content-length`, body `<html><body>fault</body></html>`.
@@ -74,6 +75,7 @@ export const FAULT_MODES = [
   "ok-sse-eof",
   "ok-json",
   "slow",
+  "queued",
   "reset",
   "500",
   "429",
@@ -202,6 +204,7 @@ function fixedAnswer(
     }
     case "reset":
     case "slow":
+    case "queued":
     case "oversized-json":
     case "oversized-length":
     case "endless-sse-line":
@@ -273,6 +276,12 @@ export function startFaultServer(options: FaultServerOptions = {}): Promise<Faul
         await write(chunk(events[k]!));
       }
       await write(events.slice(tokens + 1).map(chunk).join("") + "0\r\n\r\n");
+      return true;
+    }
+    if (mode === "queued") {
+      await sleep(param(req, "delay_ms", options.slowDelayMs ?? 20));
+      if (closing) return false;
+      await write(CHUNKED_SSE_HEAD + sseEvents(req, tokens).map(chunk).join("") + "0\r\n\r\n");
       return true;
     }
     if (mode === "oversized-json") {

@@ -57,6 +57,7 @@ function level(pooled: SignalSample, blocks?: Blocks, repeats: SignalSample[] = 
     offered_rps: 8,
     accepted: 0,
     accepted_goodput: 0,
+    cached_input: { cached: 0, input: 0, share: null },
     signals: { x: s },
     blocks: blocks ? { x: blocks } : {},
   });

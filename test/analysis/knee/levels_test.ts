@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { pointSignals, prepareRun } from "../../../analysis/knee/levels.ts";
 import { loadRun } from "../../../analysis/run/load_run.ts";
 import { InputError } from "../../../schema/errors.ts";
-import { makeManifest, writeRun } from "../_fixture.ts";
+import { answered, makeManifest, req, writeRun } from "../_fixture.ts";
 import { SWEEP_POLICY, writeSweepRun } from "./knee_fixture.ts";
 
 const quiet = { onWarning: () => {} };
@@ -116,4 +116,64 @@ Deno.test("prepareRun() refuses a run without a steady or burst stage", async ()
     () => prepareRun(run, SWEEP_POLICY),
     (e) => e instanceof InputError && /no steady or burst/.test(e.message),
   );
+});
+
+Deno.test("pointSignals() reports each level's cached input share from the requests' token counts", async () => {
+  const stages = [
+    { name: "low", kind: "steady" as const, start_ms: 0, end_ms: 4000, offered_rps: 1 },
+    { name: "high", kind: "steady" as const, start_ms: 4000, end_ms: 6000, offered_rps: 2 },
+  ];
+  // low: 4 requests of 100 input tokens, 20 cached each; high: 4 of 100, 90 cached each, and one of 0 input (failed).
+  const qa = { class: "qa", input_tokens: 100 };
+  const requests = [
+    ...[0, 1, 2, 3].map((i) =>
+      answered({ ...qa, request_id: `l${i}`, stage: "low", scheduled_ms: i * 1000, cached_input_tokens: 20 }, 200)
+    ),
+    ...[0, 1, 2, 3].map((i) =>
+      answered(
+        { ...qa, request_id: `h${i}`, stage: "high", scheduled_ms: 4000 + i * 500, cached_input_tokens: 90 },
+        200,
+      )
+    ),
+  ];
+  const failed = req({
+    request_id: "h4",
+    class: "qa",
+    stage: "high",
+    scheduled_ms: 5900,
+    outcome: "timeout",
+    input_tokens: 0,
+  });
+  const dir = writeRun(Deno.makeTempDirSync() + "/run", makeManifest(stages, { run_id: "fixture-run" }), {
+    requests: [...requests.map((r) => r.request), failed],
+    attempts: requests.map((r) => r.attempt),
+  });
+  const run = prepareRun(await loadRun(dir, quiet), SWEEP_POLICY);
+  const at = (name: string) => pointSignals([{ run, stage: run.stages.find((s) => s.name === name)! }]).cached_input;
+  // low: 4 × 20 / 4 × 100 = 80 / 400 = 0.2.
+  assert.deepEqual(at("low"), { cached: 80, input: 400, share: 0.2 });
+  // high: 4 × 90 / (4 × 100 + 0) = 360 / 400 = 0.9: the failed request adds no input token.
+  assert.deepEqual(at("high"), { cached: 360, input: 400, share: 0.9 });
+});
+
+Deno.test("pointSignals() has no queue-age signal when the polled engine does not expose it", async () => {
+  const target = {
+    routes: ["default"],
+    server: "http://127.0.0.1:8080/",
+    source: "llamacpp" as const,
+    how: "test",
+    endpoints: ["/metrics"],
+    columns: { queue_len: "llamacpp:requests_deferred", running: "llamacpp:requests_processing" },
+    not_exposed: ["oldest_queued_ms", "replicas", "replicas_warming", "shed", "rate_limited", "errors"],
+    polls: 95,
+    failed_polls: 0,
+    rows_dropped: 0,
+    lines_dropped: 0,
+  };
+  const server_metrics = { mode: "auto" as const, period_ms: 1000, targets: [target], note: "test" };
+  const dir = writeSweepRun(Deno.makeTempDirSync() + "/run", { manifest: { server_metrics } });
+  const run = prepareRun(await loadRun(dir, quiet), SWEEP_POLICY);
+  const p = pointSignals([{ run, stage: run.stages.find((s) => s.name === "step-03")! }]);
+  assert.equal(p.signals.server_queue_len_mean!.value, 1, "the queue the engine exposes is a signal");
+  assert.equal(p.signals.server_oldest_queued_max_ms, undefined, "its age, written 0 as not exposed, is not");
 });

@@ -104,7 +104,7 @@ const ROWS: Row[] = [
 
 async function drillRun(drills: DrillRecord[]) {
   const manifest = makeManifest([{ name: "s", kind: "steady", start_ms: 0, end_ms: 7000, offered_rps: 2 }], {
-    timeouts: { attempt_ms: 2000, request_ms: 5000, idle_ms: 1000 },
+    timeouts: { attempt_ms: 2000, request_ms: 5000, headers_ms: 1000, idle_ms: 1000 },
     drills,
   });
   const dir = writeRun(join(Deno.makeTempDirSync(), "run"), manifest, {

@@ -120,3 +120,10 @@ Deno.test("quality_ok tool_sequence compares the tools called, in order", async 
     assert.equal(judge(q, "", { tool_calls: extra }).value, false);
   });
 });
+
+Deno.test("quality_ok does not apply to a case whose quality check is not_applicable: null, never failed", () => {
+  const q = { kind: "not_applicable", reason: "random weights" };
+  assert.equal(qualityOk.applies(makeCase({ quality_check: q })), false);
+  assert.deepEqual(judge(q, "any noise at all"), { value: null, detail: null });
+  assert.equal(qualityOk.applies(makeCase({ quality_check: { kind: "exact", value: "x" } })), true);
+});
