@@ -53,7 +53,10 @@ export interface DispatchCounters {
   finished: number;
   notSent: number;
   clientShed: number;
-  /** Largest send lag seen since the last reset (ms). */
+  /**
+   * Largest send lag since the last reset (ms): a started request's `send_lag_ms` (first byte written − scheduled,
+   * known when it finishes), a request not started its lag when the dispatcher gave it up.
+   */
   windowMaxLagMs: number;
 }
 
@@ -99,6 +102,9 @@ export async function dispatchOpenLoop(
     return false;
   };
   const onDone = (row: RequestRow) => {
+    if (row.send_lag_ms !== null && row.send_lag_ms > counters.windowMaxLagMs) {
+      counters.windowMaxLagMs = row.send_lag_ms;
+    }
     counters.inFlight--;
     counters.finished++;
     o.done?.(row);
@@ -131,11 +137,12 @@ export async function dispatchOpenLoop(
       if (askCheckpoints(e.scheduled_ms, now)) break;
       i++;
       const lag = now - e.scheduled_ms;
-      if (lag > counters.windowMaxLagMs) counters.windowMaxLagMs = lag;
       if (lag > o.maxSendLagMs) {
+        if (lag > counters.windowMaxLagMs) counters.windowMaxLagMs = lag;
         o.skip(e, "not_sent", lag, `send_lag>${o.maxSendLagMs}ms`);
         counters.notSent++;
       } else if (counters.inFlight >= o.maxInFlight) {
+        if (lag > counters.windowMaxLagMs) counters.windowMaxLagMs = lag;
         o.skip(e, "client_shed", lag, `in_flight>=${o.maxInFlight}`);
         counters.clientShed++;
       } else {

@@ -176,3 +176,35 @@ Deno.test("dispatchOpenLoop survives a start() that rejects: the other requests 
   assert.equal(counters.inFlight, 0);
   assert.equal(counters.finished, 4);
 });
+
+Deno.test("the progress window's send lag is each started request's send_lag_ms (first byte written), not its dispatch lag", async () => {
+  const clock = startClock();
+  const counters = newCounters();
+  // Each started request reports a first-byte lag of 7.5 ms + its index, whatever its lag at dispatch (≤ 1 ms).
+  await dispatchOpenLoop({
+    clock,
+    entries: entries(3, 2),
+    maxSendLagMs: 1000,
+    maxInFlight: 1000,
+    start: (e) => Promise.resolve(row(e, "ok", 7.5 + Number(e.request_id.slice(1)))),
+    skip: () => {},
+  }, counters);
+  // The largest of 7.5, 8.5 and 9.5.
+  assert.equal(counters.windowMaxLagMs, 9.5);
+});
+
+Deno.test("the progress window's send lag counts a request given up as not_sent at its lateness then", async () => {
+  const clock = startClock();
+  const counters = newCounters();
+  // Scheduled at −995 ms: ~1,000 ms late at the first tick, past the 100 ms limit, so never started.
+  await dispatchOpenLoop({
+    clock,
+    entries: [{ ...entries(1, 0)[0]!, scheduled_ms: -995 }],
+    maxSendLagMs: 100,
+    maxInFlight: 1000,
+    start: () => Promise.reject(new Error("a not_sent request is never started")),
+    skip: () => {},
+  }, counters);
+  assert.equal(counters.notSent, 1);
+  assert.ok(counters.windowMaxLagMs >= 995 && counters.windowMaxLagMs < 2000, `${counters.windowMaxLagMs}`);
+});
