@@ -74,6 +74,15 @@ function readByCat(path: string): string | null {
 }
 
 /**
+ * A `/proc` file of this process: `self` read directly when Deno allows it, else `/proc/<pid>/<file>` by `cat`
+ * (what `deno task run` permits); null when neither can (not Linux, no permission): the figure is unknown.
+ */
+export function readOwnProc(file: string): string | null {
+  if (Deno.build.os !== "linux") return null;
+  return readDirect(`/proc/self/${file}`) ?? readByCat(`/proc/${Deno.pid}/${file}`);
+}
+
+/**
  * The event-loop thread's counters now: `/proc/thread-self/schedstat` read by that thread itself when Deno allows it,
  * else `/proc/<pid>/schedstat` by `cat` — the thread group leader's, which runs the event loop under `deno run`.
  */

@@ -18,6 +18,7 @@ import { readLogCsvBatches } from "./sinks/csv_read_batches.ts";
 import { csvToParquet } from "./sinks/parquet_writer.ts";
 import { writeCsvSchema } from "./sinks/csv_schema.ts";
 import { timelineUrl } from "./timeline_probe.ts";
+import { readOwnProc } from "./cpu_contention.ts";
 
 export interface FinaliseOptions {
   clock: Clock;
@@ -261,15 +262,11 @@ function serverRow(runId: string, route: string, t: number, r: TimelineRow): Ser
   };
 }
 
-/** CPU time of this process so far and its peak RSS (Linux /proc; null elsewhere). */
+/** CPU time of this process so far and its peak RSS (Linux /proc, by `cat` without --allow-all; null elsewhere). */
 function ownUsage(): { runner_cpu_ms: number; runner_peak_rss_bytes: number | null } {
   const cpu = process.cpuUsage();
-  let peak: number | null = null;
-  try {
-    const m = /VmHWM:\s+(\d+) kB/.exec(Deno.readTextFileSync("/proc/self/status"));
-    if (m) peak = Number(m[1]) * 1024;
-  } catch { /* not Linux: unknown, not zero */ }
-  return { runner_cpu_ms: (cpu.user + cpu.system) / 1000, runner_peak_rss_bytes: peak };
+  const m = /VmHWM:\s+(\d+) kB/.exec(readOwnProc("status") ?? "");
+  return { runner_cpu_ms: (cpu.user + cpu.system) / 1000, runner_peak_rss_bytes: m ? Number(m[1]) * 1024 : null };
 }
 
 function removeIfThere(p: string): void {

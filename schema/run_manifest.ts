@@ -273,7 +273,10 @@ export const RunManifest = z.object({
      * with the figures. Absent in runs written before it existed.
      */
     client_limit_cause: ClientLimitCause.nullable().optional(),
-    /** The runner's own CPU time (user + system) and peak resident memory over the run (null where unknown). */
+    /**
+     * The runner's own CPU time (user + system, all its threads) and peak resident memory over the run (VmHWM of
+     * /proc/<pid>/status, read by `cat` under `deno task run`'s permissions; null where unknown: not Linux).
+     */
     runner_cpu_ms: z.number().nonnegative().nullable(),
     runner_peak_rss_bytes: z.number().int().nonnegative().nullable(),
     /**

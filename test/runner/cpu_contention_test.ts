@@ -48,6 +48,26 @@ console.log(JSON.stringify(s.stop()));`,
   assert.ok(got.machine_busy_share !== null && got.load_avg_1m_max !== null);
 });
 
+Deno.test("readOwnProc() reads this process's /proc/<pid>/status under the run task's permissions (the peak RSS in run.json)", async () => {
+  if (Deno.build.os !== "linux") return;
+  const script = join(Deno.makeTempDirSync(), "p.ts");
+  Deno.writeTextFileSync(
+    script,
+    `import { readOwnProc } from ${JSON.stringify(new URL("../../runner/cpu_contention.ts", import.meta.url).href)};
+console.log(JSON.stringify({ pid: Deno.pid, status: readOwnProc("status") }));`,
+  );
+  const out = await new Deno.Command(Deno.execPath(), {
+    args: ["run", "--allow-read", "--allow-run=cat", script],
+    stdout: "piped",
+    stderr: "piped",
+  }).output();
+  const got = JSON.parse(new TextDecoder().decode(out.stdout));
+  assert.ok(got.status !== null, new TextDecoder().decode(out.stderr));
+  // The status of that process, not of cat: its own pid, and a peak RSS.
+  assert.match(got.status, new RegExp(`^Pid:\\s+${got.pid}$`, "m"));
+  assert.match(got.status, /^VmHWM:\s+\d+ kB$/m);
+});
+
 Deno.test("clientLimitCause() weighs the run-queue wait against the wait the runner's own work causes", () => {
   // ρ = 600 / 10,000 = 0.06; own: 0.06 / 0.94 × 600 = 38.297… ms ≤ 900 ms waiting: the machine; 97.5 % → "98 %".
   assert.deepEqual(clientLimitCause(CONTENTION), {
