@@ -62,7 +62,13 @@ export function prepareChecks(cases: readonly WorkloadCase[], file = "workload")
  * ```ts
  * import { applicableGates, notEvaluated } from "./evaluate_checks.ts";
  * import assert from "node:assert/strict";
- * const c = { expected_output_schema: null, safety_case: false, canary: null, tools: [] };
+ * const c = {
+ *   expected_output_schema: null,
+ *   safety_case: false,
+ *   canary: null,
+ *   tools: [],
+ *   quality_check: { kind: "contains", values: ["refund"] },
+ * };
  * assert.equal(applicableGates(c as never, notEvaluated()), "output_valid,quality_ok");
  * ```
  */
