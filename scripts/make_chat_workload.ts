@@ -12,10 +12,10 @@ import { fileURLToPath } from "node:url";
 import { chatWorkload, type ClassLimits } from "../examples/chat/workload.ts";
 import { type ChatClass, CLASSES } from "../examples/chat/prompt.ts";
 import { type CommandSpec, runCommand } from "../lib/command.ts";
+import { writeWorkloadFiles } from "./_workload_files.ts";
 import { InputError } from "../schema/errors.ts";
-import { loadJsonFile, parseWith } from "../schema/load.ts";
+import { loadJsonFile } from "../schema/load.ts";
 import { SloPolicy } from "../schema/slo.ts";
-import { ClassDefaultsFile, Workload } from "../schema/workload.ts";
 
 const ROOT = fileURLToPath(new URL("../", import.meta.url));
 
@@ -51,13 +51,7 @@ export async function writeChatWorkload(out = join(ROOT, "data/workloads/chat-ex
     limits[cls] = { e2e_ms: slo.e2e_ms, ttft_ms: slo.ttft_ms };
   }
   const { workload, classDefaults } = chatWorkload(limits);
-  // Validate what is written, so a builder bug never reaches the committed files.
-  parseWith(Workload, workload, "workload.json (generated)", "workload");
-  parseWith(ClassDefaultsFile, classDefaults, "class_defaults.json (generated)", "class defaults");
-  const files = [[join(out, "workload.json"), workload], [join(out, "class_defaults.json"), classDefaults]] as const;
-  await Deno.mkdir(out, { recursive: true });
-  for (const [file, value] of files) await Deno.writeTextFile(file, `${JSON.stringify(value, null, 2)}\n`);
-  return files.map(([file]) => file);
+  return await writeWorkloadFiles(out, { workload, classDefaults });
 }
 
 if (import.meta.main) {

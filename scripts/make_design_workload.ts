@@ -7,12 +7,10 @@
  *
  * @module
  */
-import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { buildDesignWorkload } from "../data/workloads/design-v1/recipe/build.ts";
 import { type CommandSpec, runCommand } from "../lib/command.ts";
-import { parseWith } from "../schema/load.ts";
-import { ClassDefaultsFile, Workload } from "../schema/workload.ts";
+import { writeWorkloadFiles } from "./_workload_files.ts";
 
 /** `make_design_workload`: its flags and help (lib/command.ts). */
 export const MAKE_DESIGN_WORKLOAD_COMMAND = {
@@ -40,16 +38,7 @@ export interface WriteOptions {
 export async function writeDesignWorkload(options: WriteOptions = {}): Promise<string[]> {
   const out = options.out ?? fileURLToPath(new URL("../data/workloads/design-v1/", import.meta.url));
   const { workload, classDefaults } = buildDesignWorkload();
-  // Validate what is written, so a recipe bug never reaches the frozen files.
-  parseWith(Workload, workload, "workload.json (generated)", "workload");
-  parseWith(ClassDefaultsFile, classDefaults, "class_defaults.json (generated)", "class defaults");
-  const files = [
-    [join(out, "workload.json"), workload],
-    [join(out, "class_defaults.json"), classDefaults],
-  ] as const;
-  await Deno.mkdir(out, { recursive: true });
-  for (const [file, value] of files) await Deno.writeTextFile(file, `${JSON.stringify(value, null, 2)}\n`);
-  return files.map(([file]) => file);
+  return await writeWorkloadFiles(out, { workload, classDefaults });
 }
 
 if (import.meta.main) {

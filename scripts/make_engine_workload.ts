@@ -6,12 +6,10 @@
  *
  * @module
  */
-import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { buildEngineWorkload } from "../data/workloads/engine-validation/recipe/build.ts";
 import { type CommandSpec, runCommand } from "../lib/command.ts";
-import { parseWith } from "../schema/load.ts";
-import { ClassDefaultsFile, Workload } from "../schema/workload.ts";
+import { writeWorkloadFiles } from "./_workload_files.ts";
 
 /** `make_engine_workload`: its flags and help (lib/command.ts). */
 export const MAKE_ENGINE_WORKLOAD_COMMAND = {
@@ -34,16 +32,7 @@ export const MAKE_ENGINE_WORKLOAD_COMMAND = {
 export async function writeEngineWorkload(options: { out?: string } = {}): Promise<string[]> {
   const out = options.out ?? fileURLToPath(new URL("../data/workloads/engine-validation/", import.meta.url));
   const { workload, classDefaults } = buildEngineWorkload();
-  // Validate what is written, so a recipe bug never reaches the frozen files.
-  parseWith(Workload, workload, "workload.json (generated)", "workload");
-  parseWith(ClassDefaultsFile, classDefaults, "class_defaults.json (generated)", "class defaults");
-  const files = [
-    [join(out, "workload.json"), workload],
-    [join(out, "class_defaults.json"), classDefaults],
-  ] as const;
-  await Deno.mkdir(out, { recursive: true });
-  for (const [file, value] of files) await Deno.writeTextFile(file, `${JSON.stringify(value, null, 2)}\n`);
-  return files.map(([file]) => file);
+  return await writeWorkloadFiles(out, { workload, classDefaults });
 }
 
 if (import.meta.main) {
