@@ -3,30 +3,17 @@ import { join } from "node:path";
 import { firstModelId, modelsUrl, targetModel } from "../../runner/target_model.ts";
 import { runLoadTest } from "../../runner/run.ts";
 import { readLogCsv } from "../../runner/sinks/csv_read.ts";
-import { startFaultServer } from "../support/fault_server.ts";
+import { startFronted } from "../support/fake_engine.ts";
 import { constantPlan, tinyCase, writeJson, writeWorkload } from "../../testing/tiny_workload.ts";
 
 /** A server whose `GET /v1/models` answers `models` (status, body); chat calls are answered by a fault server. */
 async function modelServer(status: number, body: string) {
-  const chat = await startFaultServer({ tokens: 2 });
   const seen: { path: string; auth: string | null }[] = [];
-  const srv = Deno.serve({ hostname: "127.0.0.1", port: 0, onListen() {} }, async (req) => {
-    const path = new URL(req.url).pathname;
+  const server = await startFronted((req, path) => {
     seen.push({ path, auth: req.headers.get("authorization") });
-    if (req.method === "GET" && path === "/v1/models") return new Response(body, { status });
-    // Chat calls go on to the fault server (its `ok-sse` / `ok-json` answers).
-    const res = await fetch(`${chat.url}${path}`, { method: req.method, headers: req.headers, body: await req.text() });
-    return new Response(res.body, { status: res.status, headers: res.headers });
+    return req.method === "GET" && path === "/v1/models" ? new Response(body, { status }) : null;
   });
-  return {
-    url: `http://127.0.0.1:${srv.addr.port}`,
-    seen,
-    chat,
-    close: async () => {
-      await srv.shutdown();
-      await chat.close();
-    },
-  };
+  return { ...server, seen };
 }
 
 Deno.test("modelsUrl() puts /models beside /chat/completions and keeps the query", () => {

@@ -22,12 +22,37 @@ export interface FakeEngine {
   close(): Promise<void>;
 }
 
-/** Starts a fake engine. */
-export async function startFakeEngine(options: FakeEngineOptions): Promise<FakeEngine> {
+/** A server on 127.0.0.1 that answers what `front` answers (non-null) and forwards every other request to `chat`. */
+export interface FrontedServer {
+  url: string;
+  chat: FaultServer;
+  close(): Promise<void>;
+}
+
+/** Starts a fault server for chat calls and, before it, a server answering what `front` returns (null: forward). */
+export async function startFronted(front: (req: Request, path: string) => Response | null): Promise<FrontedServer> {
   const chat = await startFaultServer({ tokens: 2 });
-  const seen: string[] = [];
   const srv = Deno.serve({ hostname: "127.0.0.1", port: 0, onListen() {} }, async (req) => {
     const path = new URL(req.url).pathname;
+    const answer = front(req, path);
+    if (answer) return answer;
+    const res = await fetch(`${chat.url}${path}`, { method: req.method, headers: req.headers, body: await req.text() });
+    return new Response(res.body, { status: res.status, headers: res.headers });
+  });
+  return {
+    url: `http://127.0.0.1:${srv.addr.port}`,
+    chat,
+    close: async () => {
+      await srv.shutdown();
+      await chat.close();
+    },
+  };
+}
+
+/** Starts a fake engine. */
+export async function startFakeEngine(options: FakeEngineOptions): Promise<FakeEngine> {
+  const seen: string[] = [];
+  const server = await startFronted((req, path) => {
     seen.push(path);
     if (req.method === "GET" && path === "/metrics") {
       const m = options.metrics();
@@ -38,18 +63,9 @@ export async function startFakeEngine(options: FakeEngineOptions): Promise<FakeE
     }
     if (req.method === "GET" && path === "/v1/models") return Response.json({ data: [{ id: "fake.gguf" }] });
     if (req.method === "GET") return new Response("not found", { status: 404 });
-    const res = await fetch(`${chat.url}${path}`, { method: req.method, headers: req.headers, body: await req.text() });
-    return new Response(res.body, { status: res.status, headers: res.headers });
+    return null;
   });
-  return {
-    url: `http://127.0.0.1:${srv.addr.port}`,
-    seen,
-    chat,
-    close: async () => {
-      await srv.shutdown();
-      await chat.close();
-    },
-  };
+  return { ...server, seen };
 }
 
 /** llama-server's `/metrics` with the given gauges (the names of test/fixtures/server_metrics/). */
