@@ -13,6 +13,7 @@ import { initialManifest } from "./manifest.ts";
 import { checkTargets } from "./preflight.ts";
 import type { RunOptions } from "./run_options.ts";
 import { loadRunInputs, type RunInputs } from "./run_inputs.ts";
+import { planLengthOf } from "./plan_length.ts";
 import { saveSchedule } from "./schedule.ts";
 import { RUNNER_DEFAULTS } from "./settings.ts";
 import { targetModel } from "./target_model.ts";
@@ -88,6 +89,10 @@ export async function prepareRun(o: RunOptions): Promise<PreparedRun> {
     },
   });
   if (preflight) manifest.preflight = preflight;
+  const { warnings } = planLengthOf(built.stages, loaded, plan.spec.mix, o.plan);
+  if (warnings.length) manifest.plan.warnings = warnings;
+  // A worker of --workers says nothing: its parent printed the plan's warnings once (runner/workers/launch.ts).
+  if (!o.startGate) { for (const w of warnings) console.error(`warning: ${w}`); }
   if (built.mode === "open") {
     const saved = await saveSchedule(dir, built.entries);
     manifest.plan.schedule_sha256 = saved.sha256;

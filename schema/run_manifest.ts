@@ -190,6 +190,12 @@ export const RunManifest = z.object({
     scheduled_requests: z.number().int().nonnegative(),
     shard: z.object({ index: z.number().int().nonnegative(), count: z.number().int().positive() }).strict(),
     start_iso: z.string().datetime().nullable(),
+    /**
+     * What the runner found wrong with the plan before ms 0, one line each (runner/plan_length.ts: a load level too
+     * short for the knee's percentile signals, with the n expected, the n needed and the step length that would do).
+     * Absent when it found nothing, and in runs written before the check existed.
+     */
+    warnings: z.array(z.string()).min(1).optional(),
   }).strict(),
   /** One per route. */
   targets: z.array(Target).min(1),

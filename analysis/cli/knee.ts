@@ -9,6 +9,7 @@ import { retries } from "../recovery/retries.ts";
 import { isRunnerRun } from "../run/imported_run.ts";
 import { BLOCK_TEST_RULE, type Tolerance } from "../knee/departure.ts";
 import { supportRuleText } from "../latency/early_stopping.ts";
+import { KNEE_PERCENTILES, percentileNeedText } from "../../lib/percentile_support.ts";
 import { knee, KNEE_DEFAULTS, type KneeOptions, type KneeResult } from "../knee/knee.ts";
 import { PERSISTENCE_RULE } from "../knee/persistence.ts";
 import { SIGNALS } from "../knee/levels.ts";
@@ -147,9 +148,10 @@ export function kneeJson(
       guards: {
         proportion: `rates (Σ hits / Σ requests): ${BLOCK_TEST_RULE}; α = ${report.alpha}`,
         percentile: "nearest-rank percentiles, tested only when both sides' n support the percentile " +
-          `(percentile.ts): ${BLOCK_TEST_RULE}; α = ${report.alpha}; a percentile signal's lower/upper are its ` +
+          `(lib/percentile_support.ts: ${percentileNeedText(KNEE_PERCENTILES)}; the rule the runner's plan-length ` +
+          `warning applies): ${BLOCK_TEST_RULE}; α = ${report.alpha}; a percentile signal's lower/upper are its ` +
           "distribution-free CI under independence, shown for reference",
-        percentile_supported: `each percentile signal's "supported": ${supportRuleText([0.95, 0.99])}`,
+        percentile_supported: `each percentile signal's "supported": ${supportRuleText(KNEE_PERCENTILES)}`,
         bootstrap: `tokens_per_accepted (Σ tokens / Σ accepted): ${BLOCK_TEST_RULE}; α = ${report.alpha}; its ` +
           "lower/upper are the block bootstrap's 95 % interval (seed 1)",
         none: "server timeline signals and cost_per_accepted: tolerance only (the reason in each departure's guard)",

@@ -24,17 +24,19 @@
  * @module
  */
 import { mulberry32 } from "../../lib/prng.ts";
+import { BLOCK_MS, MIN_BLOCKS } from "../../lib/percentile_support.ts";
 
-/** Block length: one second of scheduled time. */
-export const BLOCK_MS = 1000;
+/**
+ * Block length ({@linkcode BLOCK_MS}: one second of scheduled time) and the fewest blocks a side needs
+ * ({@linkcode MIN_BLOCKS}): defined in lib/percentile_support.ts, which the runner's plan-length check reads too.
+ */
+export { BLOCK_MS, MIN_BLOCKS };
 /** Resamples of each side. */
 export const BLOCK_RESAMPLES = 1000;
 /** Seed of the baseline's resamples. */
 export const BASELINE_SEED = 1;
 /** Seed of the level's resamples (another stream, so equal block counts are not resampled in step). */
 export const LEVEL_SEED = 2;
-/** Fewer blocks on a side than this and the test is not applied (with 5 there are C(9, 5) = 126 distinct resamples). */
-export const MIN_BLOCKS = 5;
 
 /** Where a block lies: the index of its part (a stage of a run) in its point, and its second from the stage start. */
 export interface BlockAt {

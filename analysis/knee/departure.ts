@@ -14,12 +14,14 @@
  * the guard bolder than independence would; none for the server timeline
  * and the ledger's cost per accepted task (tolerance only, the reason in the
  * evidence). A percentile
- * that either side's n does not support is not tested. Repeats on both
- * sides of the threshold make it undecidable.
+ * that either side's n does not support is not tested (lib/percentile_support.ts
+ * `percentileTestable`: the rule the runner's plan-length warning applies).
+ * Repeats on both sides of the threshold make it undecidable.
  *
  * @module
  */
 import { sig } from "../../lib/number_format.ts";
+import { percentileNeedText, percentileTestable } from "../../lib/percentile_support.ts";
 import type { SignalSample } from "./signals.ts";
 import { type Level, type Spread, spreadOf, straddles } from "./repeats.ts";
 import {
@@ -166,11 +168,19 @@ function guard(
       detail: level.test === "none" && level.note ? level.note : "no statistical test for this signal: tolerance only",
     };
   }
-  if (base.test === "percentile" && level.test === "percentile" && !(base.supported && level.supported)) {
-    const side = !base.supported && !level.supported
-      ? "neither side's n supports"
-      : `the ${base.supported ? "level" : "baseline"}'s n does not support`;
-    return { name, ...none, detail: `n = ${level.n} vs baseline n = ${base.n}: ${side} this percentile, not tested` };
+  if (base.test === "percentile" && level.test === "percentile") {
+    // The rule the runner's plan-length check applies too (lib/percentile_support.ts): one implementation.
+    const t = percentileTestable(level.p, { baseline: base.n, level: level.n });
+    if (!t.testable) {
+      const side = t.short === "both" ? "neither side's n supports" : `the ${t.short}'s n does not support`;
+      return {
+        name,
+        ...none,
+        detail: `n = ${level.n} vs baseline n = ${base.n}: ${side} this percentile, not tested (${
+          percentileNeedText([level.p])
+        })`,
+      };
+    }
   }
   if (!baseBlocks || !levelBlocks) return { name, ...none, detail: "no data" };
   const t = blockBootstrapTest(baseBlocks, levelBlocks, worse);

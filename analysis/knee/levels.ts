@@ -26,6 +26,8 @@ import { costSample, LevelCoster, type LevelPricing } from "./level_cost.ts";
 import type { LoadedRun } from "../run/loaded_run.ts";
 import { HELD_BACK_KIND } from "../recovery/retries.ts";
 import { percentileWithCI } from "../latency/percentile.ts";
+import { KNEE_PERCENTILES, percentileSupported } from "../../lib/percentile_support.ts";
+import { percentLabel } from "../../lib/percentile_checks.ts";
 import { policyForRun, runWindow } from "../goodput/policy.ts";
 import type { SignalSample } from "./signals.ts";
 
@@ -205,7 +207,8 @@ class Sampler {
     const b = quantileBlocks(this.rows, values, p);
     this.blocks[key] = b;
     const ci = percentileWithCI(values.filter((v): v is number => v !== null && !Number.isNaN(v)), p);
-    return { test: "percentile", value: ci.value, n: ci.n, lower: ci.lower, upper: ci.upper, supported: ci.supported };
+    const supported = percentileSupported(p, ci.n);
+    return { test: "percentile", p, value: ci.value, n: ci.n, lower: ci.lower, upper: ci.upper, supported };
   }
 }
 
@@ -274,8 +277,8 @@ export function pointSignals(parts: { run: PreparedRun; stage: Stage }[]): Level
       const mine = values.map((v, i) => (done[i] && (c === "all" || cls[i] === c) ? v : null));
       // A class whose completed requests were not streamed has no TTFT (not observable): no signal, not "no data".
       if (name === "ttft" && c !== "all" && mine.every((v) => v === null)) continue;
-      for (const [suffix, p] of [["p95", 0.95], ["p99", 0.99]] as const) {
-        const key = `${name}_${suffix}_ms@${c}`;
+      for (const p of KNEE_PERCENTILES) {
+        const key = `${name}_${percentLabel(p)}_ms@${c}`;
         signals[key] = sm.percentile(key, mine, p);
       }
     }

@@ -12,7 +12,8 @@ export type Worse = "higher" | "lower";
 /**
  * One signal's value at one point, with what its statistical guard needs:
  * `proportion` (num of den; `value` may be a transform of it),
- * `percentile` (its distribution-free CI), `bootstrap` (a seeded 95 % percentile
+ * `percentile` (its distribution-free CI; tested only when both sides' n
+ * support it, lib/percentile_support.ts), `bootstrap` (a seeded 95 % percentile
  * bootstrap CI of a ratio over requests), or `none` (tolerance only; `note`
  * says why there is no test, when the signal states it).
  */
@@ -20,10 +21,13 @@ export type SignalSample =
   | { test: "proportion"; value: number | null; num: number; den: number }
   | {
     test: "percentile";
+    /** The percentile, as a fraction (0.95 = p95). */
+    p: number;
     value: number | null;
     n: number;
     lower: number | null;
     upper: number | null;
+    /** n ≥ the n the percentile needs (lib/percentile_support.ts `percentileSupported`, the rule of the guard). */
     supported: boolean;
   }
   | { test: "bootstrap"; value: number | null; n: number; lower: number | null; upper: number | null }

@@ -1,8 +1,10 @@
 /**
  * `npx deno task plan --plan FILE [flags]`: builds a plan's arrival schedule
  * and prints per-stage counts and rates, per-class counts, the total and the
- * sha256 of the schedule.csv a run would save. Sends nothing and writes
- * nothing. Its flags: {@linkcode PLAN_COMMAND}.
+ * sha256 of the schedule.csv a run would save, and a warning for each load
+ * level too short for the knee's percentile signals (runner/plan_length.ts;
+ * `--json`: `plan_length`). Sends nothing and writes nothing. Its flags:
+ * {@linkcode PLAN_COMMAND}.
  *
  * @module
  */
@@ -12,6 +14,7 @@ import { buildSchedule, loadPlan, scheduleSha256, summarizeSchedule } from "../s
 import type { ScheduleSummary } from "../plans/summarize.ts";
 import { describeSweep } from "../plans/sweep.ts";
 import { describeDrills } from "../intake_drill.ts";
+import { planLengthOf } from "../plan_length.ts";
 import { type CommandSpec, type ParsedCommand, runCommand } from "../../lib/command.ts";
 import { fixed } from "../../lib/number_format.ts";
 import { textTable } from "../../lib/text_table.ts";
@@ -23,7 +26,7 @@ export const PLAN_COMMAND = {
   name: "plan",
   invocation: "npx deno task plan",
   summary: "prints a plan's arrival schedule: per-stage counts and rates, per-class counts, the total and the " +
-    "schedule's sha256; sends nothing",
+    "schedule's sha256, and warns when a step is too short for the knee's percentile signals; sends nothing",
   flags: {
     plan: { type: "string", arg: "FILE", required: true, description: "the arrival plan (docs/plans.md)" },
     workload: {
@@ -88,8 +91,9 @@ async function main({ values: flags, check }: ParsedCommand<typeof PLAN_COMMAND>
   const built = await buildSchedule(plan.spec, workload, { planDir: plan.planDir, planFile: plan.planFile, shard });
   const summary = summarizeSchedule(built);
   const sha256 = built.mode === "open" ? await scheduleSha256(built.entries) : null;
+  const length = planLengthOf(built.stages, loadedWorkload!, plan.spec.mix, flags.plan!);
   if (flags.json) {
-    const out = { plan: plan.spec.name, workload: workload.workload, ...summary, sha256 };
+    const out = { plan: plan.spec.name, workload: workload.workload, ...summary, sha256, plan_length: length };
     console.log(JSON.stringify(plan.spec.drills ? { ...out, drills: plan.spec.drills } : out, null, 2));
   } else {
     const a = plan.spec.arrivals;
@@ -100,6 +104,8 @@ async function main({ values: flags, check }: ParsedCommand<typeof PLAN_COMMAND>
     if (a.process === "sweep") console.log(describeSweep(a));
     for (const line of describeDrills(plan.spec.drills)) console.log(line);
     console.log(renderSummary(summary, sha256));
+    // Nothing more when every level is long enough for the knee's percentile signals (or the plan has no knee).
+    for (const w of length.warnings) console.log(`warning: ${w}`);
   }
 }
 

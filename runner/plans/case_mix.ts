@@ -60,6 +60,50 @@ export function caseMix(
   seed: number,
   planFile: string,
 ): (index: number) => WorkloadCase {
+  const pools = mixPools(workload, mix, planFile);
+  return (index: number) => {
+    if (!Number.isSafeInteger(index) || index < 0) throw new RangeError(`arrival index must be >= 0, got ${index}`);
+    let u = uniformAt(seed, CLASS_STREAM, index);
+    // The last pool also takes what rounding leaves of u.
+    let pool = pools[pools.length - 1];
+    for (const p of pools) {
+      if (u < p.p) {
+        pool = p;
+        break;
+      }
+      u -= p.p;
+    }
+    const cases = pool?.cases ?? [];
+    const c = cases[Math.floor(uniformAt(seed, CASE_STREAM, index) * cases.length)];
+    if (c === undefined) throw new Error("case mix has no case to draw");
+    return c;
+  };
+}
+
+/**
+ * The chance that an arrival is of each class under the mix (its weight over the drawn classes' total, after the
+ * selection; the classes {@linkcode caseMix} draws, in the same order), the same problems refused.
+ *
+ * @example Weights 3 and 1: three arrivals in four are chat
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { classShares } from "./case_mix.ts";
+ * const c = (case_id: string, cls: string) => ({ case_id, class: cls, input_size: "typical", input_tokens: 1 });
+ * const workload = { workload: "w", cases: [c("a", "chat"), c("b", "rag")] } as never;
+ * const shares = classShares(workload, { class_weights: { chat: 3, rag: 1 } }, "plan.json");
+ * assert.deepEqual(shares, { chat: 0.75, rag: 0.25 });
+ * ```
+ */
+export function classShares(workload: Workload, mix: CaseMix, planFile: string): Record<string, number> {
+  return Object.fromEntries(mixPools(workload, mix, planFile).map((p) => [p.cls, p.p]));
+}
+
+/** The classes drawn, each with its selected cases and its chance; an InputError for a mix that cannot be drawn. */
+function mixPools(
+  workload: Workload,
+  mix: CaseMix,
+  planFile: string,
+): { cls: string; cases: WorkloadCase[]; p: number }[] {
   const classes = new Set(workload.cases.map((c) => c.class));
   const byClass = new Map<string, WorkloadCase[]>();
   for (const c of workload.cases) {
@@ -84,22 +128,5 @@ export function caseMix(
   }
   if (problems.length) throw new InputError(`${planFile}: invalid case mix`, problems);
   const total = drawn.reduce((s, [, w]) => s + w, 0);
-  const pools = drawn.map(([cls, w]) => ({ cases: byClass.get(cls) ?? [], p: w / total }));
-  return (index: number) => {
-    if (!Number.isSafeInteger(index) || index < 0) throw new RangeError(`arrival index must be >= 0, got ${index}`);
-    let u = uniformAt(seed, CLASS_STREAM, index);
-    // The last pool also takes what rounding leaves of u.
-    let pool = pools[pools.length - 1];
-    for (const p of pools) {
-      if (u < p.p) {
-        pool = p;
-        break;
-      }
-      u -= p.p;
-    }
-    const cases = pool?.cases ?? [];
-    const c = cases[Math.floor(uniformAt(seed, CASE_STREAM, index) * cases.length)];
-    if (c === undefined) throw new Error("case mix has no case to draw");
-    return c;
-  };
+  return drawn.map(([cls, w]) => ({ cls, cases: byClass.get(cls) ?? [], p: w / total }));
 }

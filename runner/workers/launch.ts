@@ -10,6 +10,7 @@ import { RUN_COMMAND } from "../cli/run_flags.ts";
 import type { FlagValues } from "../../lib/command.ts";
 import { defaultRunId, refuseUsedFolder } from "../prepare.ts";
 import { loadRunInputs } from "../run_inputs.ts";
+import { planLengthOf } from "../plan_length.ts";
 import type { RunOptions } from "../run_options.ts";
 import { heldPermissions, passedFlags, workerShards } from "./worker_args.ts";
 import { runWorkers } from "./run_workers.ts";
@@ -24,6 +25,10 @@ export async function launchWorkers(
   const inputs = await loadRunInputs({ ...o, shard: shards[0]! });
   const hosts = [...inputs.routes.routes.values()].map((r) => r.url.host);
   await inputs.routes.close();
+  // Once for the run (the workers keep them in run.json without printing them).
+  for (const line of planLengthOf(inputs.built.stages, inputs.loaded, inputs.plan.spec.mix, o.plan).warnings) {
+    console.error(`warning: ${line}`);
+  }
   const startIso = o.startAt ? new Date(o.startAt).toISOString() : null;
   const runId = o.runId ?? defaultRunId(inputs.plan.spec.name, startIso ?? new Date().toISOString());
   const runDir = join(o.out, runId);

@@ -126,3 +126,64 @@ Deno.test("the plan CLI prints the schedule and exits 2 on bad input", async (t)
     await Deno.remove(dir, { recursive: true });
   }
 });
+
+Deno.test("the plan CLI warns about levels too short for the knee's percentile signals", async (t) => {
+  const dir = await Deno.makeTempDir({ prefix: "plan_cli_length_" });
+  try {
+    await writeWorkload(dir); // chat and rag, both streamed; no class weights: each class 1 / 2
+    const sweep = (step_duration_s: number, start_rps: number) => ({
+      name: "short-sweep",
+      arrivals: {
+        process: "sweep",
+        start_rps,
+        step: { kind: "linear", step_rps: start_rps },
+        max_rps: 2 * start_rps,
+        step_duration_s,
+      },
+    });
+    const short = join(dir, "short.json");
+    await Deno.writeTextFile(short, JSON.stringify(sweep(20, 3)));
+
+    await t.step("a stage whose n falls short: the n expected and needed and the step that would do", async () => {
+      const r = await runCli(["--plan", short, "--workload", dir]);
+      assert.equal(r.code, 0, r.stderr);
+      const warnings = r.stdout.split("\n").filter((l) => l.startsWith("warning: "));
+      assert.equal(warnings.length, 2, r.stdout);
+      // step-01: 3 req/s × 20 s = 60 arrivals, 30 per class; p95: ⌈90 / 3⌉ = 30 s, ⌈90 / 1.5⌉ = 60 s;
+      // p99: ⌈459 / 3⌉ = 153 s, ⌈459 / 1.5⌉ = 306 s
+      assert.match(
+        warnings[0]!,
+        /^warning: plan too short for the knee: stage step-01 \(3 req\/s for 20 s; the baseline every level is judged against\): expected n = 60 over all classes \(chat 30, rag 30\); p95 needs n ≥ 90: a step ≥ 30 s for the all-class signals, 60 s for every class's; p99 needs n ≥ 459: a step ≥ 153 s for the all-class signals, 306 s for every class's\. /,
+      );
+      // step-02: 6 × 20 = 120 ≥ 90 over all classes, 60 per class; p99: ⌈459 / 6⌉ = 77 s, ⌈459 / 3⌉ = 153 s
+      assert.match(warnings[1]!, /stage step-02 \(6 req\/s for 20 s\): expected n = 120 over all classes \(chat 60, /);
+      assert.match(warnings[1]!, /p99 needs n ≥ 459: a step ≥ 77 s for the all-class signals, 153 s for every/);
+    });
+
+    await t.step("--json carries the check as data", async () => {
+      const r = await runCli(["--plan", short, "--workload", dir, "--json"]);
+      assert.equal(r.code, 0, r.stderr);
+      const { plan_length: pl } = JSON.parse(r.stdout);
+      assert.equal(pl.confidence, 0.99);
+      assert.equal(pl.warnings.length, 2);
+      assert.deepEqual(pl.levels.map((l: { stages: string[] }) => l.stages), [["step-01"], ["step-02"]]);
+      assert.deepEqual(pl.levels[0].expected.map((e: { expected_n: number }) => e.expected_n), [60, 30, 30]);
+      assert.deepEqual(pl.levels[0].percentiles.map((p: { need: number }) => p.need), [90, 459]);
+    });
+
+    await t.step("a plan long enough for every signal prints nothing extra", async () => {
+      // 60 and 120 req/s for 20 s: 1200 and 2400 arrivals, 600 and 1200 per class, all ≥ 459.
+      const long = join(dir, "long.json");
+      await Deno.writeTextFile(long, JSON.stringify(sweep(20, 60)));
+      const r = await runCli(["--plan", long, "--workload", dir]);
+      assert.equal(r.code, 0, r.stderr);
+      assert.doesNotMatch(r.stdout, /warning|too short/);
+      assert.deepEqual(
+        JSON.parse((await runCli(["--plan", long, "--workload", dir, "--json"])).stdout).plan_length.warnings,
+        [],
+      );
+    });
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});

@@ -3,6 +3,8 @@ import { type Blocks, quantileBlocks, ratioBlocks } from "../../../analysis/knee
 import { departure, fisherOneSided } from "../../../analysis/knee/departure.ts";
 import type { Level } from "../../../analysis/knee/repeats.ts";
 import type { LevelPoint, SignalSample } from "../../../analysis/knee/levels.ts";
+import { SIGNALS } from "../../../analysis/knee/signals.ts";
+import { KNEE_PERCENTILES, percentileNeed, percentileSupported } from "../../../lib/percentile_support.ts";
 
 /** C(a, k) / C(b, k) = ∏_{i<k} (a − i) / (b − i): the chance that all k failures fall in the group of a out of b. */
 function allFailuresIn(a: number, b: number, k: number): number {
@@ -64,13 +66,15 @@ function level(pooled: SignalSample, blocks?: Blocks, repeats: SignalSample[] = 
   return { planned_rps: 8, pooled: point(pooled), repeats: (repeats.length ? repeats : [pooled]).map(point) };
 }
 
+/** A p95 sample of n values (supported by the knee's rule, lib/percentile_support.ts, when n ≥ 90). */
 const pct = (value: number, lower: number | null, upper: number | null, n = 100): SignalSample => ({
   test: "percentile",
+  p: 0.95,
   value,
   n,
   lower,
   upper,
-  supported: upper !== null,
+  supported: percentileSupported(0.95, n),
 });
 
 /** P(X ≤ k) for X ~ binomial(n, p), summed term by term. */
@@ -152,7 +156,7 @@ Deno.test("departure() needs the tolerance and the block-bootstrap test to call 
     const d = departure(
       "x",
       base,
-      level(pct(700, 700, 700, 80), p95Blocks(times(4, times(20, 700)))),
+      level(pct(700, 700, 700, 100), p95Blocks(times(4, times(25, 700)))),
       "higher",
       tol,
       0.05,
@@ -174,7 +178,10 @@ Deno.test("departure() needs the tolerance and the block-bootstrap test to call 
       baseBlocks,
     );
     assert.equal(d.verdict, "undecidable");
-    assert.match(d.why, /n = 200 vs baseline n = 40: the baseline's n does not support this percentile, not tested/);
+    assert.match(
+      d.why,
+      /n = 200 vs baseline n = 40: the baseline's n does not support this percentile, not tested \(p95 needs n ≥ 90 on each side \(MLPerf LoadGen's early-stopping rule at 99 % one-sided confidence\) and ≥ 5 one-second blocks\)/,
+    );
   });
   await t.step("repeats on both sides of the threshold: undecidable, whatever the pooled value", () => {
     const d = departure(
@@ -199,4 +206,45 @@ Deno.test("departure() needs the tolerance and the block-bootstrap test to call 
     const d = departure("x", base, level({ test: "none", value: null, n: 0 }), "higher", tol, 0.05, baseBlocks);
     assert.equal(d.verdict, "no data");
   });
+});
+
+Deno.test("the knee's undecidable verdict turns where the plan-length rule does: n = 89 vs 90 for a p95", async (t) => {
+  // Both sides far apart: baseline 10 blocks × 20 latencies of 400 ms, level every latency 2000 ms. Beyond the
+  // threshold 400 · 1.25 + 100 = 600 by any count, and worse in every resample: only the n can stop the test.
+  const tol = { rel: 0.25, abs: 100 };
+  const baseBlocks = p95Blocks(times(10, times(20, 400)));
+  const base = pct(400, 400, 400, 200);
+  /** A level of n latencies of 2000 ms over 10 one-second blocks (9 blocks of ⌊n / 10⌋, the rest in the last). */
+  const levelOf = (n: number) => {
+    const each = Math.floor(n / 10);
+    const blocks = [...times(9, times(each, 2000)), times(n - 9 * each, 2000)];
+    return level(pct(2000, 2000, 2000, n), p95Blocks(blocks));
+  };
+  assert.equal(percentileNeed(0.95), 90);
+  await t.step("n = 90 at the level (the need): tested, degraded", () => {
+    const d = departure("x", base, levelOf(90), "higher", tol, 0.05, baseBlocks);
+    assert.equal(d.guard.name, "block_bootstrap_and_independent");
+    assert.equal(d.guard.p_value, 0);
+    assert.equal(d.verdict, "degraded");
+  });
+  await t.step("n = 89 at the level (one short): not tested, undecidable, naming the need", () => {
+    const d = departure("x", base, levelOf(89), "higher", tol, 0.05, baseBlocks);
+    assert.equal(d.guard.significant, null);
+    assert.equal(d.verdict, "undecidable");
+    assert.match(d.why, /above 600 but n = 89 vs baseline n = 200: the level's n does not support this percentile/);
+    assert.match(d.why, /p95 needs n ≥ 90 on each side/);
+  });
+  await t.step("n = 89 at the baseline: undecidable whatever the level's n", () => {
+    const thin = p95Blocks([...times(9, times(9, 400)), times(8, 400)]); // 9 · 9 + 8 = 89 latencies
+    const d = departure("x", pct(400, 400, 400, 89), levelOf(200), "higher", tol, 0.05, thin);
+    assert.equal(d.verdict, "undecidable");
+    assert.match(d.why, /the baseline's n does not support this percentile/);
+  });
+});
+
+Deno.test("every percentile of the shared rule is a signal the knee knows", () => {
+  for (const p of KNEE_PERCENTILES) {
+    const label = `p${p * 100}`;
+    assert.ok(SIGNALS[`e2e_${label}_ms`] && SIGNALS[`ttft_${label}_ms`], label);
+  }
 });

@@ -6,9 +6,9 @@ import {
   earlyStoppingTolerance,
   percentileClaim,
   supportRuleText,
-} from "../../../analysis/latency/early_stopping.ts";
-import { percentileWithCI } from "../../../analysis/latency/percentile.ts";
-import { mulberry32 } from "../../../lib/prng.ts";
+} from "../../lib/early_stopping.ts";
+import { percentileWithCI } from "../../analysis/latency/percentile.ts";
+import { mulberry32 } from "../../lib/prng.ts";
 
 /**
  * The criterion by exact integer arithmetic, independent of the code under test: with p = P/100 and
@@ -105,7 +105,7 @@ Deno.test("earlyStoppingMinSamples() gives the minimum n for k = 0..10 tolerated
     }
   });
   await t.step("docs/percentiles.md prints the same table", () => {
-    const doc = Deno.readTextFileSync(new URL("../../../docs/percentiles.md", import.meta.url));
+    const doc = Deno.readTextFileSync(new URL("../../docs/percentiles.md", import.meta.url));
     for (const P of [90, 95, 99]) {
       const line = new RegExp(`^\\| p${P}\\s+\\|(.*)\\|$`, "m").exec(doc)?.[1];
       assert.ok(line, `p${P} row`);
@@ -116,7 +116,7 @@ Deno.test("earlyStoppingMinSamples() gives the minimum n for k = 0..10 tolerated
     // LoadGen's MultiStream early stopping needs h_min + 1 queries for t = 1 at its 99th percentile; the
     // shipped config (read in place, ../shared/data/reference) sets *.MultiStream.min_query_count = 662.
     const conf = Deno.readTextFileSync(
-      new URL("../../../../shared/data/reference/mlperf_loadgen_mlperf.conf", import.meta.url),
+      new URL("../../../shared/data/reference/mlperf_loadgen_mlperf.conf", import.meta.url),
     );
     const count = Number(/^\*\.MultiStream\.min_query_count = (\d+)/m.exec(conf)?.[1]);
     const pct = Number(/^\*\.MultiStream\.target_latency_percentile = (\d+)/m.exec(conf)?.[1]);
