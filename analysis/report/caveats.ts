@@ -29,6 +29,7 @@ export type CaveatKind =
   | "client_limited"
   | "partial_shards"
   | "sweep_stopped"
+  | "plan_too_short"
   | "log_lacks_fields"
   | "unsupported_percentiles"
   | "load_warning";
@@ -144,6 +145,26 @@ function sweepStopped(x: CaveatInput): Caveat[] {
   }];
 }
 
+/**
+ * Levels the runner found too short for the knee's percentile signals before ms 0 (run.json `plan.warnings`,
+ * runner/plan_length.ts): their percentile departures may be "undecidable". Shard 0's list (every shard checks the
+ * same plan).
+ */
+function planTooShort(x: CaveatInput): Caveat[] {
+  const m = x.run.manifest;
+  const w = isRunnerRun(m) ? m.plan.warnings ?? [] : [];
+  if (!w.length) return [];
+  return [{
+    kind: "plan_too_short",
+    severity: "note",
+    label: "PLAN TOO SHORT",
+    text: `the runner warned before ms 0 that ${w.length} of the plan's levels are too short for the knee's ` +
+      `percentile signals (run.json plan.warnings): ${
+        w.map((l) => l.replace(/^warning: plan too short for the knee: /, "")).join(" | ")
+      }`,
+  }];
+}
+
 /** Columns of the current contract the log's minor version predates (run.json `schema_minor`): read as null. */
 function logLacksFields(x: CaveatInput): Caveat[] {
   const minor = Math.min(...x.run.manifests.map((m) => m.schema_minor));
@@ -210,6 +231,7 @@ export const CAVEAT_SOURCES: readonly ((x: CaveatInput) => Caveat[])[] = [
   clientLimited,
   partialShards,
   sweepStopped,
+  planTooShort,
   logLacksFields,
   unsupportedPercentiles,
   loadWarnings,
@@ -217,7 +239,7 @@ export const CAVEAT_SOURCES: readonly ((x: CaveatInput) => Caveat[])[] = [
 
 /** What the sources check, in words: printed when none applies. */
 export const CAVEATS_CHECKED = "where the run came from (runner, import, production recording), dropped records, " +
-  "how the run ended, capacity, the client's limits, shards, the sweep's stop rule, the " +
+  "how the run ended, capacity, the client's limits, shards, the sweep's stop rule, the plan's length, the " +
   "log's fields against the current contract, percentile support, load warnings";
 
 /** The caveats of a report, alerts first, each source's in its order. */

@@ -11,6 +11,7 @@ const row = (o: Partial<LatencyRow>): LatencyRow => latencyRow({ stage: null, ..
 function input(over: {
   minor?: number;
   stopped_by?: unknown;
+  plan_warnings?: string[];
   headline?: string | null;
   no_capacity?: string | null;
   lines?: string[];
@@ -19,7 +20,11 @@ function input(over: {
   tableRows?: LatencyRow[];
   figureRows?: LatencyRow[];
 } = {}): CaveatInput {
-  const manifest = { schema_minor: over.minor ?? SCHEMA_MINOR, result: { stopped_by: over.stopped_by ?? null } };
+  const manifest = {
+    schema_minor: over.minor ?? SCHEMA_MINOR,
+    plan: over.plan_warnings ? { warnings: over.plan_warnings } : {},
+    result: { stopped_by: over.stopped_by ?? null },
+  };
   return {
     run: { manifest, manifests: [manifest] },
     verdicts: {
@@ -125,4 +130,21 @@ Deno.test("reportCaveats() lists the alerts first: incomplete run, no capacity, 
   // A sweep that ran every planned step (max_rps) is not cut short.
   const full = { rule: "max_rps", step: "s16", value: 16, threshold: 16, offered: 1, in_flight: 0, basis: "" };
   assert.deepEqual(reportCaveats(input({ stopped_by: full })), []);
+});
+
+Deno.test("reportCaveats() notes the levels the runner found too short for the knee (run.json plan.warnings)", () => {
+  const w = [
+    "warning: plan too short for the knee: stage step-02 (4 req/s for 20 s): p95 needs n ≥ 90",
+    "warning: plan too short for the knee: stage step-03 (6 req/s for 20 s): p99 needs n ≥ 459",
+  ];
+  const caveats = reportCaveats(input({ plan_warnings: w }));
+  assert.deepEqual(caveats.map((c) => [c.kind, c.severity, c.label]), [["plan_too_short", "note", "PLAN TOO SHORT"]]);
+  assert.equal(
+    caveats[0]!.text,
+    "the runner warned before ms 0 that 2 of the plan's levels are too short for the knee's percentile signals " +
+      "(run.json plan.warnings): stage step-02 (4 req/s for 20 s): p95 needs n ≥ 90 | " +
+      "stage step-03 (6 req/s for 20 s): p99 needs n ≥ 459",
+  );
+  // A plan long enough (no warnings field) says nothing.
+  assert.deepEqual(reportCaveats(input()), []);
 });
