@@ -2,12 +2,14 @@
  * The app of bench/recorder_http_bench.ts: one Deno.serve handler that answers `POST /chat` with a streamed answer of
  * `--tokens` tokens, with the recorder (`--recorder on`: the calls a streaming chat service makes, as
  * examples/chat/server.ts makes them, its buffer flushed by its own timer every `--flush-ms`, the default 1000) or
- * without it (`off`: the same handler, the same work, no recorder call). Prints its URL, then serves until SIGTERM (closing the recorder).
+ * without it (`off`: the same handler, the same work, no recorder call); `--writer`, `--slice-ms` and `--batch-rows` as
+ * bench/recorder_http_bench.ts passes them. Prints its URL, then serves until SIGTERM (closing the recorder).
  *
  * @module
  */
 import { parseArgs } from "node:util";
 import { recorder } from "../recorder/mod.ts";
+import { FLUSH_SLICES } from "../recorder/recorder.ts";
 import type { Recorder } from "../recorder/types.ts";
 
 const { values } = parseArgs({
@@ -17,8 +19,13 @@ const { values } = parseArgs({
     tokens: { type: "string", default: "50" },
     out: { type: "string" },
     "flush-ms": { type: "string", default: "1000" },
+    writer: { type: "string", default: "thread" },
+    "slice-ms": { type: "string", default: String(FLUSH_SLICES.slice_ms) },
+    "batch-rows": { type: "string", default: String(FLUSH_SLICES.batch_rows) },
   },
 });
+FLUSH_SLICES.slice_ms = Number(values["slice-ms"]);
+FLUSH_SLICES.batch_rows = Number(values["batch-rows"]);
 const tokens = Number(values.tokens);
 const rec: Recorder | null = values.recorder === "on"
   ? recorder({
@@ -26,6 +33,7 @@ const rec: Recorder | null = values.recorder === "on"
     run_id: "bench-http",
     app: { name: "bench", version: "1" },
     buffer: { flush_ms: Number(values["flush-ms"]) },
+    writer: values.writer === "app" ? "app" : "thread",
   })
   : null;
 const enc = new TextEncoder();

@@ -6,7 +6,9 @@
  * send → last byte, ms, the requests of a round back to back or paced at `--rate` per second. Per run: p50, p99 and
  * p99.9 of each arm and their differences (with − without), the load average before and after; `--runs` fresh pairs
  * of processes. Prints one JSON line per run, then a summary line. `--flush-ms` sets the recording app's flush
- * interval (the recorder's default, 1000).
+ * interval (the recorder's default, 1000); `--writer thread|app` where it writes its log (the recorder's `writer`
+ * option, default thread); `--slice-ms` and `--batch-rows` how its flush shares the app's thread
+ * (recorder/recorder.ts `FLUSH_SLICES`, default: the recorder's).
  *
  * ```sh
  * npx deno run -A bench/recorder_http_bench.ts --runs 3 --rounds 20 --requests 500 --tokens 50
@@ -17,6 +19,7 @@
  */
 import { parseArgs } from "node:util";
 import { fileURLToPath } from "node:url";
+import { FLUSH_SLICES } from "../recorder/recorder.ts";
 
 const { values } = parseArgs({
   args: Deno.args,
@@ -27,8 +30,13 @@ const { values } = parseArgs({
     tokens: { type: "string", default: "50" },
     rate: { type: "string", default: "0" },
     "flush-ms": { type: "string", default: "1000" },
+    writer: { type: "string", default: "thread" },
+    "slice-ms": { type: "string", default: String(FLUSH_SLICES.slice_ms) },
+    "batch-rows": { type: "string", default: String(FLUSH_SLICES.batch_rows) },
   },
 });
+const writer = values.writer;
+const [sliceMs, batchRows] = [Number(values["slice-ms"]), Number(values["batch-rows"])];
 const [runs, rounds, requests, tokens, rate, flushMs] = [
   values.runs,
   values.rounds,
@@ -38,10 +46,13 @@ const [runs, rounds, requests, tokens, rate, flushMs] = [
   values["flush-ms"],
 ].map(Number);
 const ok = (n: number | undefined, min: number) => Number.isSafeInteger(n) && n! >= min;
-if (!ok(runs, 1) || !ok(rounds, 2) || !ok(requests, 1) || !ok(tokens, 1) || !ok(rate, 0) || !ok(flushMs, 1)) {
+if (
+  !ok(runs, 1) || !ok(rounds, 2) || !ok(requests, 1) || !ok(tokens, 1) || !ok(rate, 0) || !ok(flushMs, 1) ||
+  (writer !== "thread" && writer !== "app") || !(sliceMs > 0) || !ok(batchRows, 1)
+) {
   console.error(
     "error: --runs ≥ 1, --rounds ≥ 2 (an even count balances the order), --requests ≥ 1, --tokens ≥ 1, --rate ≥ 0 " +
-      "(integer), --flush-ms ≥ 1",
+      "(integer), --flush-ms ≥ 1, --writer thread or app, --slice-ms > 0, --batch-rows ≥ 1",
   );
   Deno.exit(2);
 }
@@ -55,7 +66,8 @@ interface Server {
 async function start(arm: "on" | "off", out: string): Promise<Server> {
   const child = new Deno.Command(Deno.execPath(), {
     args: ["run", "--allow-net=127.0.0.1", "--allow-read", "--allow-write", "--allow-env", "--allow-sys", SERVER]
-      .concat(["--recorder", arm, "--tokens", String(tokens), "--out", out, "--flush-ms", String(flushMs)]),
+      .concat(["--recorder", arm, "--tokens", String(tokens), "--out", out, "--flush-ms", String(flushMs)])
+      .concat(["--writer", writer!, "--slice-ms", String(sliceMs), "--batch-rows", String(batchRows)]),
     stdout: "piped",
     stderr: "inherit",
   }).spawn();
@@ -137,6 +149,8 @@ for (let run = 1; run <= runs!; run++) {
       tokens,
       rate_per_s: rate || "back to back",
       flush_ms: flushMs,
+      writer,
+      flush_slices: { slice_ms: sliceMs, batch_rows: batchRows },
       ms: { with_recorder: sw, without: so },
       added_ms: { p50: r3(sw.p50 - so.p50), p99: r3(sw.p99 - so.p99), p999: r3(sw.p999 - so.p999) },
       load_average_1m: { before: r3(load0), after: r3(Deno.loadavg()[0]!) },

@@ -28,6 +28,30 @@ export function emptyRows(): TableRows {
 }
 
 /**
+ * The rows in batches of at most `size` rows of one table each, table by table in {@linkcode RECORDED_TABLES} order:
+ * what the recorder hands its writer at a time.
+ *
+ * @example 3 requests and 1 attempt in batches of 2
+ * ```ts
+ * import { batches, emptyRows } from "./buffer.ts";
+ * import assert from "node:assert/strict";
+ * const rows = { ...emptyRows(), requests: [1, 2, 3], attempts: [4] } as never;
+ * const sizes = [...batches(rows, 2)].map((b) => [b.requests.length, b.attempts.length]);
+ * assert.deepEqual(sizes, [[2, 0], [1, 0], [0, 1]]);
+ * ```
+ */
+export function* batches(rows: TableRows, size: number): Generator<TableRows> {
+  for (const t of RECORDED_TABLES) {
+    const list = rows[t] as unknown[];
+    for (let i = 0; i < list.length; i += size) {
+      const batch = emptyRows() as unknown as Record<RecordedTable, unknown[]>;
+      batch[t] = list.slice(i, i + size);
+      yield batch as unknown as TableRows;
+    }
+  }
+}
+
+/**
  * At most `max` rows over every table.
  *
  * @example The second task does not fit: its three rows are dropped, counted by table

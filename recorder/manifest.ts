@@ -1,11 +1,11 @@
 /**
  * run.json of a production recording (schema/production_manifest.ts): built from the recorder's state at start, after
  * each flush and rotation, and at close; written whole to a temporary file and renamed over the last one, so a
- * reader never sees half of it.
+ * reader never sees half of it (here at the start; then by the log's writer, recorder/writer.ts).
  *
  * @module
  */
-import { promises as fsp, renameSync, writeFileSync } from "node:fs";
+import { renameSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import process from "node:process";
 import type { Stage } from "../schema/plan.ts";
@@ -15,6 +15,7 @@ import type { Settings } from "./options.ts";
 import { SAMPLING_RULE } from "./sampling.ts";
 import { stageName } from "./task_rows.ts";
 import { RECORDER_VERSION } from "./version.ts";
+import type { WriterKind } from "./writer.ts";
 
 /** What "offered", "measurement seconds" and each time column mean in a production log (run.json `definitions`). */
 export const DEFINITIONS = {
@@ -92,6 +93,8 @@ export interface ManifestState {
   /** Request rows per stage window. */
   stageCounts: ReadonlyMap<number, number>;
   classes: readonly string[];
+  /** The thread that writes the log. */
+  writer: WriterKind;
 }
 
 /** run.json, checked against the contract (a failure is the recorder's own bug: thrown, counted by the caller). */
@@ -129,24 +132,19 @@ export function buildManifest(st: ManifestState): ProductionManifest {
       flush_ms: s.flush_ms,
       rotate_s: s.rotate_s,
       rotate_bytes: s.rotate_bytes,
+      writer: st.writer,
     },
   });
 }
 
-function text(m: ProductionManifest): string {
+/** run.json's text. */
+export function manifestText(m: ProductionManifest): string {
   return JSON.stringify(m, null, 2) + "\n";
 }
 
 /** Writes the first run.json (at the recorder's start, in the folder it created). */
 export function writeManifestSync(out: string, m: ProductionManifest): void {
   const file = join(out, "run.json");
-  writeFileSync(`${file}.tmp`, text(m));
+  writeFileSync(`${file}.tmp`, manifestText(m));
   renameSync(`${file}.tmp`, file);
-}
-
-/** Rewrites run.json (a temporary file renamed over it). */
-export async function writeManifest(out: string, m: ProductionManifest): Promise<void> {
-  const file = join(out, "run.json");
-  await fsp.writeFile(`${file}.tmp`, text(m));
-  await fsp.rename(`${file}.tmp`, file);
 }

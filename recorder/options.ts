@@ -31,6 +31,7 @@ export interface Settings {
   onError: (error: unknown) => void;
   exporters: TaskExporter[];
   clock: Clock;
+  writer: "thread" | "app";
 }
 
 /** The defaults, as docs/recorder.md states them. */
@@ -102,6 +103,7 @@ export function resolveOptions(o: RecorderOptions): Settings {
     onError: o.onError ?? (() => {}),
     exporters: [...o.exporters ?? []],
     clock: o.clock ?? SYSTEM_CLOCK,
+    writer: o.writer ?? "thread",
   };
   text("workload.name", s.workload.name);
   text("route", s.route);
@@ -119,6 +121,7 @@ export function resolveOptions(o: RecorderOptions): Settings {
   positive("page_wait_ms", s.page_wait_ms, { zero: true });
   if (typeof s.onError !== "function") problems.push("onError: must be a function");
   if (typeof s.clock?.now !== "function") problems.push("clock: must have a now() method");
+  if (s.writer !== "thread" && s.writer !== "app") problems.push(`writer: must be "thread" or "app", got ${s.writer}`);
   if (problems.length) throw new TypeError(`recorder options:\n${problems.join("\n")}`);
   return s;
 }

@@ -16,13 +16,16 @@ import { partDir, type ProductionPart } from "../schema/production_manifest.ts";
 import { RECORDED_TABLES, type RecordedTable, type TableRows } from "./buffer.ts";
 import { ParquetTableFile } from "./parquet_file.ts";
 
+const encoder = new TextEncoder();
+
 /**
  * Rows per Parquet row group: the most rows of a table staged in memory for Parquet, and the most encoded in one go
- * on the app's thread (uncompressed, without statistics: some 10–15 ms per group of request rows, docs/recorder.md).
+ * (uncompressed, without statistics: some 10–15 ms per group of request rows, on the writer thread, or on the app's
+ * when the recorder writes there: docs/recorder.md).
  */
 export const PARQUET_GROUP_ROWS = 1024;
 
-/** The most rows encoded for one CSV write (a few ms of the app's thread at most). */
+/** The most rows encoded for one CSV write (the recorder hands over fewer at a time: recorder/recorder.ts). */
 const CSV_CHUNK_ROWS = 256;
 
 /** Append to an existing file only: a CSV removed under the recorder is not recreated without its header. */
@@ -35,9 +38,41 @@ export interface PartOptions {
   createdBy: string;
   /** Receives each failure (counted by the recorder, never thrown to the app). */
   onError: (e: unknown) => void;
+  /** The folder, headers and sidecars exist already ({@linkcode startPartSync} made them at the recorder's start). */
+  started?: boolean;
 }
 
-const encoder = new TextEncoder();
+/** The four tables' CSV and sidecar files of a part folder, with their headers and sidecar texts. */
+function partFiles(
+  dir: string,
+  identity: LogIdentity,
+): { table: RecordedTable; csv: string; header: string; sidecar: string; schema: string }[] {
+  return RECORDED_TABLES.map((table) => ({
+    table,
+    csv: join(dir, `${table}.csv`),
+    header: logCsvHeader(table),
+    sidecar: join(dir, csvSchemaFile(table)),
+    schema: csvSchemaText(table, identity),
+  }));
+}
+
+/** The bytes of the four CSV headers: a started part's CSVs before any row. */
+export function headerBytes(): number {
+  return RECORDED_TABLES.reduce((n, t) => n + encoder.encode(logCsvHeader(t)).length, 0);
+}
+
+/**
+ * Creates part `index`'s folder, CSV headers and sidecars now, refusing any that exist (the first part, at the
+ * recorder's start: a failure is thrown there, to the app starting it).
+ */
+export function startPartSync(root: string, index: number, identity: LogIdentity): void {
+  const dir = join(root, partDir(index));
+  mkdirSync(dir);
+  for (const f of partFiles(dir, identity)) {
+    writeFileSync(f.csv, f.header, { flag: "wx" });
+    writeFileSync(f.sidecar, f.schema, { flag: "wx" });
+  }
+}
 
 /** The part being recorded. */
 export class PartStore {
@@ -67,6 +102,10 @@ export class PartStore {
       tools: file("tools"),
       phases: file("phases"),
     };
+    if (options.started) {
+      this.#ready = true;
+      this.#bytes = headerBytes();
+    }
   }
 
   /** Bytes of the part's CSVs (headers included): what rotation by size compares. */
@@ -75,24 +114,21 @@ export class PartStore {
   }
 
   #files(): { table: RecordedTable; csv: string; header: string; sidecar: string; schema: string }[] {
-    return RECORDED_TABLES.map((table) => ({
-      table,
-      csv: join(this.dir, `${table}.csv`),
-      header: logCsvHeader(table),
-      sidecar: join(this.dir, csvSchemaFile(table)),
-      schema: csvSchemaText(table, this.#options.identity),
-    }));
+    return partFiles(this.dir, this.#options.identity);
   }
 
-  /** Creates the folder, the CSV headers and sidecars now (the first part, when the recorder starts). */
-  startSync(): void {
-    mkdirSync(this.dir);
-    for (const f of this.#files()) {
-      writeFileSync(f.csv, f.header, { flag: "wx" });
-      writeFileSync(f.sidecar, f.schema, { flag: "wx" });
-      this.#bytes += encoder.encode(f.header).length;
-    }
+  /**
+   * Takes over a part another writer was writing (a writer thread that stopped): its CSVs as they are on disk, their
+   * bytes read from the file system; the Parquet staged by the other writer is lost, so the part stays CSV.
+   */
+  async adopt(): Promise<void> {
+    this.#parquetFailed = true;
+    // Started, whatever the disk says: a CSV missing now is an append that fails (and is counted), never a header
+    // written again over rows the other writer wrote.
     this.#ready = true;
+    let bytes = 0;
+    for (const f of this.#files()) bytes += (await fsp.stat(f.csv)).size;
+    this.#bytes = bytes;
   }
 
   /** Creates them unless done (after a failure, the next append tries again). */
@@ -114,8 +150,8 @@ export class PartStore {
   }
 
   /**
-   * Appends each table's rows in writes of whole lines (at most CSV_CHUNK_ROWS rows each, so that encoding never holds
-   * the app's event loop for long; each write lets it run), staging them for Parquet. The rows of a write that failed,
+   * Appends each table's rows in writes of whole lines (at most CSV_CHUNK_ROWS rows each; on the app's thread, each
+   * write lets the app run), staging them for Parquet. The rows of a write that failed,
    * and the rest of that table's, are handed to `giveBack` (to be tried again at the next flush). Returns the request
    * rows written.
    */

@@ -1,7 +1,9 @@
 /**
  * The recorder: begins tasks at user actions, joins page records, builds each finished task's rows and writes them
- * to the production run folder on a timer that never keeps the process alive. Every disk operation runs on one
- * queue, in order, off the app's requests; nothing the recorder does throws into the app once it is created.
+ * to the production run folder on a timer that never keeps the process alive. The writing (CSV, Parquet, rotation,
+ * run.json) is the writer's (recorder/writer.ts): on a writer thread, or on the app's thread when none can be started;
+ * the flushes run on one queue, in order, off the app's requests, and nothing the recorder does throws into the app
+ * once it is created.
  *
  * @module
  */
@@ -9,25 +11,31 @@ import { AsyncLocalStorage } from "node:async_hooks";
 import { randomUUID } from "node:crypto";
 import { existsSync, mkdirSync, readdirSync } from "node:fs";
 import { clearInterval, setImmediate, setInterval } from "node:timers";
-import { PART_DIR_PATTERN, type ProductionPart } from "../schema/production_manifest.ts";
-import { type RecordedTable, RowBuffer } from "./buffer.ts";
-import { buildManifest, writeManifest, writeManifestSync } from "./manifest.ts";
+import { PART_DIR_PATTERN, partDir, type ProductionPart } from "../schema/production_manifest.ts";
+import { batches, emptyRows, RECORDED_TABLES, RowBuffer } from "./buffer.ts";
+import { buildManifest, manifestText, writeManifestSync } from "./manifest.ts";
 import { resolveOptions, type Settings } from "./options.ts";
 import { checkPageRecord } from "./page_join.ts";
-import { PartStore } from "./part_store.ts";
+import { headerBytes, startPartSync } from "./part_store.ts";
 import { isSampled } from "./sampling.ts";
 import { RecordedTask } from "./task.ts";
+import { startWriter } from "./thread_writer.ts";
 import { UnsampledTask } from "./unsampled_task.ts";
 import { readiness } from "./readiness.ts";
 import { rowsProblem, stageIndex, taskRows } from "./task_rows.ts";
 import type { Recorder, RecorderOptions, RecorderStats, Task, TaskStart } from "./types.ts";
 import { RECORDER_VERSION } from "./version.ts";
+import type { AppendResult, LogWriter } from "./writer.ts";
 
 /** The longest request id the recorder takes (a longer one is an error: the task gets a new id). */
 const MAX_ID = 256;
 
-/** The most time the recorder's work holds the app's event loop before it lets the app run (ms). */
-const SLICE_MS = 4;
+/**
+ * How the flush shares the app's thread: it builds rows and posts them to the writer for at most `slice_ms` at a time
+ * before it lets the app run, and hands the writer `batch_rows` rows of a table at a time (docs/recorder.md "Cost",
+ * where these were measured; the benches set them to compare).
+ */
+export const FLUSH_SLICES = { slice_ms: 0.2, batch_rows: 64 };
 
 /** Lets the app's pending callbacks and I/O run before the recorder goes on. */
 function yieldToApp(): Promise<void> {
@@ -48,7 +56,10 @@ class GoodputRecorder implements Recorder {
   readonly #counts = { begun: 0, sampled_out: 0, written: 0, page_records_unjoined: 0, recorder_errors: 0 };
   readonly #timer: ReturnType<typeof setInterval>;
   readonly #host;
-  #part: PartStore;
+  readonly #writer: LogWriter;
+  /** The current part's CSV bytes (headers included), as the writer last reported them. */
+  #bytes: number;
+  #flushes = 0;
   #ended_ms = 0;
   #queue: Promise<void> = Promise.resolve();
   #ticking = false;
@@ -69,22 +80,28 @@ class GoodputRecorder implements Recorder {
       }
     }
     mkdirSync(s.out, { recursive: true });
-    this.#part = this.#newPart(0, 0);
-    this.#part.startSync();
-    writeManifestSync(s.out, this.#manifest("recording"));
+    const identity = { run_id: s.run_id, epoch_iso: new Date(this.#epoch).toISOString() };
+    startPartSync(s.out, 0, identity);
+    this.#parts.push({ dir: partDir(0), started_ms: 0, ended_ms: null, format: "csv", requests: 0, files: {} });
+    this.#bytes = headerBytes();
+    this.#writer = startWriter(
+      {
+        out: s.out,
+        identity,
+        createdBy: `goodput-recorder ${RECORDER_VERSION} (hyparquet-writer)`,
+        part: { index: 0, started_ms: 0 },
+      },
+      (e) => this.#error(e),
+      s.writer,
+    );
+    try {
+      writeManifestSync(s.out, this.#manifest("recording"));
+    } catch (e) {
+      void this.#writer.stop();
+      throw e;
+    }
     this.#timer = setInterval(() => this.#tick(), s.flush_ms);
     this.#timer.unref();
-  }
-
-  #newPart(index: number, started_ms: number): PartStore {
-    const epoch_iso = new Date(this.#epoch).toISOString();
-    const part = new PartStore(this.#s.out, index, started_ms, {
-      identity: { run_id: this.#s.run_id, epoch_iso },
-      createdBy: `goodput-recorder ${RECORDER_VERSION} (hyparquet-writer)`,
-      onError: (e) => this.#error(e),
-    });
-    this.#parts.push(part.entry);
-    return part;
   }
 
   /** Counts a failure the recorder met outside its own methods (see {@linkcode countRecorderError}). */
@@ -195,8 +212,8 @@ class GoodputRecorder implements Recorder {
       await this.#settle(now, false);
       await this.#write();
       const rel = now - this.#epoch;
-      const part = this.#part.entry;
-      if (this.#part.bytes >= this.#s.rotate_bytes || rel - part.started_ms >= this.#s.rotate_s * 1000) {
+      const part = this.#parts.at(-1)!;
+      if (this.#bytes >= this.#s.rotate_bytes || rel - part.started_ms >= this.#s.rotate_s * 1000) {
         await this.#rotateAt(rel);
       }
       await this.#finishFlush(rel, "recording");
@@ -223,16 +240,17 @@ class GoodputRecorder implements Recorder {
       await this.#write();
       // Rows whose last write failed cannot be kept past the close: they are counted as dropped.
       this.#buffer.dropAll();
-      await this.#part.close(now - this.#epoch);
+      await this.#closePart(now - this.#epoch, true);
       await this.#finishFlush(now - this.#epoch, "closed");
       for (const x of this.#s.exporters) await x.close().catch((e) => this.#error(e));
+      await this.#writer.stop().catch((e) => this.#error(e));
     });
     return this.#closing;
   }
 
   /**
-   * Builds the rows of every open task that is ready (all of them at close), in slices of at most SLICE_MS between
-   * which the app runs: a flush of many tasks never holds the event loop for long.
+   * Builds the rows of every open task that is ready (all of them at close), in slices of at most
+   * FLUSH_SLICES.slice_ms between which the app runs: a flush of many tasks never holds the event loop for long.
    */
   async #settle(now: number, closing: boolean): Promise<void> {
     let slice = performance.now();
@@ -241,7 +259,7 @@ class GoodputRecorder implements Recorder {
       const r = readiness(task.state, now, this.#s, closing);
       if (r === "wait") continue;
       this.#buildTask(task, now, r === "ready" ? null : r);
-      if (performance.now() - slice > SLICE_MS) {
+      if (performance.now() - slice > FLUSH_SLICES.slice_ms) {
         await yieldToApp();
         slice = performance.now();
       }
@@ -281,22 +299,66 @@ class GoodputRecorder implements Recorder {
     }
   }
 
+  /**
+   * Hands the buffered rows to the writer in batches (FLUSH_SLICES.batch_rows rows of a table each), letting the app
+   * run between slices; then counts what was written and puts back, in order, what was not.
+   */
   async #write(): Promise<void> {
     const rows = this.#buffer.take();
-    const giveBack = (t: RecordedTable, r: readonly unknown[]) => this.#buffer.putBack(t, r);
-    this.#counts.written += await this.#part.append(rows, giveBack);
+    const flush = ++this.#flushes;
+    const list = [...batches(rows, FLUSH_SLICES.batch_rows)];
+    // Each call's outcome is taken at once (never a rejection left unhandled while the app runs between slices).
+    const calls: Promise<{ ok: true; r: AppendResult } | { ok: false; e: unknown }>[] = [];
+    let slice = performance.now();
+    for (const batch of list) {
+      calls.push(
+        this.#writer.append(batch, flush).then((r) => ({ ok: true as const, r }), (e) => ({ ok: false as const, e })),
+      );
+      if (performance.now() - slice > FLUSH_SLICES.slice_ms) {
+        await yieldToApp();
+        slice = performance.now();
+      }
+    }
+    const back = emptyRows();
+    for (const [i, done] of (await Promise.all(calls)).entries()) {
+      if (!done.ok) {
+        // The writer failed the whole call (a bug, not the disk's): its rows are given back, for the next flush.
+        this.#error(done.e);
+        for (const t of RECORDED_TABLES) (back[t] as unknown[]).push(...list[i]![t]);
+        continue;
+      }
+      const r = done.r;
+      this.#counts.written += r.requests;
+      for (const t of RECORDED_TABLES) {
+        (back[t] as unknown[]).push(...r.giveBack[t]);
+        this.#buffer.dropped[t] += r.lost[t];
+      }
+      this.#parts[this.#parts.length - 1] = r.entry;
+      if (r.bytes >= 0) this.#bytes = r.bytes;
+    }
+    for (const t of RECORDED_TABLES) this.#buffer.putBack(t, back[t]);
   }
 
   async #rotateAt(rel: number): Promise<void> {
-    await this.#part.close(rel);
-    this.#part = this.#newPart(this.#parts.length, rel);
-    await this.#part.start().catch((e) => this.#error(e));
+    await this.#closePart(rel, false);
+  }
+
+  /** Closes the current part (and starts the next unless `last`), keeping run.json's entries as the writer reports. */
+  async #closePart(rel: number, last: boolean): Promise<void> {
+    try {
+      const r = await this.#writer.closePart(rel, last);
+      this.#parts[this.#parts.length - 1] = r.closed;
+      if (r.next) this.#parts.push(r.next);
+      if (r.bytes >= 0) this.#bytes = r.bytes;
+    } catch (e) {
+      this.#error(e);
+    }
   }
 
   async #finishFlush(rel: number, status: "recording" | "closed"): Promise<void> {
     this.#ended_ms = Math.max(this.#ended_ms, rel);
     try {
-      await writeManifest(this.#s.out, this.#manifest(status));
+      await this.#writer.writeManifest(manifestText(this.#manifest(status)));
     } catch (e) {
       this.#error(e);
     }
@@ -319,6 +381,7 @@ class GoodputRecorder implements Recorder {
       },
       stageCounts: this.#stageCounts,
       classes: [...this.#classes],
+      writer: this.#writer.kind,
     });
   }
 }

@@ -55,6 +55,12 @@ export interface RecorderOptions {
   exporters?: TaskExporter[];
   /** A fake clock for tests. */
   clock?: Clock;
+  /**
+   * Where the log is written: `thread`, a writer thread (node:worker_threads) the app's thread posts the rows to, or
+   * `app`, the app's own thread. A writer thread that cannot be started falls back to `app` (run.json
+   * `recorder.writer` says which wrote). @default "thread"
+   */
+  writer?: "thread" | "app";
 }
 
 /** The rows of one finished task, as written to the log (times in ms since the run's epoch). */

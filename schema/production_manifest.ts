@@ -111,6 +111,12 @@ export const ProductionManifest = z.object({
     flush_ms: z.number().positive(),
     rotate_s: z.number().positive(),
     rotate_bytes: z.number().int().positive(),
+    /**
+     * Which thread wrote the log: `thread`, the recorder's writer thread (node:worker_threads), or `app`, the app's own
+     * (no writer thread could be started, or the app asked for it; a writer thread that stopped hands over to the app's
+     * for the rest of the recording). Absent in recordings made before the writer thread existed (written on the app's).
+     */
+    writer: z.enum(["thread", "app"]).optional(),
   }).strict(),
 }).strict();
 export type ProductionManifest = z.infer<typeof ProductionManifest>;

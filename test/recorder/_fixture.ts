@@ -34,7 +34,12 @@ export function tempOut(): { out: string; dir: string; remove: () => void } {
   return { out: `${dir}/run`, dir, remove: () => Deno.removeSync(dir, { recursive: true }) };
 }
 
-/** A recorder on a fake clock, a flush interval that never fires during a test, and its errors collected. */
+/**
+ * A recorder on a fake clock, a flush interval that never fires during a test, and its errors collected. It writes on
+ * the test's thread unless told `writer: "thread"`: `deno test` type-checks a writer thread's modules each time one
+ * starts (some 2 s each on a two-core machine); test/recorder/writer_thread_test.ts holds the two writers to the same
+ * bytes, and the tests of the thread itself ask for it.
+ */
 export function testRecorder(
   out: string,
   over: Partial<RecorderOptions> = {},
@@ -47,6 +52,7 @@ export function testRecorder(
     app: { name: "chat", version: "2.3.0" },
     clock,
     onError: (e) => errors.push(e),
+    writer: "app",
     ...over,
     buffer: { flush_ms: 3_600_000, ...over.buffer },
   });

@@ -2,35 +2,37 @@ import assert from "node:assert/strict";
 import type { Task } from "../../recorder/types.ts";
 import { readTable, tempOut, testRecorder, withRecorder } from "./_fixture.ts";
 
-Deno.test("the run folder removed mid-run: nothing throws into the app, every failure is counted", async () => {
-  const t = tempOut();
-  const { rec, errors } = testRecorder(t.out);
-  try {
-    rec.begin({ class: "c", request_id: "kept" }).complete({});
-    await rec.flush();
-    assert.equal(rec.stats().written, 1);
+for (const writer of ["thread", "app"] as const) {
+  Deno.test(`the run folder removed mid-run (writer ${writer}): nothing throws into the app, every failure is counted`, async () => {
+    const t = tempOut();
+    const { rec, errors } = testRecorder(t.out, { writer });
+    try {
+      rec.begin({ class: "c", request_id: "kept" }).complete({});
+      await rec.flush();
+      assert.equal(rec.stats().written, 1);
 
-    Deno.removeSync(t.out, { recursive: true });
-    const task = rec.begin({ class: "c", request_id: "lost" });
-    const mine = new Error("the app's own failure");
-    // The app's own error passes through the recorder unchanged.
-    await assert.rejects(() => task.span("lookup", () => Promise.reject(mine)), (e) => e === mine);
-    task.attempt().end({ ok: true });
-    task.complete({});
-    await rec.flush(); // the CSV appends and run.json fail: counted, the rows kept for the next flush
-    assert.equal(rec.stats().written, 1);
-    assert.equal(rec.stats().buffered, 3, "1 request + 1 attempt + 1 tool held back");
-    await rec.rotate(); // the part's Parquet and its CSV fallback fail too
-    await rec.close();
-    const s = rec.stats();
-    assert.ok(s.recorder_errors > 0);
-    assert.equal(s.recorder_errors, errors.length, "each failure is passed to onError once");
-    assert.deepEqual(s.dropped, { requests: 1, attempts: 1, tools: 1, phases: 0 }, "what close could not write");
-    assert.ok(errors.some((e) => (e as { code?: string }).code === "ENOENT"), "the file system's own error");
-  } finally {
-    t.remove();
-  }
-});
+      Deno.removeSync(t.out, { recursive: true });
+      const task = rec.begin({ class: "c", request_id: "lost" });
+      const mine = new Error("the app's own failure");
+      // The app's own error passes through the recorder unchanged.
+      await assert.rejects(() => task.span("lookup", () => Promise.reject(mine)), (e) => e === mine);
+      task.attempt().end({ ok: true });
+      task.complete({});
+      await rec.flush(); // the CSV appends and run.json fail: counted, the rows kept for the next flush
+      assert.equal(rec.stats().written, 1);
+      assert.equal(rec.stats().buffered, 3, "1 request + 1 attempt + 1 tool held back");
+      await rec.rotate(); // the part's Parquet and its CSV fallback fail too
+      await rec.close();
+      const s = rec.stats();
+      assert.ok(s.recorder_errors > 0);
+      assert.equal(s.recorder_errors, errors.length, "each failure is passed to onError once");
+      assert.deepEqual(s.dropped, { requests: 1, attempts: 1, tools: 1, phases: 0 }, "what close could not write");
+      assert.ok(errors.some((e) => (e as { code?: string }).code === "ENOENT"), "the file system's own error");
+    } finally {
+      t.remove();
+    }
+  });
+}
 
 Deno.test("an onError and exporters that throw are contained", async () => {
   let calls = 0;

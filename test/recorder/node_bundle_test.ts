@@ -57,6 +57,7 @@ Deno.test("the Node bundle records on Node 20 with the real clock: the folder re
 
     const m = readManifest(t.out);
     assert.match(m.recorder.runtime, /^node v\d+\./);
+    assert.equal(m.recorder.writer, "thread", "written by the bundle's writer thread (writer_worker.mjs)");
     assert.equal(m.observation.status, "closed");
     assert.deepEqual(m.parts.map((p) => [p.format, p.requests]), [["parquet", 3]]);
     const requests = await readTable(t.out, "requests");
