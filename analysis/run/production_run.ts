@@ -54,12 +54,18 @@ export const PRODUCTION_OPEN_RULE =
 
 const secs = (ms: number) => `${+(ms / 1000).toFixed(3)} s`;
 
-/** The frozen conditions of a recording in one line: the app, its version, the conditions as given, the route. */
+/**
+ * The frozen conditions of a recording in one line: the app, its version, the conditions as given, the route, the
+ * recorder and (run.json `recorder.writer`, when stated) the thread that wrote the log.
+ */
 export function productionConditions(m: ProductionManifest): string {
   const given = Object.entries(m.conditions).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
     .map(([k, v]) => `${k}=${v}`);
   return `frozen conditions: app ${m.app.name} ${m.app.version}${given.length ? `; ${given.join(", ")}` : ""}; ` +
-    `route ${m.route}; recorder ${m.recorder.name} ${m.recorder.version} on ${m.recorder.runtime}`;
+    `route ${m.route}; recorder ${m.recorder.name} ${m.recorder.version} on ${m.recorder.runtime}` +
+    (m.recorder.writer
+      ? `, writing on ${m.recorder.writer === "thread" ? "its writer thread" : "the app's thread"}`
+      : "");
 }
 
 /** The records the recorder dropped, in total over its tables (page records and its own errors not included). */

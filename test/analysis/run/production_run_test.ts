@@ -6,6 +6,7 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { goodput } from "../../../analysis/goodput/goodput.ts";
+import { productionConditions } from "../../../analysis/run/production_run.ts";
 import { loadRun } from "../../../analysis/run/load_run.ts";
 import { scanRun } from "../../../analysis/run/scan_run.ts";
 import { InputError } from "../../../schema/errors.ts";
@@ -210,4 +211,16 @@ Deno.test("a recording still open ends at its last flush: windows clipped, later
   assert.equal(g.overall.offered, 5);
   assert.equal(g.overall.measurement_seconds, 13);
   assert.ok(g.disclosure.inclusion_rules.some((r) => r.startsWith("RECORDING STILL OPEN: a recording still open")));
+});
+
+Deno.test("productionConditions() names the thread that wrote the log when run.json states it", () => {
+  const base = productionManifest();
+  const at = (writer?: "thread" | "app") =>
+    productionConditions({ ...base, recorder: { ...base.recorder, ...(writer ? { writer } : {}) } });
+  const head = "frozen conditions: app chat-app 1.4.2; model=sim-llm, region=local; route app; " +
+    "recorder goodput-recorder 0.1.0 on deno 2.9.6";
+  assert.equal(at("thread"), `${head}, writing on its writer thread`);
+  assert.equal(at("app"), `${head}, writing on the app's thread`);
+  // A recording made before the writer thread existed does not say.
+  assert.equal(at(), head);
 });
