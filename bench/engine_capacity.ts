@@ -1,20 +1,27 @@
 /**
- * The engine's capacity measured apart from the runner: closed loop, as many requests in flight as the server has
- * slots, each worker sending its next request the moment its last one ends, for a fixed window after a warm-up.
- * Completions per second over the window is the saturation throughput the knee of an open-loop sweep should sit
- * near. The requests are design-v1 cases with typical inputs (by default the short classes), sent in case order,
- * not streamed, with the body the runner sends for a case's first round (tools, the output schema as
- * response_format, the case's max_tokens); `--no-prompt-cache` sends `cache_prompt: false` so that no request
- * reuses another's prefix from the server's KV cache. The machine's load (`/proc/loadavg`) is recorded before and
- * after: the cores are shared. Results and commands: docs/engine.md.
+ * The engine's capacity measured apart from the runner (engine/capacity.ts `closedLoopCapacity`, which the knee's
+ * integration test measures with too): closed loop, as many requests in flight as the server has slots, each worker
+ * sending its next request the moment its last one ends, for a fixed window after a warm-up. Completions per second
+ * over the window is the saturation throughput the knee of an open-loop sweep should sit near. The requests are
+ * design-v1 cases with typical inputs (by default the short classes), or a workload's cases of `--tags`, sent in case
+ * order, not streamed (`--stream`: streamed, as the runner sends them), with the body the runner sends for a case's
+ * first round (tools, the output schema as response_format, the case's max_tokens); `--no-prompt-cache` sends
+ * `cache_prompt: false` so that no request reuses another's prefix from the server's KV cache, `--cache-bust` puts the
+ * runner's `--cache-bust` prefix before each request's first user message (the shared system line stays cacheable).
+ * The machine's load (`/proc/loadavg`) is recorded before and after: the cores are shared. Results and commands:
+ * docs/engine.md.
  *
  *     npx deno run -A bench/engine_capacity.ts --sizes tiny,small --seconds 60
+ *     npx deno run -A bench/engine_capacity.ts --sizes tiny --workload data/workloads/engine-validation \
+ *       --tags short-chat --cache-bust --stream --seconds 30
  *
  * @module
  */
 import { parseArgs } from "node:util";
 import { defaultThreads, startEngine, stopEngine } from "../engine/mod.ts";
 import { SIZE_NAMES, type SizeName } from "../engine/model.ts";
+import { closedLoopCapacity } from "../engine/capacity.ts";
+import { cacheBustPrefix, prefixFirstUser } from "../runner/cache_bust.ts";
 import { chatBody, type WireMessage } from "../runner/openai.ts";
 import { loadWorkload } from "../schema/workload_file.ts";
 import type { WorkloadCase } from "../schema/workload.ts";
@@ -31,103 +38,21 @@ const { values: flags } = parseArgs({
     "warmup-s": { type: "string", default: "10" },
     classes: { type: "string", default: "short_qa,extract_json,tool_agent,safety" },
     workload: { type: "string", default: "data/workloads/design-v1" },
+    tags: { type: "string" },
     "no-prompt-cache": { type: "boolean", default: false },
+    "cache-bust": { type: "boolean", default: false },
+    stream: { type: "boolean", default: false },
     json: { type: "boolean", default: false },
   },
 });
 
-interface Done {
-  endMs: number;
-  latencyMs: number;
-  ok: boolean;
-  prompt: number;
-  completion: number;
-  cached: number;
-  finish: string;
-  /** The error answer's status and first words, for a failed request. */
-  error?: string;
-}
-
-function pct(sorted: number[], q: number): number {
-  return sorted.length ? sorted[Math.min(sorted.length - 1, Math.ceil(q * sorted.length) - 1)]! : NaN;
-}
-
-function loadavg(): string {
-  return Deno.readTextFileSync("/proc/loadavg").split(" ").slice(0, 3).join(" ");
-}
-
-/** The body the runner sends for the case's first round (runner/openai.ts), unstreamed. */
-function body(c: WorkloadCase, cachePrompt: boolean): string {
-  const json = chatBody(c, c.messages as WireMessage[], {
-    model: "engine",
-    stream: false,
-    maxTokens: c.max_output_tokens,
-  });
-  return cachePrompt ? json : JSON.stringify({ ...JSON.parse(json), cache_prompt: false });
-}
-
-/** One closed-loop measurement against a running engine. */
-async function measure(
-  url: string,
-  cases: WorkloadCase[],
-  concurrency: number,
-  warmupS: number,
-  seconds: number,
-  cachePrompt: boolean,
-) {
-  const t0 = performance.now();
-  const endAt = t0 + (warmupS + seconds) * 1000;
-  const done: Done[] = [];
-  let next = 0;
-  const worker = async () => {
-    while (performance.now() < endAt) {
-      const c = cases[next++ % cases.length]!;
-      const sent = performance.now();
-      const res = await fetch(`${url}/v1/chat/completions`, {
-        method: "POST",
-        headers: { "content-type": "application/json" },
-        body: body(c, cachePrompt),
-        signal: AbortSignal.timeout(300_000),
-      });
-      const text = await res.text();
-      const end = performance.now();
-      const j = res.ok ? JSON.parse(text) : null;
-      done.push({
-        endMs: end - t0,
-        latencyMs: end - sent,
-        ok: res.ok,
-        prompt: j?.usage?.prompt_tokens ?? 0,
-        completion: j?.usage?.completion_tokens ?? 0,
-        cached: j?.usage?.prompt_tokens_details?.cached_tokens ?? 0,
-        finish: j?.choices?.[0]?.finish_reason ?? `http ${res.status}`,
-        ...(res.ok ? {} : { error: `${res.status} ${text.slice(0, 120)}` }),
-      });
-    }
-  };
-  await Promise.all(Array.from({ length: concurrency }, worker));
-  const from = warmupS * 1000;
-  const to = from + seconds * 1000;
-  const inWindow = done.filter((d) => d.endMs >= from && d.endMs < to);
-  const ok = inWindow.filter((d) => d.ok);
-  const sum = (k: "prompt" | "completion" | "cached") => ok.reduce((s, d) => s + d[k], 0);
-  const lat = ok.map((d) => d.latencyMs).sort((a, b) => a - b);
-  return {
-    window_s: seconds,
-    completions: ok.length,
-    errors: inWindow.length - ok.length,
-    completions_per_s: ok.length / seconds,
-    prompt_tokens_per_s: sum("prompt") / seconds,
-    completion_tokens_per_s: sum("completion") / seconds,
-    mean_prompt_tokens: sum("prompt") / (ok.length || 1),
-    mean_completion_tokens: sum("completion") / (ok.length || 1),
-    cached_prompt_share: sum("cached") / (sum("prompt") || 1),
-    stopped_share: ok.filter((d) => d.finish === "stop").length / (ok.length || 1),
-    latency_p50_ms: pct(lat, 0.5),
-    latency_p95_ms: pct(lat, 0.95),
-    error_kinds: Object.entries(
-      Object.groupBy(inWindow.filter((d) => !d.ok), (d) => d.error!.replace(/\d+/g, "N")),
-    ).map(([k, v]) => `${v!.length}× ${k}`),
-  };
+/** The body the runner sends for the case's first round (runner/openai.ts), unstreamed unless `--stream`. */
+function body(c: WorkloadCase, i: number): string {
+  const messages = c.messages.map((m) => ({ ...m } as WireMessage));
+  // `--cache-bust`: the runner's prefix (runner/cache_bust.ts), one per request.
+  if (bust) prefixFirstUser(messages, bust(`r${String(i).padStart(7, "0")}`));
+  const json = chatBody(c, messages, { model: "engine", stream: flags.stream, maxTokens: c.max_output_tokens });
+  return flags["no-prompt-cache"] ? JSON.stringify({ ...JSON.parse(json), cache_prompt: false }) : json;
 }
 
 const sizes = flags.sizes.split(",") as SizeName[];
@@ -137,8 +62,12 @@ const concurrency = Number(flags.concurrency ?? flags.parallel);
 const port = Number(flags.port);
 const { workload } = await loadWorkload(flags.workload);
 const classes = flags.classes.split(",");
-const cases = workload.cases.filter((c) => c.input_size === "typical" && classes.includes(c.class));
-if (!cases.length) throw new Error(`no typical-input case of ${classes} in ${flags.workload}`);
+const tags = flags.tags?.split(",") ?? null;
+const cases = workload.cases.filter((c) =>
+  tags ? (c.tags ?? []).some((t) => tags.includes(t)) : c.input_size === "typical" && classes.includes(c.class)
+);
+if (!cases.length) throw new Error(`no case of ${tags ?? `typical input of ${classes}`} in ${flags.workload}`);
+const bust = flags["cache-bust"] ? cacheBustPrefix(`engine-capacity-${Date.now()}`) : null;
 
 for (const size of sizes) {
   const engine = await startEngine({
@@ -150,26 +79,22 @@ for (const size of sizes) {
     threads: Number(flags.threads),
   });
   try {
-    const loadBefore = loadavg();
-    const r = await measure(
-      engine.url,
-      cases,
+    const { definition: _, ...measured } = await closedLoopCapacity(engine.url, {
+      body: (i) => body(cases[i % cases.length]!, i),
       concurrency,
-      Number(flags["warmup-s"]),
-      Number(flags.seconds),
-      !flags["no-prompt-cache"],
-    );
+      warmupS: Number(flags["warmup-s"]),
+      seconds: Number(flags.seconds),
+    });
     const row = {
       size,
       parameters: engine.model.sidecar.architecture.parameters,
       parallel,
-      concurrency,
       threads: Number(flags.threads),
       prompt_cache: !flags["no-prompt-cache"],
+      cache_bust: flags["cache-bust"],
+      stream: flags.stream,
       cases: cases.length,
-      ...r,
-      loadavg_before: loadBefore,
-      loadavg_after: loadavg(),
+      ...measured,
     };
     console.log(
       flags.json

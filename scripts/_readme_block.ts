@@ -1,12 +1,15 @@
 /**
  * A section of a generated README that another script owns: `deno task samples` rewrites data/runs/README.md but
- * keeps the block `deno task samples-production` wrote, and the reverse.
+ * keeps the blocks `deno task samples-production` and `deno task samples-engine` wrote, and they keep each other's.
  *
  * @module
  */
 
 /** The block of data/runs/README.md that `deno task samples-production` writes. */
 export const PRODUCTION_BLOCK = "samples-production";
+
+/** The block of data/runs/README.md that `deno task samples-engine` writes. */
+export const ENGINE_BLOCK = "samples-engine";
 
 const begin = (name: string) => `<!-- ${name}: begin (written by its script; kept by the others) -->`;
 const end = (name: string) => `<!-- ${name}: end -->`;

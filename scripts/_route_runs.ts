@@ -35,6 +35,8 @@ export interface SimRouteRunOptions {
   /** Folder for the generated conditions file. */
   tmpDir: string;
   progress?: boolean;
+  /** A unique prefix before each request's first user message (`--cache-bust`). @default false */
+  cacheBust?: boolean;
 }
 
 /** Starts the route's simulators, runs the plan against them (simulators reset at ms 0), stops them. */
@@ -58,6 +60,7 @@ export async function runSimRoute(pool: SimPool, route: SimRoute, o: SimRouteRun
       conditions,
       seed: o.seed,
       progress: o.progress ?? false,
+      cacheBust: o.cacheBust ?? false,
       signal: pool.signal,
       // Rate-limit buckets, outage clocks and PRNGs of every simulator start at ms 0 of the run.
       atStart: async () => {

@@ -32,6 +32,7 @@ import { MAKE_DESIGN_WORKLOAD_COMMAND } from "./make_design_workload.ts";
 import { MAKE_ENGINE_WORKLOAD_COMMAND } from "./make_engine_workload.ts";
 import { REPORT_SCREENSHOT_COMMAND } from "./report_screenshot.ts";
 import { SAMPLES_COMMAND } from "./samples.ts";
+import { SAMPLES_ENGINE_COMMAND } from "./samples_engine.ts";
 import { SAMPLES_PRODUCTION_COMMAND } from "./samples_production.ts";
 import { TEST_COMMAND } from "./test.ts";
 import { TIMELINE_RUN_COMMAND } from "./timeline_run.ts";
@@ -75,6 +76,7 @@ export const COMMANDS: readonly CommandEntry[] = [
   { spec: KERNEL_COMMAND, script: "scripts/kernel.ts" },
   { spec: SAMPLES_COMMAND, script: "scripts/samples.ts" },
   { spec: SAMPLES_PRODUCTION_COMMAND, script: "scripts/samples_production.ts" },
+  { spec: SAMPLES_ENGINE_COMMAND, script: "scripts/samples_engine.ts" },
   { spec: TEST_COMMAND, script: "scripts/test.ts", development: true },
   { spec: FLAGS_COMMAND, script: "scripts/flags.ts", development: true },
   { spec: TIMELINE_RUN_COMMAND, script: "scripts/timeline_run.ts", development: true },

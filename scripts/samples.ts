@@ -22,7 +22,7 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { type CommandSpec, type ParsedCommand, runCommand } from "../lib/command.ts";
 import { runLoadTest, type RunResult } from "../runner/run.ts";
-import { PRODUCTION_BLOCK, readmeBlock } from "./_readme_block.ts";
+import { ENGINE_BLOCK, PRODUCTION_BLOCK, readmeBlock } from "./_readme_block.ts";
 import { runSimRoute, type SimRoute } from "./_route_runs.ts";
 import { SimPool } from "./_sim_process.ts";
 
@@ -46,8 +46,8 @@ export const SAMPLES_COMMAND = {
   summary: `regenerates the sample runs (${SAMPLE_RUNS.join(", ")}) from scratch against the simulator, about 4 ` +
     "minutes",
   details: [
-    "It deletes and rewrites these folders (and their README.md, keeping the block of `deno task " +
-    "samples-production`) only; seeds and run ids are fixed (docs/demo.md).",
+    "It deletes and rewrites these folders (and their README.md, keeping the blocks of `deno task " +
+    "samples-production` and `deno task samples-engine`) only; seeds and run ids are fixed (docs/demo.md).",
   ],
   flags: {
     out: {
@@ -87,12 +87,12 @@ async function main({ values: v, check }: ParsedCommand<typeof SAMPLES_COMMAND>)
       );
     }
     pool.throwIfInterrupted();
-    // The production runs' block (deno task samples-production) is kept as it is.
+    // The other scripts' blocks (deno task samples-production, samples-engine) are kept as they are.
     const readmeFile = join(out, "README.md");
     const old = await Deno.readTextFile(readmeFile).catch((e) => (notFoundOk(e), ""));
-    const kept = readmeBlock(old, PRODUCTION_BLOCK);
+    const kept = [PRODUCTION_BLOCK, ENGINE_BLOCK].map((b) => readmeBlock(old, b)).filter((b) => b !== null);
     const fresh = readme(results, (Date.now() - started) / 1000);
-    await Deno.writeTextFile(readmeFile, kept === null ? fresh : `${fresh}\n${kept}\n`);
+    await Deno.writeTextFile(readmeFile, [fresh, ...kept].join("\n") + (kept.length ? "\n" : ""));
     phase(started, `done: ${results.map((r) => r.dir).join(", ")} and ${join(out, "README.md")}`);
   } finally {
     await pool.stopAll();

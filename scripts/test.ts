@@ -21,6 +21,7 @@ const SERIAL = [
   "test/browser/jupyter_display_test.ts",
   "test/examples/chat/drive_test.ts",
   "test/engine/engine_test.ts",
+  "test/engine/knee_test.ts",
   "test/engine/server_test.ts",
   "test/runner/dispatch_test.ts",
   "test/runner/fault_table_test.ts",

@@ -175,7 +175,7 @@ export function ledger(
     }
   }
   const gpu_time: GpuTimeSummary[] = [];
-  const targets = selfHostedTargets(run.server, routes, price);
+  const targets = selfHostedTargets(run.server, routes, price, replicasNotExposed(run));
   if (targets.length) {
     const measured = runWindow(run, options.measured ?? policy.window);
     const split = splitRunTime(runSpan(run.manifest, logEndMs(run)), window, measured, run.manifest.stages);
@@ -254,6 +254,20 @@ function notReportedWarnings(route: string, charge: HostedCharge, minor: number)
       `route ${route}: ${field} is set but ${missing} of ${charge.applicable[k]} charged attempts have no ${count} ` +
         `count (${why}): ${billed} (line "${NOT_REPORTED[k]}")`,
     );
+  }
+  return out;
+}
+
+/**
+ * Route → the server-metrics source of its target when run.json says that source does not expose `replicas` (a real
+ * engine's `/metrics`: the column is 0, not measured).
+ */
+function replicasNotExposed(run: LoadedRun): Map<string, string> {
+  const out = new Map<string, string>();
+  for (const m of run.manifests) {
+    for (const t of "server_metrics" in m ? m.server_metrics?.targets ?? [] : []) {
+      if (t.source !== null && t.not_exposed.includes("replicas")) { for (const r of t.routes) out.set(r, t.source); }
+    }
   }
   return out;
 }

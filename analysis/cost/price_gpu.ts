@@ -48,7 +48,7 @@ const DIGITS = 6;
  */
 export function priceSelfHosted(
   book: LineBook,
-  target: { label: string; server: pl.DataFrame | null; match: (label: string) => boolean },
+  target: { label: string; server: pl.DataFrame | null; match: (label: string) => boolean; without?: string },
   price: SelfHostedPrice,
   split: TimeSplit,
   weights: Float64Array,
@@ -109,12 +109,15 @@ export function priceSelfHosted(
     }
   } else if (price.fixed_replicas !== null) {
     summary.basis = "fixed_replicas";
+    const none = target.without ?? "no server timeline rows";
     warnings.push(
-      `route ${route}: no server timeline rows; priced at fixed_replicas = ${price.fixed_replicas} over the ${
+      `route ${route}: ${none}; priced at fixed_replicas = ${price.fixed_replicas} over the ${
         charged ? "run" : "window"
       }`,
     );
-    const fixed = `fixed_replicas ${price.fixed_replicas} (no server timeline: busy and idle cannot be told apart)`;
+    const fixed = `fixed_replicas ${price.fixed_replicas} (${
+      target.without ?? "no server timeline"
+    }: busy and idle cannot be told apart)`;
     gpuLine(`GPU time in the window: ${fixed} × window seconds, ${per}`, price.fixed_replicas * split.window_seconds);
     const q = price.fixed_replicas * split.outside_seconds * split.share;
     if (q > 0) {
@@ -126,7 +129,9 @@ export function priceSelfHosted(
     }
   } else {
     throw new InputError(
-      `route ${route} is priced self-hosted but the run has no server timeline rows for it; set fixed_replicas in the price sheet`,
+      `route ${route} is priced self-hosted but ${
+        target.without ?? "the run has no server timeline rows for it"
+      }; set fixed_replicas in the price sheet`,
     );
   }
   // Spares and operations run as long as the deployment: over the window, plus the outside share under "run".

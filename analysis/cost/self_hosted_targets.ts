@@ -16,14 +16,34 @@ export interface Target {
   price: SelfHostedPrice;
   server: pl.DataFrame | null;
   match: (label: string) => boolean;
+  /** Why `server` is null when the run has server rows for it (e.g. its engine does not expose replicas). */
+  without?: string;
 }
 
 /**
  * Self-hosted targets of the run: one per server-timeline label (routes
  * sharing a target are labelled "a+b" and priced once); without a route
- * column the single self-hosted route gets the whole timeline.
+ * column the single self-hosted route gets the whole timeline. A target whose
+ * server does not expose replica counts (`noReplicas`: route → the run.json
+ * `server_metrics` source that says so; a real engine's metrics, where 0 in
+ * `replicas` means "not exposed") gets no timeline: its rows would price it
+ * at 0 replicas, so the sheet's `fixed_replicas` prices it instead.
  */
 export function selfHostedTargets(
+  server: pl.DataFrame | null,
+  routes: string[],
+  price: Map<string, RoutePrice>,
+  noReplicas: ReadonlyMap<string, string> = new Map(),
+): Target[] {
+  return timelineTargets(server, routes, price).map((t) => {
+    const source = t.server ? t.members.map((m) => noReplicas.get(m)).find((x) => x !== undefined) : undefined;
+    if (source === undefined) return t;
+    const without = `its server timeline (${source}) does not expose replicas`;
+    return { ...t, server: null, match: () => false, without };
+  });
+}
+
+function timelineTargets(
   server: pl.DataFrame | null,
   routes: string[],
   price: Map<string, RoutePrice>,

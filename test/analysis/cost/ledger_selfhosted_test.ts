@@ -125,6 +125,49 @@ Deno.test("ledger() charges a self-hosted route for the whole run: warm-up, drai
     assert.equal(f.gpu_time[0]!.basis, "fixed_replicas");
     assert.equal(f.gpu_time[0]!.replica_seconds, null);
   });
+
+  await t.step("a timeline from an engine that does not expose replicas: fixed_replicas, not 0 replicas", async () => {
+    // The same rows, but run.json says route hosted's server is a llama.cpp engine whose `replicas` is "not exposed"
+    // (0 in every row, meaning unknown): priced as if there were no timeline.
+    const dir = writeGpuRun();
+    const manifest = JSON.parse(Deno.readTextFileSync(`${dir}/run.json`));
+    manifest.server_metrics = {
+      mode: "auto",
+      period_ms: 1000,
+      note: "fixture",
+      targets: [{
+        routes: ["hosted"],
+        server: "http://127.0.0.1:8788",
+        source: "llamacpp",
+        how: "fixture",
+        endpoints: ["/metrics", "/slots"],
+        columns: {},
+        not_exposed: ["oldest_queued_ms", "replicas", "replicas_warming"],
+        polls: 26,
+        failed_polls: 0,
+        rows_dropped: 0,
+        lines_dropped: 0,
+      }],
+    };
+    Deno.writeTextFileSync(`${dir}/run.json`, JSON.stringify(manifest));
+    const engine = await loadRun(dir, { onWarning: () => {} });
+    assert.throws(
+      () => ledger(engine, GPU_POLICY, selfSheet()),
+      /route hosted is priced self-hosted but its server timeline \(llamacpp\) does not expose replicas; set fixed_replicas/,
+    );
+    const f = ledger(engine, GPU_POLICY, selfSheet({ fixed_replicas: 3 }));
+    // As without a timeline: 3 × 10 s × 0.002 = 0.06 in the window; 3 × 16 s × share 1 × 0.002 = 0.096 outside.
+    close(amount(f.lines, /^GPU time in the window: fixed_replicas 3 \(its server timeline/).amount, 0.06, "window");
+    close(amount(f.lines, /^GPU time outside every measured stage: fixed_replicas 3/).amount, 0.096, "outside");
+    assert.ok(
+      f.pricing.warnings.some((w) =>
+        w === "route hosted: its server timeline (llamacpp) does not expose replicas; priced at fixed_replicas = 3 " +
+            "over the run"
+      ),
+      f.pricing.warnings.join(" | "),
+    );
+    assert.equal(f.gpu_time[0]!.basis, "fixed_replicas");
+  });
 });
 
 Deno.test("windows that split the measured stages are charged their seconds' share and add up to the run", async () => {
