@@ -22,6 +22,7 @@ import { PlanSpec } from "../schema/plan.ts";
 import { ENGINE_BLOCK, withReadmeBlock } from "./_readme_block.ts";
 import { runSimRoute } from "./_route_runs.ts";
 import { SimPool } from "./_sim_process.ts";
+import { load1 } from "./_load_average.ts";
 
 const ROOT = fileURLToPath(new URL("../", import.meta.url));
 
@@ -65,12 +66,6 @@ export const SAMPLES_ENGINE_COMMAND = {
   },
   examples: ["npx deno task samples-engine", "npx deno task samples-engine --out /tmp/samples --port 18788"],
 } as const satisfies CommandSpec;
-
-/** The machine's 1-minute load average, or null where the system does not tell. */
-function load1(): number | null {
-  const l = Deno.loadavg()[0];
-  return l === undefined || l === 0 ? null : l;
-}
 
 async function main({ values: v, check }: ParsedCommand<typeof SAMPLES_ENGINE_COMMAND>): Promise<number> {
   check.throwIfAny();

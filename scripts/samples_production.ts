@@ -24,6 +24,7 @@ import { PlanSpec } from "../schema/plan.ts";
 import { SimProfile } from "../schema/sim_profile.ts";
 import { PRODUCTION_BLOCK, withReadmeBlock } from "./_readme_block.ts";
 import { SimPool } from "./_sim_process.ts";
+import { load1 } from "./_load_average.ts";
 
 const ROOT = fileURLToPath(new URL("../", import.meta.url));
 
@@ -61,12 +62,6 @@ export const SAMPLES_PRODUCTION_COMMAND = {
   },
   examples: ["npx deno task samples-production", "npx deno task samples-production --out /tmp/samples"],
 } as const satisfies CommandSpec;
-
-/** The machine's 1-minute load average, or null where the system does not tell. */
-function load1(): number | null {
-  const l = Deno.loadavg()[0];
-  return l === undefined || l === 0 ? null : l;
-}
 
 async function main({ values: v, check }: ParsedCommand<typeof SAMPLES_PRODUCTION_COMMAND>): Promise<number> {
   check.throwIfAny();
