@@ -3,7 +3,7 @@
  * schedule (`data/plans/engine-routes.json`, the engine-validation short chats with `--cache-bust`) on three routes:
  *
  * - `route-engine/`: self-hosted (real engine), llama.cpp's llama-server with the tiny generated model as
- *   `deno task engine --size tiny` starts it (data/routes/engine.json), its conditions from the engine;
+ *   `deno task engine --size tiny` starts it (data/routes/self-hosted-engine.json), its conditions from the engine;
  * - `route-engine-selfhosted-sim/` and `route-engine-hosted-sim/`: the simulator routes of data/routes/selfhosted.json
  *   and hosted.json, each against a fresh simulator.
  *
@@ -30,7 +30,7 @@ const ROOT = fileURLToPath(new URL("../", import.meta.url));
 export const ENGINE_SAMPLE = {
   workload: "data/workloads/engine-validation",
   plan: "data/plans/engine-routes.json",
-  routes: "data/routes/engine.json",
+  routes: "data/routes/self-hosted-engine.json",
   route: "self-hosted-engine",
   prices: "data/prices/engine-vs-sim.json",
   engine: { size: "tiny", seed: 1, parallel: 4, ctx: 16384 },
@@ -61,7 +61,8 @@ export const SAMPLES_ENGINE_COMMAND = {
       arg: "P",
       rule: { min: 1, max: 65535, integer: true },
       default: 8788,
-      description: "the engine's loopback port (data/routes/engine.json names 8788; another port replaces its URL)",
+      description:
+        "the engine's loopback port (data/routes/self-hosted-engine.json names 8788; another port replaces its URL)",
     },
   },
   examples: ["npx deno task samples-engine", "npx deno task samples-engine --out /tmp/samples --port 18788"],

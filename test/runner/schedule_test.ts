@@ -283,10 +283,12 @@ Deno.test("bad plan files are refused naming the file and the field or line", as
 
 Deno.test("the shipped plan files load and build", async (t) => {
   // A shipped plan draws the classes of the workload named like it (data/plans/chat-example.json: the chat-example
-  // workload; engine-validation-sweep.json: engine-validation), else the design workload's (a class mix may name one).
+  // workload; engine-validation-sweep.json, and engine-sweep.json by the first word: engine-validation), else the design
+  // workload's (a class mix may name one).
   const workloads = [...Deno.readDirSync(join(PLANS, "../workloads"))].filter((e) => e.isDirectory).map((e) => e.name);
   const workloadOf = async (plan: string) => {
-    const own = workloads.find((w) => plan === `${w}.json` || plan.startsWith(`${w}-`));
+    const own = workloads.find((w) => plan === `${w}.json` || plan.startsWith(`${w}-`)) ??
+      workloads.find((w) => w !== "design-v1" && plan.startsWith(`${w.split("-")[0]}-`));
     return (await loadWorkload(join(PLANS, "../workloads", own ?? "design-v1"))).workload;
   };
   for await (const f of Deno.readDir(PLANS)) {
