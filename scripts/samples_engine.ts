@@ -22,7 +22,7 @@ import { PlanSpec } from "../schema/plan.ts";
 import { ENGINE_BLOCK, withReadmeBlock } from "./_readme_block.ts";
 import { runSimRoute } from "./_route_runs.ts";
 import { SimPool } from "./_sim_process.ts";
-import { load1 } from "./_load_average.ts";
+import { startLoadSampler } from "./_load_average.ts";
 
 const ROOT = fileURLToPath(new URL("../", import.meta.url));
 
@@ -76,19 +76,13 @@ async function main({ values: v, check }: ParsedCommand<typeof SAMPLES_ENGINE_CO
   const out = v.out;
   const started = Date.now();
   const log = (what: string) => console.log(`[${((Date.now() - started) / 1000).toFixed(0).padStart(4)} s] ${what}`);
-  const loads: number[] = [];
-  const sample = () => {
-    const l = load1();
-    if (l !== null) loads.push(l);
-  };
   for (const id of Object.values(s.runs)) await Deno.remove(join(out, id), { recursive: true }).catch(notFoundOk);
   await Deno.mkdir(out, { recursive: true });
   const tmpDir = await Deno.makeTempDir({ prefix: "goodput-samples-engine-" });
   const pool = new SimPool();
-  const sampler = setInterval(sample, 5000);
   const results: RunResult[] = [];
+  const loadSampler = startLoadSampler();
   try {
-    sample();
     log(`${s.runs.engine}: ${s.plan} on llama-server (${s.engine.size} model, ${s.engine.parallel} slots)`);
     const engine = await startEngine({ ...s.engine, port: v.port, threads: defaultThreads() });
     try {
@@ -128,16 +122,15 @@ async function main({ values: v, check }: ParsedCommand<typeof SAMPLES_ENGINE_CO
       );
     }
   } finally {
-    clearInterval(sampler);
+    loadSampler.stop();
     await pool.stopAll();
     await Deno.remove(tmpDir, { recursive: true });
   }
-  sample();
   const readme = join(out, "README.md");
   const text = await Deno.readTextFile(readme).catch((e) => (notFoundOk(e), "# Sample runs\n"));
   await Deno.writeTextFile(
     readme,
-    withReadmeBlock(text, ENGINE_BLOCK, block(results, plan.seed, (Date.now() - started) / 1000, loads)),
+    withReadmeBlock(text, ENGINE_BLOCK, block(results, plan.seed, (Date.now() - started) / 1000, loadSampler.text())),
   );
   log(`done: ${results.map((r) => r.dir).join(", ")} and ${readme}`);
   return 0;
@@ -147,12 +140,8 @@ function notFoundOk(e: unknown): void {
   if (!(e instanceof Deno.errors.NotFound)) throw e;
 }
 
-function block(results: RunResult[], seed: number, seconds: number, loads: number[]): string {
+function block(results: RunResult[], seed: number, seconds: number, load: string): string {
   const s = ENGINE_SAMPLE;
-  const load = loads.length
-    ? `load average (1 min) ${Math.min(...loads).toFixed(1)}–${Math.max(...loads).toFixed(1)} over ${loads.length} ` +
-      "readings"
-    : "load average not available";
   const date = new Date().toISOString().slice(0, 10);
   const machine = `${navigator.hardwareConcurrency}-core machine (${Deno.build.os}/${Deno.build.arch}, Deno ` +
     `${Deno.version.deno})`;

@@ -24,7 +24,7 @@ import { PlanSpec } from "../schema/plan.ts";
 import { SimProfile } from "../schema/sim_profile.ts";
 import { PRODUCTION_BLOCK, withReadmeBlock } from "./_readme_block.ts";
 import { SimPool } from "./_sim_process.ts";
-import { load1 } from "./_load_average.ts";
+import { startLoadSampler } from "./_load_average.ts";
 
 const ROOT = fileURLToPath(new URL("../", import.meta.url));
 
@@ -75,17 +75,11 @@ async function main({ values: v, check }: ParsedCommand<typeof SAMPLES_PRODUCTIO
   const out = v.out;
   const started = Date.now();
   const log = (what: string) => console.log(`[${((Date.now() - started) / 1000).toFixed(0).padStart(4)} s] ${what}`);
-  const loads: number[] = [];
-  const sample = () => {
-    const l = load1();
-    if (l !== null) loads.push(l);
-  };
   for (const id of [s.production, s.loadtest]) await Deno.remove(join(out, id), { recursive: true }).catch(notFoundOk);
   await Deno.mkdir(out, { recursive: true });
 
-  sample();
+  const loadSampler = startLoadSampler();
   log(`${s.production}: the chat app clicked in Chromium, ${arrivals.rate_rps}/s for ${arrivals.duration_s} s`);
-  const sampler = setInterval(sample, 5000);
   let drove: DriveResult;
   let ran: RunResult;
   try {
@@ -113,15 +107,18 @@ async function main({ values: v, check }: ParsedCommand<typeof SAMPLES_PRODUCTIO
     log(`${s.loadtest}: the runner, ${s.plan} on ${s.workload}`);
     ran = await loadTest(out, plan.seed, coldMs);
   } finally {
-    clearInterval(sampler);
+    loadSampler.stop();
   }
-  sample();
   const readme = join(out, "README.md");
   const text = await Deno.readTextFile(readme).catch((e) => (notFoundOk(e), "# Sample runs\n"));
   const seconds = (Date.now() - started) / 1000;
   await Deno.writeTextFile(
     readme,
-    withReadmeBlock(text, PRODUCTION_BLOCK, block(drove, ran, { ...arrivals, seed: plan.seed }, seconds, loads)),
+    withReadmeBlock(
+      text,
+      PRODUCTION_BLOCK,
+      block(drove, ran, { ...arrivals, seed: plan.seed }, seconds, loadSampler.text()),
+    ),
   );
   log(`done: ${join(out, s.production)}, ${ran.dir} and ${readme}`);
   return 0;
@@ -165,13 +162,9 @@ function block(
   r: RunResult,
   p: { rate_rps: number; duration_s: number; seed: number },
   seconds: number,
-  loads: number[],
+  load: string,
 ): string {
   const s = PRODUCTION_SAMPLE;
-  const load = loads.length
-    ? `load average (1 min) ${Math.min(...loads).toFixed(1)}–${Math.max(...loads).toFixed(1)} over ${loads.length} ` +
-      "readings"
-    : "load average not available";
   const m = r.manifest;
   const date = new Date().toISOString().slice(0, 10);
   const machine = `${navigator.hardwareConcurrency}-core machine (${Deno.build.os}/${Deno.build.arch}, Deno ` +
