@@ -19,7 +19,7 @@
 import { join } from "node:path";
 import { parseArgs } from "node:util";
 import { readLogCsv } from "../runner/sinks/csv_read.ts";
-import { tinyCase, writeJson, writeWorkload } from "../testing/tiny_workload.ts";
+import { tinyCase, warmupSteadyPlan, writeWorkload } from "../testing/tiny_workload.ts";
 import { startStaticServer } from "./static_sse_server.ts";
 
 const ROOT = new URL("../", import.meta.url).pathname;
@@ -81,19 +81,7 @@ interface Result {
 
 async function runOnce(dir: string, target: string, workload: string, rate: number, variant: typeof variants[0]) {
   const runId = `r${rate}-${variant.name}`;
-  const plan = writeJson(dir, `p${rate}.json`, {
-    name: `p${rate}`,
-    seed: 1,
-    arrivals: {
-      process: "staged",
-      drain_s: 0,
-      final_drain: false,
-      stages: [
-        { name: "warmup", kind: "warmup", process: "constant", rate_rps: rate, duration_s: 1 },
-        { name: "steady", kind: "steady", process: "constant", rate_rps: rate, duration_s: seconds },
-      ],
-    },
-  });
+  const plan = warmupSteadyPlan(dir, `p${rate}`, rate, seconds);
   const load = load1();
   const child = new Deno.Command(Deno.execPath(), {
     args: [

@@ -16,7 +16,7 @@
 import { join } from "node:path";
 import { parseArgs } from "node:util";
 import { readLogCsv } from "../runner/sinks/csv_read.ts";
-import { tinyCase, writeJson, writeWorkload } from "../testing/tiny_workload.ts";
+import { tinyCase, warmupSteadyPlan, writeWorkload } from "../testing/tiny_workload.ts";
 
 const ROOT = new URL("../", import.meta.url).pathname;
 const { values: v } = parseArgs({
@@ -99,19 +99,7 @@ try {
         "--workload",
         workload,
         "--plan",
-        writeJson(dir, `s${rate}.json`, {
-          name: `s${rate}`,
-          seed: 1,
-          arrivals: {
-            process: "staged",
-            drain_s: 0,
-            final_drain: false,
-            stages: [
-              { name: "warmup", kind: "warmup", process: "constant", rate_rps: rate, duration_s: 1 },
-              { name: "steady", kind: "steady", process: "constant", rate_rps: rate, duration_s: seconds },
-            ],
-          },
-        }),
+        warmupSteadyPlan(dir, `s${rate}`, rate, seconds),
         "--target",
         target,
         "--out",

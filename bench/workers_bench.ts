@@ -24,7 +24,7 @@ import { join } from "node:path";
 import { parseArgs } from "node:util";
 import { readLogCsv } from "../runner/sinks/csv_read.ts";
 import type { RequestRow } from "../schema/events.ts";
-import { tinyCase, writeJson, writeWorkload } from "../testing/tiny_workload.ts";
+import { tinyCase, warmupSteadyPlan, writeWorkload } from "../testing/tiny_workload.ts";
 import { startStaticServer } from "./static_sse_server.ts";
 
 const ROOT = new URL("../", import.meta.url).pathname;
@@ -88,19 +88,7 @@ const results: { w: number; rate: number; p99: number; notSent: number }[] = [];
 async function runOnce(w: number, rate: number, round: number): Promise<void> {
   const idle = await waitIdle(Number(v["idle-pct"]), Number(v["idle-wait-s"]));
   const runId = `w${w}-r${rate}-${round}`;
-  const plan = writeJson(dir, `${runId}.json`, {
-    name: runId,
-    seed: 1,
-    arrivals: {
-      process: "staged",
-      drain_s: 0,
-      final_drain: false,
-      stages: [
-        { name: "warmup", kind: "warmup", process: "constant", rate_rps: rate, duration_s: 1 },
-        { name: "steady", kind: "steady", process: "constant", rate_rps: rate, duration_s: seconds },
-      ],
-    },
-  });
+  const plan = warmupSteadyPlan(dir, runId, rate, seconds);
   const load = load1();
   const before = cpuTimes();
   const out = await new Deno.Command(Deno.execPath(), {

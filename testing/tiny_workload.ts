@@ -72,3 +72,23 @@ export function constantPlan(dir: string, rate: number, seconds: number, name = 
   const spec: PlanSpec = { name, seed: 7, arrivals: { process: "constant", rate_rps: rate, duration_s: seconds } };
   return writeJson(dir, `${name}.json`, spec);
 }
+
+/**
+ * The benches' plan (`<name>.json` in `dir`, seed 1): a 1 s `warmup` stage at `rate`, then `seconds` of `steady` at
+ * the same rate, constant arrivals, no drain.
+ */
+export function warmupSteadyPlan(dir: string, name: string, rate: number, seconds: number): string {
+  return writeJson(dir, `${name}.json`, {
+    name,
+    seed: 1,
+    arrivals: {
+      process: "staged",
+      drain_s: 0,
+      final_drain: false,
+      stages: [
+        { name: "warmup", kind: "warmup", process: "constant", rate_rps: rate, duration_s: 1 },
+        { name: "steady", kind: "steady", process: "constant", rate_rps: rate, duration_s: seconds },
+      ],
+    },
+  });
+}
