@@ -168,13 +168,21 @@ export function startContention(options: { periodMs?: number; cpus?: number } = 
 }
 
 /**
+ * Below this busy share of the machine's CPUs, a `busy_machine` cause is worded as the machine's own latency (waking
+ * and scheduling the runner's thread), not as other programs' work.
+ */
+export const MOSTLY_IDLE_SHARE = 0.5;
+
+/**
  * Why a client-limited run was limited, by the rule of docs/runner.md ("CPU contention"). The runner's event loop is
  * one thread: a due request waits behind the loop's own work, or for a CPU the machine gives to others. With ρ = the
  * thread's CPU share of the run (runner_main_cpu_ms / window_ms), its own work makes a due request wait about
  * ρ/(1−ρ) × its CPU time in all (the M/G/1 queue's wait); the run-queue wait is the machine's part. A **busy machine**
  * when run_queue_wait_ms ≥ ρ/(1−ρ) × runner_main_cpu_ms (the machine held the sends back at least as much as the
  * runner's own work); otherwise — or when ρ ≥ 1, the loop never idle — a **slow client**. null when the figures are
- * unknown (not Linux, no permission) or the thread neither ran nor waited.
+ * unknown (not Linux, no permission) or the thread neither ran nor waited. When the machine's CPUs were less than
+ * {@linkcode MOSTLY_IDLE_SHARE} busy, the machine's part is its latency in waking and scheduling the thread (a virtual
+ * machine's), not other work, and the reason says so.
  *
  * @example
  * ```ts
@@ -208,10 +216,15 @@ export function clientLimitCause(c: CpuContention | null): { cause: ClientLimitC
   const ownText = Number.isFinite(own)
     ? `the ${ms(own)} its own work makes due requests wait (ρ/(1−ρ) × ${ms(ran)} on a CPU, ${share})`
     : `its own work, which kept it busy the whole run (${share})`;
+  const idle = c.machine_busy_share !== null && c.machine_busy_share < MOSTLY_IDLE_SHARE;
   return wait >= own
     ? {
       cause: "busy_machine",
-      why: `busy machine: the runner's main thread waited ${ms(wait)} for a CPU, at least ${ownText}${tail}`,
+      why: idle
+        ? `the machine, though mostly idle: the runner's main thread waited ${ms(wait)} for a CPU, at least ` +
+          `${ownText}${tail} — with the CPUs this idle the wait is the machine's latency in waking and scheduling ` +
+          `the thread (a virtual machine's vCPUs, power states), not other programs' work`
+        : `busy machine: the runner's main thread waited ${ms(wait)} for a CPU, at least ${ownText}${tail}`,
     }
     : {
       cause: "slow_client",

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import { clientLimitCause, parseSchedStat, startContention } from "../../runner/cpu_contention.ts";
+import { clientLimitCause, MOSTLY_IDLE_SHARE, parseSchedStat, startContention } from "../../runner/cpu_contention.ts";
 import { type FinaliseOptions, finaliseRun } from "../../runner/finalise.ts";
 import { CsvSink } from "../../runner/sinks/csv_sink.ts";
 import { writeCsvSchema } from "../../runner/sinks/csv_schema.ts";
@@ -163,4 +163,19 @@ Deno.test("finaliseRun() writes the contention and the client limit's cause into
       Deno.removeSync(dir, { recursive: true });
     }
   }
+});
+
+Deno.test("clientLimitCause() words the machine's part on mostly idle CPUs as its wake-up latency, same cause", () => {
+  // As the first case, but the CPUs 10 % busy (< MOSTLY_IDLE_SHARE): still the machine's part, said as its latency.
+  const idle = clientLimitCause({ ...CONTENTION, machine_busy_share: 0.1 });
+  assert.equal(idle.cause, "busy_machine");
+  assert.equal(
+    idle.why,
+    "the machine, though mostly idle: the runner's main thread waited 900 ms for a CPU, at least the 38 ms its own " +
+      "work makes due requests wait (ρ/(1−ρ) × 600 ms on a CPU, its CPU share ρ = 6.0 %); machine CPUs 10 % busy, " +
+      "load average up to 5.25 on 2 CPUs — with the CPUs this idle the wait is the machine's latency in waking and " +
+      "scheduling the thread (a virtual machine's vCPUs, power states), not other programs' work",
+  );
+  // At the bound the wording is the busy machine's.
+  assert.match(clientLimitCause({ ...CONTENTION, machine_busy_share: MOSTLY_IDLE_SHARE }).why, /^busy machine: /);
 });
