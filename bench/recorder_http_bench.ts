@@ -10,9 +10,18 @@
  * option, default thread); `--slice-ms` and `--batch-rows` how its flush shares the app's thread
  * (recorder/recorder.ts `FLUSH_SLICES`, default: the recorder's).
  *
+ * `--interleave request` alternates the arms request by request instead of round by round: each round is `--requests`
+ * pairs, the two requests of a pair back to back in the order with, without / without, with / … (ABBA), pair i not
+ * before i / `rate` s from the round's start — each arm served at `--rate`, and a slow moment of the machine falls on
+ * both arms alike. Each run also gives a 95 % bootstrap interval of the added p50 and p99 (both arms resampled 2,000
+ * times, seeded). `--time-calls` has the recording app time its own recorder calls (bench/_recorder_http_server.ts):
+ * per request, the wall time the recorder holds the request's path, measured inside the app (no network, no client in
+ * it), its p50 / p99 / p99.9 / max in µs.
+ *
  * ```sh
  * npx deno run -A bench/recorder_http_bench.ts --runs 3 --rounds 20 --requests 500 --tokens 50
  * npx deno run -A bench/recorder_http_bench.ts --runs 3 --rounds 10 --requests 200 --rate 100
+ * npx deno run -A bench/recorder_http_bench.ts --runs 3 --rounds 10 --requests 300 --rate 100 --interleave request --time-calls
  * ```
  *
  * @module
@@ -33,9 +42,13 @@ const { values } = parseArgs({
     writer: { type: "string", default: "thread" },
     "slice-ms": { type: "string", default: String(FLUSH_SLICES.slice_ms) },
     "batch-rows": { type: "string", default: String(FLUSH_SLICES.batch_rows) },
+    interleave: { type: "string", default: "round" },
+    "time-calls": { type: "boolean", default: false },
   },
 });
 const writer = values.writer;
+const interleave = values.interleave;
+const timeCalls = values["time-calls"];
 const [sliceMs, batchRows] = [Number(values["slice-ms"]), Number(values["batch-rows"])];
 const [runs, rounds, requests, tokens, rate, flushMs] = [
   values.runs,
@@ -48,11 +61,12 @@ const [runs, rounds, requests, tokens, rate, flushMs] = [
 const ok = (n: number | undefined, min: number) => Number.isSafeInteger(n) && n! >= min;
 if (
   !ok(runs, 1) || !ok(rounds, 2) || !ok(requests, 1) || !ok(tokens, 1) || !ok(rate, 0) || !ok(flushMs, 1) ||
-  (writer !== "thread" && writer !== "app") || !(sliceMs > 0) || !ok(batchRows, 1)
+  (writer !== "thread" && writer !== "app") || !(sliceMs > 0) || !ok(batchRows, 1) ||
+  (interleave !== "round" && interleave !== "request")
 ) {
   console.error(
     "error: --runs ≥ 1, --rounds ≥ 2 (an even count balances the order), --requests ≥ 1, --tokens ≥ 1, --rate ≥ 0 " +
-      "(integer), --flush-ms ≥ 1, --writer thread or app, --slice-ms > 0, --batch-rows ≥ 1",
+      "(integer), --flush-ms ≥ 1, --writer thread or app, --slice-ms > 0, --batch-rows ≥ 1, --interleave round or request",
   );
   Deno.exit(2);
 }
@@ -67,7 +81,8 @@ async function start(arm: "on" | "off", out: string): Promise<Server> {
   const child = new Deno.Command(Deno.execPath(), {
     args: ["run", "--allow-net=127.0.0.1", "--allow-read", "--allow-write", "--allow-env", "--allow-sys", SERVER]
       .concat(["--recorder", arm, "--tokens", String(tokens), "--out", out, "--flush-ms", String(flushMs)])
-      .concat(["--writer", writer!, "--slice-ms", String(sliceMs), "--batch-rows", String(batchRows)]),
+      .concat(["--writer", writer!, "--slice-ms", String(sliceMs), "--batch-rows", String(batchRows)])
+      .concat(timeCalls ? ["--time-calls"] : []),
     stdout: "piped",
     stderr: "inherit",
   }).spawn();
@@ -107,15 +122,77 @@ async function round(url: string, n: number, into: number[]): Promise<void> {
   }
 }
 
+/**
+ * `n` pairs, one request to each arm back to back, with first in pairs 0, 3, 4, 7, … (ABBA), pair i not before
+ * i / `rate` s from the round's start (back to back without a rate); each latency (send → last byte), ms, by arm.
+ */
+async function pairedRound(urls: { on: string; off: string }, n: number, into: { on: number[]; off: number[] }) {
+  const body = JSON.stringify({ text: "How long does delivery take?" });
+  const start = performance.now();
+  for (let i = 0; i < n; i++) {
+    const wait = rate! > 0 ? start + (i * 1000) / rate! - performance.now() : 0;
+    if (wait > 0) await new Promise((r) => setTimeout(r, wait));
+    const order = i % 4 === 0 || i % 4 === 3 ? (["on", "off"] as const) : (["off", "on"] as const);
+    for (const arm of order) {
+      const t0 = performance.now();
+      const res = await fetch(`${urls[arm]}/chat`, {
+        method: "POST",
+        body,
+        headers: { "content-type": "application/json" },
+      });
+      await res.arrayBuffer();
+      into[arm].push(performance.now() - t0);
+    }
+  }
+}
+
+/** A seeded PRNG in [0, 1) (mulberry32): the bootstrap resamples the same way every run. */
+function mulberry32(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+/**
+ * A 95 % percentile-bootstrap interval of rank(with, q) − rank(without, q): both samples resampled with replacement
+ * `b` times (seeded), the 2.5th and 97.5th percentiles of the differences, ms.
+ */
+function bootstrapDiff(w: Float64Array, wo: Float64Array, q: number, b = 2000): [number, number] {
+  const rnd = mulberry32(20261201);
+  const resample = (s: Float64Array, into: Float64Array) => {
+    for (let i = 0; i < into.length; i++) into[i] = s[Math.floor(rnd() * s.length)]!;
+    return into.sort();
+  };
+  const [bw, bwo] = [new Float64Array(w.length), new Float64Array(wo.length)];
+  const diffs = new Float64Array(b);
+  for (let k = 0; k < b; k++) diffs[k] = rank(resample(w, bw), q) - rank(resample(wo, bwo), q);
+  diffs.sort();
+  return [rank(diffs, 0.025), rank(diffs, 0.975)];
+}
+
 /** Nearest rank: x₍⌈q·n⌉₎ of the sorted values. */
 const rank = (sorted: Float64Array, q: number) => sorted[Math.max(0, Math.ceil(q * sorted.length) - 1)]!;
 const r3 = (x: number) => Math.round(x * 1000) / 1000;
 
-const summary: { with_p99: number[]; without_p99: number[]; added_p99: number[]; added_p50: number[] } = {
+const summary: {
+  with_p99: number[];
+  without_p99: number[];
+  added_p99: number[];
+  added_p50: number[];
+  added_p99_ci95: [number, number][];
+  recorder_calls_us_p99: number[];
+} = {
   with_p99: [],
   without_p99: [],
   added_p99: [],
   added_p50: [],
+  added_p99_ci95: [],
+  recorder_calls_us_p99: [],
 };
 for (let run = 1; run <= runs!; run++) {
   const dir = Deno.makeTempDirSync({ prefix: "recorder_http_bench_" });
@@ -126,11 +203,21 @@ for (let run = 1; run <= runs!; run++) {
     // Warm-up: each server's JIT and connection, discarded.
     await round(on.url, Math.min(200, requests!), []);
     await round(off.url, Math.min(200, requests!), []);
+    // The warm-up's own call times are not the run's.
+    if (timeCalls) await (await fetch(`${on.url}/calls`)).arrayBuffer();
     for (let k = 0; k < rounds!; k++) {
+      if (interleave === "request") {
+        await pairedRound({ on: on.url, off: off.url }, requests!, lat);
+        continue;
+      }
       // with, without; without, with; …: each arm goes first in half the rounds.
       const order = k % 2 === 0 ? (["on", "off"] as const) : (["off", "on"] as const);
       for (const arm of order) await round(arm === "on" ? on.url : off.url, requests!, lat[arm]);
     }
+    const timedCalls = timeCalls
+      ? await (await fetch(`${on.url}/calls`)).json() as { total: number[]; by_call: Record<string, number[]> }
+      : null;
+    const calls = timedCalls ? Float64Array.from(timedCalls.total).sort() : null;
     const sorted = (xs: number[]) => Float64Array.from(xs).sort();
     const [w, wo] = [sorted(lat.on), sorted(lat.off)];
     const stats = (s: Float64Array) => ({
@@ -140,6 +227,25 @@ for (let run = 1; run <= runs!; run++) {
       p999: r3(rank(s, 0.999)),
     });
     const sw = stats(w), so = stats(wo);
+    const ci50 = bootstrapDiff(w, wo, 0.5).map(r3) as [number, number];
+    const ci99 = bootstrapDiff(w, wo, 0.99).map(r3) as [number, number];
+    const usStats = (s: Float64Array) => ({
+      n: s.length,
+      p50: r3(rank(s, 0.5)),
+      p99: r3(rank(s, 0.99)),
+      p999: r3(rank(s, 0.999)),
+      max: r3(s[s.length - 1]!),
+    });
+    const callStats = calls && calls.length > 0
+      ? {
+        ...usStats(calls),
+        by_call: Object.fromEntries(
+          Object.entries(timedCalls!.by_call).map(([name, xs]) => [name, usStats(Float64Array.from(xs).sort())]),
+        ),
+      }
+      : null;
+    summary.added_p99_ci95.push(ci99);
+    if (callStats) summary.recorder_calls_us_p99.push(callStats.p99);
     summary.with_p99.push(sw.p99);
     summary.without_p99.push(so.p99);
     summary.added_p99.push(r3(sw.p99 - so.p99));
@@ -150,9 +256,12 @@ for (let run = 1; run <= runs!; run++) {
       rate_per_s: rate || "back to back",
       flush_ms: flushMs,
       writer,
+      interleave,
       flush_slices: { slice_ms: sliceMs, batch_rows: batchRows },
       ms: { with_recorder: sw, without: so },
       added_ms: { p50: r3(sw.p50 - so.p50), p99: r3(sw.p99 - so.p99), p999: r3(sw.p999 - so.p999) },
+      added_ms_ci95: { p50: ci50, p99: ci99 },
+      recorder_calls_us: callStats,
       load_average_1m: { before: r3(load0), after: r3(Deno.loadavg()[0]!) },
       cores: navigator.hardwareConcurrency,
       runtime: `deno ${Deno.version.deno}`,
