@@ -28,6 +28,7 @@
  */
 import { parseArgs } from "node:util";
 import { fileURLToPath } from "node:url";
+import { mulberry32 } from "../lib/prng.ts";
 import { FLUSH_SLICES } from "../recorder/recorder.ts";
 
 const { values } = parseArgs({
@@ -144,18 +145,6 @@ async function pairedRound(urls: { on: string; off: string }, n: number, into: {
       into[arm].push(performance.now() - t0);
     }
   }
-}
-
-/** A seeded PRNG in [0, 1) (mulberry32): the bootstrap resamples the same way every run. */
-function mulberry32(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
 }
 
 /**
