@@ -184,3 +184,22 @@ export async function closedLoopCapacity(url: string, o: CapacityOptions): Promi
     loadavg_after: loadavg(),
   };
 }
+
+/**
+ * How far a knee lies from a capacity measured twice (before and after a sweep, a and b) on cores that others share: the
+ * capacity during the sweep is known only to lie between the two, so 0 within [min, max], else the distance to the
+ * nearer end ÷ that end.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { capacityError } from "./capacity.ts";
+ * assert.equal(capacityError(2.0, 1.8, 2.2), 0);
+ * assert.equal(capacityError(2.5, 2.0, 1.5), 0.25); // above the range: (2.5 − 2.0) / 2.0
+ * assert.equal(capacityError(1.5, 2.0, 3.0), 0.25); // below it: (2.0 − 1.5) / 2.0
+ * ```
+ */
+export function capacityError(knee: number, a: number, b: number): number {
+  const [lo, hi] = [Math.min(a, b), Math.max(a, b)];
+  return knee < lo ? (lo - knee) / lo : knee > hi ? (knee - hi) / hi : 0;
+}
