@@ -7,6 +7,7 @@ import { ThreadWriter, writerWorkerFile } from "../../recorder/thread_writer.ts"
 import { emptyRows, type TableRows } from "../../recorder/buffer.ts";
 import type { Recorder } from "../../recorder/types.ts";
 import type { WriterSetup } from "../../recorder/writer.ts";
+import { exampleRequestRow } from "../../testing/task_rows.ts";
 import type { RequestRow } from "../../schema/events.ts";
 import { type FakeClock, readManifest, readTable, tempOut, testRecorder } from "./_fixture.ts";
 
@@ -96,47 +97,25 @@ function setupIn(out: string): WriterSetup {
 function requests(first: number, n: number): TableRows {
   const rows = emptyRows();
   for (let i = first; i < first + n; i++) {
-    rows.requests.push(
-      {
-        run_id: "w-1",
-        request_id: `r-${i}`,
-        case_id: "c",
-        class: "chat",
-        priority: 0,
-        stage: "w0000",
-        shard: 0,
-        route: "app",
-        scheduled_ms: i,
-        send_lag_ms: null,
-        first_sent_ms: null,
-        first_token_ms: null,
-        completed_ms: i + 1,
-        outcome: "ok",
-        http_status: null,
-        error_kind: null,
-        attempts: 0,
-        rounds: 0,
-        tool_calls: 0,
-        tool_ms: 0,
-        input_tokens: 0,
-        cached_input_tokens: 0,
-        output_tokens: 0,
-        finish_reason: null,
-        output_valid: true,
-        schema_ok: null,
-        quality_ok: null,
-        safety_ok: null,
-        auth_ok: null,
-        quality_detail: null,
-        prompt_sha256: "0".repeat(64),
-        output_sha256: null,
-        streamed: null,
-        applicable_gates: "output_valid,quality_ok",
-        service_mode: null,
-        reasoning_tokens: null,
-        cache_write_tokens: null,
-      } satisfies RequestRow,
-    );
+    rows.requests.push(exampleRequestRow({
+      run_id: "w-1",
+      request_id: `r-${i}`,
+      case_id: "c",
+      stage: "w0000",
+      scheduled_ms: i,
+      first_sent_ms: null,
+      first_token_ms: null,
+      completed_ms: i + 1,
+      http_status: null,
+      attempts: 0,
+      rounds: 0,
+      input_tokens: 0,
+      output_tokens: 0,
+      finish_reason: null,
+      quality_ok: null,
+      prompt_sha256: "0".repeat(64),
+      streamed: null,
+    }));
   }
   return rows;
 }
