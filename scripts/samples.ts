@@ -24,6 +24,7 @@ import { type CommandSpec, type ParsedCommand, runCommand } from "../lib/command
 import { runLoadTest, type RunResult } from "../runner/run.ts";
 import { ENGINE_BLOCK, PRODUCTION_BLOCK, readmeBlock } from "./_readme_block.ts";
 import { runSimRoute, type SimRoute } from "./_route_runs.ts";
+import { SAMPLES_OUT_FLAG } from "./_sample_flags.ts";
 import { SimPool } from "./_sim_process.ts";
 
 const ROOT = fileURLToPath(new URL("../", import.meta.url));
@@ -50,12 +51,7 @@ export const SAMPLES_COMMAND = {
     "samples-production` and `deno task samples-engine`) only; seeds and run ids are fixed (docs/demo.md).",
   ],
   flags: {
-    out: {
-      type: "string",
-      arg: "DIR",
-      default: "data/runs",
-      description: "where the runs go (relative paths: from the repository)",
-    },
+    out: SAMPLES_OUT_FLAG,
   },
   examples: ["npx deno task samples", "npx deno task samples --out /tmp/samples"],
 } as const satisfies CommandSpec;

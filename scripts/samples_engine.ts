@@ -21,6 +21,7 @@ import { loadJsonFile } from "../schema/load.ts";
 import { PlanSpec } from "../schema/plan.ts";
 import { ENGINE_BLOCK, withReadmeBlock } from "./_readme_block.ts";
 import { runSimRoute } from "./_route_runs.ts";
+import { SAMPLES_OUT_FLAG } from "./_sample_flags.ts";
 import { SimPool } from "./_sim_process.ts";
 import { startLoadSampler } from "./_load_average.ts";
 
@@ -50,12 +51,7 @@ export const SAMPLES_ENGINE_COMMAND = {
     "with `--cache-bust`. It deletes and rewrites these three folders and its block of the README only.",
   ],
   flags: {
-    out: {
-      type: "string",
-      arg: "DIR",
-      default: "data/runs",
-      description: "where the runs go (relative paths: from the repository)",
-    },
+    out: SAMPLES_OUT_FLAG,
     port: {
       type: "number",
       arg: "P",

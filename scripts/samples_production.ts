@@ -23,6 +23,7 @@ import { loadJsonFile } from "../schema/load.ts";
 import { PlanSpec } from "../schema/plan.ts";
 import { SimProfile } from "../schema/sim_profile.ts";
 import { PRODUCTION_BLOCK, withReadmeBlock } from "./_readme_block.ts";
+import { SAMPLES_OUT_FLAG } from "./_sample_flags.ts";
 import { SimPool } from "./_sim_process.ts";
 import { startLoadSampler } from "./_load_average.ts";
 
@@ -53,12 +54,7 @@ export const SAMPLES_PRODUCTION_COMMAND = {
     `\`${PRODUCTION_SAMPLE.plan}\`. It deletes and rewrites these two folders and its block of the README only.`,
   ],
   flags: {
-    out: {
-      type: "string",
-      arg: "DIR",
-      default: "data/runs",
-      description: "where the runs go (relative paths: from the repository)",
-    },
+    out: SAMPLES_OUT_FLAG,
   },
   examples: ["npx deno task samples-production", "npx deno task samples-production --out /tmp/samples"],
 } as const satisfies CommandSpec;
