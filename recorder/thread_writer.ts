@@ -22,7 +22,7 @@ import {
   type WriterKind,
   type WriterSetup,
 } from "./writer.ts";
-import { fromWire, type WriterCall, type WriterReply } from "./writer_protocol.ts";
+import { applyCall, type CallBody, fromWire, type WriterCall, type WriterReply } from "./writer_protocol.ts";
 
 /** A call not yet answered: what to run again on the app's writer if the thread never started. */
 interface Pending {
@@ -30,9 +30,6 @@ interface Pending {
   resolve: (v: unknown) => void;
   reject: (e: unknown) => void;
 }
-
-/** A call without its id (each kind of call apart). */
-type CallBody<C = WriterCall> = C extends WriterCall ? Omit<C, "id"> : never;
 
 /**
  * The writer thread's file beside this module: `writer_worker.mjs` (the Node bundle's layout, `deno task
@@ -87,7 +84,7 @@ export class ThreadWriter implements LogWriter {
   }
 
   #call<T>(body: CallBody): Promise<T> {
-    if (this.#fallback) return this.#fallback.then((w) => ThreadWriter.#onApp(w, body) as Promise<T>);
+    if (this.#fallback) return this.#fallback.then((w) => applyCall(w, body) as Promise<T>);
     const call = { ...body, id: this.#next++ } as WriterCall;
     return new Promise<T>((resolve, reject) => {
       this.#pending.set(call.id, { call, resolve: resolve as (v: unknown) => void, reject });
@@ -100,17 +97,6 @@ export class ThreadWriter implements LogWriter {
         reject(e);
       }
     });
-  }
-
-  static #onApp(w: AppWriter, body: CallBody): Promise<unknown> {
-    switch (body.op) {
-      case "append":
-        return w.append(body.rows, body.flush);
-      case "closePart":
-        return w.closePart(body.ended_ms, body.last);
-      case "manifest":
-        return w.writeManifest(body.text);
-    }
   }
 
   #settled(id: number): Pending | undefined {
@@ -161,7 +147,7 @@ export class ThreadWriter implements LogWriter {
     for (const p of held) {
       if (ready && p.call.op === "append") p.resolve(lostAppend(p.call.rows, entry, this.#bytes));
       else {
-        this.#fallback.then((w) => ThreadWriter.#onApp(w, p.call)).then(p.resolve, p.reject);
+        this.#fallback.then((w) => applyCall(w, p.call)).then(p.resolve, p.reject);
       }
     }
   }

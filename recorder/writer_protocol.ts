@@ -15,6 +15,21 @@ export type WriterCall =
   | { id: number; op: "closePart"; ended_ms: number; last: boolean }
   | { id: number; op: "manifest"; text: string };
 
+/** A call without its id (each kind of call apart). */
+export type CallBody<C = WriterCall> = C extends WriterCall ? Omit<C, "id"> : never;
+
+/** Does one call on a writer of the app's kind: on the writer thread, or on the app's thread when the thread failed. */
+export function applyCall(writer: AppWriter, call: CallBody): Promise<unknown> {
+  switch (call.op) {
+    case "append":
+      return writer.append(call.rows, call.flush);
+    case "closePart":
+      return writer.closePart(call.ended_ms, call.last);
+    case "manifest":
+      return writer.writeManifest(call.text);
+  }
+}
+
 /** An error as it crosses between threads. */
 export interface WireError {
   name: string;
@@ -83,20 +98,10 @@ export interface WriterPort {
 export function serveWriter(port: WriterPort, setup: WriterSetup): void {
   let errors: WireError[] = [];
   const writer = new AppWriter(setup, (e) => errors.push(toWire(e)));
-  const run = (call: WriterCall): Promise<unknown> => {
-    switch (call.op) {
-      case "append":
-        return writer.append(call.rows, call.flush);
-      case "closePart":
-        return writer.closePart(call.ended_ms, call.last);
-      case "manifest":
-        return writer.writeManifest(call.text);
-    }
-  };
   const handle = async (call: WriterCall): Promise<void> => {
     let reply: WriterReply;
     try {
-      reply = { id: call.id, ok: true, result: await run(call), errors };
+      reply = { id: call.id, ok: true, result: await applyCall(writer, call), errors };
     } catch (e) {
       reply = { id: call.id, ok: false, error: toWire(e), errors };
     }
