@@ -5,7 +5,10 @@
  * without it (`off`: the same handler, the same work, no recorder call); `--writer`, `--slice-ms` and `--batch-rows` as
  * bench/recorder_http_bench.ts passes them. With `--time-calls`, the recording app also times each of its recorder
  * calls (`performance.now()` before and after, the pair's own cost included) and sums them per request: the wall time
- * the recorder holds the request's path; `GET /calls` answers those sums (µs, in the order served: `total`, and `by_call` per call name) and empties them.
+ * the recorder holds the request's path; `GET /calls` answers those sums (µs, in the order served: `total`, and
+ * `by_call` per call name) and empties them. With `--time-handler` (either app), the app times its handler's own
+ * synchronous work per request instead — from the parsed question to the streamed Response made, the stream's start
+ * included (one pair of `performance.now()` a request, in both apps alike) — and `GET /calls` answers those (`handler`).
  * Prints its URL, then serves until SIGTERM (closing the recorder).
  *
  * @module
@@ -26,6 +29,8 @@ const { values } = parseArgs({
     "slice-ms": { type: "string", default: String(FLUSH_SLICES.slice_ms) },
     "batch-rows": { type: "string", default: String(FLUSH_SLICES.batch_rows) },
     "time-calls": { type: "boolean", default: false },
+    "time-handler": { type: "boolean", default: false },
+    "settle-ms": { type: "string", default: "50" },
   },
 });
 FLUSH_SLICES.slice_ms = Number(values["slice-ms"]);
@@ -36,13 +41,16 @@ const rec: Recorder | null = values.recorder === "on"
     out: values.out!,
     run_id: "bench-http",
     app: { name: "bench", version: "1" },
-    buffer: { flush_ms: Number(values["flush-ms"]) },
+    buffer: { flush_ms: Number(values["flush-ms"]), settle_ms: Number(values["settle-ms"]) },
     writer: values.writer === "app" ? "app" : "thread",
   })
   : null;
 const enc = new TextEncoder();
 const piece = enc.encode("tok ");
 const timeCalls = values["time-calls"] && rec !== null;
+const timeHandler = values["time-handler"];
+/** Per request served, the wall time of the handler's synchronous work, µs (`--time-handler`). */
+let handlerUs: number[] = [];
 /** Per request served, the wall time of its recorder calls, µs (`--time-calls`). */
 let callsUs: number[] = [];
 /** Per call, per request served, its wall time (summed over the request's calls of that name: 50 `token`s), µs. */
@@ -68,6 +76,7 @@ interface Acc {
 /** The app's own work, identical with and without the recorder: read the question, stream the tokens. */
 async function chat(req: Request): Promise<Response> {
   const { text } = await req.json() as { text: string };
+  const h0 = timeHandler ? performance.now() : 0;
   const acc: Acc = { total: 0, by: {} };
   const task = timed(acc, "begin", () => rec?.begin({ class: "chat", prompt: text }));
   timed(acc, "received", () => task?.received());
@@ -95,14 +104,17 @@ async function chat(req: Request): Promise<Response> {
       }
     },
   });
-  return new Response(body, { headers: { "content-type": "text/plain" } });
+  const res = new Response(body, { headers: { "content-type": "text/plain" } });
+  if (timeHandler) handlerUs.push((performance.now() - h0) * 1000);
+  return res;
 }
 
 const server = Deno.serve({ hostname: "127.0.0.1", port: 0, onListen: () => {} }, (req) => {
   if (req.method === "GET" && new URL(req.url).pathname === "/calls") {
-    const body = JSON.stringify({ total: callsUs, by_call: byCallUs });
+    const body = JSON.stringify({ total: callsUs, by_call: byCallUs, handler: handlerUs });
     callsUs = [];
     byCallUs = {};
+    handlerUs = [];
     return new Response(body, { headers: { "content-type": "application/json" } });
   }
   return chat(req);

@@ -16,12 +16,17 @@
  * both arms alike. Each run also gives a 95 % bootstrap interval of the added p50 and p99 (both arms resampled 2,000
  * times, seeded). `--time-calls` has the recording app time its own recorder calls (bench/_recorder_http_server.ts):
  * per request, the wall time the recorder holds the request's path, measured inside the app (no network, no client in
- * it), its p50 / p99 / p99.9 / max in µs.
+ * it), its p50 / p99 / p99.9 / max in µs. `--time-handler` (not with `--time-calls`) has both apps time their handler's
+ * synchronous work per request (one pair of clock reads a request in each), and gives each arm's p50 / p99 / p99.9 in µs
+ * and the added p50 and p99 with their 95 % bootstrap intervals: the recorder's direct cost on the request's path, in
+ * the app, against the same work without it. `--settle-ms` is the recording app's `buffer.settle_ms` (the recorder's
+ * default, 50).
  *
  * ```sh
  * npx deno run -A bench/recorder_http_bench.ts --runs 3 --rounds 20 --requests 500 --tokens 50
  * npx deno run -A bench/recorder_http_bench.ts --runs 3 --rounds 10 --requests 200 --rate 100
  * npx deno run -A bench/recorder_http_bench.ts --runs 3 --rounds 10 --requests 300 --rate 100 --interleave request --time-calls
+ * npx deno run -A bench/recorder_http_bench.ts --runs 3 --rounds 10 --requests 300 --rate 100 --interleave request --time-handler
  * ```
  *
  * @module
@@ -45,29 +50,34 @@ const { values } = parseArgs({
     "batch-rows": { type: "string", default: String(FLUSH_SLICES.batch_rows) },
     interleave: { type: "string", default: "round" },
     "time-calls": { type: "boolean", default: false },
+    "time-handler": { type: "boolean", default: false },
+    "settle-ms": { type: "string", default: "50" },
   },
 });
 const writer = values.writer;
 const interleave = values.interleave;
 const timeCalls = values["time-calls"];
+const timeHandler = values["time-handler"];
 const [sliceMs, batchRows] = [Number(values["slice-ms"]), Number(values["batch-rows"])];
-const [runs, rounds, requests, tokens, rate, flushMs] = [
+const [runs, rounds, requests, tokens, rate, flushMs, settleMs] = [
   values.runs,
   values.rounds,
   values.requests,
   values.tokens,
   values.rate,
   values["flush-ms"],
+  values["settle-ms"],
 ].map(Number);
 const ok = (n: number | undefined, min: number) => Number.isSafeInteger(n) && n! >= min;
 if (
   !ok(runs, 1) || !ok(rounds, 2) || !ok(requests, 1) || !ok(tokens, 1) || !ok(rate, 0) || !ok(flushMs, 1) ||
   (writer !== "thread" && writer !== "app") || !(sliceMs > 0) || !ok(batchRows, 1) ||
-  (interleave !== "round" && interleave !== "request")
+  (interleave !== "round" && interleave !== "request") || !ok(settleMs, 0) || (timeCalls && timeHandler)
 ) {
   console.error(
     "error: --runs ≥ 1, --rounds ≥ 2 (an even count balances the order), --requests ≥ 1, --tokens ≥ 1, --rate ≥ 0 " +
-      "(integer), --flush-ms ≥ 1, --writer thread or app, --slice-ms > 0, --batch-rows ≥ 1, --interleave round or request",
+      "(integer), --flush-ms ≥ 1, --settle-ms ≥ 0, --writer thread or app, --slice-ms > 0, --batch-rows ≥ 1, " +
+      "--interleave round or request, not both --time-calls and --time-handler",
   );
   Deno.exit(2);
 }
@@ -82,8 +92,10 @@ async function start(arm: "on" | "off", out: string): Promise<Server> {
   const child = new Deno.Command(Deno.execPath(), {
     args: ["run", "--allow-net=127.0.0.1", "--allow-read", "--allow-write", "--allow-env", "--allow-sys", SERVER]
       .concat(["--recorder", arm, "--tokens", String(tokens), "--out", out, "--flush-ms", String(flushMs)])
+      .concat(["--settle-ms", String(settleMs)])
       .concat(["--writer", writer!, "--slice-ms", String(sliceMs), "--batch-rows", String(batchRows)])
-      .concat(timeCalls ? ["--time-calls"] : []),
+      .concat(timeCalls ? ["--time-calls"] : [])
+      .concat(timeHandler ? ["--time-handler"] : []),
     stdout: "piped",
     stderr: "inherit",
   }).spawn();
@@ -175,6 +187,9 @@ const summary: {
   added_p50: number[];
   added_p99_ci95: [number, number][];
   recorder_calls_us_p99: number[];
+  handler_added_us_p50: number[];
+  handler_added_us_p99: number[];
+  handler_added_us_p99_ci95: [number, number][];
 } = {
   with_p99: [],
   without_p99: [],
@@ -182,7 +197,15 @@ const summary: {
   added_p50: [],
   added_p99_ci95: [],
   recorder_calls_us_p99: [],
+  handler_added_us_p50: [],
+  handler_added_us_p99: [],
+  handler_added_us_p99_ci95: [],
 };
+/** The apps' handler times of the requests served since the last ask (`--time-handler`), µs, sorted. */
+async function handlerTimes(url: string): Promise<Float64Array> {
+  const { handler } = await (await fetch(`${url}/calls`)).json() as { handler: number[] };
+  return Float64Array.from(handler).sort();
+}
 for (let run = 1; run <= runs!; run++) {
   const dir = Deno.makeTempDirSync({ prefix: "recorder_http_bench_" });
   const load0 = Deno.loadavg()[0]!;
@@ -193,7 +216,8 @@ for (let run = 1; run <= runs!; run++) {
     await round(on.url, Math.min(200, requests!), []);
     await round(off.url, Math.min(200, requests!), []);
     // The warm-up's own call times are not the run's.
-    if (timeCalls) await (await fetch(`${on.url}/calls`)).arrayBuffer();
+    if (timeCalls || timeHandler) await (await fetch(`${on.url}/calls`)).arrayBuffer();
+    if (timeHandler) await (await fetch(`${off.url}/calls`)).arrayBuffer();
     for (let k = 0; k < rounds!; k++) {
       if (interleave === "request") {
         await pairedRound({ on: on.url, off: off.url }, requests!, lat);
@@ -233,6 +257,22 @@ for (let run = 1; run <= runs!; run++) {
         ),
       }
       : null;
+    let handler = null;
+    if (timeHandler) {
+      const [hw, hwo] = [await handlerTimes(on.url), await handlerTimes(off.url)];
+      const [hs, hso] = [usStats(hw), usStats(hwo)];
+      handler = {
+        us: { with_recorder: hs, without: hso },
+        added_us: { p50: r3(hs.p50 - hso.p50), p99: r3(hs.p99 - hso.p99), p999: r3(hs.p999 - hso.p999) },
+        added_us_ci95: {
+          p50: bootstrapDiff(hw, hwo, 0.5).map(r3) as [number, number],
+          p99: bootstrapDiff(hw, hwo, 0.99).map(r3) as [number, number],
+        },
+      };
+      summary.handler_added_us_p50.push(handler.added_us.p50);
+      summary.handler_added_us_p99.push(handler.added_us.p99);
+      summary.handler_added_us_p99_ci95.push(handler.added_us_ci95.p99);
+    }
     summary.added_p99_ci95.push(ci99);
     if (callStats) summary.recorder_calls_us_p99.push(callStats.p99);
     summary.with_p99.push(sw.p99);
@@ -244,6 +284,7 @@ for (let run = 1; run <= runs!; run++) {
       tokens,
       rate_per_s: rate || "back to back",
       flush_ms: flushMs,
+      settle_ms: settleMs,
       writer,
       interleave,
       flush_slices: { slice_ms: sliceMs, batch_rows: batchRows },
@@ -251,6 +292,7 @@ for (let run = 1; run <= runs!; run++) {
       added_ms: { p50: r3(sw.p50 - so.p50), p99: r3(sw.p99 - so.p99), p999: r3(sw.p999 - so.p999) },
       added_ms_ci95: { p50: ci50, p99: ci99 },
       recorder_calls_us: callStats,
+      handler,
       load_average_1m: { before: r3(load0), after: r3(Deno.loadavg()[0]!) },
       cores: navigator.hardwareConcurrency,
       runtime: `deno ${Deno.version.deno}`,

@@ -130,6 +130,7 @@ export function buildManifest(st: ManifestState): ProductionManifest {
       runtime: runtimeName(),
       buffer_rows: s.max_rows,
       flush_ms: s.flush_ms,
+      settle_ms: s.settle_ms,
       rotate_s: s.rotate_s,
       rotate_bytes: s.rotate_bytes,
       writer: st.writer,

@@ -26,6 +26,7 @@ export interface Settings {
   rotate_bytes: number;
   max_rows: number;
   flush_ms: number;
+  settle_ms: number;
   task_timeout_ms: number;
   page_wait_ms: number;
   onError: (error: unknown) => void;
@@ -43,6 +44,7 @@ export const DEFAULTS = {
   rotate_bytes: 64 * 1024 * 1024,
   max_rows: 10_000,
   flush_ms: 1000,
+  settle_ms: 50,
   task_timeout_ms: 600_000,
   page_wait_ms: 30_000,
 } as const;
@@ -98,6 +100,7 @@ export function resolveOptions(o: RecorderOptions): Settings {
     rotate_bytes: o.rotate?.max_bytes ?? DEFAULTS.rotate_bytes,
     max_rows: o.buffer?.max_rows ?? DEFAULTS.max_rows,
     flush_ms: o.buffer?.flush_ms ?? DEFAULTS.flush_ms,
+    settle_ms: o.buffer?.settle_ms ?? DEFAULTS.settle_ms,
     task_timeout_ms: o.task_timeout_ms ?? DEFAULTS.task_timeout_ms,
     page_wait_ms: o.page_wait_ms ?? DEFAULTS.page_wait_ms,
     onError: o.onError ?? (() => {}),
@@ -117,6 +120,7 @@ export function resolveOptions(o: RecorderOptions): Settings {
   positive("rotate.max_bytes", s.rotate_bytes, { int: true });
   positive("buffer.max_rows", s.max_rows, { int: true });
   positive("buffer.flush_ms", s.flush_ms, { max: MAX_TIMER_MS });
+  positive("buffer.settle_ms", s.settle_ms, { zero: true, max: MAX_TIMER_MS });
   positive("task_timeout_ms", s.task_timeout_ms);
   positive("page_wait_ms", s.page_wait_ms, { zero: true });
   if (typeof s.onError !== "function") problems.push("onError: must be a function");

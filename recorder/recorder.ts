@@ -1,16 +1,17 @@
 /**
- * The recorder: begins tasks at user actions, joins page records, builds each finished task's rows and writes them
- * to the production run folder on a timer that never keeps the process alive. The writing (CSV, Parquet, rotation,
- * run.json) is the writer's (recorder/writer.ts): on a writer thread, or on the app's thread when none can be started;
- * the flushes run on one queue, in order, off the app's requests, and nothing the recorder does throws into the app
- * once it is created.
+ * The recorder: begins tasks at user actions, joins page records, builds each finished task's rows once it settles
+ * (`settle_ms` after it ended) and hands them to the writer at once; a flush timer sweeps the open tasks (timeouts,
+ * pages that never came), rewrites run.json and rotates parts. No timer of it keeps the process alive. The writing
+ * (CSV, Parquet, rotation, run.json) is the writer's (recorder/writer.ts): on a writer thread, or on the app's thread
+ * when none can be started; settles and flushes run on one queue, in order, off the app's requests, and nothing the
+ * recorder does throws into the app once it is created.
  *
  * @module
  */
 import { AsyncLocalStorage } from "node:async_hooks";
 import { randomUUID } from "node:crypto";
 import { existsSync, mkdirSync, readdirSync } from "node:fs";
-import { clearInterval, setImmediate, setInterval } from "node:timers";
+import { clearInterval, clearTimeout, setImmediate, setInterval, setTimeout } from "node:timers";
 import { PART_DIR_PATTERN, partDir, type ProductionPart } from "../schema/production_manifest.ts";
 import { batches, emptyRows, RECORDED_TABLES, RowBuffer } from "./buffer.ts";
 import { buildManifest, manifestText, writeManifestSync } from "./manifest.ts";
@@ -55,6 +56,9 @@ class GoodputRecorder implements Recorder {
   readonly #classes: Set<string>;
   readonly #counts = { begun: 0, sampled_out: 0, written: 0, page_records_unjoined: 0, recorder_errors: 0 };
   readonly #timer: ReturnType<typeof setInterval>;
+  /** Tasks that ended (and need no page record, or have it), in the order they ended: built once they settle. */
+  #ended: RecordedTask[] = [];
+  #settleTimer: ReturnType<typeof setTimeout> | null = null;
   readonly #host;
   readonly #writer: LogWriter;
   /** The current part's CSV bytes (headers included), as the writer last reported them. */
@@ -72,7 +76,12 @@ class GoodputRecorder implements Recorder {
     this.#epoch = Math.floor(s.clock.now());
     this.#buffer = new RowBuffer(s.max_rows);
     this.#classes = new Set(s.workload.classes);
-    this.#host = { now: () => s.clock.now(), error: (e: unknown) => this.#error(e), als: this.#als };
+    this.#host = {
+      now: () => s.clock.now(),
+      error: (e: unknown) => this.#error(e),
+      als: this.#als,
+      ended: (task: RecordedTask) => this.#taskEnded(task),
+    };
     if (existsSync(s.out)) {
       const taken = readdirSync(s.out).filter((f) => f === "run.json" || PART_DIR_PATTERN.test(f));
       if (taken.length) {
@@ -166,6 +175,7 @@ class GoodputRecorder implements Recorder {
         return;
       }
       task.state.page = check.record;
+      if (task.state.done !== null) this.#taskEnded(task);
     } catch (e) {
       this.#error(e);
     }
@@ -199,17 +209,69 @@ class GoodputRecorder implements Recorder {
     return run;
   }
 
+  /**
+   * A task ended (or its page joined after it ended): it settles `settle_ms` later, unless it still waits for its
+   * page record (the page's join, or the flush's sweep once `page_wait_ms` passed, builds it then).
+   */
+  #taskEnded(task: RecordedTask): void {
+    try {
+      if (this.#closing || task.closed || (task.state.page_expected && task.state.page === null)) return;
+      this.#ended.push(task);
+      this.#armSettle();
+    } catch (e) {
+      this.#error(e);
+    }
+  }
+
+  #armSettle(): void {
+    if (this.#settleTimer !== null || this.#closing) return;
+    this.#settleTimer = setTimeout(() => this.#settleEnded(), this.#s.settle_ms);
+    this.#settleTimer.unref();
+  }
+
+  /**
+   * Builds the rows of the ended tasks that settled and hands them to the writer at once (a finished task is not kept
+   * on the app's heap until the next flush: docs/recorder.md "Cost"); waits again for those that have not.
+   */
+  #settleEnded(): void {
+    this.#settleTimer = null;
+    try {
+      const now = this.#s.clock.now();
+      const due: RecordedTask[] = [];
+      const later: RecordedTask[] = [];
+      for (const task of this.#ended) {
+        if (task.closed) continue;
+        (readiness(task.state, now, this.#s, false) === "wait" ? later : due).push(task);
+      }
+      this.#ended = later;
+      if (due.length) {
+        void this.#enqueue(async () => {
+          await this.#build(due, this.#s.clock.now(), this.#s.settle_ms, false);
+          await this.#write();
+        });
+      }
+      if (later.length) this.#armSettle();
+    } catch (e) {
+      this.#error(e);
+    }
+  }
+
   #tick(): void {
     if (this.#ticking || this.#closing) return;
     this.#ticking = true;
-    void this.flush().finally(() => (this.#ticking = false));
+    void this.#flush(this.#s.settle_ms).finally(() => (this.#ticking = false));
   }
 
   flush(): Promise<void> {
+    return this.#flush(0);
+  }
+
+  /** Builds every open task ready `settleMs` after it ended (0: every ended one), writes, rotates when due. */
+  #flush(settleMs: number): Promise<void> {
     if (this.#closing) return this.#closing;
     return this.#enqueue(async () => {
       const now = this.#s.clock.now();
-      await this.#settle(now, false);
+      await this.#build([...this.#open.values()], now, settleMs, false);
       await this.#write();
       const rel = now - this.#epoch;
       const part = this.#parts.at(-1)!;
@@ -224,7 +286,7 @@ class GoodputRecorder implements Recorder {
     if (this.#closing) return this.#closing;
     return this.#enqueue(async () => {
       const now = this.#s.clock.now();
-      await this.#settle(now, false);
+      await this.#build([...this.#open.values()], now, 0, false);
       await this.#write();
       await this.#rotateAt(now - this.#epoch);
       await this.#finishFlush(now - this.#epoch, "recording");
@@ -234,9 +296,12 @@ class GoodputRecorder implements Recorder {
   close(): Promise<void> {
     if (this.#closing) return this.#closing;
     clearInterval(this.#timer);
+    if (this.#settleTimer !== null) clearTimeout(this.#settleTimer);
+    this.#settleTimer = null;
+    this.#ended = [];
     this.#closing = this.#enqueue(async () => {
       const now = this.#s.clock.now();
-      await this.#settle(now, true);
+      await this.#build([...this.#open.values()], now, 0, true);
       await this.#write();
       // Rows whose last write failed cannot be kept past the close: they are counted as dropped.
       this.#buffer.dropAll();
@@ -249,14 +314,15 @@ class GoodputRecorder implements Recorder {
   }
 
   /**
-   * Builds the rows of every open task that is ready (all of them at close), in slices of at most
-   * FLUSH_SLICES.slice_ms between which the app runs: a flush of many tasks never holds the event loop for long.
+   * Builds the rows of each of `tasks` that is ready `settleMs` after it ended (all of them at close), in slices of
+   * at most FLUSH_SLICES.slice_ms between which the app runs: a flush of many tasks never holds the event loop for long.
    */
-  async #settle(now: number, closing: boolean): Promise<void> {
+  async #build(tasks: readonly RecordedTask[], now: number, settleMs: number, closing: boolean): Promise<void> {
+    const opts = { page_wait_ms: this.#s.page_wait_ms, task_timeout_ms: this.#s.task_timeout_ms, settle_ms: settleMs };
     let slice = performance.now();
-    for (const task of [...this.#open.values()]) {
+    for (const task of tasks) {
       if (task.closed) continue;
-      const r = readiness(task.state, now, this.#s, closing);
+      const r = readiness(task.state, now, opts, closing);
       if (r === "wait") continue;
       this.#buildTask(task, now, r === "ready" ? null : r);
       if (performance.now() - slice > FLUSH_SLICES.slice_ms) {

@@ -81,6 +81,8 @@ export interface TaskHost {
   now(): number;
   error(e: unknown): void;
   readonly als: AsyncLocalStorage<Task>;
+  /** `complete()` or `fail()` ended the task (its rows are built once it settles). */
+  ended(task: RecordedTask): void;
 }
 
 /** The name of what a span's `fn` threw: the error's `name` (TypeError, AbortError, …), `thrown` for a non-Error. */
@@ -264,6 +266,7 @@ export class RecordedTask implements Task, AttemptHost {
       const at = this.time(result.at, "complete.at");
       this.state.completion = { ...c, at } as CompletionState;
       this.state.done = at;
+      this.#host.ended(this);
     } catch (e) {
       this.#host.error(e);
     }
@@ -284,6 +287,7 @@ export class RecordedTask implements Task, AttemptHost {
       }
       this.state.failure = { outcome: o, error_kind: kind };
       this.state.done = this.time(at, "fail.at");
+      this.#host.ended(this);
     } catch (e) {
       this.#host.error(e);
     }

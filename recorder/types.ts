@@ -41,10 +41,12 @@ export interface RecorderOptions {
    */
   rotate?: { every_s?: number; max_bytes?: number };
   /**
-   * Rows held in memory before records are dropped (and counted), and how often they are flushed to disk, ms.
-   * @default { max_rows: 10000, flush_ms: 1000 }
+   * Rows held in memory before records are dropped (and counted); how often the open tasks are swept (timeouts) and
+   * run.json rewritten and rotation checked, ms (`flush_ms`); how long after it ended a task's rows are built and
+   * handed to the writer, ms (`settle_ms`: a `rendered()`, `responded()` or a call's `end()` that late still counts).
+   * @default { max_rows: 10000, flush_ms: 1000, settle_ms: 50 }
    */
-  buffer?: { max_rows?: number; flush_ms?: number };
+  buffer?: { max_rows?: number; flush_ms?: number; settle_ms?: number };
   /** A task not completed this long after its user action is written as unfinished, ms. @default 600000 */
   task_timeout_ms?: number;
   /** How long a completed task that expects a page record waits for it before it is written without one, ms. @default 30000 */

@@ -109,6 +109,11 @@ export const ProductionManifest = z.object({
     runtime: z.string(),
     buffer_rows: z.number().int().positive(),
     flush_ms: z.number().positive(),
+    /**
+     * How long after it ended a task's rows were built and handed to the writer, ms. Absent in recordings made before
+     * the settle existed (every finished task was built at the next flush).
+     */
+    settle_ms: z.number().nonnegative().optional(),
     rotate_s: z.number().positive(),
     rotate_bytes: z.number().int().positive(),
     /**

@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { recorder } from "../../recorder/mod.ts";
 import { DEFINITIONS } from "../../recorder/manifest.ts";
 import { SAMPLING_RULE } from "../../recorder/sampling.ts";
-import { FakeClock, readManifest, T0, tempOut, testRecorder, withRecorder } from "./_fixture.ts";
+import { FakeClock, readManifest, readTable, T0, tempOut, testRecorder, withRecorder } from "./_fixture.ts";
 
 const app = { name: "chat", version: "2.3.0" };
 
@@ -17,13 +17,22 @@ Deno.test("recorder() refuses bad options, naming every problem, before touching
           app: { name: "chat", version: "" },
           sample: 1.5,
           rotate: { max_bytes: 10.5 },
-          buffer: { max_rows: 0, flush_ms: 2 ** 31 },
+          buffer: { max_rows: 0, flush_ms: 2 ** 31, settle_ms: -1 },
           page_wait_ms: -1,
         }),
       (e: Error) => {
         assert.ok(e instanceof TypeError);
         for (
-          const f of ["run_id", "app.version", "sample", "rotate.max_bytes", "max_rows", "flush_ms", "page_wait_ms"]
+          const f of [
+            "run_id",
+            "app.version",
+            "sample",
+            "rotate.max_bytes",
+            "max_rows",
+            "flush_ms",
+            "settle_ms",
+            "page_wait_ms",
+          ]
         ) {
           assert.match(e.message, new RegExp(`\\n${f.replace(".", "\\.")}|buffer\\.${f}`), f);
         }
@@ -82,8 +91,14 @@ Deno.test("run.json at the start says what is recorded and under which condition
       assert.equal(m.route, "gateway");
       assert.match(m.recorder.runtime, /^deno \d/);
       assert.deepEqual(
-        [m.recorder.buffer_rows, m.recorder.flush_ms, m.recorder.rotate_s, m.recorder.rotate_bytes],
-        [10_000, 3_600_000, 3600, 64 * 1024 * 1024],
+        [
+          m.recorder.buffer_rows,
+          m.recorder.flush_ms,
+          m.recorder.settle_ms,
+          m.recorder.rotate_s,
+          m.recorder.rotate_bytes,
+        ],
+        [10_000, 3_600_000, 50, 3600, 64 * 1024 * 1024],
       );
       // A class first seen at begin joins the declared ones.
       rec.begin({ class: "summarise" }).complete({});
@@ -93,18 +108,62 @@ Deno.test("run.json at the start says what is recorded and under which condition
   );
 });
 
+/** Waits (real time, 10 ms steps, at most 3 s) until `done()`. */
+async function until(done: () => boolean): Promise<void> {
+  for (let i = 0; i < 300 && !done(); i++) await new Promise((r) => setTimeout(r, 10));
+}
+
 Deno.test("the flush timer writes finished tasks by itself, and close() stops it", async () => {
   const t = tempOut();
   const clock = new FakeClock();
-  const rec = recorder({ out: t.out, run_id: "r", app, clock, buffer: { flush_ms: 10 } });
+  // The settle never comes first: its timer's checks see the fake clock standing still.
+  const rec = recorder({ out: t.out, run_id: "r", app, clock, buffer: { flush_ms: 10, settle_ms: 3_600_000 } });
   try {
-    rec.begin({ class: "c" }).complete({});
-    for (let i = 0; i < 300 && rec.stats().written === 0; i++) await new Promise((r) => setTimeout(r, 10));
+    rec.begin({ class: "c" }).complete({ at: clock.at(0) });
+    await new Promise((r) => setTimeout(r, 50));
+    assert.equal(rec.stats().written, 0, "not settled: the flush timer waits for the settle too");
+    clock.at(3_600_000);
+    await until(() => rec.stats().written > 0);
     assert.equal(rec.stats().written, 1);
   } finally {
     await rec.close();
     t.remove();
   }
+});
+
+Deno.test("a task that ended is written settle_ms later, without a flush; a late rendered() within it counts", async () => {
+  await withRecorder({ buffer: { settle_ms: 50 } }, async ({ rec, clock, out }) => {
+    const task = rec.begin({ class: "c", at: clock.at(0) });
+    task.complete({ at: clock.at(100) });
+    await new Promise((r) => setTimeout(r, 120)); // real time: the settle timer fired, and waits on the fake clock
+    assert.equal(rec.stats().written, 0, "49 ms of the fake clock after the end: not settled");
+    task.rendered(clock.at(149));
+    clock.at(150);
+    await until(() => rec.stats().written > 0);
+    assert.equal(rec.stats().written, 1, "settled: written with flush_ms an hour");
+    task.rendered(clock.at(160)); // after its rows were built: ignored
+    const [row] = await readTable(out, "requests");
+    assert.equal(row!.completed_ms, 149);
+    // A task waiting for its page record does not settle until the record joins.
+    const paged = rec.begin({ class: "c", request_id: "p-1", page: true, at: clock.at(200) });
+    paged.complete({ at: clock.at(210) });
+    clock.at(1000);
+    await new Promise((r) => setTimeout(r, 120));
+    assert.equal(rec.stats().written, 1);
+    rec.page({
+      request_id: "p-1",
+      action_ms: T0 + 200,
+      sent_ms: T0 + 201,
+      first_byte_ms: T0 + 204,
+      first_paint_ms: T0 + 205,
+      last_byte_ms: T0 + 209,
+      rendered_ms: T0 + 212,
+      clock_offset_ms: 0,
+      clock_error_ms: 0,
+    });
+    await until(() => rec.stats().written > 1);
+    assert.equal(rec.stats().written, 2);
+  });
 });
 
 Deno.test("task.run makes the task current inside, across awaits, and not outside", async () => {
