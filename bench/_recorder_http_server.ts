@@ -31,6 +31,7 @@ const { values } = parseArgs({
     "time-calls": { type: "boolean", default: false },
     "time-handler": { type: "boolean", default: false },
     "settle-ms": { type: "string", default: "50" },
+    sample: { type: "string", default: "1" },
   },
 });
 FLUSH_SLICES.slice_ms = Number(values["slice-ms"]);
@@ -43,6 +44,7 @@ const rec: Recorder | null = values.recorder === "on"
     app: { name: "bench", version: "1" },
     buffer: { flush_ms: Number(values["flush-ms"]), settle_ms: Number(values["settle-ms"]) },
     writer: values.writer === "app" ? "app" : "thread",
+    sample: Number(values.sample),
   })
   : null;
 const enc = new TextEncoder();

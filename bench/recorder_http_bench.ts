@@ -20,7 +20,8 @@
  * synchronous work per request (one pair of clock reads a request in each), and gives each arm's p50 / p99 / p99.9 in µs
  * and the added p50 and p99 with their 95 % bootstrap intervals: the recorder's direct cost on the request's path, in
  * the app, against the same work without it. `--settle-ms` is the recording app's `buffer.settle_ms` (the recorder's
- * default, 50).
+ * default, 50); `--sample` its sampling rate (default 1: every request recorded; a tiny rate measures what a request
+ * the recorder leaves out costs).
  *
  * ```sh
  * npx deno run -A bench/recorder_http_bench.ts --runs 3 --rounds 20 --requests 500 --tokens 50
@@ -52,12 +53,14 @@ const { values } = parseArgs({
     "time-calls": { type: "boolean", default: false },
     "time-handler": { type: "boolean", default: false },
     "settle-ms": { type: "string", default: "50" },
+    sample: { type: "string", default: "1" },
   },
 });
 const writer = values.writer;
 const interleave = values.interleave;
 const timeCalls = values["time-calls"];
 const timeHandler = values["time-handler"];
+const sample = Number(values.sample);
 const [sliceMs, batchRows] = [Number(values["slice-ms"]), Number(values["batch-rows"])];
 const [runs, rounds, requests, tokens, rate, flushMs, settleMs] = [
   values.runs,
@@ -72,12 +75,13 @@ const ok = (n: number | undefined, min: number) => Number.isSafeInteger(n) && n!
 if (
   !ok(runs, 1) || !ok(rounds, 2) || !ok(requests, 1) || !ok(tokens, 1) || !ok(rate, 0) || !ok(flushMs, 1) ||
   (writer !== "thread" && writer !== "app") || !(sliceMs > 0) || !ok(batchRows, 1) ||
-  (interleave !== "round" && interleave !== "request") || !ok(settleMs, 0) || (timeCalls && timeHandler)
+  (interleave !== "round" && interleave !== "request") || !ok(settleMs, 0) || (timeCalls && timeHandler) ||
+  !(sample > 0 && sample <= 1)
 ) {
   console.error(
     "error: --runs ≥ 1, --rounds ≥ 2 (an even count balances the order), --requests ≥ 1, --tokens ≥ 1, --rate ≥ 0 " +
       "(integer), --flush-ms ≥ 1, --settle-ms ≥ 0, --writer thread or app, --slice-ms > 0, --batch-rows ≥ 1, " +
-      "--interleave round or request, not both --time-calls and --time-handler",
+      "--interleave round or request, not both --time-calls and --time-handler, 0 < --sample ≤ 1",
   );
   Deno.exit(2);
 }
@@ -92,7 +96,7 @@ async function start(arm: "on" | "off", out: string): Promise<Server> {
   const child = new Deno.Command(Deno.execPath(), {
     args: ["run", "--allow-net=127.0.0.1", "--allow-read", "--allow-write", "--allow-env", "--allow-sys", SERVER]
       .concat(["--recorder", arm, "--tokens", String(tokens), "--out", out, "--flush-ms", String(flushMs)])
-      .concat(["--settle-ms", String(settleMs)])
+      .concat(["--settle-ms", String(settleMs), "--sample", String(sample)])
       .concat(["--writer", writer!, "--slice-ms", String(sliceMs), "--batch-rows", String(batchRows)])
       .concat(timeCalls ? ["--time-calls"] : [])
       .concat(timeHandler ? ["--time-handler"] : []),
@@ -285,6 +289,7 @@ for (let run = 1; run <= runs!; run++) {
       rate_per_s: rate || "back to back",
       flush_ms: flushMs,
       settle_ms: settleMs,
+      sample,
       writer,
       interleave,
       flush_slices: { slice_ms: sliceMs, batch_rows: batchRows },

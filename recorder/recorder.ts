@@ -9,13 +9,13 @@
  * @module
  */
 import { AsyncLocalStorage } from "node:async_hooks";
-import { randomUUID } from "node:crypto";
 import { existsSync, mkdirSync, readdirSync } from "node:fs";
 import { clearInterval, clearTimeout, setImmediate, setInterval, setTimeout } from "node:timers";
 import { PART_DIR_PATTERN, partDir, type ProductionPart } from "../schema/production_manifest.ts";
 import { batches, emptyRows, RECORDED_TABLES, RowBuffer } from "./buffer.ts";
 import { buildManifest, manifestText, writeManifestSync } from "./manifest.ts";
 import { resolveOptions, type Settings } from "./options.ts";
+import { IdSource } from "./ids.ts";
 import { checkPageRecord } from "./page_join.ts";
 import { headerBytes, startPartSync } from "./part_store.ts";
 import { isSampled } from "./sampling.ts";
@@ -28,7 +28,7 @@ import type { Recorder, RecorderOptions, RecorderStats, Task, TaskStart } from "
 import { RECORDER_VERSION } from "./version.ts";
 import type { AppendResult, LogWriter } from "./writer.ts";
 
-/** The longest request id the recorder takes (a longer one is an error: the task gets a new id). */
+/** The longest request id the recorder takes (a longer one is an error: the task gets a new id, as one without). */
 const MAX_ID = 256;
 
 /**
@@ -49,6 +49,7 @@ class GoodputRecorder implements Recorder {
   readonly #s: Settings;
   readonly #epoch: number;
   readonly #als = new AsyncLocalStorage<Task>();
+  readonly #ids = new IdSource();
   readonly #open = new Map<string, RecordedTask>();
   readonly #buffer: RowBuffer;
   readonly #parts: ProductionPart[] = [];
@@ -130,13 +131,13 @@ class GoodputRecorder implements Recorder {
   begin(start: TaskStart): Task {
     let id = "";
     try {
-      id = typeof start?.request_id === "string" && start.request_id.length > 0 ? start.request_id : randomUUID();
+      id = typeof start?.request_id === "string" && start.request_id.length > 0 ? start.request_id : this.#ids.next();
       if (this.#closing) return new UnsampledTask(id, this.#als);
       if (id.length > MAX_ID) {
         this.#error(
           new TypeError(`begin: a request id of ${id.length} characters (at most ${MAX_ID}); a new one is used`),
         );
-        id = randomUUID();
+        id = this.#ids.next();
       }
       if (typeof start.class !== "string" || start.class.length === 0) {
         throw new TypeError("begin: class must be a non-empty string; the task is not recorded");

@@ -7,8 +7,6 @@
  * @module
  */
 
-const encoder = new TextEncoder();
-
 /**
  * The 32-bit hash of a request id that sampling compares with the rate: FNV-1a over the id's UTF-8 bytes (offset
  * basis 0x811c9dc5, prime 0x01000193), then MurmurHash3's 32-bit finalizer (`h ^= h >>> 16; h = imul(h, 0x85ebca6b);
@@ -23,10 +21,40 @@ const encoder = new TextEncoder();
  * ```
  */
 export function sampleHash(requestId: string): number {
+  // The UTF-8 bytes are made here, as TextEncoder would make them (a lone surrogate as U+FFFD), without a buffer: the
+  // hash runs in begin(), on the app's request path.
   let h = 0x811c9dc5;
-  for (const byte of encoder.encode(requestId)) {
-    h ^= byte;
-    h = Math.imul(h, 0x01000193);
+  const fnv = (byte: number) => {
+    h = Math.imul(h ^ byte, 0x01000193);
+  };
+  const n = requestId.length;
+  for (let i = 0; i < n; i++) {
+    let c = requestId.charCodeAt(i);
+    if (c < 0x80) {
+      fnv(c);
+      continue;
+    }
+    if (c < 0x800) {
+      fnv(0xc0 | (c >> 6));
+      fnv(0x80 | (c & 0x3f));
+      continue;
+    }
+    if (c >= 0xd800 && c <= 0xdfff) {
+      const next = i + 1 < n ? requestId.charCodeAt(i + 1) : 0;
+      if (c <= 0xdbff && next >= 0xdc00 && next <= 0xdfff) {
+        const cp = 0x10000 + ((c - 0xd800) << 10) + (next - 0xdc00);
+        i++;
+        fnv(0xf0 | (cp >> 18));
+        fnv(0x80 | ((cp >> 12) & 0x3f));
+        fnv(0x80 | ((cp >> 6) & 0x3f));
+        fnv(0x80 | (cp & 0x3f));
+        continue;
+      }
+      c = 0xfffd;
+    }
+    fnv(0xe0 | (c >> 12));
+    fnv(0x80 | ((c >> 6) & 0x3f));
+    fnv(0x80 | (c & 0x3f));
   }
   h ^= h >>> 16;
   h = Math.imul(h, 0x85ebca6b);

@@ -1,4 +1,5 @@
 import assert from "node:assert/strict";
+import { mulberry32 } from "../../lib/prng.ts";
 import { isSampled, sampleHash } from "../../recorder/sampling.ts";
 import { readManifest, readTable, withRecorder } from "./_fixture.ts";
 
@@ -10,6 +11,48 @@ Deno.test("sampleHash is FNV-1a then the murmur3 finalizer, over UTF-8 bytes", (
   assert.equal(sampleHash("foobar"), 0x0c0da6dc);
   assert.equal(sampleHash(""), 0xab3e7c0b);
   assert.equal(sampleHash("日本"), 0xf004911f);
+});
+
+/** The rule as written, over TextEncoder's bytes: what sampleHash's own UTF-8 encoding must agree with. */
+function referenceHash(id: string): number {
+  let h = 0x811c9dc5;
+  for (const byte of new TextEncoder().encode(id)) h = Math.imul(h ^ byte, 0x01000193);
+  h ^= h >>> 16;
+  h = Math.imul(h, 0x85ebca6b);
+  h ^= h >>> 13;
+  h = Math.imul(h, 0xc2b2ae35);
+  h ^= h >>> 16;
+  return h >>> 0;
+}
+
+Deno.test("sampleHash encodes UTF-8 as TextEncoder does: 1- to 4-byte characters, lone surrogates as U+FFFD", () => {
+  const cases = [
+    "req-1",
+    "é",
+    "\u07ff",
+    "\u0800",
+    "日本",
+    "\uffff",
+    "😀",
+    "a😀b",
+    "\ud800",
+    "x\udc00y",
+    "\ud83d",
+    "\ud83d\ud83d\ude00",
+  ];
+  for (const id of cases) assert.equal(sampleHash(id), referenceHash(id), JSON.stringify(id));
+  // Random ids over every kind of UTF-16 unit (seeded: mulberry32).
+  const rnd = mulberry32(15);
+  const pools = [[0x20, 0x7f], [0x80, 0x7ff], [0x800, 0xd7ff], [0xd800, 0xdbff], [0xdc00, 0xdfff], [0xe000, 0xffff]];
+  for (let k = 0; k < 2000; k++) {
+    let id = "";
+    const len = Math.floor(rnd() * 12);
+    for (let i = 0; i < len; i++) {
+      const [lo, hi] = pools[Math.floor(rnd() * pools.length)]!;
+      id += String.fromCharCode(lo! + Math.floor(rnd() * (hi! - lo! + 1)));
+    }
+    assert.equal(sampleHash(id), referenceHash(id), JSON.stringify(id));
+  }
 });
 
 Deno.test("isSampled compares the hash over 2^32 with the rate", () => {
