@@ -6,7 +6,7 @@
  */
 import { createHash } from "node:crypto";
 import { AttemptRow, type Outcome, PhaseRow, RequestRow, ToolRow } from "../schema/events.ts";
-import { compileRowCheck } from "../schema/row_check.ts";
+import { ROW_CHECKS } from "../schema/column_kinds.ts";
 import type { AttemptState } from "./attempt.ts";
 import { pagePhases, toService } from "./page_join.ts";
 import type { TaskState } from "./task.ts";
@@ -252,23 +252,15 @@ export function taskRows(s: TaskState, ctx: RowContext): TaskRows {
   return { request, attempts, tools, phases, epoch_ms: ctx.epoch_ms };
 }
 
-/** The row schemas compiled to allocation-free checks (schema/row_check.ts), one per recorded table. */
-const FAST = {
-  request: compileRowCheck(RequestRow),
-  attempt: compileRowCheck(AttemptRow),
-  tool: compileRowCheck(ToolRow),
-  phase: compileRowCheck(PhaseRow),
-};
-
 /**
  * The first problem of a task's rows against the contract's row schemas, or null: a row the log cannot hold (a value
  * the app passed that no check caught) is never written, so no part's Parquet can fail on it. The compiled checks
- * pass a task's rows without allocating; zod itself is asked only for rows they do not pass, for its message.
+ * (schema/column_kinds.ts `ROW_CHECKS`) pass a task's rows without allocating; zod itself is asked only for rows they do not pass, for its message.
  */
 export function rowsProblem(t: TaskRows): string | null {
   if (
-    FAST.request(t.request) && t.attempts.every(FAST.attempt) && t.tools.every(FAST.tool) &&
-    t.phases.every(FAST.phase)
+    ROW_CHECKS.requests(t.request) && t.attempts.every(ROW_CHECKS.attempts) && t.tools.every(ROW_CHECKS.tools) &&
+    t.phases.every(ROW_CHECKS.phases)
   ) return null;
   const check = (schema: { safeParse(v: unknown): { success: boolean; error?: { message: string } } }, v: unknown) => {
     const r = schema.safeParse(v);

@@ -16,6 +16,7 @@ import {
   type TimeUnit,
   ToolRow,
 } from "./events.ts";
+import { compileRowCheck } from "./row_check.ts";
 
 /** The storage kind of one log column, derived from its zod schema. */
 export type ColumnKind = "string" | "int" | "float" | "boolean";
@@ -37,6 +38,18 @@ export const ROW_SCHEMAS = {
   server: ServerRow,
   phases: PhaseRow,
 } as const;
+
+/**
+ * Each table's row schema compiled to an allocation-free check (schema/row_check.ts): true only where the zod
+ * schema's `safeParse` succeeds; readers ask zod itself for the rows it does not pass.
+ */
+export const ROW_CHECKS: { readonly [T in keyof typeof ROW_SCHEMAS]: (row: unknown) => boolean } = {
+  requests: compileRowCheck(RequestRow),
+  attempts: compileRowCheck(AttemptRow),
+  tools: compileRowCheck(ToolRow),
+  server: compileRowCheck(ServerRow),
+  phases: compileRowCheck(PhaseRow),
+};
 
 /** The row type of a log table. */
 export type RowOf<T extends TableName> = z.infer<(typeof ROW_SCHEMAS)[T]>;
