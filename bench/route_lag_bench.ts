@@ -8,7 +8,9 @@
  * of the same code, on the same machine at the same hour. Prints one JSON line per run, then a summary per checkout:
  * the runs' p99 (min, median, max) and the send lags of all its runs' requests pooled (p50, p90, p95, p99, nearest
  * rank; the share above 2 and 5 ms) — one run's p99 rests on its ~2 slowest of ~200 requests, the pooled figures on
- * every run's — and the load average over the whole bench.
+ * every run's —, the runner's CPU per offered request (run.json `result.runner_cpu_ms` ÷ `offered`: the run's
+ * process, start-up and finalisation included, the simulators apart; min, median, max over the runs) and the load
+ * average over the whole bench.
  *
  *   deno run -A bench/route_lag_bench.ts [--runs 4] [--route selfhosted] [--compare ../other-checkout]
  *
@@ -57,6 +59,7 @@ async function child(root: string, out: string): Promise<void> {
       client_limited: res.client_limited,
       cause: res.client_limit_cause ?? null,
       cpu_contention: res.cpu_contention ?? null,
+      runner_cpu_ms_per_request: res.runner_cpu_ms == null || !res.offered ? null : res.runner_cpu_ms / res.offered,
     }));
   } finally {
     await pool.stopAll();
@@ -90,6 +93,7 @@ if (v.compare !== undefined) {
 const out = Deno.makeTempDirSync({ prefix: "route_lag_bench_runs_" });
 const p99s = new Map<string, number[]>(trees.map((t) => [t, []]));
 const lags = new Map<string, number[]>(trees.map((t) => [t, []]));
+const cpus = new Map<string, number[]>(trees.map((t) => [t, []]));
 const sampler = startLoadSampler();
 for (let i = 0; i < runs; i++) {
   // this, other; other, this; …: neither checkout always goes first.
@@ -109,6 +113,7 @@ for (let i = 0; i < runs; i++) {
     }
     const { dir, ...got } = JSON.parse(line);
     p99s.get(tree)!.push(got.p99_ms);
+    if (typeof got.runner_cpu_ms_per_request === "number") cpus.get(tree)!.push(got.runner_cpu_ms_per_request);
     const lag = pl.readParquet(`${dir}/requests.parquet`, { columns: ["send_lag_ms"] }).getColumn("send_lag_ms");
     lags.get(tree)!.push(...(lag.toArray() as (number | null)[]).filter((x): x is number => x !== null));
     console.log(JSON.stringify({ run: i + 1, checkout: tree, route: v.route, ...got }));
@@ -116,14 +121,17 @@ for (let i = 0; i < runs; i++) {
 }
 sampler.stop();
 const r2 = (x: number) => Math.round(x * 100) / 100;
+/** The median of sorted values (the mean of the middle two for an even count). */
+const middle = (s: number[]) => s.length % 2 ? s[(s.length - 1) / 2]! : (s[s.length / 2 - 1]! + s[s.length / 2]!) / 2;
 /** Nearest rank: x₍⌈q·n⌉₎ of the sorted values. */
 const rank = (s: number[], q: number) => s[Math.max(0, Math.ceil(q * s.length) - 1)]!;
 const summary = Object.fromEntries(
   [...p99s].map(([tree, xs]) => {
     const s = [...xs].sort((a, b) => a - b);
-    const median = s.length % 2 ? s[(s.length - 1) / 2]! : (s[s.length / 2 - 1]! + s[s.length / 2]!) / 2;
+    const median = middle(s);
     const all = lags.get(tree)!.sort((a, b) => a - b);
     const above = (ms: number) => r2((100 * all.filter((x) => x > ms).length) / all.length);
+    const cpu = [...cpus.get(tree)!].sort((a, b) => a - b);
     return [tree, {
       runs: s.length,
       run_p99_ms: { min: r2(s[0]!), median: r2(median), max: r2(s.at(-1)!) },
@@ -132,6 +140,9 @@ const summary = Object.fromEntries(
         ms: { p50: r2(rank(all, 0.5)), p90: r2(rank(all, 0.9)), p95: r2(rank(all, 0.95)), p99: r2(rank(all, 0.99)) },
         percent_above: { "2ms": above(2), "5ms": above(5) },
       },
+      runner_cpu_ms_per_request: cpu.length
+        ? { min: r2(cpu[0]!), median: r2(middle(cpu)), max: r2(cpu.at(-1)!) }
+        : null,
     }];
   }),
 );

@@ -42,3 +42,63 @@ Deno.test("the watchdog sweeps only while something is watched", async (t) => {
     assert.equal(dog.sweeping, false);
   });
 });
+
+Deno.test("the sweep is set for the earliest deadline, capped at idle_ms and kept periodMs after the last", () => {
+  let now = 0;
+  const dog = new Watchdog(() => now, 1000, 5);
+  try {
+    const full = (over: Partial<Watched>): Watched => ({ ...watched({ attempt: 1e9, request: 1e9 }), ...over });
+    // No head yet: the header deadline counts; the earliest of the three deadlines is the sweep.
+    const a = full({ attemptDeadlineMs: 300, requestDeadlineMs: 900, headersDeadlineMs: 200 });
+    dog.watch(a);
+    assert.equal(dog.nextSweepMs, 200);
+    // A later attempt with an earlier deadline moves the sweep earlier; one with a later deadline does not.
+    const b = full({ attemptDeadlineMs: 50, headersDeadlineMs: 400 });
+    dog.watch(b);
+    assert.equal(dog.nextSweepMs, 50);
+    dog.watch(full({ attemptDeadlineMs: 600, headersDeadlineMs: 700 }));
+    assert.equal(dog.nextSweepMs, 50);
+    // The sweep at 60 aborts b and sets the next one for a's header deadline (200).
+    now = 60;
+    dog.sweep();
+    assert.equal(b.reason, "attempt_timeout");
+    assert.equal(dog.nextSweepMs, 200);
+    // a's head arrives at 100: its idle limit (100 + 1000) is later than 200, so the sweep at 200 finds nothing and
+    // sets the next for a's attempt deadline (300).
+    a.headersDeadlineMs = null;
+    a.lastActivityMs = 100;
+    now = 200;
+    dog.sweep();
+    assert.equal(a.reason, null);
+    assert.equal(dog.nextSweepMs, 300);
+    // Never sooner than periodMs (5) after the last sweep (200): a deadline at 201 is swept at 205.
+    dog.watch(full({ attemptDeadlineMs: 201, headersDeadlineMs: 201 }));
+    assert.equal(dog.nextSweepMs, 205);
+  } finally {
+    dog.stop();
+  }
+  assert.equal(dog.nextSweepMs, Infinity);
+});
+
+Deno.test("a sweep is never later than idle_ms after it was set: a head that arrives later cannot be missed", () => {
+  let now = 0;
+  const dog = new Watchdog(() => now, 1000, 5);
+  try {
+    // Deadlines an hour away, no head yet: the sweep is set for idle_ms from now (1000), not for the hour.
+    const w: Watched = { ...watched({ attempt: 3_600_000, request: 3_600_000 }), headersDeadlineMs: 3_600_000 };
+    dog.watch(w);
+    assert.equal(dog.nextSweepMs, 1000);
+    // The head at 500, then silence: idle from 500, due at 1500; the sweep at 1000 sets the next for 1500.
+    w.headersDeadlineMs = null;
+    w.lastActivityMs = 500;
+    now = 1000;
+    dog.sweep();
+    assert.equal(dog.nextSweepMs, 1500);
+    now = 1500;
+    dog.sweep();
+    assert.equal(w.reason, "idle_timeout");
+    assert.equal(dog.sweeping, false);
+  } finally {
+    dog.stop();
+  }
+});
