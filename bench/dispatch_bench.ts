@@ -6,7 +6,8 @@
  *
  * Per run: steady-stage send lag (`send_lag_ms`, nearest rank) p50 / p99 / max; runner CPU per request over the
  * steady stage (user + system time of the runner process, all threads, from /proc/PID/stat sampled 0.5 s after the
- * stage's start and 0.5 s before its end, ÷ the requests scheduled in between) and over the whole process (run.json `runner_cpu_ms` ÷ offered, start-up
+ * stage's start and 0.5 s before its end, ÷ the requests scheduled in between; the main thread's wake-ups — its
+ * voluntary context switches, /proc/PID/status — over the same window and requests) and over the whole process (run.json `runner_cpu_ms` ÷ offered, start-up
  * and finalisation included); not_sent; the 1-minute load average when it started.
  *
  *   deno run -A bench/dispatch_bench.ts [--rates 20,100,500,1000,2000,5000] [--seconds 10] [--rounds 3]
@@ -60,6 +61,13 @@ function cpuMs(pid: number): number {
   const f = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
   return (Number(f[11]) + Number(f[12])) * TICK_MS;
 }
+/**
+ * The times the runner's main thread gave up its CPU to wait (`voluntary_ctxt_switches` of /proc/PID/status, the
+ * thread-group leader's): each is a sleep, so each is a wake-up to come.
+ */
+function mainWakeups(pid: number): number {
+  return Number(/voluntary_ctxt_switches:\s+(\d+)/.exec(Deno.readTextFileSync(`/proc/${pid}/status`))?.[1] ?? NaN);
+}
 const load1 = () => Number(Deno.readTextFileSync("/proc/loadavg").split(" ")[0]);
 const sleepUntil = (unixMs: number) => new Promise((r) => setTimeout(r, Math.max(0, unixMs - Date.now())));
 const rank = (xs: number[], p: number) => xs[Math.min(xs.length - 1, Math.ceil(p * xs.length) - 1)] ?? NaN;
@@ -77,6 +85,7 @@ interface Result {
   max: number;
   steadyCpu: number;
   totalCpu: number;
+  steadyWakeups: number;
 }
 
 async function runOnce(dir: string, target: string, workload: string, rate: number, variant: typeof variants[0]) {
@@ -112,11 +121,12 @@ async function runOnce(dir: string, target: string, workload: string, rate: numb
   // The CPU window: the steady stage less 0.5 s at each end (the process may end right at the stage's end).
   const window = { from: 1500, to: 500 + seconds * 1000 };
   let steadyCpu = NaN;
+  let steadyWakeups = NaN;
   if (!Number.isNaN(epoch)) {
     await sleepUntil(epoch + window.from);
-    const c0 = cpuMs(child.pid);
+    const [c0, w0] = [cpuMs(child.pid), mainWakeups(child.pid)];
     await sleepUntil(epoch + window.to);
-    steadyCpu = cpuMs(child.pid) - c0;
+    [steadyCpu, steadyWakeups] = [cpuMs(child.pid) - c0, mainWakeups(child.pid) - w0];
   }
   const status = await child.status;
   await drain;
@@ -125,6 +135,7 @@ async function runOnce(dir: string, target: string, workload: string, rate: numb
   const rows = await readLogCsv(join(dir, runId, "requests.csv"), "requests");
   const steady = rows.filter((r) => r.stage === "steady");
   const lags = steady.map((r) => r.send_lag_ms).filter((x): x is number => x !== null).sort((a, b) => a - b);
+  const inWindow = rows.filter((r) => r.scheduled_ms >= window.from && r.scheduled_ms < window.to).length;
   Deno.removeSync(join(dir, runId), { recursive: true });
   return {
     load,
@@ -134,7 +145,8 @@ async function runOnce(dir: string, target: string, workload: string, rate: numb
     p50: rank(lags, 0.5),
     p99: rank(lags, 0.99),
     max: lags.at(-1) ?? NaN,
-    steadyCpu: steadyCpu / rows.filter((r) => r.scheduled_ms >= window.from && r.scheduled_ms < window.to).length,
+    steadyCpu: steadyCpu / inWindow,
+    steadyWakeups: steadyWakeups / inWindow,
     totalCpu: manifest.result.runner_cpu_ms / rows.length,
   };
 }
@@ -150,9 +162,10 @@ console.log(
 );
 console.log(`variants: ${variants.map((x) => `${x.name}=${x.timers}:${x.leadMs}:${x.spinMaxMs}`).join(", ")}`);
 console.log(
-  "| round | rate/s | variant | load 1m | offered | not_sent | ok | steady lag p50 / p99 / max (ms) | CPU ms/req steady | CPU ms/req whole run |",
+  "| round | rate/s | variant | load 1m | offered | not_sent | ok | steady lag p50 / p99 / max (ms) | CPU ms/req steady | " +
+    "CPU ms/req whole run | main-thread wake-ups/req steady |",
 );
-console.log("| ---: | ---: | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |");
+console.log("| ---: | ---: | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |");
 try {
   for (let round = 1; round <= rounds; round++) {
     for (const rate of rates) {
@@ -166,7 +179,9 @@ try {
         results.push(r);
         console.log(
           `| ${round} | ${rate} | ${r.variant} | ${r.load.toFixed(2)} | ${r.offered} | ${r.notSent} | ${r.ok} | ` +
-            `${f(r.p50)} / ${f(r.p99)} / ${f(r.max)} | ${f(r.steadyCpu)} | ${f(r.totalCpu)} |`,
+            `${f(r.p50)} / ${f(r.p99)} / ${f(r.max)} | ${f(r.steadyCpu)} | ${f(r.totalCpu)} | ${
+              f(r.steadyWakeups, 2)
+            } |`,
         );
       }
     }
@@ -184,9 +199,10 @@ const span = (xs: number[], d = 3) => {
 };
 console.log("\nmedian [min–max] over the rounds:\n");
 console.log(
-  "| rate/s | variant | lag p50 (ms) | lag p99 (ms) | lag max (ms) | CPU ms/req steady | CPU ms/req whole run | load 1m |",
+  "| rate/s | variant | lag p50 (ms) | lag p99 (ms) | lag max (ms) | CPU ms/req steady | CPU ms/req whole run | " +
+    "main-thread wake-ups/req steady | load 1m |",
 );
-console.log("| ---: | --- | ---: | ---: | ---: | ---: | ---: | ---: |");
+console.log("| ---: | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |");
 for (const rate of rates) {
   for (const variant of variants) {
     const rs = results.filter((r) => r.rate === rate && r.variant === variant.name);
@@ -194,7 +210,7 @@ for (const rate of rates) {
     console.log(
       `| ${rate} | ${variant.name} | ${span(rs.map((r) => r.p50))} | ${span(rs.map((r) => r.p99))} | ` +
         `${span(rs.map((r) => r.max))} | ${span(rs.map((r) => r.steadyCpu))} | ${span(rs.map((r) => r.totalCpu))} | ` +
-        `${span(rs.map((r) => r.load), 2)} |`,
+        `${span(rs.map((r) => r.steadyWakeups), 2)} | ${span(rs.map((r) => r.load), 2)} |`,
     );
   }
 }
