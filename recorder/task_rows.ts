@@ -255,7 +255,8 @@ export function taskRows(s: TaskState, ctx: RowContext): TaskRows {
 /**
  * The first problem of a task's rows against the contract's row schemas, or null: a row the log cannot hold (a value
  * the app passed that no check caught) is never written, so no part's Parquet can fail on it. The compiled checks
- * (schema/column_kinds.ts `ROW_CHECKS`) pass a task's rows without allocating; zod itself is asked only for rows they do not pass, for its message.
+ * (schema/column_kinds.ts `ROW_CHECKS`) pass a task's rows without allocating; zod itself is asked only for rows they
+ * refuse, for its message.
  */
 export function rowsProblem(t: TaskRows): string | null {
   if (

@@ -41,7 +41,8 @@ export const ROW_SCHEMAS = {
 
 /**
  * Each table's row schema compiled to an allocation-free check (schema/row_check.ts): true only where the zod
- * schema's `safeParse` succeeds; readers ask zod itself for the rows it does not pass.
+ * schema's `safeParse` succeeds; a caller asks zod itself about a row it refuses (the recorder does, for zod's
+ * message: recorder/task_rows.ts `rowsProblem`).
  */
 export const ROW_CHECKS: { readonly [T in keyof typeof ROW_SCHEMAS]: (row: unknown) => boolean } = {
   requests: compileRowCheck(RequestRow),
