@@ -236,25 +236,16 @@ class GoodputRecorder implements Recorder {
    */
   #settleEnded(): void {
     this.#settleTimer = null;
-    try {
-      const now = this.#s.clock.now();
-      const due: RecordedTask[] = [];
-      const later: RecordedTask[] = [];
-      for (const task of this.#ended) {
-        if (task.closed) continue;
-        (readiness(task.state, now, this.#s, false) === "wait" ? later : due).push(task);
+    const ended = this.#ended;
+    this.#ended = [];
+    void this.#enqueue(async () => {
+      const waiting = await this.#build(ended, this.#s.clock.now(), this.#s.settle_ms, false);
+      if (this.#buffer.size) await this.#write();
+      if (waiting.length && !this.#closing) {
+        this.#ended.push(...waiting);
+        this.#armSettle();
       }
-      this.#ended = later;
-      if (due.length) {
-        void this.#enqueue(async () => {
-          await this.#build(due, this.#s.clock.now(), this.#s.settle_ms, false);
-          await this.#write();
-        });
-      }
-      if (later.length) this.#armSettle();
-    } catch (e) {
-      this.#error(e);
-    }
+    });
   }
 
   #tick(): void {
@@ -317,20 +308,31 @@ class GoodputRecorder implements Recorder {
   /**
    * Builds the rows of each of `tasks` that is ready `settleMs` after it ended (all of them at close), in slices of
    * at most FLUSH_SLICES.slice_ms between which the app runs: a flush of many tasks never holds the event loop for long.
+   * Returns the tasks that still wait.
    */
-  async #build(tasks: readonly RecordedTask[], now: number, settleMs: number, closing: boolean): Promise<void> {
+  async #build(
+    tasks: readonly RecordedTask[],
+    now: number,
+    settleMs: number,
+    closing: boolean,
+  ): Promise<RecordedTask[]> {
     const opts = { page_wait_ms: this.#s.page_wait_ms, task_timeout_ms: this.#s.task_timeout_ms, settle_ms: settleMs };
+    const waiting: RecordedTask[] = [];
     let slice = performance.now();
     for (const task of tasks) {
       if (task.closed) continue;
       const r = readiness(task.state, now, opts, closing);
-      if (r === "wait") continue;
+      if (r === "wait") {
+        waiting.push(task);
+        continue;
+      }
       this.#buildTask(task, now, r === "ready" ? null : r);
       if (performance.now() - slice > FLUSH_SLICES.slice_ms) {
         await yieldToApp();
         slice = performance.now();
       }
     }
+    return waiting;
   }
 
   #buildTask(task: RecordedTask, now: number, unfinished: "unfinished_timeout" | "unfinished_at_close" | null): void {
