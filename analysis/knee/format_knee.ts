@@ -170,6 +170,13 @@ export function formatKnee(report: KneeResult, limit: ProductionLimit, options: 
       `${k.result?.S ?? "-"}; normalise, difference curve y_n − x_n, threshold = local max − S·mean Δx_n)`,
   );
   out.push(`  points: ${k.x.map((x, i) => `(${sig(x)}, ${sig(k.y[i])})`).join(" ")}`);
+  const range = k.result?.y_range;
+  if (range) {
+    out.push(
+      `  goodput normalised over ${sig(range.min)}–${sig(range.max)} /s (the levels up to its peak: a fall past the ` +
+        "peak does not set the scale); the lowest level is never the knee",
+    );
+  }
   for (const e of k.excluded) out.push(`  left out: ${sig(e.offered_rps)} req/s: ${e.why}`);
   if (k.result?.knee != null) {
     const diff = k.result.y_difference.map((y) => sig(y)).join(" ");

@@ -121,8 +121,29 @@ function goodputKnee(levels: Level[], S: number): KneeResult["kneedle"] {
   const kept = (_: number, i: number) => !dips.some((d) => d.index === i);
   const x = all.x.filter(kept), y = all.y.filter(kept);
   const excluded = dips.map(({ index: _, ...d }) => d);
-  const result = kneedle(x, y, { curve: "concave", direction: "increasing", S });
+  const result = kneedle(x, y, {
+    curve: "concave",
+    direction: "increasing",
+    S,
+    yRange: risingRange(y),
+    interior: true,
+  });
   return { x, y, excluded, result, note: result.note };
+}
+
+/**
+ * The range Kneedle normalises accepted goodput over: from the lowest to the highest goodput among the levels up to
+ * the last one at the peak. A fall past the peak (a collapse: most requests miss the SLO) stays on the curve, below 0
+ * once normalised, so a knee at the peak is still found; but its depth no longer sets the scale. Scaled by the whole
+ * curve, a collapse to 0 lifts the lowest level's normalised goodput to its share of the peak, and when goodput rose in
+ * proportion to the offered rate, the difference curve falls from the first point on and the knee is the lowest level
+ * tested (goodput = offered up to 2.5 req/s, then a collapse at 2.75 and 3: a knee at 1 req/s; with this range, at 2.5;
+ * docs/knee.md). For a curve that does not fall after its peak this is the curve's own range, as in the paper.
+ */
+function risingRange(y: number[]): { min: number; max: number } | undefined {
+  const max = Math.max(...y);
+  const min = Math.min(...y.slice(0, y.lastIndexOf(max) + 1));
+  return max > min ? { min, max } : undefined;
 }
 
 /**

@@ -15,6 +15,14 @@
  * Offline mode returns the first knee; online mode keeps scanning and
  * returns the last one. No smoothing is applied (the raw points are used).
  *
+ * Two options, both off by default (the paper's and kneed's behaviour), are
+ * for curves that are not concave increasing throughout — the knee analysis
+ * uses both on accepted goodput (analysis/knee/knee.ts): `yRange` normalises
+ * y over a given range instead of y's own minimum and maximum (points
+ * outside it fall outside [0, 1]); `interior` never takes the scan's first
+ * point as a knee (its difference is a local maximum only when the curve
+ * starts below its chord — a slow start, not a bend).
+ *
  * @module
  */
 
@@ -28,6 +36,10 @@ export interface KneedleOptions {
   S?: number;
   /** Keep scanning after the first knee and return the last. @default false */
   online?: boolean;
+  /** Normalise y over [min, max] instead of y's own minimum and maximum; max > min. @default y's own */
+  yRange?: { min: number; max: number };
+  /** The scan's first point is not a candidate (a knee needs points on both sides). @default false */
+  interior?: boolean;
 }
 
 /** A knee, its neighbourhood and the evidence: the transformed curve, the candidates and their thresholds. */
@@ -57,10 +69,12 @@ export interface KneedleResult {
   direction: "increasing" | "decreasing";
   S: number;
   online: boolean;
+  /** The range y was normalised over (y's own minimum and maximum unless `yRange` was given); null for < 3 points. */
+  y_range: { min: number; max: number } | null;
+  interior: boolean;
 }
 
-function normalise(v: number[]): number[] | null {
-  const lo = Math.min(...v), hi = Math.max(...v);
+function normalise(v: number[], lo = Math.min(...v), hi = Math.max(...v)): number[] | null {
   if (!(hi > lo)) return null;
   return v.map((x) => (x - lo) / (hi - lo));
 }
@@ -100,6 +114,11 @@ export function kneedle(x: readonly number[], y: readonly number[], options: Kne
     if (!(x[i]! > x[i - 1]!)) throw new RangeError(`kneedle: x must be strictly increasing (x[${i}] = ${x[i]})`);
   }
   if (!(S >= 0)) throw new RangeError(`kneedle: S must be ≥ 0, got ${S}`);
+  const range = options.yRange;
+  if (range && !(Number.isFinite(range.min) && Number.isFinite(range.max) && range.max > range.min)) {
+    throw new RangeError(`kneedle: yRange must have finite min < max, got [${range.min}, ${range.max}]`);
+  }
+  const interior = options.interior ?? false;
   const base: KneedleResult = {
     knee: null,
     knee_y: null,
@@ -116,11 +135,14 @@ export function kneedle(x: readonly number[], y: readonly number[], options: Kne
     direction,
     S,
     online,
+    y_range: null,
+    interior,
   };
   const n = x.length;
   if (n < 3) return { ...base, note: `${n} points: at least 3 are needed for a knee` };
-  const xn = normalise([...x]), yn = normalise([...y]);
-  if (!xn || !yn) return { ...base, note: "flat curve: y does not vary, so it has no knee" };
+  const y_range = range ?? { min: Math.min(...y), max: Math.max(...y) };
+  const xn = normalise([...x]), yn = normalise([...y], y_range.min, y_range.max);
+  if (!xn || !yn) return { ...base, y_range, note: "flat curve: y does not vary, so it has no knee" };
 
   // Shape transform to concave increasing; `flipX` reverses the scan order.
   const flipX = (curve === "concave") !== (direction === "increasing");
@@ -130,10 +152,11 @@ export function kneedle(x: readonly number[], y: readonly number[], options: Kne
   const yd = ys.map((v, k) => v - xs[k]!);
 
   const maxIdx = extrema(yd, (a, b) => a >= b);
+  if (interior) maxIdx.delete(0);
   const minIdx = extrema(yd, (a, b) => a <= b);
   const meanStep = Math.abs((xs[n - 1]! - xs[0]!) / (n - 1));
   const maxima = [...maxIdx].sort((a, b) => a - b).map((index) => ({ index, threshold: yd[index]! - S * meanStep }));
-  const evidence = { ...base, x_normalized: xs, y_normalized: ys, y_difference: yd, maxima };
+  const evidence = { ...base, y_range, x_normalized: xs, y_normalized: ys, y_difference: yd, maxima };
   if (!maxima.length) return { ...evidence, note: "the difference curve has no local maximum" };
 
   const found: number[] = []; // scan indices, in detection order

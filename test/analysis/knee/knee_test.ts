@@ -67,8 +67,11 @@ Deno.test("knee() finds the first degrading signal, with its evidence", async (t
   await t.step("Kneedle on accepted goodput: (2, 2) (4, 3.9) (8, 7.2) (16, 0) bends at 8", () => {
     const k = r.kneedle.result!;
     assert.equal(k.knee, 8);
-    // x_n = 0, 1/7, 3/7, 1; y_n = y / 7.2; y_d = y_n − x_n
-    const want = [2 / 7.2, 3.9 / 7.2 - 1 / 7, 1 - 3 / 7, -1];
+    // x_n = 0, 1/7, 3/7, 1; y_n = (y − 2) / (7.2 − 2): scaled by the levels up to the peak, the collapse below 0;
+    // y_d = y_n − x_n
+    assert.deepEqual(k.y_range, { min: 2, max: 7.2 });
+    assert.equal(k.interior, true);
+    const want = [0, 1.9 / 5.2 - 1 / 7, 1 - 3 / 7, -2 / 5.2 - 1];
     k.y_difference.forEach((v, i) => assert.ok(Math.abs(v - want[i]!) < 1e-12));
     assert.ok(Math.abs(k.maxima[0]!.threshold - (4 / 7 - 1 / 3)) < 1e-12); // mean Δx_n = 1/3
   });

@@ -51,6 +51,8 @@ Deno.test("kneedle() finds the knees of the published example curves", async (t)
       } else {
         assert.deepEqual(r.all_knees.map((k) => +k.toPrecision(12)), o.all_knees.map((k) => +k.toPrecision(12)));
       }
+      // None of the published knees is a curve's first point: leaving it out changes none of them.
+      assert.equal(kneedle(c.x, c.y, { ...c.params, interior: true }).knee, r.knee);
     });
   }
 });
@@ -68,6 +70,41 @@ Deno.test("kneedle() on the paper's figure 2 curve shows its evidence", () => {
   assert.ok(Math.abs(r.maxima[0]!.threshold - (r.y_difference[2]! - 1 / 9)) < 1e-12);
   // A larger S waits for a clearer knee: with S = 10 the curve never falls far enough.
   assert.equal(kneedle(x, y, { S: 10 }).knee, null);
+});
+
+Deno.test("kneedle() with yRange and interior, for a curve that rises, then collapses", async (t) => {
+  // Goodput equal to the offered rate up to 2.5 req/s, then a collapse: the bend is at 2.5.
+  const x = [1, 1.25, 1.5, 1.75, 2, 2.25, 2.5, 2.75, 3];
+  const y = [1, 1.25, 1.5, 1.75, 2, 2.25, 2.5, 0.5, 0.2];
+  await t.step("scaled by the whole curve, the knee is the lowest point", () => {
+    // y_n = y / 2.5 starts at 0.4; x_n = (x − 1) / 2; y_d = 0.4 − 0.1·i/… falls from the first point on: its only
+    // maximum is the first point, threshold 0.4 − 1/8, crossed at the seventh point (0.25).
+    const r = kneedle(x, y);
+    assert.deepEqual(r.y_range, { min: 0.2, max: 2.5 });
+    assert.deepEqual(r.maxima.map((m) => m.index), [0]);
+    assert.equal(r.knee, 1);
+  });
+  await t.step("scaled by the rise, the first point left out, the knee is the peak", () => {
+    const r = kneedle(x, y, { yRange: { min: 1, max: 2.5 }, interior: true });
+    // y_n = (y − 1) / 1.5, x_n = (x − 1) / 2: y_d = i/6 − i/8 = i/24 up to the peak, then (0.5 − 1)/1.5 − 7/8.
+    const want = [0, 1 / 24, 2 / 24, 3 / 24, 4 / 24, 5 / 24, 6 / 24, -1 / 3 - 7 / 8, -0.8 / 1.5 - 1];
+    r.y_difference.forEach((v, i) => assert.ok(Math.abs(v - want[i]!) < 1e-12, `${i}: ${v} vs ${want[i]}`));
+    assert.deepEqual(r.maxima.map((m) => m.index), [6]);
+    assert.equal(r.knee, 2.5);
+    assert.equal(r.knee_y, 2.5);
+  });
+  await t.step("interior alone: a slow start is not a knee", () => {
+    // A slow start, then a steep rise that bends at 5: y_d ≈ 0, −0.14, −0.29, 0.05, 0.29, 0.15, 0. The first point
+    // is a local maximum (threshold 0 − 1/6), and the difference falls below it at the third: the knee would be 1.
+    // Without it, the maximum at 5 (threshold 0.29 − 1/6) is crossed at 7: the knee is 5.
+    const xs = [1, 2, 3, 4, 5, 6, 7], ys = [1, 1.1, 1.15, 3, 4.5, 4.6, 4.65];
+    assert.equal(kneedle(xs, ys).knee, 1);
+    assert.equal(kneedle(xs, ys, { interior: true }).knee, 5);
+  });
+  await t.step("yRange must be a range", () => {
+    assert.throws(() => kneedle(x, y, { yRange: { min: 2, max: 2 } }), /yRange/);
+    assert.throws(() => kneedle(x, y, { yRange: { min: 0, max: Infinity } }), /yRange/);
+  });
 });
 
 Deno.test("kneedle() refuses bad input and says why it finds no knee", async (t) => {
