@@ -173,8 +173,8 @@ export function formatKnee(report: KneeResult, limit: ProductionLimit, options: 
   const range = k.result?.y_range;
   if (range) {
     out.push(
-      `  goodput normalised over ${sig(range.min)}–${sig(range.max)} /s (the levels up to its peak: a fall past the ` +
-        "peak does not set the scale); the lowest level is never the knee",
+      `  goodput normalised over ${sig(range.min)}–${sig(range.max)} /s (the levels up to its peak, the whole curve ` +
+        "when those are all equal: a fall past the peak does not set the scale); the lowest level is never the knee",
     );
   }
   for (const e of k.excluded) out.push(`  left out: ${sig(e.offered_rps)} req/s: ${e.why}`);

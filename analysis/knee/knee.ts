@@ -138,7 +138,8 @@ function goodputKnee(levels: Level[], S: number): KneeResult["kneedle"] {
  * curve, a collapse to 0 lifts the lowest level's normalised goodput to its share of the peak, and when goodput rose in
  * proportion to the offered rate, the difference curve falls from the first point on and the knee is the lowest level
  * tested (goodput = offered up to 2.5 req/s, then a collapse at 2.75 and 3: a knee at 1 req/s; with this range, at 2.5;
- * docs/knee.md). For a curve that does not fall after its peak this is the curve's own range, as in the paper.
+ * docs/knee.md). For a curve that does not fall after its peak this is the curve's own range, as in the paper; when
+ * the levels up to the peak all have the same goodput (undefined here), Kneedle falls back to the whole curve's.
  */
 function risingRange(y: number[]): { min: number; max: number } | undefined {
   const max = Math.max(...y);

@@ -1,5 +1,7 @@
 import assert from "node:assert/strict";
+import { formatKnee } from "../../../analysis/knee/format_knee.ts";
 import { knee } from "../../../analysis/knee/knee.ts";
+import { productionLimit } from "../../../analysis/knee/limit.ts";
 import { loadRun } from "../../../analysis/run/load_run.ts";
 import { SWEEP_POLICY, writeSweepRun } from "./knee_fixture.ts";
 
@@ -74,6 +76,7 @@ Deno.test("knee() finds the first degrading signal, with its evidence", async (t
     const want = [0, 1.9 / 5.2 - 1 / 7, 1 - 3 / 7, -2 / 5.2 - 1];
     k.y_difference.forEach((v, i) => assert.ok(Math.abs(v - want[i]!) < 1e-12));
     assert.ok(Math.abs(k.maxima[0]!.threshold - (4 / 7 - 1 / 3)) < 1e-12); // mean Δx_n = 1/3
+    assert.match(formatKnee(r, productionLimit(8)), /goodput normalised over 2–7\.2 \/s \(the levels up to its peak/);
   });
   await t.step("the knee is the lower of both: 8 req/s, first reached by a departure", () => {
     assert.deepEqual(r.knee, { offered_rps: 8, source: "departure", signal: "acceptance_rate" });
