@@ -77,8 +77,8 @@ Deno.test("kneedle() with yRange and interior, for a curve that rises, then coll
   const x = [1, 1.25, 1.5, 1.75, 2, 2.25, 2.5, 2.75, 3];
   const y = [1, 1.25, 1.5, 1.75, 2, 2.25, 2.5, 0.5, 0.2];
   await t.step("scaled by the whole curve, the knee is the lowest point", () => {
-    // y_n = y / 2.5 starts at 0.4; x_n = (x − 1) / 2; y_d = 0.4 − 0.1·i/… falls from the first point on: its only
-    // maximum is the first point, threshold 0.4 − 1/8, crossed at the seventh point (0.25).
+    // y_n = y / 2.5 = 0.4 + 0.1·i and x_n = 0.125·i up to the peak, so y_d = 0.4 − 0.025·i falls from the first point
+    // on: its only maximum is the first point, threshold 0.4 − 1/8, crossed at the seventh point (0.25).
     const r = kneedle(x, y);
     assert.deepEqual(r.y_range, { min: 0.2, max: 2.5 });
     assert.deepEqual(r.maxima.map((m) => m.index), [0]);
