@@ -27,10 +27,19 @@ export interface AttemptState {
   end: (AttemptEnd & { at: number; usage: Usage | null }) | null;
 }
 
+/** The earliest an app-given instant may be, and what that is (for the error's message). */
+export interface InstantFloor {
+  ms: number;
+  what: string;
+}
+
 /** What an attempt needs from its task: the clock, the error counter, and whether the task is still recording. */
 export interface AttemptHost {
-  /** An app-given time, checked (a non-finite one is an error and the clock's now is used). */
-  time(at: number | undefined, what: string): number;
+  /**
+   * An app-given instant, checked: one not finite, later than the clock's now, or earlier than `notBefore` (by
+   * default the task's action) is an error and the clock's now is used.
+   */
+  time(at: number | undefined, what: string, notBefore?: InstantFloor): number;
   error(e: unknown): void;
   /** The task's rows are built: later calls are ignored. */
   readonly closed: boolean;
@@ -80,10 +89,15 @@ export class RecordedAttempt implements Attempt {
     };
   }
 
+  /** The floor of the call's later instants: its send. */
+  #sentFloor(): InstantFloor {
+    return { ms: this.state.sent, what: "the call's send" };
+  }
+
   headers(status: number, at?: number): void {
     try {
       if (this.#host.closed || this.state.headers !== null) return;
-      this.state.headers = this.#host.time(at, "attempt.headers");
+      this.state.headers = this.#host.time(at, "attempt.headers", this.#sentFloor());
       const problem = statusProblem(status);
       if (problem) throw new TypeError(`attempt.headers: ${problem}; the status is not recorded`);
       this.state.status = status;
@@ -95,8 +109,12 @@ export class RecordedAttempt implements Attempt {
   token(at?: number): void {
     try {
       if (this.#host.closed || this.state.end !== null) return;
-      const t = this.#host.time(at, "attempt.token");
       const s = this.state;
+      const t = this.#host.time(
+        at,
+        "attempt.token",
+        s.last_token === null ? this.#sentFloor() : { ms: s.last_token, what: "the call's token before it" },
+      );
       if (s.last_token === null) s.first_token = t;
       else s.gaps.push(t - s.last_token);
       s.last_token = t;
@@ -142,7 +160,7 @@ export class RecordedAttempt implements Attempt {
           delete r[k];
         }
       }
-      this.state.end = { ...r, usage, at: this.#host.time(r.at, "attempt.end") };
+      this.state.end = { ...r, usage, at: this.#host.time(r.at, "attempt.end", this.#sentFloor()) };
     } catch (e) {
       this.#host.error(e);
     }

@@ -34,7 +34,10 @@ export const DEFINITIONS = {
     "first_sent_ms is the page's sent_ms when joined, else task.sent(), else the first model call's send; " +
     "send_lag_ms = first_sent_ms − scheduled_ms; first_token_ms is the page's first paint of a token when joined, " +
     "else task.firstToken(), else the final model call's first token; completed_ms (ok tasks only) is the page's " +
-    "rendered_ms when joined, else task.rendered(), else the moment of task.complete()",
+    "rendered_ms when joined, else task.rendered(), else the moment of task.complete(); an instant the app told " +
+    "(TaskStart.at, a task's or a model call's at) that was later than the recorder's clock when told, or earlier " +
+    "than the task's action (a call's instants: than its send; a token: than the token before it), is not " +
+    "written: the moment of the call is, and recorder_errors counts it",
 } as const;
 
 /** The runtime the recorder runs in, e.g. `deno 2.9.6` or `node v20.20.2`. */

@@ -99,7 +99,12 @@ export interface TaskStart {
   request_id?: string;
   /** A page will post its timing for this task (the page sent the request id): wait for it before writing. */
   page?: boolean;
-  /** The user's action, when known earlier than the call (ms since the Unix epoch). */
+  /**
+   * The user's action, when known earlier than the call: ms since the Unix epoch on the recorder's clock
+   * (`rec.clockNow()`). Every `at` of the API is checked: one later than the clock's now, or earlier than what it follows
+   * (a task's instants: its action; a call's: its send), is counted as an error and the moment of the call is used
+   * (docs/recorder.md, "Instants the app tells").
+   */
   at?: number;
   /**
    * The prompt text, when the app has it at hand: requests.prompt_sha256 is its sha256 (UTF-8). Without it the

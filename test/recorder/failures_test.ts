@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import type { Task } from "../../recorder/types.ts";
-import { readTable, tempOut, testRecorder, withRecorder } from "./_fixture.ts";
+import { readTable, T0, tempOut, testRecorder, withRecorder } from "./_fixture.ts";
 
 for (const writer of ["thread", "app"] as const) {
   Deno.test(`the run folder removed mid-run (writer ${writer}): nothing throws into the app, every failure is counted`, async () => {
@@ -87,5 +87,49 @@ Deno.test("every public method takes bad input without throwing, and counts it",
       [0, 1, null, "attempt_failed", 0],
       [0, 2, null, "attempt_failed", 0],
     ]);
+  });
+});
+
+Deno.test("an instant the app tells that is not reached yet, or before what it follows, is refused, counted, and now used", async () => {
+  await withRecorder({}, async ({ rec, out, errors, clock }) => {
+    clock.at(100);
+    const task = rec.begin({ class: "c", request_id: "t", at: T0 + 150 }); // ahead of the clock: the action is 100
+    clock.at(110);
+    task.sent(T0 + 90); // before the action
+    clock.at(120);
+    const a = task.attempt({ at: T0 + 50 }); // before the action: sent at 120
+    clock.at(130);
+    a.headers(200, T0 + 115); // before the call's send
+    clock.at(140);
+    a.token(T0 + 140);
+    clock.at(145);
+    a.token(T0 + 135); // before the token before it: at 145
+    a.end({ ok: true, usage: { input_tokens: 3, output_tokens: 2 }, at: T0 + 1e9 }); // not reached: at 145
+    clock.at(150);
+    task.complete({ valid: true, at: T0 + 149.5 }); // earlier than the call, after all it follows: kept
+    const late = rec.begin({ class: "c", request_id: "u" });
+    late.complete({ at: T0 + 3_600_000 }); // an hour ahead: ended now, so it settles and is written as usual
+    await rec.flush();
+    assert.deepEqual(errors.map((e) => String(e).replace(/: [-\d.e+]+ is [\d.]+ ms/, ": X is N ms")), [
+      "TypeError: begin.at: X is N ms after the recorder's clock (an instant not yet reached); the clock's now is used",
+      "TypeError: task.sent: X is N ms before the task's action; the clock's now is used",
+      "TypeError: attempt.at: X is N ms before the task's action; the clock's now is used",
+      "TypeError: attempt.headers: X is N ms before the call's send; the clock's now is used",
+      "TypeError: attempt.token: X is N ms before the call's token before it; the clock's now is used",
+      "TypeError: attempt.end: X is N ms after the recorder's clock (an instant not yet reached); the clock's now is used",
+      "TypeError: complete.at: X is N ms after the recorder's clock (an instant not yet reached); the clock's now is used",
+    ]);
+    assert.match(String(errors[1]), new RegExp(`task.sent: ${T0 + 90} is 10 ms before`));
+    assert.equal(rec.stats().recorder_errors, 7);
+    const requests = await readTable(out, "requests");
+    assert.deepEqual(
+      requests.map((r) => [r.request_id, r.scheduled_ms, r.first_sent_ms, r.first_token_ms, r.completed_ms]),
+      [["t", 100, 110, 140, 149.5], ["u", 150, null, null, 150]],
+    );
+    const [row] = await readTable(out, "attempts");
+    assert.deepEqual(
+      [row!.sent_ms, row!.headers_ms, row!.first_token_ms, row!.last_token_ms, row!.completed_ms, row!.itl_max_ms],
+      [120, 130, 140, 145, 145, 5],
+    );
   });
 });

@@ -64,10 +64,11 @@ Deno.test("checkPageRecord names every problem at once", async (t) => {
 });
 
 Deno.test("rec.page joins one record per open sampled task; the rest are counted, bad ones as errors", async () => {
-  await withRecorder({ sample: 0.25 }, async ({ rec, out, errors }) => {
+  await withRecorder({ sample: 0.25 }, async ({ rec, out, errors, clock }) => {
     // t-2 is sampled at 0.25, t-0 is not (test/recorder/sampling_test.ts).
     const task = rec.begin({ class: "c", request_id: "t-2", page: true });
     rec.begin({ class: "c", request_id: "t-0", page: true });
+    clock.at(80); // the instants below are told, no later than the clock's now
     task.received(T0 + 20);
     task.responded(T0 + 80);
     rec.page(record({ request_id: "t-2" })); // joined

@@ -18,10 +18,12 @@ Deno.test("a task without a page: every time column of every table, hand-compute
     await task.phase("queue", () => void clock.at(125));
     const call = { streamed: true, provider: "p", model: "m-1" };
     const a1 = task.attempt(call); // sent at 125
+    clock.at(181); // the call's instants below are told, each no later than the clock's now
     a1.headers(503, T0 + 180);
     a1.end({ ok: false, http_status: 503, at: T0 + 181 });
     clock.at(231);
     const a2 = task.attempt(call);
+    clock.at(405);
     a2.headers(200, T0 + 300);
     for (const t of [310, 330, 340, 400]) a2.token(T0 + t);
     const u2 = { input_tokens: 100, cached_input_tokens: 10, output_tokens: 4, reasoning_tokens: 2 };
@@ -30,6 +32,7 @@ Deno.test("a task without a page: every time column of every table, hand-compute
     await task.span("lookup", () => void clock.at(416)); // a tool after a model call: round 1
     clock.at(420);
     const a3 = task.attempt(call); // round 1
+    clock.at(500);
     a3.headers(200, T0 + 430);
     a3.token(T0 + 450);
     a3.token(T0 + 470);
@@ -334,9 +337,13 @@ Deno.test("a retry reason and backoff the caller gives are written as given", as
   await withRecorder({}, async ({ rec, out, clock }) => {
     const task = rec.begin({ class: "c" });
     clock.at(10);
-    task.attempt().end({ ok: false, http_status: 503, retry_reason: "fallback:http_503", backoff_ms: 0, at: T0 + 20 });
+    const first = task.attempt();
+    clock.at(20);
+    first.end({ ok: false, http_status: 503, retry_reason: "fallback:http_503", backoff_ms: 0, at: T0 + 20 });
     clock.at(70);
-    task.attempt({ route: "backup" }).end({ ok: true, at: T0 + 90 });
+    const second = task.attempt({ route: "backup" });
+    clock.at(90);
+    second.end({ ok: true, at: T0 + 90 });
     task.complete({});
     await rec.flush();
     const rows = await readTable(out, "attempts");

@@ -5,7 +5,9 @@ Deno.test("a task not completed within task_timeout_ms of its action is written 
   await withRecorder({ task_timeout_ms: 1000 }, async ({ rec, clock, out }) => {
     clock.at(100);
     const task = rec.begin({ class: "c", request_id: "slow", at: T0 + 50 }); // the action at 50
-    task.attempt({ streamed: true }).token(T0 + 200);
+    const call = task.attempt({ streamed: true }); // sent at 100
+    clock.at(200);
+    call.token(T0 + 200);
     clock.at(1049); // 1049 − 50 = 999 < 1000
     await rec.flush();
     assert.equal(rec.stats().written, 0);
@@ -45,6 +47,7 @@ Deno.test("a task still open at close is written aborted, unfinished_at_close", 
 Deno.test("a completed task waits page_wait_ms for its page record, then is written on the service's times", async () => {
   await withRecorder({ page_wait_ms: 500 }, async ({ rec, clock, out }) => {
     const task = rec.begin({ class: "c", request_id: "p", page: true }); // at 0
+    clock.at(2);
     task.sent(T0 + 2);
     clock.at(100);
     task.complete({ valid: true });
