@@ -201,8 +201,13 @@ export function generateRows(n: number, seed: number, emit: RowSink): Stage[] {
       for (let a = 0; a <= (retry ? 1 : 0); a++) {
         const answered = ok && (!retry || a === 1) && !(last && noFirstToken);
         // A non-streamed answer's tokens all arrive with its body, without inter-token gaps.
-        const lt = last ? scheduled + e2e - 1 : t0 + 50;
-        const ft = !streamed ? lt : last ? scheduled + ttft : t0 + 5;
+        // Never before the attempt's send (the log's times run forwards within a row: schema/time_order.ts).
+        const sentAt = t0 + a * 10;
+        const ft = Math.max(
+          !streamed ? (last ? scheduled + e2e - 1 : t0 + 50) : last ? scheduled + ttft : t0 + 5,
+          sentAt + 1,
+        );
+        const lt = Math.max(last ? scheduled + e2e - 1 : t0 + 50, ft);
         push("attempts", {
           run_id: "bench-run",
           request_id: id,
@@ -211,8 +216,8 @@ export function generateRows(n: number, seed: number, emit: RowSink): Stage[] {
           route: "default",
           provider: "sim",
           model: "sim",
-          sent_ms: t0 + a * 10,
-          headers_ms: answered ? t0 + a * 10 + 2 : null,
+          sent_ms: sentAt,
+          headers_ms: answered ? sentAt + 2 : null,
           first_token_ms: answered ? ft : null,
           last_token_ms: answered ? lt : null,
           completed_ms: answered ? lt + 0.5 : null,

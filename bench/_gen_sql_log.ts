@@ -183,7 +183,11 @@ async function writeShard(db: SqlEngine, dir: string, n: number, k: number, coun
     reasoning_tokens: "NULL",
     cache_write_tokens: "NULL",
   };
-  // One attempt per round; a retried request's round 0 has a failed attempt 0 and an answered attempt 1.
+  // One attempt per round; a retried request's round 0 has a failed attempt 0 and an answered attempt 1. Its first
+  // token never before its send, its last never before its first (schema/time_order.ts).
+  const firstToken = "GREATEST(CASE WHEN NOT streamed THEN lt WHEN last THEN scheduled_ms + ttft ELSE t0 + 5 END, " +
+    "t0 + attempt * 10 + 1)";
+  const lastToken = `GREATEST(lt, ${firstToken})`;
   const att: Record<string, string> = {
     run_id: "'sql-bench'",
     request_id: id,
@@ -194,10 +198,9 @@ async function writeShard(db: SqlEngine, dir: string, n: number, k: number, coun
     model: "'sim'",
     sent_ms: "t0 + attempt * 10",
     headers_ms: "CASE WHEN answered THEN t0 + attempt * 10 + 2 END",
-    first_token_ms: "CASE WHEN answered THEN (CASE WHEN NOT streamed THEN lt WHEN last THEN scheduled_ms + ttft " +
-      "ELSE t0 + 5 END) END",
-    last_token_ms: "CASE WHEN answered THEN lt END",
-    completed_ms: "CASE WHEN answered THEN lt + 0.5E0 END",
+    first_token_ms: `CASE WHEN answered THEN ${firstToken} END`,
+    last_token_ms: `CASE WHEN answered THEN ${lastToken} END`,
+    completed_ms: `CASE WHEN answered THEN ${lastToken} + 0.5E0 END`,
     http_status: "CASE WHEN answered THEN 200 ELSE 503 END",
     error_kind: "CASE WHEN answered THEN NULL ELSE 'http_error' END",
     retry_reason: "CASE WHEN failed_try THEN 'status_503' END",

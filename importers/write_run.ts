@@ -9,6 +9,7 @@ import { join } from "node:path";
 import { InputError } from "../schema/errors.ts";
 import { TABLES } from "../schema/events.ts";
 import { ImportedManifest } from "../schema/imported_manifest.ts";
+import { rowsTimeOrderProblems } from "../schema/time_order.ts";
 import { describeIssues } from "../schema/load.ts";
 import { SloPolicy } from "../schema/slo.ts";
 import { CsvSink, writeCsvSchema, writeParquetFromRows } from "../runner/sinks/mod.ts";
@@ -69,6 +70,21 @@ export function prepareOutDir(dir: string): void {
 }
 
 /**
+ * Refuses rows whose times run backwards (schema/time_order.ts), naming the source files: every reader would refuse
+ * the run they make, so nothing is written.
+ */
+function checkTimeOrder(run: ContractRun): void {
+  const source = run.manifest.source.files.map((f) => f.path).join(", ");
+  const tables = { requests: run.requests, attempts: run.attempts, tools: run.tools ?? [] } as const;
+  const problems = Object.entries(tables).flatMap(([table, rows]) =>
+    rowsTimeOrderProblems(`${source} → ${table}`, table as keyof typeof tables, rows)
+  );
+  if (problems.length) {
+    throw new InputError(`${source}: times out of their order: the source's times cannot make a run`, problems);
+  }
+}
+
+/**
  * Writes the run folder `dir` and returns its run.json (validated against the imported kind's schema). An `--slo`
  * policy is checked first (schema, and its classes against the run's one class): nothing is written when it is bad.
  */
@@ -78,6 +94,7 @@ export async function writeImportedRun(
   options: WriteImportedRunOptions = {},
 ): Promise<ImportedManifest> {
   if (options.slo) checkSlo(options.slo, run.manifest.workload.classes);
+  checkTimeOrder(run);
   prepareOutDir(dir);
   const progress = options.onProgress ?? (() => {});
   const size = options.batchRows ?? 16384;

@@ -2,6 +2,7 @@ import pl from "nodejs-polars";
 import { InputError } from "../../schema/errors.ts";
 import { OUTCOMES, type TableName } from "../../schema/events.ts";
 import { requiredColumns } from "../../schema/column_kinds.ts";
+import { TIME_ORDER, type TimeOrder, timeOrderProblem } from "../../schema/time_order.ts";
 
 function raise(problems: string[], file: string, table: TableName): void {
   if (problems.length) throw new InputError(`${file}: invalid ${table} log`, problems);
@@ -17,12 +18,16 @@ export interface CheckedFile {
   run_id: string;
 }
 
+/** Rows where `rule.later` is before `rule.earlier` (a null on either side is not). */
+const outOfOrder = (rule: TimeOrder) => pl.col(rule.later).lt(pl.col(rule.earlier));
+
 const otherRunIds = (n: number, file: string, runId: string) =>
   `${file}: run_id: ${n} rows whose run_id is not run.json run_id ${JSON.stringify(runId)}: a file of another run`;
 
 /**
- * Refuses nulls in never-null columns, outcomes outside the contract and a
- * run_id other than run.json's in a read frame, naming the file and column
+ * Refuses nulls in never-null columns, outcomes outside the contract, a
+ * run_id other than run.json's and times out of their order
+ * (schema/time_order.ts) in a read frame, naming the file and column
  * ({@linkcode InputError}).
  */
 export function checkFrame(df: pl.DataFrame, { file, table, run_id }: CheckedFile): void {
@@ -37,22 +42,29 @@ export function checkFrame(df: pl.DataFrame, { file, table, run_id }: CheckedFil
     const bad = df.getColumn("outcome").unique().toArray().filter((o) => !(OUTCOMES as readonly unknown[]).includes(o));
     if (bad.length) problems.push(unknownOutcomes(bad, file));
   }
+  for (const rule of TIME_ORDER[table] ?? []) {
+    const bad = df.filter(outOfOrder(rule));
+    if (bad.height > 0) problems.push(timeOrderProblem(file, rule, bad.height, bad.getColumn("request_id").get(0)));
+  }
   raise(problems, file, table);
 }
 
 /**
  * The checks of {@linkcode checkFrame} on a lazy scan of one file, as one
- * aggregate query that reads only the never-null columns (and `outcome`).
+ * aggregate query that reads only the never-null columns (and `outcome`, and
+ * the times whose order it checks).
  * Async, so a file's hash can stream at the same time; polars holds those
  * columns of this one file (one shard) while it counts, not the whole run.
  */
 export async function checkScan(lf: pl.LazyDataFrame, { file, table, run_id }: CheckedFile): Promise<void> {
   const required = requiredColumns(table);
   const known = pl.col("outcome").isIn([...OUTCOMES]);
+  const order = TIME_ORDER[table] ?? [];
   const counts = (await lf.select(
     ...required.map((c) => pl.col(c).nullCount().cast(pl.Float64).alias(c)),
     pl.col("run_id").neq(pl.lit(run_id)).sum().cast(pl.Float64).alias("_other_run_ids"),
     ...(table === "requests" ? [known.not().sum().cast(pl.Float64).alias("_unknown_outcomes")] : []),
+    ...order.map((rule, i) => outOfOrder(rule).sum().cast(pl.Float64).alias(`_order_${i}`)),
   ).collect()).toRecords()[0] ?? {};
   const problems: string[] = [];
   for (const c of required) {
@@ -65,6 +77,13 @@ export async function checkScan(lf: pl.LazyDataFrame, { file, table, run_id }: C
     // Only on failure: name the values.
     const bad = await lf.select("outcome").filter(known.not()).unique().collect();
     problems.push(unknownOutcomes(bad.getColumn("outcome").toArray(), file));
+  }
+  for (const [i, rule] of order.entries()) {
+    const n = Number(counts[`_order_${i}`] ?? 0);
+    if (n === 0) continue;
+    // Only on failure: one of the rows, for the message.
+    const example = await lf.filter(outOfOrder(rule)).select("request_id").head(1).collect();
+    problems.push(timeOrderProblem(file, rule, n, example.getColumn("request_id").get(0)));
   }
   raise(problems, file, table);
 }

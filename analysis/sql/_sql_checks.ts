@@ -12,6 +12,7 @@
 import { InputError } from "../../schema/errors.ts";
 import { columnsAt, OUTCOMES } from "../../schema/events.ts";
 import { requiredColumns } from "../../schema/column_kinds.ts";
+import { TIME_ORDER, timeOrderProblem } from "../../schema/time_order.ts";
 import { MAX_ATTEMPT } from "./classify_sql.ts";
 import type { SqlEngine } from "./duckdb.ts";
 import { sqlString } from "./_sql_text.ts";
@@ -55,12 +56,14 @@ export async function sourceColumns(
 /**
  * The row checks of one source, one aggregate query reading only the checked
  * columns: nulls in never-null columns, rows of another run, unknown
- * outcomes (requests), attempt numbers the SQL cannot order (attempts). Each
- * problem names the file.
+ * outcomes (requests), attempt numbers the SQL cannot order (attempts), times
+ * out of their order (schema/time_order.ts; the example is the least request
+ * id of the rows). Each problem names the file.
  */
 export async function checkSourceRows(engine: SqlEngine, table: SqlTable, source: TableSource): Promise<string[]> {
   const required = requiredColumns(table).filter((c) => source.present.includes(c));
   const known = `outcome IN (${OUTCOMES.map(sqlString).join(", ")})`;
+  const order = TIME_ORDER[table] ?? [];
   const measures = [
     ...required.map((c) => `SUM(CASE WHEN ${c} IS NULL THEN 1 ELSE 0 END) AS "${c}"`),
     ...(source.present.includes("run_id")
@@ -68,6 +71,10 @@ export async function checkSourceRows(engine: SqlEngine, table: SqlTable, source
       : []),
     ...(table === "requests" ? [`SUM(CASE WHEN NOT ${known} THEN 1 ELSE 0 END) AS unknown_outcomes`] : []),
     ...(table === "attempts" ? [`SUM(CASE WHEN attempt > ${MAX_ATTEMPT} THEN 1 ELSE 0 END) AS big_attempts`] : []),
+    ...order.flatMap((o, i) => [
+      `SUM(CASE WHEN ${o.later} < ${o.earlier} THEN 1 ELSE 0 END) AS order_${i}`,
+      `MIN(CASE WHEN ${o.later} < ${o.earlier} THEN request_id END) AS order_${i}_example`,
+    ]),
   ];
   const rows = await engine.query(
     `SELECT filename, ${measures.join(", ")} FROM ${readSource(source)} GROUP BY filename`,
@@ -101,6 +108,10 @@ export async function checkSourceRows(engine: SqlEngine, table: SqlTable, source
         `${file}: attempt: ${big} rows numbered above ${MAX_ATTEMPT}: the SQL path orders (round, attempt) as ` +
           `round × 10⁶ + attempt + 1 and cannot order them (use \`deno task analyze\`)`,
       );
+    }
+    for (const [i, rule] of order.entries()) {
+      const n = Number(r[`order_${i}`] ?? 0);
+      if (n > 0) problems.push(timeOrderProblem(file, rule, n, r[`order_${i}_example`]));
     }
   }
   return problems;

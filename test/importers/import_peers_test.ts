@@ -277,3 +277,31 @@ Deno.test("a summary's claim audited on the per-request import of the same bench
   assert.equal(r.stated.match, true);
   assert.equal(r.stated.latency!.n, 101);
 });
+
+Deno.test("an import whose times would run backwards within a row is refused before anything is written", async () => {
+  const file = PEERS + "llmperf/individual/bedrock_70b.json";
+  const run = toContract(await readSource("llmperf", [file]));
+  const done = run.requests.find((r) => r.completed_ms !== null)!;
+  const answered = run.attempts.find((a) => a.first_token_ms !== null && a.last_token_ms !== null)!;
+  const bad = {
+    ...run,
+    requests: run.requests.map((r) => r === done ? { ...r, completed_ms: r.scheduled_ms - 1 } : r),
+    attempts: run.attempts.map((a) => a === answered ? { ...a, last_token_ms: a.first_token_ms! - 0.5 } : a),
+  };
+  const dir = join(Deno.makeTempDirSync(), "run");
+  await assert.rejects(() => writeImportedRun(dir, bad), (e: Error) => {
+    const text = e.message;
+    assert.match(text, /bedrock_70b\.json: times out of their order/);
+    assert.match(
+      text,
+      new RegExp(
+        `bedrock_70b\\.json → requests: completed_ms: 1 rows before their scheduled_ms \\(e\\.g\\. request_id "${done.request_id}"\\)`,
+      ),
+    );
+    assert.match(text, /→ attempts: last_token_ms: 1 rows before their first_token_ms/);
+    return true;
+  });
+  assert.throws(() => Deno.statSync(dir), Deno.errors.NotFound, "nothing written");
+  // The source as it is: in order, written.
+  await writeImportedRun(dir, run);
+});

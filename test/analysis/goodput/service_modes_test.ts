@@ -61,7 +61,7 @@ function ok(id: string, cls: string, t: number, e2e: number, mode: string | null
       request_id: id,
       sent_ms: t,
       first_token_ms: t + 10,
-      last_token_ms: t + e2e,
+      last_token_ms: t + Math.max(e2e, 10), // never before the first token (r01, answered nothing: e2e 0)
       completed_ms: t + e2e,
       output_tokens: 1,
     }),

@@ -64,7 +64,7 @@ export function writeClientLimitedSweep(dir: string): string {
       attempts.push(att({
         request_id: id,
         sent_ms: t + lag,
-        headers_ms: t + 50,
+        headers_ms: t + Math.max(lag, 50), // never before the send (a late send: the headers at once)
         first_token_ms: t + 100,
         last_token_ms: t + 500,
         completed_ms: t + 500,

@@ -2,6 +2,7 @@ import assert from "node:assert/strict";
 import { join } from "node:path";
 import { goodput } from "../../../analysis/goodput/goodput.ts";
 import { loadRun } from "../../../analysis/run/load_run.ts";
+import { scanRun } from "../../../analysis/run/scan_run.ts";
 import { InputError } from "../../../schema/errors.ts";
 import type { RunManifest } from "../../../schema/run_manifest.ts";
 import { fixtureManifest, fixtureTables, POLICY } from "../hand_fixture.ts";
@@ -131,6 +132,57 @@ Deno.test("rows the contract forbids are refused, and a row cut off by a kill is
     const run = await loadRun(dir, quiet);
     assert.equal(run.requests.height, 24); // 25 rows written, the last one cut
     assert.match(run.warnings.join("\n"), /truncated last row .*dropped/);
+  });
+});
+
+Deno.test("times out of their order are refused, naming the file, the two columns and a request", async (t) => {
+  const written = (edit: (tables: ReturnType<typeof fixtureTables>) => void) => {
+    const tables = fixtureTables();
+    edit(tables);
+    return writeRun(join(Deno.makeTempDirSync(), "run"), fixtureManifest(), tables);
+  };
+  for (const read of [loadRun, scanRun]) {
+    await t.step(`${read.name}: a request completed before its action (a latency below 0)`, async () => {
+      const dir = written(({ requests }) => {
+        const q1 = requests.find((r) => r.request_id === "q1")!;
+        q1.completed_ms = q1.scheduled_ms - 1;
+      });
+      await assert.rejects(
+        () => read(dir, quiet),
+        (e) =>
+          e instanceof InputError &&
+          e.problems.some((p) =>
+            /requests\.csv: completed_ms: 1 rows before their scheduled_ms \(e\.g\. request_id "q1"\)/.test(p)
+          ),
+      );
+    });
+    await t.step(`${read.name}: an attempt's last token before its first`, async () => {
+      const dir = written(({ attempts }) => {
+        const a = attempts.find((a) => a.request_id === "q10")!;
+        a.last_token_ms = a.first_token_ms! - 5;
+      });
+      await assert.rejects(
+        () => read(dir, quiet),
+        /attempts\.csv: last_token_ms: 1 rows before their first_token_ms \(e\.g\. request_id "q10"\)/,
+      );
+    });
+    await t.step(`${read.name}: a tool step that ended before it began`, async () => {
+      const dir = written((tables) => {
+        const step = { run_id: tables.requests[0]!.run_id, request_id: "q11", round: 0, tool: "lookup", ok: true };
+        tables.tools = [{ ...step, started_ms: 20_600, ended_ms: 20_599, error_kind: null }];
+      });
+      await assert.rejects(
+        () => read(dir, quiet),
+        /tools\.csv: ended_ms: 1 rows before their started_ms \(e\.g\. request_id "q11"\)/,
+      );
+    });
+  }
+  await t.step("equal times are in order: the hand-built log itself loads", async () => {
+    const dir = written(({ requests }) => {
+      const q1 = requests.find((r) => r.request_id === "q1")!;
+      q1.first_token_ms = q1.completed_ms = q1.first_sent_ms = q1.scheduled_ms;
+    });
+    assert.equal((await loadRun(dir, quiet)).requests.height, fixtureTables().requests.length);
   });
 });
 

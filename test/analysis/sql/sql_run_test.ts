@@ -110,6 +110,34 @@ Deno.test("openSqlRun() refuses what the SQL path cannot count right, naming the
     ]);
   });
 
+  await t.step(
+    "times out of their order: a request completed before its action, an attempt's last token before its first",
+    async () => {
+      const done = log.requests.filter((r) => r.completed_ms !== null).map((r) => r.request_id).sort();
+      const answered = log.attempts.filter((a) => a.first_token_ms !== null).map((a) => a.request_id).sort();
+      const early = new Set(done.slice(0, 2));
+      const requests = log.requests.map((r) =>
+        early.has(r.request_id) ? { ...r, completed_ms: r.scheduled_ms - 0.5 } : r
+      );
+      const attempts = log.attempts.map((a) =>
+        a.request_id === answered[0] ? { ...a, last_token_ms: a.first_token_ms! - 1 } : a
+      );
+      // One table at a time: the checks stop at the first table with a problem.
+      await refuses(writeParquetRun(join(tmp, "early-completion"), randomManifest(), { ...log, requests }), [
+        new RegExp(
+          `requests\\.parquet: completed_ms: 2 rows before their scheduled_ms \\(e\\.g\\. request_id "${done[0]}"\\)`,
+        ),
+      ]);
+      await refuses(writeParquetRun(join(tmp, "early-last-token"), randomManifest(), { ...log, attempts }), [
+        new RegExp(
+          `attempts\\.parquet: last_token_ms: \\d+ rows before their first_token_ms \\(e\\.g\\. request_id "${
+            answered[0]
+          }"\\)`,
+        ),
+      ]);
+    },
+  );
+
   await t.step("an attempt number the final-attempt key cannot order", async () => {
     const big = { ...log, attempts: log.attempts.map((a, i) => (i === 0 ? { ...a, attempt: 1_000_000 } : a)) };
     const dir = writeParquetRun(join(tmp, "big-attempt"), randomManifest(), big);
