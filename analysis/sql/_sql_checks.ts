@@ -119,19 +119,22 @@ export async function checkSourceRows(engine: SqlEngine, table: SqlTable, source
 
 /**
  * Refuses request ids found in more than one row of the run's requests (the
- * view over every shard): a shard's rows copied into another would be counted
- * twice. Names up to five.
+ * view over every shard, or the one folder's): a shard's rows copied into
+ * another, or a row written twice, would be counted twice. Names up to five.
  */
-export async function checkDistinctIds(engine: SqlEngine, path: string): Promise<void> {
+export async function checkDistinctIds(engine: SqlEngine, path: string, shards: number): Promise<void> {
   const [c] = await engine.query("SELECT COUNT(*) AS n, COUNT(DISTINCT request_id) AS d FROM requests");
   const dupes = Number(c?.n ?? 0) - Number(c?.d ?? 0);
   if (dupes === 0) return;
   const some = await engine.query(
     "SELECT request_id FROM requests GROUP BY request_id HAVING COUNT(*) > 1 ORDER BY request_id LIMIT 5",
   );
-  throw new InputError(`${path}: not one whole run`, [
-    `${path}: ${dupes} request_id values appear in more than one shard (e.g. ${
-      some.map((r) => r.request_id).join(", ")
-    }): a request is counted once per row, so a shard's rows were copied into another`,
+  const named = some.map((r) => r.request_id).join(", ");
+  const where = shards > 1
+    ? `of the shards' requests logs (e.g. ${named}): a request is counted once per row, so rows were copied (a ` +
+      `shard's into another, or within one)`
+    : `of the requests log (e.g. ${named}): each offered request is one row, counted once per row`;
+  throw new InputError(`${path}: ${shards > 1 ? "not one whole run" : "a request in two rows"}`, [
+    `${path}: ${dupes} request_id values appear in more than one row ${where}`,
   ]);
 }

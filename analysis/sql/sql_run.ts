@@ -216,7 +216,7 @@ export async function openSqlRun(path: string, options: OpenSqlRunOptions = {}):
     if (problems.length) throw new InputError(`${path}: invalid log rows`, problems);
     const views = SQL_TABLES.map((t) => viewSql(t, sources[t]));
     for (const v of views) await engine.run(v);
-    if (dirs.length > 1) await checkDistinctIds(engine, path);
+    await checkDistinctIds(engine, path, dirs.length);
     const { end, manifests: clipped } = await sqlRunEnd(engine, dirs, manifests, sources.requests);
     if (end.headline) warning(end.headline);
     const declared = clipped[0]!.workload.classes;

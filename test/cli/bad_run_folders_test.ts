@@ -219,7 +219,7 @@ const CASES: BadInputCase[] = [
     cli: "ledger",
     setup: shards(["shard-0-of-2", 0, 2], ["shard-1-of-2", 1, 2]),
     args: (d, g) => [join(d, "set"), "--slo", g.slo, "--prices", g.prices],
-    expect: ["request_id values appear in more than one shard"],
+    expect: ["request_id values appear in more than one row of the shards' requests logs"],
   },
   {
     name: "shards: two different runs",

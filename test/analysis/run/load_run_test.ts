@@ -135,7 +135,7 @@ Deno.test("rows the contract forbids are refused, and a row cut off by a kill is
   });
 });
 
-Deno.test("times out of their order are refused, naming the file, the two columns and a request", async (t) => {
+Deno.test("times out of their order, and a request id in two rows, are refused naming the file and a request", async (t) => {
   const written = (edit: (tables: ReturnType<typeof fixtureTables>) => void) => {
     const tables = fixtureTables();
     edit(tables);
@@ -174,6 +174,15 @@ Deno.test("times out of their order are refused, naming the file, the two column
       await assert.rejects(
         () => read(dir, quiet),
         /tools\.csv: ended_ms: 1 rows before their started_ms \(e\.g\. request_id "q11"\)/,
+      );
+    });
+  }
+  for (const read of [loadRun, scanRun]) {
+    await t.step(`${read.name}: a request id in two rows of one folder's log (a request counted twice)`, async () => {
+      const dir = written(({ requests }) => void requests.push({ ...requests.find((r) => r.request_id === "q1")! }));
+      await assert.rejects(
+        () => read(dir, quiet),
+        /a request in two rows\n.*1 request_id values appear in more than one row of the requests log \(e\.g\. q1\)/,
       );
     });
   }

@@ -145,7 +145,9 @@ Deno.test("a production recording is checked like any run, part by part", async 
       () => loadRun(write(productionManifest(), p), QUIET),
       (e) =>
         e instanceof InputError &&
-        /1 request_id values appear in more than one part \(e\.g\. a1\)/.test(e.problems[0]!),
+        /1 request_id values appear in more than one row of the parts' requests logs \(e\.g\. a1\)/.test(
+          e.problems[0]!,
+        ),
     );
   });
   await t.step("a rotated part's changed file is refused by its sha256", async () => {

@@ -151,7 +151,10 @@ Deno.test("shard sets that are not one whole run are refused, every problem name
     writeRun(dir, asShard(fixtureManifest(), 1, 2), { requests, attempts });
     const p = await refusal(root);
     assert.equal(p.length, 1);
-    assert.match(p[0]!, /2 request_id values appear in more than one shard \(e\.g\. r0000000, r0000002\)/);
+    assert.match(
+      p[0]!,
+      /2 request_id values appear in more than one row of the shards' requests logs \(e\.g\. r0000000, r0000002\)/,
+    );
   });
 });
 

@@ -138,6 +138,18 @@ Deno.test("openSqlRun() refuses what the SQL path cannot count right, naming the
     },
   );
 
+  await t.step("a request id in two rows of one folder's log", async () => {
+    const twice = { ...log, requests: [...log.requests, log.requests[3]!] };
+    await refuses(writeParquetRun(join(tmp, "twice"), randomManifest(), twice), [
+      /a request in two rows/,
+      new RegExp(
+        `1 request_id values appear in more than one row of the requests log \\(e\\.g\\. ${
+          log.requests[3]!.request_id
+        }\\)`,
+      ),
+    ]);
+  });
+
   await t.step("an attempt number the final-attempt key cannot order", async () => {
     const big = { ...log, attempts: log.attempts.map((a, i) => (i === 0 ? { ...a, attempt: 1_000_000 } : a)) };
     const dir = writeParquetRun(join(tmp, "big-attempt"), randomManifest(), big);
@@ -147,7 +159,7 @@ Deno.test("openSqlRun() refuses what the SQL path cannot count right, naming the
   await t.step("a request in two shards", async () => {
     const root = join(tmp, "dupes");
     for (const i of [0, 1]) writeParquetRun(join(root, `shard-${i}-of-2`), asShard(randomManifest(), i, 2), log);
-    await refuses(root, [/request_id values appear in more than one shard/]);
+    await refuses(root, [/request_id values appear in more than one row of the shards' requests logs/]);
   });
 
   await t.step("a missing column of the log's contract version", async () => {
