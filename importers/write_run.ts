@@ -10,6 +10,7 @@ import { InputError } from "../schema/errors.ts";
 import { TABLES } from "../schema/events.ts";
 import { ImportedManifest } from "../schema/imported_manifest.ts";
 import { rowsTimeOrderProblems } from "../schema/time_order.ts";
+import { ROW_CHECKS, ROW_SCHEMAS } from "../schema/column_kinds.ts";
 import { describeIssues } from "../schema/load.ts";
 import { SloPolicy } from "../schema/slo.ts";
 import { CsvSink, writeCsvSchema, writeParquetFromRows } from "../runner/sinks/mod.ts";
@@ -70,18 +71,26 @@ export function prepareOutDir(dir: string): void {
 }
 
 /**
- * Refuses rows whose times run backwards (schema/time_order.ts), naming the source files: every reader would refuse
- * the run they make, so nothing is written.
+ * Refuses rows the contract does not allow — a value of the wrong type, a count below 0, a time that is not finite
+ * (the row schemas, schema/events.ts) — or whose times run backwards (schema/time_order.ts), naming the source files:
+ * every reader would refuse the run they make, so nothing is written.
  */
-function checkTimeOrder(run: ContractRun): void {
+function checkRows(run: ContractRun): void {
   const source = run.manifest.source.files.map((f) => f.path).join(", ");
-  const tables = { requests: run.requests, attempts: run.attempts, tools: run.tools ?? [] } as const;
-  const problems = Object.entries(tables).flatMap(([table, rows]) =>
-    rowsTimeOrderProblems(`${source} → ${table}`, table as keyof typeof tables, rows)
-  );
-  if (problems.length) {
-    throw new InputError(`${source}: times out of their order: the source's times cannot make a run`, problems);
+  const tables = { requests: run.requests, attempts: run.attempts, tools: run.tools ?? [], phases: run.phases ?? [] };
+  const problems: string[] = [];
+  for (const [name, rows] of Object.entries(tables) as [keyof typeof tables, Record<string, unknown>[]][]) {
+    const label = `${source} → ${name}`;
+    const bad = rows.filter((r) => !ROW_CHECKS[name](r));
+    if (bad.length) {
+      const first = ROW_SCHEMAS[name].safeParse(bad[0]);
+      const id = `request_id ${JSON.stringify(bad[0]!.request_id)}`;
+      const issue = first.success ? `${id}: refused by the compiled check` : describeIssues(id, first.error)[0];
+      problems.push(`${label}: ${bad.length} rows the contract does not allow (e.g. ${issue})`);
+    }
+    problems.push(...rowsTimeOrderProblems(label, name, rows));
   }
+  if (problems.length) throw new InputError(`${source}: rows the contract does not allow: nothing written`, problems);
 }
 
 /**
@@ -94,7 +103,7 @@ export async function writeImportedRun(
   options: WriteImportedRunOptions = {},
 ): Promise<ImportedManifest> {
   if (options.slo) checkSlo(options.slo, run.manifest.workload.classes);
-  checkTimeOrder(run);
+  checkRows(run);
   prepareOutDir(dir);
   const progress = options.onProgress ?? (() => {});
   const size = options.batchRows ?? 16384;

@@ -106,6 +106,62 @@ export function columnSpecs(table: TableName): readonly ColumnSpec[] {
   return specs;
 }
 
+/** A numeric column and the least value the contract allows in it (0 for counts and some lengths of time). */
+export interface NumericBound {
+  name: string;
+  kind: "int" | "float";
+  /** The schema's minimum (`nonnegative()`: 0), or null when it sets none. */
+  min: number | null;
+}
+
+/**
+ * The numeric columns of a log table, each with the least value its zod schema allows: what a reader checks beside
+ * the dtype (every value finite, none below its minimum), so a log another tool wrote is held to the same rules the
+ * runner's rows meet.
+ *
+ * @example Counts are never negative; an instant has no minimum
+ * ```ts
+ * import { numericBounds } from "./column_kinds.ts";
+ * import assert from "node:assert/strict";
+ * const byName = new Map(numericBounds("requests").map((c) => [c.name, c]));
+ * assert.deepEqual(byName.get("output_tokens"), { name: "output_tokens", kind: "int", min: 0 });
+ * assert.deepEqual(byName.get("scheduled_ms"), { name: "scheduled_ms", kind: "float", min: null });
+ * assert.equal(byName.get("tool_ms")?.min, 0);
+ * ```
+ */
+export function numericBounds(table: TableName): readonly NumericBound[] {
+  const shape = ROW_SCHEMAS[table].shape as Record<string, z.ZodType>;
+  return columnSpecs(table).filter((c) => c.kind === "int" || c.kind === "float").map((c) => {
+    let inner = shape[c.name]!;
+    if (inner instanceof z.ZodNullable) inner = inner.unwrap() as z.ZodType;
+    const least = (inner as z.ZodNumber).minValue;
+    // An int schema's own bound (the safe integers) is not a minimum the contract sets.
+    const min = typeof least === "number" && Number.isFinite(least) && least > Number.MIN_SAFE_INTEGER ? least : null;
+    return { name: c.name, kind: c.kind as "int" | "float", min };
+  });
+}
+
+/**
+ * The problem of `n` rows of `file` whose `column` breaks its bound (`what`: "not finite (NaN or infinite)" or
+ * "below 0"), `example` one such row's `key` (its request id, or a server row's `t_ms`).
+ */
+export function valueProblem(
+  file: string,
+  column: string,
+  n: number,
+  what: string,
+  key: string,
+  example: unknown,
+): string {
+  const e = `${key} ${JSON.stringify(example)}`;
+  return `${file}: ${column}: ${n} rows with a value ${what}, which the contract does not allow (e.g. ${e})`;
+}
+
+/** The column that names a row of `table` in a problem: its request id, or a server row's second. */
+export function exampleKey(table: TableName): string {
+  return (COLUMNS[table] as readonly string[]).includes("request_id") ? "request_id" : "t_ms";
+}
+
 /** Columns of a log table that the contract says are never null, in file order. */
 export function requiredColumns(table: TableName): string[] {
   return columnSpecs(table).filter((c) => !c.nullable).map((c) => c.name);

@@ -11,7 +11,7 @@
  */
 import { InputError } from "../../schema/errors.ts";
 import { columnsAt, OUTCOMES } from "../../schema/events.ts";
-import { requiredColumns } from "../../schema/column_kinds.ts";
+import { numericBounds, requiredColumns, valueProblem } from "../../schema/column_kinds.ts";
 import { TIME_ORDER, timeOrderProblem } from "../../schema/time_order.ts";
 import { MAX_ATTEMPT } from "./classify_sql.ts";
 import type { SqlEngine } from "./duckdb.ts";
@@ -56,14 +56,21 @@ export async function sourceColumns(
 /**
  * The row checks of one source, one aggregate query reading only the checked
  * columns: nulls in never-null columns, rows of another run, unknown
- * outcomes (requests), attempt numbers the SQL cannot order (attempts), times
- * out of their order (schema/time_order.ts; the example is the least request
+ * outcomes (requests), attempt numbers the SQL cannot order (attempts), numbers
+ * not finite or below their contract minimum, times out of their order (schema/time_order.ts; the example is the least request
  * id of the rows). Each problem names the file.
  */
 export async function checkSourceRows(engine: SqlEngine, table: SqlTable, source: TableSource): Promise<string[]> {
   const required = requiredColumns(table).filter((c) => source.present.includes(c));
   const known = `outcome IN (${OUTCOMES.map(sqlString).join(", ")})`;
   const order = TIME_ORDER[table] ?? [];
+  // Every number finite, none below its contract minimum (as the polars reader: schema/column_kinds.ts).
+  const bounds = numericBounds(table).filter((b) => source.present.includes(b.name)).flatMap((b) => [
+    ...(b.kind === "float"
+      ? [{ column: b.name, what: "that is not finite (NaN or infinite)", bad: `isnan(${b.name}) OR isinf(${b.name})` }]
+      : []),
+    ...(b.min !== null ? [{ column: b.name, what: `below ${b.min}`, bad: `${b.name} < ${b.min}` }] : []),
+  ]);
   const measures = [
     ...required.map((c) => `SUM(CASE WHEN ${c} IS NULL THEN 1 ELSE 0 END) AS "${c}"`),
     ...(source.present.includes("run_id")
@@ -71,6 +78,10 @@ export async function checkSourceRows(engine: SqlEngine, table: SqlTable, source
       : []),
     ...(table === "requests" ? [`SUM(CASE WHEN NOT ${known} THEN 1 ELSE 0 END) AS unknown_outcomes`] : []),
     ...(table === "attempts" ? [`SUM(CASE WHEN attempt > ${MAX_ATTEMPT} THEN 1 ELSE 0 END) AS big_attempts`] : []),
+    ...bounds.flatMap((v, i) => [
+      `SUM(CASE WHEN ${v.bad} THEN 1 ELSE 0 END) AS bound_${i}`,
+      `MIN(CASE WHEN ${v.bad} THEN request_id END) AS bound_${i}_example`,
+    ]),
     ...order.flatMap((o, i) => [
       `SUM(CASE WHEN ${o.later} < ${o.earlier} THEN 1 ELSE 0 END) AS order_${i}`,
       `MIN(CASE WHEN ${o.later} < ${o.earlier} THEN request_id END) AS order_${i}_example`,
@@ -108,6 +119,10 @@ export async function checkSourceRows(engine: SqlEngine, table: SqlTable, source
         `${file}: attempt: ${big} rows numbered above ${MAX_ATTEMPT}: the SQL path orders (round, attempt) as ` +
           `round × 10⁶ + attempt + 1 and cannot order them (use \`deno task analyze\`)`,
       );
+    }
+    for (const [i, v] of bounds.entries()) {
+      const n = Number(r[`bound_${i}`] ?? 0);
+      if (n > 0) problems.push(valueProblem(file, v.column, n, v.what, "request_id", r[`bound_${i}_example`]));
     }
     for (const [i, rule] of order.entries()) {
       const n = Number(r[`order_${i}`] ?? 0);

@@ -278,7 +278,7 @@ Deno.test("a summary's claim audited on the per-request import of the same bench
   assert.equal(r.stated.latency!.n, 101);
 });
 
-Deno.test("an import whose times would run backwards within a row is refused before anything is written", async () => {
+Deno.test("an import whose rows break the contract (times backwards, a count below 0) is refused before anything is written", async () => {
   const file = PEERS + "llmperf/individual/bedrock_70b.json";
   const run = toContract(await readSource("llmperf", [file]));
   const done = run.requests.find((r) => r.completed_ms !== null)!;
@@ -286,12 +286,14 @@ Deno.test("an import whose times would run backwards within a row is refused bef
   const bad = {
     ...run,
     requests: run.requests.map((r) => r === done ? { ...r, completed_ms: r.scheduled_ms - 1 } : r),
-    attempts: run.attempts.map((a) => a === answered ? { ...a, last_token_ms: a.first_token_ms! - 0.5 } : a),
+    attempts: run.attempts.map((a) =>
+      a === answered ? { ...a, last_token_ms: a.first_token_ms! - 0.5, output_tokens: -3 } : a
+    ),
   };
   const dir = join(Deno.makeTempDirSync(), "run");
   await assert.rejects(() => writeImportedRun(dir, bad), (e: Error) => {
     const text = e.message;
-    assert.match(text, /bedrock_70b\.json: times out of their order/);
+    assert.match(text, /bedrock_70b\.json: rows the contract does not allow: nothing written/);
     assert.match(
       text,
       new RegExp(
@@ -299,6 +301,12 @@ Deno.test("an import whose times would run backwards within a row is refused bef
       ),
     );
     assert.match(text, /→ attempts: last_token_ms: 1 rows before their first_token_ms/);
+    assert.match(
+      text,
+      new RegExp(
+        `→ attempts: 1 rows the contract does not allow \\(e\\.g\\. request_id "${answered.request_id}": output_tokens: `,
+      ),
+    );
     return true;
   });
   assert.throws(() => Deno.statSync(dir), Deno.errors.NotFound, "nothing written");

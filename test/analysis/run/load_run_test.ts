@@ -135,7 +135,7 @@ Deno.test("rows the contract forbids are refused, and a row cut off by a kill is
   });
 });
 
-Deno.test("times out of their order, and a request id in two rows, are refused naming the file and a request", async (t) => {
+Deno.test("values the contract does not allow, times out of their order and a request id in two rows are refused, naming the file and a request", async (t) => {
   const written = (edit: (tables: ReturnType<typeof fixtureTables>) => void) => {
     const tables = fixtureTables();
     edit(tables);
@@ -178,6 +178,28 @@ Deno.test("times out of their order, and a request id in two rows, are refused n
     });
   }
   for (const read of [loadRun, scanRun]) {
+    await t.step(`${read.name}: a count below 0, a backoff below 0 and a time that is not finite`, async () => {
+      const dir = written(({ requests }) => {
+        requests.find((r) => r.request_id === "q1")!.output_tokens = -5;
+        requests.find((r) => r.request_id === "q10")!.completed_ms = Number.NaN;
+      });
+      await assert.rejects(() => read(dir, quiet), (e) => {
+        const text = (e as InputError).problems.join("\n");
+        assert.match(
+          text,
+          /requests\.csv: output_tokens: 1 rows with a value below 0, which the contract does not allow \(e\.g\. request_id "q1"\)/,
+        );
+        assert.match(
+          text,
+          /requests\.csv: completed_ms: 1 rows with a value that is not finite \(NaN or infinite\), which the contract does not allow \(e\.g\. request_id "q10"\)/,
+        );
+        return true;
+      });
+      const attemptsOnly = written(({ attempts }) =>
+        void (attempts.find((a) => a.request_id === "q11")!.backoff_ms = -8)
+      );
+      await assert.rejects(() => read(attemptsOnly, quiet), /attempts\.csv: backoff_ms: 1 rows with a value below 0/);
+    });
     await t.step(`${read.name}: a request id in two rows of one folder's log (a request counted twice)`, async () => {
       const dir = written(({ requests }) => void requests.push({ ...requests.find((r) => r.request_id === "q1")! }));
       await assert.rejects(

@@ -138,6 +138,21 @@ Deno.test("openSqlRun() refuses what the SQL path cannot count right, naming the
     },
   );
 
+  await t.step("a count below 0 and a time that is not finite", async () => {
+    const [a, b] = log.requests.filter((r) => r.completed_ms !== null).map((r) => r.request_id).sort();
+    const requests = log.requests.map((r) =>
+      r.request_id === a ? { ...r, output_tokens: -1 } : r.request_id === b ? { ...r, completed_ms: Infinity } : r
+    );
+    await refuses(writeParquetRun(join(tmp, "bounds"), randomManifest(), { ...log, requests }), [
+      new RegExp(
+        `requests\\.parquet: output_tokens: 1 rows with a value below 0, which the contract does not allow \\(e\\.g\\. request_id "${a}"\\)`,
+      ),
+      new RegExp(
+        `requests\\.parquet: completed_ms: 1 rows with a value that is not finite \\(NaN or infinite\\), which the contract does not allow \\(e\\.g\\. request_id "${b}"\\)`,
+      ),
+    ]);
+  });
+
   await t.step("a request id in two rows of one folder's log", async () => {
     const twice = { ...log, requests: [...log.requests, log.requests[3]!] };
     await refuses(writeParquetRun(join(tmp, "twice"), randomManifest(), twice), [
