@@ -63,14 +63,29 @@ export async function sourceColumns(
 export async function checkSourceRows(engine: SqlEngine, table: SqlTable, source: TableSource): Promise<string[]> {
   const required = requiredColumns(table).filter((c) => source.present.includes(c));
   const known = `outcome IN (${OUTCOMES.map(sqlString).join(", ")})`;
-  const order = TIME_ORDER[table] ?? [];
-  // Every number finite, none below its contract minimum (as the polars reader: schema/column_kinds.ts).
-  const bounds = numericBounds(table).filter((b) => source.present.includes(b.name)).flatMap((b) => [
-    ...(b.kind === "float"
-      ? [{ column: b.name, what: "that is not finite (NaN or infinite)", bad: `isnan(${b.name}) OR isinf(${b.name})` }]
-      : []),
-    ...(b.min !== null ? [{ column: b.name, what: `below ${b.min}`, bad: `${b.name} < ${b.min}` }] : []),
-  ]);
+  // Every number finite and none below its contract minimum (schema/column_kinds.ts), then the order of each row's
+  // times (schema/time_order.ts), as the polars reader: each rule the rows it refuses, counted in the one query; the
+  // example (the least request id of those rows) is looked up only for a rule that found any.
+  const rules: { bad: string; problem: (file: string, n: number, example: unknown) => string }[] = [];
+  for (const b of numericBounds(table).filter((b) => source.present.includes(b.name))) {
+    if (b.kind === "float") {
+      const what = "that is not finite (NaN or infinite)";
+      rules.push({
+        bad: `isnan(${b.name}) OR isinf(${b.name})`,
+        problem: (file, n, ex) => valueProblem(file, b.name, n, what, "request_id", ex),
+      });
+    }
+    const min = b.min;
+    if (min !== null) {
+      rules.push({
+        bad: `${b.name} < ${min}`,
+        problem: (file, n, ex) => valueProblem(file, b.name, n, `below ${min}`, "request_id", ex),
+      });
+    }
+  }
+  for (const o of TIME_ORDER[table] ?? []) {
+    rules.push({ bad: `${o.later} < ${o.earlier}`, problem: (file, n, ex) => timeOrderProblem(file, o, n, ex) });
+  }
   const measures = [
     ...required.map((c) => `SUM(CASE WHEN ${c} IS NULL THEN 1 ELSE 0 END) AS "${c}"`),
     ...(source.present.includes("run_id")
@@ -78,14 +93,7 @@ export async function checkSourceRows(engine: SqlEngine, table: SqlTable, source
       : []),
     ...(table === "requests" ? [`SUM(CASE WHEN NOT ${known} THEN 1 ELSE 0 END) AS unknown_outcomes`] : []),
     ...(table === "attempts" ? [`SUM(CASE WHEN attempt > ${MAX_ATTEMPT} THEN 1 ELSE 0 END) AS big_attempts`] : []),
-    ...bounds.flatMap((v, i) => [
-      `SUM(CASE WHEN ${v.bad} THEN 1 ELSE 0 END) AS bound_${i}`,
-      `MIN(CASE WHEN ${v.bad} THEN request_id END) AS bound_${i}_example`,
-    ]),
-    ...order.flatMap((o, i) => [
-      `SUM(CASE WHEN ${o.later} < ${o.earlier} THEN 1 ELSE 0 END) AS order_${i}`,
-      `MIN(CASE WHEN ${o.later} < ${o.earlier} THEN request_id END) AS order_${i}_example`,
-    ]),
+    ...rules.map((rule, i) => `SUM(CASE WHEN ${rule.bad} THEN 1 ELSE 0 END) AS rule_${i}`),
   ];
   const rows = await engine.query(
     `SELECT filename, ${measures.join(", ")} FROM ${readSource(source)} GROUP BY filename`,
@@ -120,13 +128,13 @@ export async function checkSourceRows(engine: SqlEngine, table: SqlTable, source
           `round × 10⁶ + attempt + 1 and cannot order them (use \`deno task analyze\`)`,
       );
     }
-    for (const [i, v] of bounds.entries()) {
-      const n = Number(r[`bound_${i}`] ?? 0);
-      if (n > 0) problems.push(valueProblem(file, v.column, n, v.what, "request_id", r[`bound_${i}_example`]));
-    }
-    for (const [i, rule] of order.entries()) {
-      const n = Number(r[`order_${i}`] ?? 0);
-      if (n > 0) problems.push(timeOrderProblem(file, rule, n, r[`order_${i}_example`]));
+    for (const [i, rule] of rules.entries()) {
+      const n = Number(r[`rule_${i}`] ?? 0);
+      if (n === 0) continue;
+      const [ex] = await engine.query(
+        `SELECT MIN(request_id) AS id FROM ${readSource(source)} WHERE filename = ${sqlString(file)} AND (${rule.bad})`,
+      );
+      problems.push(rule.problem(file, n, ex?.id));
     }
   }
   return problems;
