@@ -137,7 +137,7 @@ Deno.test({
         saveOutputs: true,
         progress: false,
         // The plan's longest possible run (docs/engine.md) and a margin; it ends long before unless something hangs.
-        signal: AbortSignal.timeout(500_000),
+        signal: AbortSignal.timeout(600_000),
       });
       const after = await capacity("after");
       const reference = (before.completions_per_s + after.completions_per_s) / 2;
