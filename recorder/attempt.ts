@@ -27,23 +27,21 @@ export interface AttemptState {
   end: (AttemptEnd & { at: number; usage: Usage | null }) | null;
 }
 
-/** The earliest an app-given instant may be, and what that is (for the error's message). */
-export interface InstantFloor {
-  ms: number;
-  what: string;
-}
-
 /** What an attempt needs from its task: the clock, the error counter, and whether the task is still recording. */
 export interface AttemptHost {
   /**
-   * An app-given instant, checked: one not finite, later than the clock's now, or earlier than `notBefore` (by
-   * default the task's action) is an error and the clock's now is used.
+   * An app-given instant, checked: one not finite, later than the clock's now, or earlier than `notBeforeMs` (what
+   * that is: `notBeforeWhat`; by default the task's action) is an error and the clock's now is used. Nothing is
+   * allocated on the way (a call's `token()` comes here once per token).
    */
-  time(at: number | undefined, what: string, notBefore?: InstantFloor): number;
+  time(at: number | undefined, what: string, notBeforeMs?: number, notBeforeWhat?: string): number;
   error(e: unknown): void;
   /** The task's rows are built: later calls are ignored. */
   readonly closed: boolean;
 }
+
+/** What a call's later instants may not precede. */
+const SENT = "the call's send";
 
 /** Whether `v` is a count the log can hold (a non-negative safe integer). */
 function isCount(v: unknown): v is number {
@@ -89,15 +87,10 @@ export class RecordedAttempt implements Attempt {
     };
   }
 
-  /** The floor of the call's later instants: its send. */
-  #sentFloor(): InstantFloor {
-    return { ms: this.state.sent, what: "the call's send" };
-  }
-
   headers(status: number, at?: number): void {
     try {
       if (this.#host.closed || this.state.headers !== null) return;
-      this.state.headers = this.#host.time(at, "attempt.headers", this.#sentFloor());
+      this.state.headers = this.#host.time(at, "attempt.headers", this.state.sent, SENT);
       const problem = statusProblem(status);
       if (problem) throw new TypeError(`attempt.headers: ${problem}; the status is not recorded`);
       this.state.status = status;
@@ -110,11 +103,9 @@ export class RecordedAttempt implements Attempt {
     try {
       if (this.#host.closed || this.state.end !== null) return;
       const s = this.state;
-      const t = this.#host.time(
-        at,
-        "attempt.token",
-        s.last_token === null ? this.#sentFloor() : { ms: s.last_token, what: "the call's token before it" },
-      );
+      const t = s.last_token === null
+        ? this.#host.time(at, "attempt.token", s.sent, SENT)
+        : this.#host.time(at, "attempt.token", s.last_token, "the call's token before it");
       if (s.last_token === null) s.first_token = t;
       else s.gaps.push(t - s.last_token);
       s.last_token = t;
@@ -160,7 +151,7 @@ export class RecordedAttempt implements Attempt {
           delete r[k];
         }
       }
-      this.state.end = { ...r, usage, at: this.#host.time(r.at, "attempt.end", this.#sentFloor()) };
+      this.state.end = { ...r, usage, at: this.#host.time(r.at, "attempt.end", this.state.sent, SENT) };
     } catch (e) {
       this.#host.error(e);
     }

@@ -7,7 +7,7 @@
  */
 import type { AsyncLocalStorage } from "node:async_hooks";
 import { OUTCOMES } from "../schema/events.ts";
-import { type AttemptHost, type AttemptState, type InstantFloor, RecordedAttempt } from "./attempt.ts";
+import { type AttemptHost, type AttemptState, RecordedAttempt } from "./attempt.ts";
 import { NOOP_ATTEMPT } from "./unsampled_task.ts";
 import type { Attempt, AttemptStart, Completion, PageRecord, Task, TaskStart } from "./types.ts";
 import type { Outcome } from "../schema/events.ts";
@@ -132,29 +132,28 @@ export class RecordedTask implements Task, AttemptHost {
 
   /**
    * An app-given instant: the clock's now when absent. One that cannot be when something happened — not a finite
-   * number, later than the clock's now, or earlier than `notBefore` (by default the task's action as known so far) —
-   * is counted as an error and replaced by now, so no row holds an instant not yet reached or a latency below 0.
+   * number, later than the clock's now, or earlier than `notBeforeMs` (by default the task's action as known so far;
+   * `notBeforeWhat` names it) — is counted as an error and replaced by now, so no row holds an instant not yet reached
+   * or a latency below 0. Allocates nothing unless it refuses.
    */
-  time(at: number | undefined, what: string, notBefore?: InstantFloor): number {
+  time(at: number | undefined, what: string, notBeforeMs?: number, notBeforeWhat?: string): number {
     const now = this.#host.now();
     if (at === undefined) return now;
-    const floor = notBefore ?? this.#actionFloor();
     let problem: string | null = null;
     if (typeof at !== "number" || !Number.isFinite(at)) problem = `${String(at)} is not a finite time`;
     else if (at > now) {
       problem = `${at} is ${+(at - now).toFixed(3)} ms after the recorder's clock (an instant not yet reached)`;
-    } else if (floor !== null && at < floor.ms) {
-      problem = `${at} is ${+(floor.ms - at).toFixed(3)} ms before ${floor.what}`;
+    } else {
+      // While `begin` runs there is no state yet, and no floor: the action is what is being told.
+      const s = this.state as TaskState | undefined;
+      const floor = notBeforeMs ?? (s === undefined ? -Infinity : s.at ?? s.begun);
+      if (at < floor) {
+        problem = `${at} is ${+(floor - at).toFixed(3)} ms before ${notBeforeWhat ?? "the task's action"}`;
+      }
     }
     if (problem === null) return at;
     this.#host.error(new TypeError(`${what}: ${problem}; the clock's now is used`));
     return now;
-  }
-
-  /** The task's action as known so far (`TaskStart.at`, else the moment of `begin`); none while `begin` runs. */
-  #actionFloor(): InstantFloor | null {
-    const s = this.state as TaskState | undefined;
-    return s === undefined ? null : { ms: s.at ?? s.begun, what: "the task's action" };
   }
 
   error(e: unknown): void {
