@@ -22,12 +22,13 @@ const { values: v } = parseArgs({
     rounds: { type: "string", default: "4" },
     compare: { type: "string" },
     child: { type: "string" },
+    log: { type: "string" },
   },
 });
 
 if (v.child) {
-  // A child: `--child ROOT:DIR` times the readers of the checkout at ROOT on the log at DIR.
-  const [root, dir] = v.child.split(":") as [string, string];
+  // A child: `--child ROOT --log DIR` times the readers of the checkout at ROOT on the log at DIR.
+  const root = v.child, dir = v.log!;
   const { loadRun } = await import(join(root, "analysis/run/load_run.ts"));
   const { scanRun } = await import(join(root, "analysis/run/scan_run.ts"));
   const { openSqlRun } = await import(join(root, "analysis/sql/sql_run.ts"));
@@ -67,7 +68,9 @@ try {
           join(ROOT, "deno.json"),
           join(HERE, "read_checks_bench.ts"),
           "--child",
-          `${root}:${log}`,
+          root,
+          "--log",
+          log,
         ],
         stdout: "piped",
         stderr: "inherit",
