@@ -1,7 +1,8 @@
 /**
  * The knee on a real engine: `data/plans/engine-sweep.json` swept over llama-server serving the tiny generated model
- * (4 slots, niced, the engine-validation short chats with `--cache-bust`) finds a knee, and the knee lies within 20 %
- * of the engine's capacity measured apart from the runner.
+ * (2 slots sharing a 4,096-token KV cache, niced; the engine-validation short chats with their output cap raised to 512
+ * tokens so that no answer is cut, with `--cache-bust`) finds a knee, and the knee lies within 20 % of the engine's
+ * capacity measured apart from the runner. Why these settings: the constants below and docs/engine.md.
  *
  * - **Capacity** (engine/capacity.ts `closedLoopCapacity`): closed loop with as many requests in flight as the server
  *   has slots, the same requests the run sends (the short chats, streamed, each with its own cache-busting prefix);
@@ -39,7 +40,28 @@ import { engineBuildForTests } from "./_build.ts";
 
 const build = await engineBuildForTests();
 
-const SLOTS = 4;
+/**
+ * Two slots: a saturated engine then runs two sequences, as the closed loop does, near the engine's best operating
+ * point. With four, the closed loop at four measured 2.60–2.70 answers/s while the sweep's 3.25 req/s level was served
+ * whole with 2.1 sequences running on average and no queue (docs/engine.md): llama-server's per-token cost rises with
+ * the sequences in flight (`--kv-unified`), so a closed loop at every slot measures a slower state than the one the
+ * open loop saturates from, and the knee sat above the capacity.
+ */
+const SLOTS = 2;
+/**
+ * The KV cache shared by the slots, tokens: a sequence here holds at most about 900 (a prompt of up to 380 and an
+ * answer of up to 512). Measured back to back on one server, 30 s closed-loop windows at two in flight: with 16,384
+ * tokens 2.03–3.20 answers/s over ten windows (the same requests, load ≈ 1), with 4,096 2.30–2.67 — the engine's speed
+ * moved with the state of a large cache, and the knee's reference with it.
+ */
+const CTX = 4096;
+/**
+ * The short chats' output cap in the test's copy of the workload. At the workload's 160 tokens a fifth of the answers
+ * are cut (not valid), so below saturation a level's acceptance is a binomial draw (0.65–0.90 over one run's levels)
+ * and Kneedle read that noise as a bend. Measured uncapped (160 answers of the short chats): every one ended by itself,
+ * the longest at 401 tokens; at 512 none is cut and acceptance below the knee is 1.
+ */
+const CHAT_CAP = 512;
 const PLAN = join(REPO_ROOT, "data/plans/engine-sweep.json");
 const WORKLOAD = join(REPO_ROOT, "data/workloads/engine-validation");
 const SLO = join(REPO_ROOT, "data/slo/engine-validation.json");
@@ -52,6 +74,19 @@ const CAPACITY_WINDOW = { warmupS: 10, seconds: 30 };
  * where 56 were expected) gave a departure at 1.5 req/s against a capacity of 2.1; three gave 2.27 (docs/engine.md).
  */
 const BASELINE_LEVELS = 3;
+
+/** The engine-validation workload with the short chats' output cap at {@linkcode CHAT_CAP}, written into `dir`. */
+async function uncappedWorkload(dir: string): Promise<string> {
+  const out = join(dir, "workload");
+  await Deno.mkdir(out);
+  const spec = JSON.parse(await Deno.readTextFile(join(WORKLOAD, "workload.json"))) as {
+    cases: { tags?: string[]; max_output_tokens: number }[];
+  };
+  for (const c of spec.cases) if ((c.tags ?? []).includes("short-chat")) c.max_output_tokens = CHAT_CAP;
+  await Deno.writeTextFile(join(out, "workload.json"), JSON.stringify(spec, null, 2));
+  await Deno.copyFile(join(WORKLOAD, "class_defaults.json"), join(out, "class_defaults.json"));
+  return out;
+}
 
 function freePort(): number {
   const l = Deno.listen({ hostname: "127.0.0.1", port: 0 });
@@ -111,11 +146,12 @@ Deno.test({
       seed: 1,
       parallel: SLOTS,
       port,
-      ctx: 16384,
+      ctx: CTX,
       threads: defaultThreads(),
     });
     try {
-      const { workload } = await loadWorkload(WORKLOAD);
+      const workloadDir = await uncappedWorkload(dir);
+      const { workload } = await loadWorkload(workloadDir);
       const chats = workload.cases.filter((c) => (c.tags ?? []).includes("short-chat"));
       const capacity = async (tag: string) => {
         const bust = cacheBustPrefix(`capacity-${tag}-${Date.now()}`);
@@ -127,7 +163,7 @@ Deno.test({
       };
       const before = await capacity("before");
       const run = await runLoadTest({
-        workload: WORKLOAD,
+        workload: workloadDir,
         plan: PLAN,
         target: engine.url,
         conditions: engine.conditionsFile,
@@ -214,9 +250,9 @@ Deno.test({
         assert.ok(server.some((r) => r.queue_len > 0), "the engine's queue was never used");
         const first = run.manifest.stages.find((s) => s.kind === "steady")!;
         const early = server.filter((r) => r.t_ms >= first.start_ms && r.t_ms < first.end_ms);
-        // At 1 request/s of about 1.2 s each (Little's law), about one slot is busy: well under half of them on average.
+        // At 1 request/s of under a second each (Little's law), under one slot is busy on average: the engine has room.
         const mean = early.reduce((sum, r) => sum + r.running, 0) / early.length;
-        assert.ok(early.length > 0 && mean < SLOTS / 2, `${mean} slots busy on average at the lowest level`);
+        assert.ok(early.length > 0 && mean < 0.75 * SLOTS, `${mean} slots busy on average at the lowest level`);
       });
 
       await t.step("the knee: cache-busted levels, and within 20 % of the capacity's range", () => {
