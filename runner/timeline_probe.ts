@@ -16,7 +16,7 @@ export function timelineUrl(chatUrl: URL): URL {
  * Asks every distinct server `GET /sim/timeline` once, concurrently, each
  * within `timeoutMs`. A server announces its timeline by answering `200`
  * with a JSON array; anything else (no connection, any other status, a body
- * that is not a JSON array, no answer in time) means it has none: no server
+ * that is not a JSON array, no answer in time when asked twice) means it has none: no server
  * rows are fetched from it at the end, and one note says so. Returns the
  * timeline URLs (href) that announced.
  */
@@ -35,8 +35,21 @@ export async function announcedTimelines(
   return announced;
 }
 
-/** `GET <href>` once within `timeoutMs`: null when the server announced its timeline, else why not. */
+/**
+ * `GET <href>` within `timeoutMs`, asked once more when the first gets no answer in time (a stall of a moment, of the
+ * server or of this process before ms 0, must not cost the run its timeline; an answer of any kind is final): null
+ * when the server announced its timeline, else why not.
+ */
 export async function probeTimeline(href: string, timeoutMs: number): Promise<string | null> {
+  const first = await probeOnce(href, timeoutMs);
+  if (first !== TIMED_OUT) return first;
+  const second = await probeOnce(href, timeoutMs);
+  return second === TIMED_OUT ? `no answer in ${timeoutMs} ms, asked twice` : second;
+}
+
+const TIMED_OUT = Symbol("timed out");
+
+async function probeOnce(href: string, timeoutMs: number): Promise<string | null | typeof TIMED_OUT> {
   try {
     const res = await fetch(href, { signal: AbortSignal.timeout(timeoutMs) });
     if (res.status !== 200) {
@@ -50,6 +63,6 @@ export async function probeTimeline(href: string, timeoutMs: number): Promise<st
       return "not JSON";
     }
   } catch (e) {
-    return (e as Error).name === "TimeoutError" ? `no answer in ${timeoutMs} ms` : (e as Error).message;
+    return (e as Error).name === "TimeoutError" ? TIMED_OUT : (e as Error).message;
   }
 }

@@ -43,14 +43,21 @@ const NOTE = "a polled row is stamped when the server's /metrics answer arrived 
   "server's state then, a counter's rise is since the reading before; a column the server does not expose is 0 in " +
   "every row and listed in not_exposed; a reading without a value an exposed column needs gives no row";
 
-/** `GET` a URL once within `timeoutMs`: its text on 200, else why not. */
-async function getText(url: URL, timeoutMs: number): Promise<{ text: string } | { why: string }> {
-  try {
-    const res = await fetch(url, { redirect: "manual", signal: AbortSignal.timeout(timeoutMs) });
-    const text = await res.text();
-    return res.status === 200 ? { text } : { why: `HTTP ${res.status}` };
-  } catch (e) {
-    return { why: (e as Error).name === "TimeoutError" ? `no answer in ${timeoutMs} ms` : (e as Error).message };
+/**
+ * `GET` a URL within `timeoutMs`: its text on 200, else why not. With `tries` 2 (the probe before ms 0), no answer in
+ * time is asked once more — a stall of a moment, of the server or of this process, is not "no metrics"; an answer of
+ * any kind is final.
+ */
+async function getText(url: URL, timeoutMs: number, tries: 1 | 2 = 1): Promise<{ text: string } | { why: string }> {
+  for (let asked = 1;; asked++) {
+    try {
+      const res = await fetch(url, { redirect: "manual", signal: AbortSignal.timeout(timeoutMs) });
+      const text = await res.text();
+      return res.status === 200 ? { text } : { why: `HTTP ${res.status}` };
+    } catch (e) {
+      if ((e as Error).name !== "TimeoutError") return { why: (e as Error).message };
+      if (asked >= tries) return { why: `no answer in ${timeoutMs} ms${tries === 2 ? ", asked twice" : ""}` };
+    }
   }
 }
 
@@ -116,7 +123,7 @@ async function detectOne(
     noSim = `no /sim/timeline (${why}); `;
   }
   const metricsUrl = new URL("/metrics", origin);
-  const got = await getText(metricsUrl, timeoutMs);
+  const got = await getText(metricsUrl, timeoutMs, 2);
   if (!("text" in got)) return unpolled(routes, server, `${noSim}GET /metrics: ${got.why}: not polled`, ["/metrics"]);
   const metrics = parsePrometheusText(got.text);
   const source = mode === "auto"

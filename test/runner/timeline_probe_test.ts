@@ -47,18 +47,40 @@ Deno.test("a server announces its timeline only by answering GET /sim/timeline w
   }
 });
 
-Deno.test("a probe that gets no answer in time means no timeline", async () => {
-  const hang = Deno.serve(
-    { hostname: "127.0.0.1", port: 0, onListen: () => {} },
-    () => new Promise<Response>((r) => setTimeout(() => r(Response.json([])), 400)),
-  );
+Deno.test("a probe that gets no answer in time twice means no timeline", async () => {
+  let calls = 0;
+  const hang = Deno.serve({ hostname: "127.0.0.1", port: 0, onListen: () => {} }, () => {
+    calls++;
+    return new Promise<Response>((r) => setTimeout(() => r(Response.json([])), 400));
+  });
   try {
     const chat = new URL(`http://127.0.0.1:${hang.addr.port}/v1/chat/completions`);
     const notes: string[] = [];
     assert.equal((await announcedTimelines([chat], { timeoutMs: 50, note: (n) => notes.push(n) })).size, 0);
-    assert.match(notes[0]!, /no answer in 50 ms/);
+    assert.match(notes[0]!, /no answer in 50 ms, asked twice/);
+    assert.equal(calls, 2);
   } finally {
     await hang.shutdown();
+  }
+});
+
+Deno.test("a probe whose first request gets no answer in time is asked once more, and the answer counts", async () => {
+  let calls = 0;
+  // The first request stalls past the probe's timeout (a moment's stall of the server or the runner); the second is
+  // answered at once.
+  const stall = Deno.serve({ hostname: "127.0.0.1", port: 0, onListen: () => {} }, () => {
+    calls++;
+    return calls === 1 ? new Promise<Response>((r) => setTimeout(() => r(Response.json([])), 400)) : Response.json([]);
+  });
+  try {
+    const chat = new URL(`http://127.0.0.1:${stall.addr.port}/v1/chat/completions`);
+    const notes: string[] = [];
+    const got = await announcedTimelines([chat], { timeoutMs: 100, note: (n) => notes.push(n) });
+    assert.deepEqual([...got], [timelineUrl(chat).href]);
+    assert.deepEqual(notes, []);
+    assert.equal(calls, 2);
+  } finally {
+    await stall.shutdown();
   }
 });
 

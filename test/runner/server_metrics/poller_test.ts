@@ -52,6 +52,35 @@ Deno.test("auto recognises llama.cpp and vLLM by their /metrics names; a server 
   }
 });
 
+Deno.test("a /metrics probe with no answer in time is asked once more before the server is left unpolled", async () => {
+  const text = llamacppMetrics(0, 0);
+  for (const stalls of [1, 2]) {
+    let metricsCalls = 0;
+    const srv = Deno.serve({ hostname: "127.0.0.1", port: 0, onListen: () => {} }, (req) => {
+      if (new URL(req.url).pathname !== "/metrics") return new Response("no", { status: 404 });
+      metricsCalls++;
+      const answer = () => new Response(text, { headers: { "content-type": "text/plain" } });
+      return metricsCalls <= stalls ? new Promise<Response>((r) => setTimeout(() => r(answer()), 400)) : answer();
+    });
+    try {
+      const notes: string[] = [];
+      const d = await detectServerMetrics(at(`http://127.0.0.1:${srv.addr.port}`), "auto", {
+        timeoutMs: 100,
+        note: (n) => notes.push(n),
+      });
+      const target = d.record.targets[0]!;
+      assert.equal(metricsCalls, 2, `${stalls} stalled: asked twice`);
+      if (stalls === 1) assert.equal(target.source, "llamacpp", target.how);
+      else {
+        assert.equal(target.source, null);
+        assert.match(target.how, /GET \/metrics: no answer in 100 ms, asked twice: not polled/);
+      }
+    } finally {
+      await srv.shutdown();
+    }
+  }
+});
+
 Deno.test("a forced source that the server does not speak is named, not polled", async () => {
   const llama = await startFakeEngine({ metrics: () => llamacppMetrics(1, 0) });
   try {
