@@ -1,8 +1,9 @@
 /**
  * Which targets announce a server timeline. `/sim/timeline` is the
  * simulator's own endpoint: a real service has none, so the runner asks each
- * distinct server once, before ms 0, and copies the timeline at the end only
- * from the servers that announced it.
+ * distinct server once (twice when the first gets no answer in time), before
+ * ms 0, and copies the timeline at the end only from the servers that
+ * announced it.
  *
  * @module
  */
@@ -13,12 +14,13 @@ export function timelineUrl(chatUrl: URL): URL {
 }
 
 /**
- * Asks every distinct server `GET /sim/timeline` once, concurrently, each
- * within `timeoutMs`. A server announces its timeline by answering `200`
- * with a JSON array; anything else (no connection, any other status, a body
- * that is not a JSON array, no answer in time when asked twice) means it has none: no server
- * rows are fetched from it at the end, and one note says so. Returns the
- * timeline URLs (href) that announced.
+ * Asks every distinct server `GET /sim/timeline` once (once more when the
+ * first gets no answer in time), concurrently, each within `timeoutMs`. A
+ * server announces its timeline by answering `200` with a JSON array;
+ * anything else (no connection, any other status, a body that is not a JSON
+ * array, no answer in time twice) means it has none: no server rows are
+ * fetched from it at the end, and one note says so. Returns the timeline URLs
+ * (href) that announced.
  */
 export async function announcedTimelines(
   chatUrls: readonly URL[],

@@ -59,7 +59,8 @@ const CTX = 4096;
  * The short chats' output cap in the test's copy of the workload. At the workload's 160 tokens a fifth of the answers
  * are cut (not valid), so below saturation a level's acceptance is a binomial draw (0.65–0.90 over one run's levels)
  * and Kneedle read that noise as a bend. Measured uncapped (160 answers of the short chats): every one ended by itself,
- * the longest at 401 tokens; at 512 none is cut and acceptance below the knee is 1.
+ * the longest at 401 tokens; at 512, 9 of 2,170 answers over three runs of this test were cut (0.4 %), and below the
+ * knee goodput equals the offered rate.
  */
 const CHAT_CAP = 512;
 const PLAN = join(REPO_ROOT, "data/plans/engine-sweep.json");
@@ -76,7 +77,7 @@ const CAPACITY_WINDOW = { warmupS: 10, seconds: 30 };
 const BASELINE_LEVELS = 3;
 
 /** The engine-validation workload with the short chats' output cap at {@linkcode CHAT_CAP}, written into `dir`. */
-async function uncappedWorkload(dir: string): Promise<string> {
+async function workloadWithChatCap(dir: string): Promise<string> {
   const out = join(dir, "workload");
   await Deno.mkdir(out);
   const spec = JSON.parse(await Deno.readTextFile(join(WORKLOAD, "workload.json"))) as {
@@ -150,7 +151,7 @@ Deno.test({
       threads: defaultThreads(),
     });
     try {
-      const workloadDir = await uncappedWorkload(dir);
+      const workloadDir = await workloadWithChatCap(dir);
       const { workload } = await loadWorkload(workloadDir);
       const chats = workload.cases.filter((c) => (c.tags ?? []).includes("short-chat"));
       const capacity = async (tag: string) => {
@@ -250,7 +251,8 @@ Deno.test({
         assert.ok(server.some((r) => r.queue_len > 0), "the engine's queue was never used");
         const first = run.manifest.stages.find((s) => s.kind === "steady")!;
         const early = server.filter((r) => r.t_ms >= first.start_ms && r.t_ms < first.end_ms);
-        // At 1 request/s of under a second each (Little's law), under one slot is busy on average: the engine has room.
+        // At 1 request/s of under a second each (Little's law), under one of the two slots is busy on average; /slots is
+        // read once a second (0.95 and 1.05 in two runs), so the check allows up to three quarters of them.
         const mean = early.reduce((sum, r) => sum + r.running, 0) / early.length;
         assert.ok(early.length > 0 && mean < 0.75 * SLOTS, `${mean} slots busy on average at the lowest level`);
       });
