@@ -38,33 +38,41 @@ export async function announcedTimelines(
 }
 
 /**
- * `GET <href>` within `timeoutMs`, asked once more when the first gets no answer in time (a stall of a moment, of the
- * server or of this process before ms 0, must not cost the run its timeline; an answer of any kind is final): null
- * when the server announced its timeline, else why not.
+ * A `GET` of a server's own endpoint within `timeoutMs`: its text on 200, else why not. With `tries` 2 (the probes of
+ * `/sim/timeline` and `/metrics` before ms 0), a request that gets no answer in time is asked once more — a stall of a
+ * moment, of the server or of this process, must not cost the run what the server offers; an answer of any kind is
+ * final. `/slots`, read once a second while a server is polled, is asked once.
  */
-export async function probeTimeline(href: string, timeoutMs: number): Promise<string | null> {
-  const first = await probeOnce(href, timeoutMs);
-  if (first !== TIMED_OUT) return first;
-  const second = await probeOnce(href, timeoutMs);
-  return second === TIMED_OUT ? `no answer in ${timeoutMs} ms, asked twice` : second;
+export async function probeGet(
+  url: string | URL,
+  timeoutMs: number,
+  options: { tries: 1 | 2; redirect?: RequestRedirect },
+): Promise<{ text: string } | { why: string }> {
+  for (let asked = 1;; asked++) {
+    try {
+      const res = await fetch(url, { redirect: options.redirect, signal: AbortSignal.timeout(timeoutMs) });
+      if (res.status === 200) return { text: await res.text() };
+      await res.body?.cancel();
+      return { why: `HTTP ${res.status}` };
+    } catch (e) {
+      if ((e as Error).name !== "TimeoutError") return { why: (e as Error).message };
+      if (asked >= options.tries) {
+        return { why: `no answer in ${timeoutMs} ms${options.tries === 2 ? ", asked twice" : ""}` };
+      }
+    }
+  }
 }
 
-const TIMED_OUT = Symbol("timed out");
-
-async function probeOnce(href: string, timeoutMs: number): Promise<string | null | typeof TIMED_OUT> {
+/**
+ * `GET <href>` by {@linkcode probeGet}, asked twice on no answer in time: null when the server announced its
+ * timeline, else why not.
+ */
+export async function probeTimeline(href: string, timeoutMs: number): Promise<string | null> {
+  const got = await probeGet(href, timeoutMs, { tries: 2 });
+  if ("why" in got) return got.why;
   try {
-    const res = await fetch(href, { signal: AbortSignal.timeout(timeoutMs) });
-    if (res.status !== 200) {
-      await res.body?.cancel();
-      return `HTTP ${res.status}`;
-    }
-    const body = await res.text();
-    try {
-      return Array.isArray(JSON.parse(body)) ? null : "not a JSON array";
-    } catch {
-      return "not JSON";
-    }
-  } catch (e) {
-    return (e as Error).name === "TimeoutError" ? TIMED_OUT : (e as Error).message;
+    return Array.isArray(JSON.parse(got.text)) ? null : "not a JSON array";
+  } catch {
+    return "not JSON";
   }
 }

@@ -10,7 +10,7 @@
 import { hasPrefix, parsePrometheusText } from "../../lib/prometheus_text.ts";
 import type { ServerMetricsMode, ServerMetricsRecord, ServerMetricsTarget } from "../../schema/mod.ts";
 import { redactUrl } from "../target_url.ts";
-import { probeTimeline, timelineUrl } from "../timeline_probe.ts";
+import { probeGet, probeTimeline, timelineUrl } from "../timeline_probe.ts";
 import { COUNT_COLUMNS, type EngineMapping, type EngineReading, ENGINES, type ServerCounts } from "./engines.ts";
 
 /** How often a polled server is read, ms. */
@@ -43,27 +43,9 @@ const NOTE = "a polled row is stamped when the server's /metrics answer arrived 
   "server's state then, a counter's rise is since the reading before; a column the server does not expose is 0 in " +
   "every row and listed in not_exposed; a reading without a value an exposed column needs gives no row";
 
-/**
- * `GET` a URL within `timeoutMs`: its text on 200, else why not. With `tries` 2 (the probe before ms 0), no answer in
- * time is asked once more — a stall of a moment, of the server or of this process, is not "no metrics"; an answer of
- * any kind is final.
- */
-async function getText(url: URL, timeoutMs: number, tries: 1 | 2 = 1): Promise<{ text: string } | { why: string }> {
-  for (let asked = 1;; asked++) {
-    try {
-      const res = await fetch(url, { redirect: "manual", signal: AbortSignal.timeout(timeoutMs) });
-      const text = await res.text();
-      return res.status === 200 ? { text } : { why: `HTTP ${res.status}` };
-    } catch (e) {
-      if ((e as Error).name !== "TimeoutError") return { why: (e as Error).message };
-      if (asked >= tries) return { why: `no answer in ${timeoutMs} ms${tries === 2 ? ", asked twice" : ""}` };
-    }
-  }
-}
-
 /** `/slots` as JSON, or undefined when it gives none. */
 export async function readSlots(url: URL, timeoutMs: number): Promise<unknown> {
-  const got = await getText(url, timeoutMs);
+  const got = await probeGet(url, timeoutMs, { tries: 1, redirect: "manual" });
   if (!("text" in got)) return undefined;
   try {
     return JSON.parse(got.text);
@@ -123,7 +105,7 @@ async function detectOne(
     noSim = `no /sim/timeline (${why}); `;
   }
   const metricsUrl = new URL("/metrics", origin);
-  const got = await getText(metricsUrl, timeoutMs, 2);
+  const got = await probeGet(metricsUrl, timeoutMs, { tries: 2, redirect: "manual" });
   if (!("text" in got)) return unpolled(routes, server, `${noSim}GET /metrics: ${got.why}: not polled`, ["/metrics"]);
   const metrics = parsePrometheusText(got.text);
   const source = mode === "auto"
