@@ -182,10 +182,12 @@ async function runRequest(ctx: FlowContext, flight: RequestInFlight): Promise<Re
 /**
  * `send_lag_ms` of a request whose first call was made: its first byte's instant (the first attempt's `sent_ms`) −
  * `scheduled_ms`, less the waits the workload and the routes policy put before that call (a retrieval step's replayed
- * latency, the wait for the route's limit), which are not the client's lateness (docs/runner.md, "Send lag").
+ * latency, the wait for the route's limit), which are not the client's lateness (docs/runner.md, "Send lag"). Each
+ * wait is measured inside the span from the dispatcher's start (never before `scheduled_ms`) to the send, so the lag
+ * is never below 0; the floor at 0 takes away what the three float subtractions can leave below it.
  */
 function sendLag(req: PlannedRequest, first: RoundResult, retrievalMs: number): number {
-  return first.firstSentMs! - req.scheduled_ms - retrievalMs - first.limitWaitMs;
+  return Math.max(0, first.firstSentMs! - req.scheduled_ms - retrievalMs - first.limitWaitMs);
 }
 
 /**

@@ -48,9 +48,10 @@ export const RequestRow = z.object({
    * replayed latency, a wait for the route's limit). A first call that wrote nothing (no connection): the instant it
    * was handed to the HTTP client instead. A request the dispatcher did not start (`not_sent` past the lag bound,
    * `client_shed`) or that never reached its first call: its lateness at the dispatcher's turn; null: never begun
-   * (the rest of a stopped run). Before contract 1.5 the runner recorded its lateness at the dispatcher's turn.
+   * (the rest of a stopped run). Before contract 1.5 the runner recorded its lateness at the dispatcher's turn. Never
+   * below 0: nothing is sent before its time.
    */
-  send_lag_ms: duration.nullable(),
+  send_lag_ms: duration.nonnegative().nullable(),
   /**
    * The instant the first byte of the request's first HTTP call was written to the socket (that attempt's `sent_ms`);
    * null when no call was made.
@@ -130,8 +131,10 @@ export const AttemptRow = z.object({
   output_tokens: count,
   token_source: z.enum(["usage", "tokenizer"]).nullable(),
   finish_reason: z.string().nullable(),
-  itl_p50_ms: duration.nullable(),
-  itl_max_ms: duration.nullable(),
+  /** The median gap between the call's streamed tokens (null: no gap was measured); never below 0. */
+  itl_p50_ms: duration.nonnegative().nullable(),
+  /** The largest such gap. */
+  itl_max_ms: duration.nonnegative().nullable(),
   // Added in contract 1.1 (a 1.0 log reads them as null: not recorded).
   /** This call asked for an SSE stream (`stream: true`); false: one JSON body, whose first token is its last. */
   streamed: z.boolean().nullable(),
@@ -146,9 +149,10 @@ export const AttemptRow = z.object({
   cache_write_tokens: count.nullable(),
   /**
    * The Retry-After the target sent with this response (delta seconds or an HTTP date), in ms; null when it sent
-   * none or one the runner cannot read. A refusal is clean only with it (429/503 + Retry-After).
+   * none or one the runner cannot read (a negative delay among them; an HTTP date already past is 0). A refusal is
+   * clean only with it (429/503 + Retry-After).
    */
-  retry_after_ms: duration.nullable(),
+  retry_after_ms: duration.nonnegative().nullable(),
 }).strict();
 export type AttemptRow = z.infer<typeof AttemptRow>;
 

@@ -196,6 +196,21 @@ Deno.test("deno task import", async (t) => {
       assert.equal(bad.code, 2);
       assert.match(bad.stderr, /otlp-cut\.json:\d+:\d+: not valid JSON/);
       assert.doesNotMatch(bad.stderr, /\bat .*\.ts:\d+/);
+      // A span's value the contract does not allow (a send lag below 0) is exit 2 naming the task and column, nothing written.
+      const doc = JSON.parse(Deno.readTextFileSync(example));
+      const root = doc.resourceSpans[0].scopeSpans[0].spans.find((s: { name: string }) => s.name === "POST /chat");
+      root.attributes.push({ key: "goodput.send_lag_ms", value: { doubleValue: -3 } });
+      const early = join(tmp, "otlp-early.json");
+      Deno.writeTextFileSync(early, JSON.stringify(doc));
+      const refused = await importCli("--from", "otlp", early, "--out", join(tmp, "otlp-early"));
+      assert.equal(refused.code, 2, refused.stderr);
+      assert.match(refused.stderr, /otlp-early\.json: spans that do not map onto the contract/);
+      assert.match(
+        refused.stderr,
+        /otlp-early\.json:1: task "[0-9a-f]{32}": request: send_lag_ms: Too small: expected number to be >=0/,
+      );
+      assert.doesNotMatch(refused.stderr, /\bat .*\.ts:\d+/);
+      assert.throws(() => Deno.statSync(join(tmp, "otlp-early")), Deno.errors.NotFound);
     },
   );
 });

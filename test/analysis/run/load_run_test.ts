@@ -200,6 +200,26 @@ Deno.test("values the contract does not allow, times out of their order and a re
       );
       await assert.rejects(() => read(attemptsOnly, quiet), /attempts\.csv: backoff_ms: 1 rows with a value below 0/);
     });
+    await t.step(`${read.name}: a send lag, a token gap and a Retry-After below 0`, async () => {
+      const lagged = written(({ requests }) => void (requests.find((r) => r.request_id === "q1")!.send_lag_ms = -0.25));
+      await assert.rejects(
+        () => read(lagged, quiet),
+        /requests\.csv: send_lag_ms: 1 rows with a value below 0, which the contract does not allow \(e\.g\. request_id "q1"\)/,
+      );
+      const gapped = written(({ attempts }) => {
+        const a = attempts.find((a) => a.request_id === "q11")!;
+        a.itl_p50_ms = -1;
+        a.itl_max_ms = -1;
+        a.retry_after_ms = -1000;
+      });
+      await assert.rejects(() => read(gapped, quiet), (e) => {
+        const text = (e as InputError).problems.join("\n");
+        for (const column of ["itl_p50_ms", "itl_max_ms", "retry_after_ms"]) {
+          assert.match(text, new RegExp(`attempts\\.csv: ${column}: 1 rows with a value below 0.*request_id "q11"`));
+        }
+        return true;
+      });
+    });
     await t.step(`${read.name}: a request id in two rows of one folder's log (a request counted twice)`, async () => {
       const dir = written(({ requests }) => void requests.push({ ...requests.find((r) => r.request_id === "q1")! }));
       await assert.rejects(

@@ -153,6 +153,19 @@ Deno.test("openSqlRun() refuses what the SQL path cannot count right, naming the
     ]);
   });
 
+  await t.step("a send lag and a token gap below 0", async () => {
+    const lagged = log.requests.find((r) => r.completed_ms !== null)!.request_id;
+    const requests = log.requests.map((r) => r.request_id === lagged ? { ...r, send_lag_ms: -0.5 } : r);
+    await refuses(writeParquetRun(join(tmp, "negative-lag"), randomManifest(), { ...log, requests }), [
+      new RegExp(`requests\\.parquet: send_lag_ms: 1 rows with a value below 0.*request_id "${lagged}"`),
+    ]);
+    const gapped = log.attempts[0]!.request_id;
+    const attempts = log.attempts.map((a, i) => i === 0 ? { ...a, itl_max_ms: -2 } : a);
+    await refuses(writeParquetRun(join(tmp, "negative-gap"), randomManifest(), { ...log, attempts }), [
+      new RegExp(`attempts\\.parquet: itl_max_ms: 1 rows with a value below 0.*request_id "${gapped}"`),
+    ]);
+  });
+
   await t.step("a request id in two rows of one folder's log", async () => {
     const twice = { ...log, requests: [...log.requests, log.requests[3]!] };
     await refuses(writeParquetRun(join(tmp, "twice"), randomManifest(), twice), [
