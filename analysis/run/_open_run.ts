@@ -105,7 +105,22 @@ export async function openRun(path: string, options: OpenRunOptions = {}): Promi
   }
   checkDistinctIds(path, shards.map((tables) => tables.find((t) => t.table === "requests")!.scan));
   const end = await endOpenedRun(dirs, manifests, shards, { verify: verifyMode, warning, hash: sha256File });
-  return { dirs, manifests: clipManifests(manifests, end), format, parts: null, shards, end, shard_set, warnings };
+  return {
+    dirs,
+    manifests: clipManifests(manifests, end),
+    format,
+    parts: null,
+    shards,
+    end,
+    shard_set,
+    warnings,
+    warning,
+    // A killed shard's log may end mid-request.
+    lenient: (k) => {
+      const m = manifests[k]!;
+      return isRunnerRun(m) && m.result.status === "running";
+    },
+  };
 }
 
 /** The fields `loadRun` and `scanRun` return alike, with each table's shards concatenated in shard order. */

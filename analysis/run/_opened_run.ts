@@ -24,4 +24,11 @@ export interface OpenedRun {
   /** The run's shard count and which shards were read (`missing` is empty unless `allowPartialShards`). */
   shard_set: ShardSet;
   warnings: string[];
+  /** Raises a warning (kept in `warnings` and passed to the caller's `onWarning`). */
+  warning: (message: string) => void;
+  /**
+   * Whether folder `k`'s attempts, tools and phases may hold rows whose request the log does not (a killed shard, a
+   * production recording's part): a warning there, refused elsewhere (`_row_joins.ts`).
+   */
+  lenient: (k: number) => boolean;
 }

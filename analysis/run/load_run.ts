@@ -3,6 +3,7 @@ import { InputError } from "../../schema/errors.ts";
 import type { TableName } from "../../schema/events.ts";
 import { assembleRun, openRun, type OpenRunOptions } from "./_open_run.ts";
 import { checkFrame } from "./_row_checks.ts";
+import { checkRowJoins } from "./_row_joins.ts";
 import type { LoadedRun } from "./loaded_run.ts";
 
 /** Options for {@linkcode loadRun}. */
@@ -54,5 +55,8 @@ export async function loadRun(path: string, options: LoadRunOptions = {}): Promi
     }));
     for (const [table, df] of read) frames[table].push(df);
   }
+  // On the frames read: the joins' check reads no file again.
+  const lazies = Object.fromEntries(Object.entries(frames).map(([t, fs]) => [t, fs.map((f) => f.lazy())]));
+  checkRowJoins(path, lazies as Record<TableName, pl.LazyDataFrame[]>, opened);
   return assembleRun(path, opened, frames);
 }

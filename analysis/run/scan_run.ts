@@ -2,6 +2,7 @@ import pl from "nodejs-polars";
 import type { TableName } from "../../schema/events.ts";
 import { assembleRun, openRun, type OpenRunOptions } from "./_open_run.ts";
 import { checkScan } from "./_row_checks.ts";
+import { checkRowJoins } from "./_row_joins.ts";
 import type { ScannedRun, ScannedShard } from "./scanned_run.ts";
 
 /** Options for {@linkcode scanRun}. */
@@ -55,5 +56,6 @@ export async function scanRun(path: string, options: ScanRunOptions = {}): Promi
       phases: own.phases!,
     });
   }
+  checkRowJoins(path, scans, opened);
   return { ...assembleRun(path, opened, scans), shards };
 }

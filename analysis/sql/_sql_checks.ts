@@ -4,8 +4,9 @@
  * _row_checks.ts, _distinct_ids.ts), run by DuckDB: the columns of each
  * source against the log's contract minor version; never-null columns hold
  * no null, `run_id` is run.json's, outcomes are the contract's; no request id
- * in two shards; and one precondition of the SQL itself (attempt numbers the
- * final-attempt key can order).
+ * in two shards; no attempt in two rows nor one without its request; and one
+ * precondition of the SQL itself (attempt numbers the final-attempt key can
+ * order).
  *
  * @module
  */
@@ -16,6 +17,7 @@ import { TIME_ORDER, timeOrderProblem } from "../../schema/time_order.ts";
 import { MAX_ATTEMPT } from "./classify_sql.ts";
 import type { SqlEngine } from "./duckdb.ts";
 import { sqlString } from "./_sql_text.ts";
+import { attemptTwiceError, orphansError, orphansProblem, orphansText } from "../run/_row_join_text.ts";
 import { type SqlTable, tableColumns, type TableSource } from "./views.ts";
 
 /** `read_parquet` of one source, as the checks read it (with the file name of each row). */
@@ -160,4 +162,39 @@ export async function checkDistinctIds(engine: SqlEngine, path: string, shards: 
   throw new InputError(`${path}: ${shards > 1 ? "not one whole run" : "a request in two rows"}`, [
     `${path}: ${dupes} request_id values appear in more than one row ${where}`,
   ]);
+}
+
+/**
+ * The joins every figure relies on, as the polars reader checks them (analysis/run/_row_joins.ts; the SQL path reads
+ * no killed run and no recording, so none is a warning): an attempt key (`request_id`, `round`, `attempt`) in two rows
+ * of the run's attempts is refused, and so is an attempt whose `request_id` no request row of the run holds (it
+ * belongs to no figure), naming its file. Each names up to five, least first.
+ */
+export async function checkRowJoins(
+  engine: SqlEngine,
+  path: string,
+  sources: Record<SqlTable, TableSource[]>,
+): Promise<void> {
+  const keys = `request_id, "round", attempt`;
+  const twice = `SELECT ${keys} FROM attempts GROUP BY ${keys} HAVING COUNT(*) > 1`;
+  const [t] = await engine.query(`SELECT COUNT(*) AS n FROM (${twice}) AS k`);
+  const n = Number(t?.n ?? 0);
+  if (n > 0) {
+    const some = await engine.query(`${twice} ORDER BY ${keys} LIMIT 5`);
+    const named = some.map((r) => JSON.stringify([r.request_id, Number(r.round), Number(r.attempt)])).join(", ");
+    throw attemptTwiceError(path, n, sources.attempts.length > 1, named);
+  }
+  const problems: string[] = [];
+  const requestsWhere = sources.requests.length > 1 ? "the run's requests logs" : sources.requests[0]!.path;
+  for (const attempts of sources.attempts) {
+    const orphans = `SELECT a.request_id FROM ${readSource(attempts)} AS a WHERE NOT EXISTS ` +
+      "(SELECT 1 FROM requests AS r WHERE r.request_id = a.request_id)";
+    const [c] = await engine.query(`SELECT COUNT(*) AS n FROM (${orphans}) AS o`);
+    const m = Number(c?.n ?? 0);
+    if (m === 0) continue;
+    const some = await engine.query(`SELECT DISTINCT request_id FROM (${orphans}) AS o ORDER BY request_id LIMIT 5`);
+    const named = some.map((r) => String(r.request_id)).join(", ");
+    problems.push(orphansProblem(orphansText(attempts.path, m, "attempts", requestsWhere, named)));
+  }
+  if (problems.length) throw orphansError(path, problems);
 }

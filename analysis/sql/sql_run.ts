@@ -16,7 +16,7 @@ import { checkShardSet, partialWarning, type ShardSet } from "../run/_shard_set.
 import { exists, importedShardSet, readManifest, runDirs, sha256File, warningCollector } from "../run/_run_folders.ts";
 import type { RunEnd } from "../run/run_end_rule.ts";
 import { type EngineOptions, openEngine, type SqlEngine } from "./duckdb.ts";
-import { checkDistinctIds, checkSourceRows, sourceColumns } from "./_sql_checks.ts";
+import { checkDistinctIds, checkRowJoins, checkSourceRows, sourceColumns } from "./_sql_checks.ts";
 import { sqlRunEnd } from "./_sql_run_end.ts";
 import { SQL_TABLES, type SqlTable, type TableSource, viewSql } from "./views.ts";
 
@@ -217,6 +217,7 @@ export async function openSqlRun(path: string, options: OpenSqlRunOptions = {}):
     const views = SQL_TABLES.map((t) => viewSql(t, sources[t]));
     for (const v of views) await engine.run(v);
     await checkDistinctIds(engine, path, dirs.length);
+    await checkRowJoins(engine, path, sources);
     const { end, manifests: clipped } = await sqlRunEnd(engine, dirs, manifests, sources.requests);
     if (end.headline) warning(end.headline);
     const declared = clipped[0]!.workload.classes;

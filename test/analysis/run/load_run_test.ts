@@ -275,3 +275,69 @@ Deno.test("CSV columns are typed by the contract, not inferred from the first ro
   assert.equal(sched.toArray().at(-1), 72562.5);
   assert.equal(run.requests.getColumn("completed_ms").toArray().at(-1), 72600.25);
 });
+
+Deno.test("an attempt in two rows is refused; rows without their request are refused, or a warning in a killed run", async (t) => {
+  const written = (edit: (tables: ReturnType<typeof fixtureTables>) => void, killed = false) => {
+    const tables = fixtureTables();
+    edit(tables);
+    const m = fixtureManifest();
+    return writeRun(
+      join(Deno.makeTempDirSync(), "run"),
+      killed ? { ...m, result: { ...m.result, status: "running" } } : m,
+      tables,
+    );
+  };
+  const stray = (tables: ReturnType<typeof fixtureTables>) => {
+    const a = tables.attempts.find((a) => a.request_id === "q15" && a.attempt === 1)!;
+    tables.attempts.push({ ...a, request_id: "zz9" });
+    (tables.tools ??= []).push({
+      run_id: a.run_id,
+      request_id: "zz8",
+      round: 0,
+      tool: "retrieval",
+      started_ms: 30_000,
+      ended_ms: 30_050,
+      ok: true,
+      error_kind: null,
+    });
+  };
+  for (const read of [loadRun, scanRun]) {
+    await t.step(`${read.name}: an attempt's row written twice`, async () => {
+      const dir = written(({ attempts }) => void attempts.push({ ...attempts.find((a) => a.request_id === "q15")! }));
+      await assert.rejects(() => read(dir, quiet), (e) => {
+        assert.ok(e instanceof InputError);
+        assert.match(e.message, /an attempt in two rows/);
+        assert.match(
+          e.problems[0]!,
+          /1 attempts \(request_id, round, attempt\) appear in more than one row of its attempts log \(e\.g\. \["q15",0,0\]\)/,
+        );
+        return true;
+      });
+    });
+    await t.step(`${read.name}: an attempt and a tool step of a request the log does not hold`, async () => {
+      await assert.rejects(() => read(written(stray), quiet), (e) => {
+        assert.ok(e instanceof InputError);
+        assert.match(e.message, /rows without their request/);
+        const text = e.problems.join("\n");
+        assert.match(
+          text,
+          /run\/attempts\.csv: 1 attempts rows name a request_id that no row of .*run\/requests\.csv holds \(e\.g\. zz9\)/,
+        );
+        assert.match(
+          text,
+          /run\/tools\.csv: 1 tools rows name a request_id that no row of .*run\/requests\.csv holds \(e\.g\. zz8\)/,
+        );
+        return true;
+      });
+    });
+    await t.step(`${read.name}: the same in a killed run is a warning, and no figure counts them`, async () => {
+      const run = await read(written(stray, true), quiet);
+      const text = run.warnings.join("\n");
+      assert.match(text, /attempts\.csv: 1 attempts rows name a request_id .*\(e\.g\. zz9\): .*no figure counts them/);
+      assert.match(
+        text,
+        /tools\.csv: 1 tools rows name a request_id .*\(e\.g\. zz8\): .*tool steps logged before its row/,
+      );
+    });
+  }
+});

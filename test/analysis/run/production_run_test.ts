@@ -150,6 +150,29 @@ Deno.test("a production recording is checked like any run, part by part", async 
         ),
     );
   });
+  await t.step(
+    "an attempt without its request (a write that failed mid-task) is a warning; twice is refused",
+    async () => {
+      const p = parts();
+      p[1]!.attempts!.push({ ...p[1]!.attempts![0]!, request_id: "c9" });
+      for (const read of [loadRun, scanRun]) {
+        const run = await read(write(productionManifest(), p), QUIET);
+        assert.ok(
+          run.warnings.some((w) =>
+            /part-00001\/attempts\.csv: 1 attempts rows name a request_id that no row of the run's requests logs holds \(e\.g\. c9\): .*no figure counts them/
+              .test(w)
+          ),
+          run.warnings.join("\n"),
+        );
+      }
+      const twice = parts();
+      twice[1]!.attempts!.push(twice[0]!.attempts![0]!);
+      await assert.rejects(
+        () => loadRun(write(productionManifest(), twice), QUIET),
+        /an attempt in two rows/,
+      );
+    },
+  );
   await t.step("a rotated part's changed file is refused by its sha256", async () => {
     const dir = write();
     // A valid Parquet file with one row changed (the retrieval step made shorter): only its hash gives it away.

@@ -166,6 +166,24 @@ Deno.test("openSqlRun() refuses what the SQL path cannot count right, naming the
     ]);
   });
 
+  await t.step("an attempt in two rows, and an attempt without its request", async () => {
+    const first = [...log.attempts].sort((a, b) =>
+      a.request_id < b.request_id ? -1 : a.request_id > b.request_id ? 1 : a.round - b.round || a.attempt - b.attempt
+    )[0]!;
+    const twice = { ...log, attempts: [...log.attempts, { ...first }] };
+    await refuses(writeParquetRun(join(tmp, "attempt-twice"), randomManifest(), twice), [
+      /an attempt in two rows/,
+      new RegExp(
+        `1 attempts \\(request_id, round, attempt\\) appear in more than one row of its attempts log \\(e\\.g\\. \\["${first.request_id}",${first.round},${first.attempt}\\]\\)`,
+      ),
+    ]);
+    const stray = { ...log, attempts: [...log.attempts, { ...first, request_id: "zz-none" }] };
+    await refuses(writeParquetRun(join(tmp, "attempt-stray"), randomManifest(), stray), [
+      /rows without their request/,
+      /attempts\.parquet: 1 attempts rows name a request_id that no row of .*requests\.parquet holds \(e\.g\. zz-none\)/,
+    ]);
+  });
+
   await t.step("a request id in two rows of one folder's log", async () => {
     const twice = { ...log, requests: [...log.requests, log.requests[3]!] };
     await refuses(writeParquetRun(join(tmp, "twice"), randomManifest(), twice), [

@@ -1,0 +1,76 @@
+import pl from "nodejs-polars";
+import type { TableName } from "../../schema/events.ts";
+import type { OpenedRun } from "./_opened_run.ts";
+import { attemptTwiceError, orphansError, orphansProblem, orphansText } from "./_row_join_text.ts";
+
+/** The tables whose rows belong to one request of the requests log, by `request_id`. */
+const CHILD_TABLES = ["attempts", "tools", "phases"] as const;
+type ChildTable = (typeof CHILD_TABLES)[number];
+
+const count = (lf: pl.LazyDataFrame): number =>
+  Number(lf.select(pl.len().alias("n")).collectSync({ engine: "streaming" }).getColumn("n").get(0));
+
+/** Up to five rows of `columns` of `lf`, least first, as text (one column: its values; more: JSON arrays). */
+function examples(lf: pl.LazyDataFrame, columns: string[]): string {
+  const rows = lf.select(...columns).unique().sort(columns).head(5).collectSync().toRecords();
+  return rows.map((r) => columns.length === 1 ? String(r[columns[0]!]) : JSON.stringify(columns.map((c) => r[c])))
+    .join(", ");
+}
+
+const stack = (frames: pl.LazyDataFrame[]) => frames.length === 1 ? frames[0]! : pl.concat(frames, { how: "vertical" });
+
+/**
+ * The joins every figure relies on, checked after the row checks (a killed shard's requests already restored):
+ *
+ * - **An attempt in two rows.** An attempt is one row, keyed by (`request_id`, `round`, `attempt`); a key in two rows
+ *   (of one folder, or of two) is an attempt counted — and priced — twice. Refused, naming up to five keys.
+ * - **Rows without their request.** Each attempts, tools and phases row names a `request_id` of the run's requests;
+ *   one that names none belongs to no request, so no figure counts it (the ledger prices attempts of its window's
+ *   requests only) while a reader summing the table itself would. Refused, naming the file, the count and up to five
+ *   ids — unless its folder is `lenient`, where it is a warning saying the same and that no figure counts those rows.
+ *
+ * Two streamed queries reading the key columns alone: the attempt keys grouped, and every folder's attempts, tools and
+ * phases ids against the run's request ids in one anti-join (counted per file; the examples are looked up only for a
+ * file that has such rows).
+ */
+export function checkRowJoins(
+  path: string,
+  tables: Record<TableName, pl.LazyDataFrame[]>,
+  opened: Pick<OpenedRun, "shards" | "lenient" | "warning">,
+): void {
+  const lazy = (t: TableName, k: number) => tables[t][k]!;
+  const fileOf = (t: TableName, k: number) => opened.shards[k]!.find((x) => x.table === t)!.file;
+  const folders = opened.shards.length;
+  const keys = ["request_id", "round", "attempt"];
+  const twice = stack(tables.attempts.map((_, k) => lazy("attempts", k).select(...keys))).groupBy(keys)
+    .agg(pl.len().alias("n")).filter(pl.col("n").gt(1));
+  const n = count(twice);
+  if (n > 0) throw attemptTwiceError(path, n, folders > 1, examples(twice, keys));
+
+  const children: { k: number; table: ChildTable }[] = [];
+  for (let k = 0; k < folders; k++) for (const table of CHILD_TABLES) children.push({ k, table });
+  const requests = stack(tables.requests.map((_, k) => lazy("requests", k).select("request_id")));
+  const ids = stack(
+    children.map((c, i) => lazy(c.table, c.k).select(pl.col("request_id"), pl.lit(i).cast(pl.Int32).alias("_child"))),
+  );
+  const orphans = ids.join(requests, { on: "request_id", how: "anti" });
+  const found = orphans.groupBy("_child").agg(pl.len().alias("n")).sort("_child")
+    .collectSync({ engine: "streaming" }).toRecords();
+  const requestsWhere = folders > 1 ? "the run's requests logs" : fileOf("requests", 0);
+  const problems: string[] = [];
+  for (const r of found) {
+    const i = Number(r._child), c = children[i]!;
+    const some = examples(orphans.filter(pl.col("_child").eq(i)), ["request_id"]);
+    const text = orphansText(fileOf(c.table, c.k), Number(r.n), c.table, requestsWhere, some);
+    if (opened.lenient(c.k)) {
+      opened.warning(`${text}: they belong to no logged request, so no figure counts them (${whyLenient(c.table)})`);
+    } else problems.push(orphansProblem(text));
+  }
+  if (problems.length) throw orphansError(path, problems);
+}
+
+function whyLenient(table: ChildTable): string {
+  return table === "tools"
+    ? "a request in flight when the log ended has its tool steps logged before its row"
+    : "the log ended, or lost rows, before the request's own row was written";
+}
