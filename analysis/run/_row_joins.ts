@@ -5,7 +5,7 @@ import { attemptTwiceError, orphansError, orphansProblem, orphansText } from "./
 
 /** The tables whose rows belong to one request of the requests log, by `request_id`. */
 const CHILD_TABLES = ["attempts", "tools", "phases"] as const;
-type ChildTable = (typeof CHILD_TABLES)[number];
+export type ChildTable = (typeof CHILD_TABLES)[number];
 
 const count = (lf: pl.LazyDataFrame): number =>
   Number(lf.select(pl.len().alias("n")).collectSync({ engine: "streaming" }).getColumn("n").get(0));
@@ -25,9 +25,11 @@ const stack = (frames: pl.LazyDataFrame[]) => frames.length === 1 ? frames[0]! :
  * - **An attempt in two rows.** An attempt is one row, keyed by (`request_id`, `round`, `attempt`); a key in two rows
  *   (of one folder, or of two) is an attempt counted — and priced — twice. Refused, naming up to five keys.
  * - **Rows without their request.** Each attempts, tools and phases row names a `request_id` of the run's requests;
- *   one that names none belongs to no request, so no figure counts it (the ledger prices attempts of its window's
- *   requests only) while a reader summing the table itself would. Refused, naming the file, the count and up to five
- *   ids — unless its folder is `lenient`, where it is a warning saying the same and that no figure counts those rows.
+ *   one that names none belongs to no request, and the figures would disagree about it (the ledger prices attempts of
+ *   its window's requests only; the retry analyses and the plots read the table itself). Refused, naming the file,
+ *   the count and up to five ids — unless its folder is `lenient`, where it is a warning saying the same, and the
+ *   caller reads the table without them (the tables returned; {@linkcode withoutStrays}), so that no figure counts
+ *   them.
  *
  * Two streamed queries reading the key columns alone: the attempt keys grouped, and every folder's attempts, tools and
  * phases ids against the run's request ids in one anti-join (counted per file; the examples are looked up only for a
@@ -37,7 +39,7 @@ export function checkRowJoins(
   path: string,
   tables: Record<TableName, pl.LazyDataFrame[]>,
   opened: Pick<OpenedRun, "shards" | "lenient" | "warning">,
-): void {
+): StrayRows[] {
   const lazy = (t: TableName, k: number) => tables[t][k]!;
   const fileOf = (t: TableName, k: number) => opened.shards[k]!.find((x) => x.table === t)!.file;
   const folders = opened.shards.length;
@@ -47,7 +49,7 @@ export function checkRowJoins(
   const n = count(twice);
   if (n > 0) throw attemptTwiceError(path, n, folders > 1, examples(twice, keys));
 
-  const children: { k: number; table: ChildTable }[] = [];
+  const children: StrayRows[] = [];
   for (let k = 0; k < folders; k++) for (const table of CHILD_TABLES) children.push({ k, table });
   const requests = stack(tables.requests.map((_, k) => lazy("requests", k).select("request_id")));
   const ids = stack(
@@ -57,16 +59,33 @@ export function checkRowJoins(
   const found = orphans.groupBy("_child").agg(pl.len().alias("n")).sort("_child")
     .collectSync({ engine: "streaming" }).toRecords();
   const requestsWhere = folders > 1 ? "the run's requests logs" : fileOf("requests", 0);
-  const problems: string[] = [];
+  const problems: string[] = [], stray: StrayRows[] = [];
   for (const r of found) {
     const i = Number(r._child), c = children[i]!;
     const some = examples(orphans.filter(pl.col("_child").eq(i)), ["request_id"]);
     const text = orphansText(fileOf(c.table, c.k), Number(r.n), c.table, requestsWhere, some);
     if (opened.lenient(c.k)) {
-      opened.warning(`${text}: they belong to no logged request, so no figure counts them (${whyLenient(c.table)})`);
+      opened.warning(`${text}: read without them, so no figure counts them (${whyLenient(c.table)})`);
+      stray.push(c);
     } else problems.push(orphansProblem(text));
   }
   if (problems.length) throw orphansError(path, problems);
+  return stray;
+}
+
+/** A folder's table with rows whose request the run does not hold (a lenient folder's, warned of). */
+export interface StrayRows {
+  k: number;
+  table: ChildTable;
+}
+
+/**
+ * `frame` without its rows whose request no row of `requests` (the run's request ids) holds: what the readers keep of
+ * a {@linkcode StrayRows} table.
+ */
+export function withoutStrays<T extends pl.DataFrame | pl.LazyDataFrame>(frame: T, requests: T): T {
+  // Both are one kind: a frame and its requests, or a scan and its requests.
+  return (frame as pl.DataFrame).join(requests as pl.DataFrame, { on: "request_id", how: "semi" }) as T;
 }
 
 function whyLenient(table: ChildTable): string {

@@ -3,7 +3,7 @@ import { InputError } from "../../schema/errors.ts";
 import type { TableName } from "../../schema/events.ts";
 import { assembleRun, openRun, type OpenRunOptions } from "./_open_run.ts";
 import { checkFrame } from "./_row_checks.ts";
-import { checkRowJoins } from "./_row_joins.ts";
+import { checkRowJoins, withoutStrays } from "./_row_joins.ts";
 import type { LoadedRun } from "./loaded_run.ts";
 
 /** Options for {@linkcode loadRun}. */
@@ -57,6 +57,10 @@ export async function loadRun(path: string, options: LoadRunOptions = {}): Promi
   }
   // On the frames read: the joins' check reads no file again.
   const lazies = Object.fromEntries(Object.entries(frames).map(([t, fs]) => [t, fs.map((f) => f.lazy())]));
-  checkRowJoins(path, lazies as Record<TableName, pl.LazyDataFrame[]>, opened);
+  const stray = checkRowJoins(path, lazies as Record<TableName, pl.LazyDataFrame[]>, opened);
+  if (stray.length) {
+    const ids = pl.concat(frames.requests.map((f) => f.select("request_id")), { how: "vertical" });
+    for (const { table, k } of stray) frames[table][k] = withoutStrays(frames[table][k]!, ids);
+  }
   return assembleRun(path, opened, frames);
 }

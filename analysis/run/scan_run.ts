@@ -2,7 +2,7 @@ import pl from "nodejs-polars";
 import type { TableName } from "../../schema/events.ts";
 import { assembleRun, openRun, type OpenRunOptions } from "./_open_run.ts";
 import { checkScan } from "./_row_checks.ts";
-import { checkRowJoins } from "./_row_joins.ts";
+import { checkRowJoins, withoutStrays } from "./_row_joins.ts";
 import type { ScannedRun, ScannedShard } from "./scanned_run.ts";
 
 /** Options for {@linkcode scanRun}. */
@@ -56,6 +56,10 @@ export async function scanRun(path: string, options: ScanRunOptions = {}): Promi
       phases: own.phases!,
     });
   }
-  checkRowJoins(path, scans, opened);
+  const stray = checkRowJoins(path, scans, opened);
+  if (stray.length) {
+    const ids = pl.concat(scans.requests.map((s) => s.select("request_id")), { how: "vertical" });
+    for (const { table, k } of stray) scans[table][k] = shards[k]![table] = withoutStrays(scans[table][k]!, ids);
+  }
   return { ...assembleRun(path, opened, scans), shards };
 }
