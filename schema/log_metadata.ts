@@ -6,7 +6,7 @@
  *
  * @module
  */
-import { type ColumnKind, columnSpecs } from "./column_kinds.ts";
+import { type ColumnKind, columnSpecs, numericBounds } from "./column_kinds.ts";
 import type { TableName, TimeUnit } from "./events.ts";
 import { SCHEMA_MINOR, SCHEMA_VERSION } from "./version.ts";
 
@@ -95,7 +95,8 @@ const TYPES: Record<ColumnKind, { type: string; pandas: string; duckdb: string; 
 export interface CsvSchemaField {
   name: string;
   type: string;
-  constraints: { required: boolean };
+  /** `required`: a never-null column; `minimum`: the least value the contract allows (absent: none). */
+  constraints: { required: boolean; minimum?: number };
   unit?: TimeUnit;
 }
 
@@ -124,7 +125,8 @@ export const CSV_CELL_RULE = 'an unquoted empty field is null and "" is the empt
  * `<table>.csv`): the file's description as in the Parquet metadata
  * (`contract`, `table`, `run_id`, `epoch_iso`, `time_units`), the cell rule,
  * a Frictionless Table Schema (`fields` with `type` string, integer, number
- * or boolean, `constraints.required` for a never-null column, `unit` on
+ * or boolean, `constraints.required` for a never-null column,
+ * `constraints.minimum` where the contract sets one, `unit` on
  * time columns; `missingValues`), and the same types as each reader takes
  * them: `pandas_dtype`, `duckdb_columns`, `polars_schema`. The types come
  * from the contract, never from the data, so a column that holds only nulls
@@ -145,6 +147,7 @@ export const CSV_CELL_RULE = 'an unquoted empty field is null and "" is the empt
 export function csvSchema(table: TableName, id: LogIdentity): CsvSchema {
   const specs = columnSpecs(table);
   const map = (k: "pandas" | "duckdb" | "polars") => Object.fromEntries(specs.map((c) => [c.name, TYPES[c.kind][k]]));
+  const least = new Map(numericBounds(table).filter((b) => b.min !== null).map((b) => [b.name, b.min!]));
   return {
     ...describe(table, id),
     cells: CSV_CELL_RULE,
@@ -152,7 +155,7 @@ export function csvSchema(table: TableName, id: LogIdentity): CsvSchema {
     fields: specs.map((c) => ({
       name: c.name,
       type: TYPES[c.kind].type,
-      constraints: { required: !c.nullable },
+      constraints: { required: !c.nullable, ...(least.has(c.name) ? { minimum: least.get(c.name)! } : {}) },
       ...(c.unit === null ? {} : { unit: c.unit }),
     })),
     pandas_dtype: map("pandas"),

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { COLUMNS, TABLES } from "../../schema/events.ts";
-import { columnSpecs } from "../../schema/column_kinds.ts";
+import { columnSpecs, numericBounds } from "../../schema/column_kinds.ts";
 import { csvSchema, parquetMetadata, timeUnits } from "../../schema/log_metadata.ts";
 import { SCHEMA_MINOR, SCHEMA_VERSION } from "../../schema/version.ts";
 
@@ -44,9 +44,22 @@ Deno.test("every log file describes itself: contract, table, run_id, epoch and t
       for (const [i, c] of columnSpecs(table).entries()) {
         const f = s.fields[i]!;
         assert.equal(f.constraints.required, !c.nullable, `${table}.${c.name}`);
+        const bound = numericBounds(table).find((b) => b.name === c.name)?.min ?? undefined;
+        assert.equal(f.constraints.minimum, bound ?? undefined, `${table}.${c.name}`);
         assert.equal(f.unit ?? null, c.unit, `${table}.${c.name}`);
       }
     }
+  });
+  await t.step("the sidecar states the contract's minimums: counts, lags and gaps at 0, instants none", () => {
+    const min = (table: "requests" | "attempts", c: string) =>
+      csvSchema(table, id).fields.find((f) => f.name === c)!.constraints.minimum;
+    assert.equal(min("requests", "output_tokens"), 0);
+    assert.equal(min("requests", "send_lag_ms"), 0);
+    assert.equal(min("attempts", "itl_max_ms"), 0);
+    assert.equal(min("attempts", "retry_after_ms"), 0);
+    assert.equal(min("requests", "scheduled_ms"), undefined);
+    assert.equal(min("requests", "priority"), undefined);
+    assert.equal(min("requests", "request_id"), undefined);
   });
   await t.step("each kind maps to one type per reader: integers nullable in pandas, never float", () => {
     const s = csvSchema("requests", id);
