@@ -40,20 +40,21 @@ export function checkRowJoins(
   tables: Record<TableName, pl.LazyDataFrame[]>,
   opened: Pick<OpenedRun, "shards" | "lenient" | "warning">,
 ): StrayRows[] {
-  const lazy = (t: TableName, k: number) => tables[t][k]!;
   const fileOf = (t: TableName, k: number) => opened.shards[k]!.find((x) => x.table === t)!.file;
   const folders = opened.shards.length;
   const keys = ["request_id", "round", "attempt"];
-  const twice = stack(tables.attempts.map((_, k) => lazy("attempts", k).select(...keys))).groupBy(keys)
+  const twice = stack(tables.attempts.map((lf) => lf.select(...keys))).groupBy(keys)
     .agg(pl.len().alias("n")).filter(pl.col("n").gt(1));
   const n = count(twice);
   if (n > 0) throw attemptTwiceError(path, n, folders > 1, examples(twice, keys));
 
   const children: StrayRows[] = [];
   for (let k = 0; k < folders; k++) for (const table of CHILD_TABLES) children.push({ k, table });
-  const requests = stack(tables.requests.map((_, k) => lazy("requests", k).select("request_id")));
+  const requests = stack(tables.requests.map((lf) => lf.select("request_id")));
   const ids = stack(
-    children.map((c, i) => lazy(c.table, c.k).select(pl.col("request_id"), pl.lit(i).cast(pl.Int32).alias("_child"))),
+    children.map((c, i) =>
+      tables[c.table][c.k]!.select(pl.col("request_id"), pl.lit(i).cast(pl.Int32).alias("_child"))
+    ),
   );
   const orphans = ids.join(requests, { on: "request_id", how: "anti" });
   const found = orphans.groupBy("_child").agg(pl.len().alias("n")).sort("_child")
