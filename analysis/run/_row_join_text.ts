@@ -6,9 +6,8 @@
  */
 import { InputError } from "../../schema/errors.ts";
 
-/** The refusal of `n` attempt keys in more than one row (`examples`: up to five keys as JSON arrays). */
-export function attemptTwiceError(path: string, n: number, folders: boolean, examples: string): InputError {
-  const where = folders ? "the attempts logs of its folders" : "its attempts log";
+/** The refusal of `n` attempt keys in more than one row of `where` (`examples`: up to five keys as JSON arrays). */
+export function attemptTwiceError(path: string, n: number, where: string, examples: string): InputError {
   return new InputError(`${path}: an attempt in two rows`, [
     `${path}: ${n} attempts (request_id, round, attempt) appear in more than one row of ${where} (e.g. ${examples}): ` +
     "each attempt is one row, counted and priced once per row",

@@ -24,51 +24,65 @@ const stack = (frames: pl.LazyDataFrame[]) => frames.length === 1 ? frames[0]! :
  *
  * - **An attempt in two rows.** An attempt is one row, keyed by (`request_id`, `round`, `attempt`); a key in two rows
  *   (of one folder, or of two) is an attempt counted — and priced — twice. Refused, naming up to five keys.
- * - **Rows without their request.** Each attempts, tools and phases row names a `request_id` of the run's requests;
+ * - **Rows without their request.** Each attempts, tools and phases row names a `request_id` of its shard's requests;
  *   one that names none belongs to no request, and the figures would disagree about it (the ledger prices attempts of
  *   its window's requests only; the retry analyses and the plots read the table itself). Refused, naming the file,
  *   the count and up to five ids — unless its folder is `lenient`, where it is a warning saying the same, and the
  *   caller reads the table without them (the tables returned; {@linkcode withoutStrays}), so that no figure counts
  *   them.
  *
- * Two streamed queries reading the key columns alone: the attempt keys grouped, and every folder's attempts, tools and
- * phases ids against the run's request ids in one anti-join (counted per file; the examples are looked up only for a
- * file that has such rows).
+ * Checked shard by shard (a shard's rows belong to its own requests: goodput joins them shard by shard, and memory
+ * follows the largest shard), a production recording's parts together (a task's rows may span two). Two streamed
+ * queries per shard reading the key columns alone: the attempt keys grouped, and the attempts, tools and phases ids
+ * against the request ids in one anti-join (counted per file; the examples are looked up only for a file that has
+ * such rows).
  */
 export function checkRowJoins(
   path: string,
   tables: Record<TableName, pl.LazyDataFrame[]>,
-  opened: Pick<OpenedRun, "shards" | "lenient" | "warning">,
+  opened: Pick<OpenedRun, "shards" | "parts" | "lenient" | "warning">,
 ): StrayRows[] {
   const fileOf = (t: TableName, k: number) => opened.shards[k]!.find((x) => x.table === t)!.file;
-  const folders = opened.shards.length;
+  const folders = opened.shards.map((_, k) => k);
+  // A shard's attempts, tools and phases belong to its own requests (goodput joins them shard by shard), so each shard
+  // is checked alone and memory follows the largest shard; a recording's task may span parts, so its parts together.
+  const groups = opened.parts !== null || folders.length === 1 ? [folders] : folders.map((k) => [k]);
   const keys = ["request_id", "round", "attempt"];
-  const twice = stack(tables.attempts.map((lf) => lf.select(...keys))).groupBy(keys)
-    .agg(pl.len().alias("n")).filter(pl.col("n").gt(1));
-  const n = count(twice);
-  if (n > 0) throw attemptTwiceError(path, n, folders > 1, examples(twice, keys));
-
-  const children: StrayRows[] = [];
-  for (let k = 0; k < folders; k++) for (const table of CHILD_TABLES) children.push({ k, table });
-  const requests = stack(tables.requests.map((lf) => lf.select("request_id")));
-  const ids = stack(
-    children.map((c, i) =>
-      tables[c.table][c.k]!.select(pl.col("request_id"), pl.lit(i).cast(pl.Int32).alias("_child"))
-    ),
-  );
-  const orphans = ids.join(requests, { on: "request_id", how: "anti" });
-  const found = orphans.groupBy("_child").agg(pl.len().alias("n")).sort("_child")
-    .collectSync({ engine: "streaming" }).toRecords();
-  const requestsWhere = folders > 1 ? "the run's requests logs" : fileOf("requests", 0);
   const problems: string[] = [], stray: StrayRows[] = [];
-  for (const r of found) {
-    const i = Number(r._child), c = children[i]!;
-    const some = examples(orphans.filter(pl.col("_child").eq(i)), ["request_id"]);
-    const text = orphansText(fileOf(c.table, c.k), Number(r.n), c.table, requestsWhere, some);
-    if (opened.lenient(c.k)) {
-      opened.warning(`${text}: read without them, so no figure counts them (${whyLenient(c.table)})`);
-      stray.push(c);
-    } else problems.push(orphansProblem(text));
+  for (const group of groups) {
+    const one = group.length === 1;
+    const twice = stack(group.map((k) => tables.attempts[k]!.select(...keys))).groupBy(keys)
+      .agg(pl.len().alias("n")).filter(pl.col("n").gt(1));
+    const n = count(twice);
+    if (n > 0) {
+      const where = folders.length === 1
+        ? "its attempts log"
+        : one
+        ? fileOf("attempts", group[0]!)
+        : "its parts' attempts logs";
+      throw attemptTwiceError(path, n, where, examples(twice, keys));
+    }
+    const children: { k: number; table: ChildTable }[] = [];
+    for (const k of group) for (const table of CHILD_TABLES) children.push({ k, table });
+    const requests = stack(group.map((k) => tables.requests[k]!.select("request_id")));
+    const ids = stack(
+      children.map((c, i) =>
+        tables[c.table][c.k]!.select(pl.col("request_id"), pl.lit(i).cast(pl.Int32).alias("_child"))
+      ),
+    );
+    const orphans = ids.join(requests, { on: "request_id", how: "anti" });
+    const found = orphans.groupBy("_child").agg(pl.len().alias("n")).sort("_child")
+      .collectSync({ engine: "streaming" }).toRecords();
+    const requestsWhere = one ? fileOf("requests", group[0]!) : "its parts' requests logs";
+    for (const r of found) {
+      const i = Number(r._child), c = children[i]!;
+      const some = examples(orphans.filter(pl.col("_child").eq(i)), ["request_id"]);
+      const text = orphansText(fileOf(c.table, c.k), Number(r.n), c.table, requestsWhere, some);
+      if (opened.lenient(c.k)) {
+        opened.warning(`${text}: read without them, so no figure counts them (${whyLenient(c.table)})`);
+        stray.push({ ...c, requests: group });
+      } else problems.push(orphansProblem(text));
+    }
   }
   if (problems.length) throw orphansError(path, problems);
   return stray;
@@ -78,6 +92,8 @@ export function checkRowJoins(
 export interface StrayRows {
   k: number;
   table: ChildTable;
+  /** The folders whose requests its rows were checked against (its own; a recording's every part). */
+  requests: number[];
 }
 
 /**

@@ -58,9 +58,9 @@ export async function loadRun(path: string, options: LoadRunOptions = {}): Promi
   // On the frames read: the joins' check reads no file again.
   const lazies = Object.fromEntries(Object.entries(frames).map(([t, fs]) => [t, fs.map((f) => f.lazy())]));
   const stray = checkRowJoins(path, lazies as Record<TableName, pl.LazyDataFrame[]>, opened);
-  if (stray.length) {
-    const ids = pl.concat(frames.requests.map((f) => f.select("request_id")), { how: "vertical" });
-    for (const { table, k } of stray) frames[table][k] = withoutStrays(frames[table][k]!, ids);
+  for (const { table, k, requests } of stray) {
+    const ids = pl.concat(requests.map((j) => frames.requests[j]!.select("request_id")), { how: "vertical" });
+    frames[table][k] = withoutStrays(frames[table][k]!, ids);
   }
   return assembleRun(path, opened, frames);
 }

@@ -57,9 +57,9 @@ export async function scanRun(path: string, options: ScanRunOptions = {}): Promi
     });
   }
   const stray = checkRowJoins(path, scans, opened);
-  if (stray.length) {
-    const ids = pl.concat(scans.requests.map((s) => s.select("request_id")), { how: "vertical" });
-    for (const { table, k } of stray) scans[table][k] = shards[k]![table] = withoutStrays(scans[table][k]!, ids);
+  for (const { table, k, requests } of stray) {
+    const ids = pl.concat(requests.map((j) => scans.requests[j]!.select("request_id")), { how: "vertical" });
+    scans[table][k] = shards[k]![table] = withoutStrays(scans[table][k]!, ids);
   }
   return { ...assembleRun(path, opened, scans), shards };
 }

@@ -166,9 +166,9 @@ export async function checkDistinctIds(engine: SqlEngine, path: string, shards: 
 
 /**
  * The joins every figure relies on, as the polars reader checks them (analysis/run/_row_joins.ts; the SQL path reads
- * no killed run and no recording, so none is a warning): an attempt key (`request_id`, `round`, `attempt`) in two rows
- * of the run's attempts is refused, and so is an attempt whose `request_id` no request row of the run holds (it
- * belongs to no figure), naming its file. Each names up to five, least first.
+ * no killed run and no recording, so none is a warning), shard by shard: an attempt key (`request_id`, `round`,
+ * `attempt`) in two rows of a shard's attempts is refused, and so is an attempt whose `request_id` no request row of
+ * its shard holds (it belongs to no figure), naming the file. Each names up to five, least first.
  */
 export async function checkRowJoins(
   engine: SqlEngine,
@@ -176,25 +176,26 @@ export async function checkRowJoins(
   sources: Record<SqlTable, TableSource[]>,
 ): Promise<void> {
   const keys = `request_id, "round", attempt`;
-  const twice = `SELECT ${keys} FROM attempts GROUP BY ${keys} HAVING COUNT(*) > 1`;
-  const [t] = await engine.query(`SELECT COUNT(*) AS n FROM (${twice}) AS k`);
-  const n = Number(t?.n ?? 0);
-  if (n > 0) {
-    const some = await engine.query(`${twice} ORDER BY ${keys} LIMIT 5`);
-    const named = some.map((r) => JSON.stringify([r.request_id, Number(r.round), Number(r.attempt)])).join(", ");
-    throw attemptTwiceError(path, n, sources.attempts.length > 1, named);
-  }
   const problems: string[] = [];
-  const requestsWhere = sources.requests.length > 1 ? "the run's requests logs" : sources.requests[0]!.path;
-  for (const attempts of sources.attempts) {
+  for (const [k, attempts] of sources.attempts.entries()) {
+    const requests = sources.requests[k]!;
+    const one = sources.attempts.length === 1;
+    const twice = `SELECT ${keys} FROM ${readSource(attempts)} AS a GROUP BY ${keys} HAVING COUNT(*) > 1`;
+    const [t] = await engine.query(`SELECT COUNT(*) AS n FROM (${twice}) AS k`);
+    const n = Number(t?.n ?? 0);
+    if (n > 0) {
+      const some = await engine.query(`${twice} ORDER BY ${keys} LIMIT 5`);
+      const named = some.map((r) => JSON.stringify([r.request_id, Number(r.round), Number(r.attempt)])).join(", ");
+      throw attemptTwiceError(path, n, one ? "its attempts log" : attempts.path, named);
+    }
     const orphans = `SELECT a.request_id FROM ${readSource(attempts)} AS a WHERE NOT EXISTS ` +
-      "(SELECT 1 FROM requests AS r WHERE r.request_id = a.request_id)";
+      `(SELECT 1 FROM ${readSource(requests)} AS r WHERE r.request_id = a.request_id)`;
     const [c] = await engine.query(`SELECT COUNT(*) AS n FROM (${orphans}) AS o`);
     const m = Number(c?.n ?? 0);
     if (m === 0) continue;
     const some = await engine.query(`SELECT DISTINCT request_id FROM (${orphans}) AS o ORDER BY request_id LIMIT 5`);
     const named = some.map((r) => String(r.request_id)).join(", ");
-    problems.push(orphansProblem(orphansText(attempts.path, m, "attempts", requestsWhere, named)));
+    problems.push(orphansProblem(orphansText(attempts.path, m, "attempts", requests.path, named)));
   }
   if (problems.length) throw orphansError(path, problems);
 }

@@ -257,6 +257,26 @@ Deno.test("shard folders are concatenated into one run", async () => {
   assert.deepEqual(goodput(run, POLICY).overall, goodput(whole, POLICY).overall);
 });
 
+Deno.test("a shard's attempt of a request another shard holds is refused: goodput joins each shard's own rows", async () => {
+  const root = Deno.makeTempDirSync();
+  const { requests, attempts } = fixtureTables();
+  const half = (i: number) => requests.filter((_, k) => k % 2 === i).map((r) => ({ ...r, shard: i }));
+  const moved = half(0)[0]!.request_id;
+  for (const i of [0, 1]) {
+    const ids = new Set(half(i).map((r) => r.request_id));
+    const own = attempts.filter((a) => ids.has(a.request_id) !== (a.request_id === moved));
+    writeRun(join(root, `shard-${i}-of-2`), asShard(fixtureManifest(), i, 2), { requests: half(i), attempts: own });
+  }
+  for (const read of [loadRun, scanRun]) {
+    await assert.rejects(
+      () => read(root, quiet),
+      new RegExp(
+        `shard-1-of-2/attempts\\.csv: \\d+ attempts rows name a request_id that no row of .*shard-1-of-2/requests\\.csv holds \\(e\\.g\\. ${moved}\\)`,
+      ),
+    );
+  }
+});
+
 Deno.test("CSV columns are typed by the contract, not inferred from the first rows", async () => {
   // 300 requests on whole milliseconds, then one at 72562.5 ms: past polars' 100-row inference window.
   const dir = join(Deno.makeTempDirSync(), "run");

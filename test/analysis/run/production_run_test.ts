@@ -159,7 +159,7 @@ Deno.test("a production recording is checked like any run, part by part", async 
         const run = await read(write(productionManifest(), p), QUIET);
         assert.ok(
           run.warnings.some((w) =>
-            /part-00001\/attempts\.csv: 1 attempts rows name a request_id that no row of the run's requests logs holds \(e\.g\. c9\): read without them/
+            /part-00001\/attempts\.csv: 1 attempts rows name a request_id that no row of its parts' requests logs holds \(e\.g\. c9\): read without them/
               .test(w)
           ),
           run.warnings.join("\n"),
