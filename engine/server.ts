@@ -159,9 +159,13 @@ export async function launch(
   );
 }
 
+/** How long stop() waits for a process to be gone after SIGKILL before it reports it still running. */
+const KILL_WAIT_MS = 10_000;
+
 /**
- * Stops the server started on this port: SIGTERM, then SIGKILL after `graceMs`; removes its state file. Returns
- * false when no server of ours was running there.
+ * Stops the server started on this port: SIGTERM, then SIGKILL after `graceMs`, and returns once the process is
+ * gone (throws when it still runs 10 s after SIGKILL); removes its state file. Returns false when no server of ours
+ * was running there.
  */
 export async function stop(paths: CachePaths, port: number, log: Log, graceMs = 10_000): Promise<boolean> {
   const state = await readState(paths, port);
@@ -177,6 +181,12 @@ export async function stop(paths: CachePaths, port: number, log: Log, graceMs = 
   if (processAlive(state.pid)) {
     log(`engine: llama-server (pid ${state.pid}) did not stop within ${graceMs / 1000} s: SIGKILL`);
     Deno.kill(state.pid, "SIGKILL");
+    // A killed process with many threads takes a moment to exit: wait for it, so the port is free on return.
+    const killDeadline = Date.now() + KILL_WAIT_MS;
+    while (processAlive(state.pid) && Date.now() < killDeadline) await new Promise((r) => setTimeout(r, 20));
+    if (processAlive(state.pid)) {
+      throw new Error(`llama-server (pid ${state.pid}) still runs ${KILL_WAIT_MS / 1000} s after SIGKILL`);
+    }
   }
   await Deno.remove(files.state).catch(() => {});
   return true;
