@@ -77,6 +77,16 @@ function pct(sorted: number[], q: number): number {
   return sorted.length ? sorted[Math.min(sorted.length - 1, Math.ceil(q * sorted.length) - 1)]! : NaN;
 }
 
+/** An error's name and message with those of its causes (fetch's own message, "fetch failed", says nothing). */
+function errorText(e: unknown): string {
+  let text = e instanceof Error ? `${e.name}: ${e.message}` : String(e);
+  let cause = e instanceof Error ? e.cause : undefined;
+  for (let depth = 0; cause instanceof Error && depth < 4; depth++, cause = cause.cause) {
+    text += ` (cause ${cause.name}: ${cause.message})`;
+  }
+  return text.replaceAll("\n", " ");
+}
+
 /** `/proc/loadavg`'s first three figures, or null off Linux. */
 export function loadavg(): string | null {
   try {
@@ -121,6 +131,10 @@ export async function closedLoopCapacity(url: string, o: CapacityOptions): Promi
   const endAt = t0 + (o.warmupS + o.seconds) * 1000;
   const done: Done[] = [];
   let next = 0;
+  // A fresh connection per request: a pooled keep-alive connection the server closes as it is reused fails the request
+  // before it reaches the server ("connection closed before message completed"), a client artefact counted as the
+  // engine's error. Connecting on loopback costs nothing beside an LLM request's seconds.
+  const client = Deno.createHttpClient({ poolMaxIdlePerHost: 0 });
   const worker = async () => {
     while (performance.now() < endAt && !o.signal?.aborted) {
       const body = o.body(next++);
@@ -132,6 +146,7 @@ export async function closedLoopCapacity(url: string, o: CapacityOptions): Promi
           method: "POST",
           headers: { "content-type": "application/json" },
           body,
+          client,
           signal: o.signal ? AbortSignal.any([o.signal, timeout]) : timeout,
         });
         status = res.status;
@@ -140,7 +155,7 @@ export async function closedLoopCapacity(url: string, o: CapacityOptions): Promi
         if (o.signal?.aborted) throw e;
         // A refused connection or a timeout is a failed request of the measurement, not its end.
         status = 0;
-        text = e instanceof Error ? `${e.name}: ${e.message}` : String(e);
+        text = errorText(e);
       }
       const end = performance.now();
       const ok = status >= 200 && status < 300;
@@ -150,11 +165,15 @@ export async function closedLoopCapacity(url: string, o: CapacityOptions): Promi
         latencyMs: end - sent,
         ok,
         ...facts,
-        ...(ok ? {} : { error: `${status} ${text.slice(0, 120)}` }),
+        ...(ok ? {} : { error: `${status} ${text.slice(0, 240)}` }),
       });
     }
   };
-  await Promise.all(Array.from({ length: o.concurrency }, worker));
+  try {
+    await Promise.all(Array.from({ length: o.concurrency }, worker));
+  } finally {
+    client.close();
+  }
   const from = o.warmupS * 1000;
   const to = from + o.seconds * 1000;
   const inWindow = done.filter((d) => d.endMs >= from && d.endMs < to);
