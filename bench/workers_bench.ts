@@ -14,7 +14,9 @@
  * Per run: requests offered, not_sent, ok, the other outcomes, send lag p50 / p99 / max of the steady stage (nearest rank, over every
  * shard), the rate of answers, the runner's CPU per 1,000 requests (every worker's run.json `runner_cpu_ms`; the
  * parent's own is not in it), the machine's 1-minute load average before the run and its busy CPU during it (from
- * /proc/stat: 200 % = both cores of this machine, whoever used them). Before each run the bench waits up to
+ * /proc/stat: 200 % = both cores of this machine, whoever used them), and per worker its main thread's busy share of
+ * the run (ρ: CPU time ÷ wall time) and how long that thread waited for a CPU (run.json `result.cpu_contention`, from
+ * /proc schedstat; "-" where the runner could not read it). Before each run the bench waits up to
  * `--idle-wait-s` for the machine to be `--idle-pct` idle over one second, and says how idle it was.
  *
  * Bounded: each run sends at most rate × (seconds + 1) ≤ 200,000 requests to 127.0.0.1 and stops.
@@ -112,9 +114,16 @@ async function runOnce(w: number, rate: number, round: number): Promise<void> {
   const shardDirs = w === 1 ? [runDir] : [...Deno.readDirSync(runDir)].map((e) => join(runDir, e.name));
   const rows: RequestRow[] = [];
   let cpuMs = 0;
+  /** Per worker: its main thread's CPU share over the run (ρ, %) and its waits for a CPU (ms), from run.json. */
+  const rhos: string[] = [];
+  const waits: string[] = [];
   for (const d of shardDirs) {
     rows.push(...await readLogCsv(join(d, "requests.csv"), "requests"));
-    cpuMs += JSON.parse(Deno.readTextFileSync(join(d, "run.json"))).result.runner_cpu_ms ?? 0;
+    const result = JSON.parse(Deno.readTextFileSync(join(d, "run.json"))).result;
+    cpuMs += result.runner_cpu_ms ?? 0;
+    const c = result.cpu_contention;
+    rhos.push(c ? (100 * c.runner_main_cpu_ms / c.window_ms).toFixed(0) : "-");
+    waits.push(c ? c.run_queue_wait_ms.toFixed(0) : "-");
   }
   const steady = rows.filter((r) => r.stage === "steady");
   const lags = steady.map((r) => r.send_lag_ms).filter((x): x is number => x !== null).sort((a, b) => a - b);
@@ -131,7 +140,7 @@ async function runOnce(w: number, rate: number, round: number): Promise<void> {
       `${otherText} | ` +
       `${rank(lags, 0.5).toFixed(3)} / ${p99.toFixed(3)} / ${lags.at(-1)!.toFixed(3)} | ` +
       `${(done.length / (span / 1000)).toFixed(0)} | ${(cpuMs / rows.length * 1000).toFixed(0)} | ` +
-      `${load.toFixed(2)} | ${idle.toFixed(0)} | ${busy.toFixed(0)} |`,
+      `${rhos.join(", ")} | ${waits.join(", ")} | ${load.toFixed(2)} | ${idle.toFixed(0)} | ${busy.toFixed(0)} |`,
   );
   Deno.removeSync(runDir, { recursive: true });
 }
@@ -143,9 +152,12 @@ console.log(
 console.log(
   "| round | workers | offered rps | requests | not_sent | ok | not ok, by outcome | " +
     "steady send lag p50 / p99 / max (ms) | answered rps | " +
-    "worker CPU ms / 1k req | load (1 min) before | idle % before | machine busy % during |",
+    "worker CPU ms / 1k req | main thread busy % (ρ), per worker | its waits for a CPU (ms), per worker | " +
+    "load (1 min) before | idle % before | machine busy % during |",
 );
-console.log("| ---: | ---: | ---: | ---: | ---: | ---: | --- | ---: | ---: | ---: | ---: | ---: | ---: |");
+console.log(
+  "| ---: | ---: | ---: | ---: | ---: | ---: | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |",
+);
 try {
   for (let round = 1; round <= rounds; round++) {
     for (const rate of rates) for (const w of counts) await runOnce(w, rate, round);
