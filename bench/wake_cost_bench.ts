@@ -4,11 +4,15 @@
  * each in a fresh process, interleaved over `--rounds`:
  * - `python-sleep`: a Python loop of `time.sleep` (one `clock_nanosleep` per wake-up: the floor for any process);
  * - `setTimeout`: Deno's timer (`timeoutTimers()` of runner/dispatch_timers.ts);
- * - `waker`: the dispatcher's waker thread (`WakerTimers`: `Atomics.wait` in a worker, a message to the event loop).
+ * - `waker`: the dispatcher's waker thread (`WakerTimers`: `Atomics.wait` in a worker, a message to the event loop);
+ * - with `--kinds`, also `node-setTimeout` (the same loop on Node's timer: is it Deno's cost, or any V8 runtime's?) and
+ *   `K@flag` (sleeper K of Deno with `--v8-flags=--flag`, e.g. `setTimeout@single-threaded`: do V8's own threads
+ *   make the difference?).
  * The runner wakes at least once for each request it sends (at low rates) and again to read its answer, so this is a
  * floor under its CPU per request (bench/README.md, "Paying only for work").
  *
  *   deno run -A bench/wake_cost_bench.ts [--rates 20,100,1000] [--seconds 5] [--rounds 3]
+ *     [--kinds python-sleep,setTimeout,waker,node-setTimeout,setTimeout@single-threaded]
  *
  * @module
  */
@@ -21,6 +25,7 @@ const { values: v } = parseArgs({
     rates: { type: "string", default: "20,100,1000" },
     seconds: { type: "string", default: "5" },
     rounds: { type: "string", default: "3" },
+    kinds: { type: "string", default: "python-sleep,setTimeout,waker" },
     child: { type: "string" },
     rate: { type: "string" },
   },
@@ -63,15 +68,37 @@ while time.perf_counter() - t0 < seconds:
 print(json.dumps({"wakes": wakes, "cpu_ms": cpu() - c0}))
 `;
 
+const NODE = `
+const [rate, seconds] = process.argv.slice(1).map(Number);
+const cpu = () => { const c = process.cpuUsage(); return (c.user + c.system) / 1000; };
+const t0 = performance.now(), c0 = cpu();
+let wakes = 0;
+const next = () => {
+  if (performance.now() - t0 >= seconds * 1000) {
+    return console.log(JSON.stringify({ wakes, cpu_ms: cpu() - c0 }));
+  }
+  wakes++;
+  setTimeout(next, Math.max(0, t0 + wakes * (1000 / rate) - performance.now()));
+};
+next();
+`;
+
+/** The sleepers `--kinds` may name; `K@flag` is Deno's sleeper K with `--v8-flags=--flag`. */
+const KINDS = ["python-sleep", "node-setTimeout", "setTimeout", "waker"];
+
 async function measure(kind: string, rate: number): Promise<{ wakes: number; cpu_ms: number }> {
+  const [base, flag] = kind.split("@");
   const [cmd, args] = kind === "python-sleep"
     ? ["python3", ["-c", PYTHON, String(rate), String(seconds)]]
+    : kind === "node-setTimeout"
+    ? ["node", ["-e", NODE, String(rate), String(seconds)]]
     : [Deno.execPath(), [
       "run",
       "-A",
+      ...(flag ? [`--v8-flags=--${flag}`] : []),
       new URL(import.meta.url).pathname,
       "--child",
-      kind,
+      base!,
       "--rate",
       String(rate),
       "--seconds",
@@ -87,11 +114,22 @@ if (v.child) {
 } else {
   const rates = v.rates!.split(",").map(Number);
   const rounds = Number(v.rounds);
-  if (rates.some((r) => !(r > 0 && r <= 10_000)) || !(seconds >= 1 && seconds <= 60) || !(rounds >= 1)) {
-    console.error("wake_cost_bench: --rates in (0, 10000], --seconds in [1, 60], --rounds ≥ 1");
+  const kinds = v.kinds!.split(",");
+  const badKind = kinds.find((k) => {
+    const [base, flag] = k.split("@");
+    return !KINDS.includes(base!) ||
+      (flag !== undefined && (!/^[a-z0-9-]+(=[0-9]+)?$/.test(flag) || !base!.match(/^(setTimeout|waker)$/)));
+  });
+  if (
+    rates.some((r) => !(r > 0 && r <= 10_000)) || !(seconds >= 1 && seconds <= 60) || !(rounds >= 1) ||
+    badKind !== undefined
+  ) {
+    console.error(
+      `wake_cost_bench: --rates in (0, 10000], --seconds in [1, 60], --rounds ≥ 1, --kinds of ${KINDS.join(", ")} ` +
+        `(setTimeout and waker also as K@v8-flag)${badKind !== undefined ? `; not a sleeper: ${badKind}` : ""}`,
+    );
     Deno.exit(2);
   }
-  const kinds = ["python-sleep", "setTimeout", "waker"];
   const load = () => Deno.readTextFileSync("/proc/loadavg").split(" ")[0];
   console.log(`wake-up cost, ${seconds} s per run, ${rounds} round(s), ${new Date().toISOString()}, load ${load()}`);
   const got = new Map<string, number[]>();
