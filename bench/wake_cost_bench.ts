@@ -118,7 +118,7 @@ if (v.child) {
   const badKind = kinds.find((k) => {
     const [base, flag] = k.split("@");
     return !KINDS.includes(base!) ||
-      (flag !== undefined && (!/^[a-z0-9-]+(=[0-9]+)?$/.test(flag) || !base!.match(/^(setTimeout|waker)$/)));
+      (flag !== undefined && (!/^[a-z0-9-]+(=[0-9]+)?$/.test(flag) || !["setTimeout", "waker"].includes(base!)));
   });
   if (
     rates.some((r) => !(r > 0 && r <= 10_000)) || !(seconds >= 1 && seconds <= 60) || !(rounds >= 1) ||
