@@ -9,12 +9,14 @@
  *    tests that drive the Deno Jupyter kernel run here too: beside each other and that load, a cell's output could
  *    arrive after nbconvert stopped waiting.
  *
- * Both passes always run; the exit code is non-zero when either failed. Each pass ends with Deno's own summary line
- * (`.ci/run` adds them up). With arguments (`deno task test test/runner/`), only those are run, in one pass.
+ * Both passes always run; the exit code is non-zero when either failed. Each pass ends with Deno's own summary line;
+ * the last line is the overall one over both passes, with the failed tests named (scripts/_test_summary.ts), which
+ * `.ci/run` reads. With arguments (`deno task test test/runner/`), only those are run, in one pass.
  *
  * @module
  */
 import { type CommandSpec, runCommand } from "../lib/command.ts";
+import { overallLine, type PassResult, readPass } from "./_test_summary.ts";
 
 const SERIAL = [
   "test/analysis/knee/knee_capacity_test.ts",
@@ -52,9 +54,26 @@ function parallelTests(dir = "test"): string[] {
   return out;
 }
 
-async function deno(args: string[]): Promise<number> {
-  const { code } = await new Deno.Command(Deno.execPath(), { args, stdout: "inherit", stderr: "inherit" }).output();
-  return code;
+/** Copies a child's stream to ours as it comes, and keeps its text for the summary. */
+async function tee(from: ReadableStream<Uint8Array>, to: { write(p: Uint8Array): Promise<number> }): Promise<string> {
+  const dec = new TextDecoder();
+  let text = "";
+  for await (const chunk of from) {
+    for (let off = 0; off < chunk.length;) off += await to.write(chunk.subarray(off));
+    text += dec.decode(chunk, { stream: true });
+  }
+  return text + dec.decode();
+}
+
+/** One `deno test` pass: its output goes through as it comes; its summary and failures are read from it. */
+async function pass(name: string, args: string[]): Promise<PassResult> {
+  const child = new Deno.Command(Deno.execPath(), { args, stdout: "piped", stderr: "piped" }).spawn();
+  const [out, err, status] = await Promise.all([
+    tee(child.stdout, Deno.stdout),
+    tee(child.stderr, Deno.stderr),
+    child.status,
+  ]);
+  return readPass(name, out + "\n" + err, status.code);
 }
 
 /** `npx deno task test`: its help (lib/command.ts); every other argument goes to `deno test`. */
@@ -67,20 +86,25 @@ export const TEST_COMMAND = {
   flags: {},
   passthrough: "deno test --allow-all",
   examples: ["npx deno task test", "npx deno task test test/cli/ --filter help"],
-  exits: { 1: "a test failed (Deno's own summary says which)" },
+  exits: { 1: "a test failed, or a pass ended without a summary (the last line says which)" },
 } as const satisfies CommandSpec;
 
 if (import.meta.main) {
   await runCommand(TEST_COMMAND, async ({ positionals: args }) => {
-    let failed = 0;
+    const passes: PassResult[] = [];
     if (args.length) {
-      failed += await deno(["test", "--allow-all", ...args]) === 0 ? 0 : 1;
+      passes.push(await pass("tests", ["test", "--allow-all", ...args]));
     } else {
-      failed += await deno(["test", "--allow-all", "--parallel", "--doc", ...SOURCES, ...parallelTests()]) === 0
-        ? 0
-        : 1;
-      failed += await deno(["test", "--allow-all", ...SERIAL]) === 0 ? 0 : 1;
+      const parallel = ["test", "--allow-all", "--parallel", "--doc", ...SOURCES, ...parallelTests()];
+      passes.push(await pass("pass 1 (parallel)", parallel));
+      passes.push(await pass("pass 2 (serial)", ["test", "--allow-all", ...SERIAL]));
     }
+    const failed = passes.some((p) => p.failed > 0 || p.code !== 0);
+    const names = passes.flatMap((p) => p.failures);
+    if (names.length) {
+      console.log(`\nfailed tests over ${passes.length > 1 ? "both passes" : "the pass"}:\n  ${names.join("\n  ")}`);
+    }
+    console.log(`\n${overallLine(passes)}`);
     return failed ? 1 : 0;
   });
 }
