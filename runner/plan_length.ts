@@ -2,8 +2,9 @@
  * Whether a plan's steps are long enough for the signals the knee will judge them on: for each load level (the
  * steady and burst stages of one planned rate), the n each percentile signal can expect at that rate, the n it needs
  * (lib/percentile_support.ts: the rule the knee's departure guard applies) and the step length that would give it.
- * `deno task plan` prints it and `--json` carries it; a run prints its warnings on stderr before ms 0 and keeps them in
- * run.json `plan.warnings`.
+ * A run prints one line for the whole plan on stderr before ms 0 (the percentiles the knee cannot test, at how many
+ * levels, and the step length that would do) and keeps it in run.json `plan.warnings`; `deno task plan` prints that
+ * line and one line per short level (the n expected and needed at each), and `--json` carries every figure.
  *
  * Definitions (docs/plans.md "Is the plan long enough?"):
  * - A level is every steady or burst stage with one planned rate (`offered_rps`, equal to 9 significant digits), as
@@ -78,8 +79,19 @@ export interface PlanLengthCheck {
   rule: string;
   confidence: number;
   levels: LevelLength[];
-  /** One line per level that is too short; empty when the plan is long enough (or has no knee). */
+  /**
+   * One line for the whole plan ({@linkcode summaryLine}: what the knee cannot test, at how many levels, the step
+   * length that would do and the command that shows each level); empty when the plan is long enough (or has no knee).
+   */
   warnings: string[];
+  /** One line per level that is too short ({@linkcode warningLine}): the detail behind `warnings`. */
+  level_warnings: string[];
+}
+
+/** Options of {@linkcode planLengthCheck}. */
+export interface PlanLengthOptions {
+  /** The plan file, named in the warning's pointer to `npx deno task plan`. @default {"FILE"} */
+  planFile?: string;
 }
 
 /** What the plan's mix says about its arrivals. */
@@ -116,9 +128,14 @@ export const PLAN_LENGTH_RULE = "a level (the steady and burst stages of one pla
  * assert.deepEqual(c.levels[0]!.expected.map((e) => e.expected_n), [60, 30, 30]);
  * const p95 = c.levels[0]!.percentiles[0]!;
  * assert.deepEqual([p95.stage_s_all, p95.stage_s_each_class], [30, 60]);
+ * assert.equal(c.warnings.length, 1); // one line for the plan; c.level_warnings has one per short level
  * ```
  */
-export function planLengthCheck(stages: readonly Stage[], mix: MixShares): PlanLengthCheck {
+export function planLengthCheck(
+  stages: readonly Stage[],
+  mix: MixShares,
+  options: PlanLengthOptions = {},
+): PlanLengthCheck {
   const groups = new Map<number, Stage[]>();
   for (const s of stages) {
     if (!LEVEL_KINDS.has(s.kind) || !(s.offered_rps > 0) || !(s.end_ms > s.start_ms)) continue;
@@ -128,10 +145,16 @@ export function planLengthCheck(stages: readonly Stage[], mix: MixShares): PlanL
   const rates = [...groups.keys()].sort((a, b) => a - b);
   const rule = `${PLAN_LENGTH_RULE}; ${percentileNeedText(KNEE_PERCENTILES)}`;
   const base = { rule, confidence: DEFAULT_SUPPORT_CONFIDENCE };
-  if (rates.length < 2) return { ...base, levels: [], warnings: [] };
+  if (rates.length < 2) return { ...base, levels: [], warnings: [], level_warnings: [] };
   const scopes = scopesOf(mix);
   const levels = rates.map((rate, i) => levelLength(rate, groups.get(rate)!, scopes, i === 0));
-  return { ...base, levels, warnings: levels.filter((l) => l.too_short).map(warningLine) };
+  const summary = summaryLine(levels, options.planFile ?? "FILE");
+  return {
+    ...base,
+    levels,
+    warnings: summary ? [summary] : [],
+    level_warnings: levels.filter((l) => l.too_short).map(warningLine),
+  };
 }
 
 /**
@@ -147,7 +170,7 @@ export function planLengthOf(
   return planLengthCheck(stages, {
     classes: classShares(loaded.workload, mix, planFile),
     streamed: (cls) => loaded.classDefaults.classes[cls]?.stream ?? true,
-  });
+  }, { planFile });
 }
 
 /** The scopes of the percentile signals and their shares: `all`, `all streamed` when it differs, each class. */
@@ -239,4 +262,34 @@ export function warningLine(l: LevelLength): string {
     return `${head}: ${step} ≥ ${s(p.stage_s_all)}${each}`;
   });
   return `plan too short for the knee: ${what}${role}): expected n = ${n}; ${needs.join("; ")}. ${TEST_RULE}`;
+}
+
+/**
+ * The plan's one warning line: per percentile the knee cannot test somewhere, at how many levels, and the step length
+ * that would make every level testable (the longest any level needs; over all classes, then per class), then where the
+ * detail is. Null when every level is long enough.
+ *
+ * E.g. `plan too short for the knee: p95 untestable at 7 of 7 levels (make steps ≥ 27 s over all classes, 135 s per
+ * class), p99 at 7 of 7 levels (≥ 138 s, 689 s); each level: npx deno task plan --plan data/plans/demo-timeline.json`.
+ */
+export function summaryLine(levels: readonly LevelLength[], planFile: string): string | null {
+  const parts: string[] = [];
+  for (const [i, p] of KNEE_PERCENTILES.entries()) {
+    const at = levels.map((l) => l.percentiles[i]!);
+    const allShort = at.filter((x) => x.short.some((scope) => ALL_SCOPES.has(scope))).length;
+    const anyShort = at.filter((x) => x.short.length > 0).length;
+    if (!anyShort) continue;
+    const s = (x: number) => (x === Infinity ? "∞" : `${sig(x, 6)} s`);
+    const stepAll = Math.max(...at.map((x) => x.stage_s_all));
+    const stepEach = Math.max(...at.map((x) => x.stage_s_each_class));
+    const first = !parts.length;
+    const steps = allShort
+      ? `${first ? "make steps ≥ " : "≥ "}${s(stepAll)}${first ? " over all classes" : ""}${
+        stepEach > stepAll ? `, ${s(stepEach)}${first ? " per class" : ""}` : ""
+      }`
+      : `${first ? "make steps ≥ " : "≥ "}${s(stepEach)} per class`;
+    parts.push(`${percentLabel(p)}${first ? " untestable" : ""} at ${anyShort} of ${levels.length} levels (${steps})`);
+  }
+  if (!parts.length) return null;
+  return `plan too short for the knee: ${parts.join(", ")}; each level: npx deno task plan --plan ${planFile}`;
 }

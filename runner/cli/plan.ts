@@ -1,9 +1,10 @@
 /**
  * `npx deno task plan --plan FILE [flags]`: builds a plan's arrival schedule
  * and prints per-stage counts and rates, per-class counts, the total and the
- * sha256 of the schedule.csv a run would save, and a warning for each load
- * level too short for the knee's percentile signals (runner/plan_length.ts;
- * `--json`: `plan_length`). Sends nothing and writes nothing. Its flags:
+ * sha256 of the schedule.csv a run would save, and, when a load level is too
+ * short for the knee's percentile signals, the one warning line a run prints
+ * with one line per short level below it (runner/plan_length.ts; `--json`:
+ * `plan_length`). Sends nothing and writes nothing. Its flags:
  * {@linkcode PLAN_COMMAND}.
  *
  * @module
@@ -104,8 +105,10 @@ async function main({ values: flags, check }: ParsedCommand<typeof PLAN_COMMAND>
     if (a.process === "sweep") console.log(describeSweep(a));
     for (const line of describeDrills(plan.spec.drills)) console.log(line);
     console.log(renderSummary(summary, sha256));
-    // Nothing more when every level is long enough for the knee's percentile signals (or the plan has no knee).
+    // Nothing more when every level is long enough for the knee's percentile signals (or the plan has no knee): else
+    // the run's one warning line, then each short level's n expected and needed and the step that would do.
     for (const w of length.warnings) console.log(`warning: ${w}`);
+    for (const w of length.level_warnings) console.log(`  ${w}`);
   }
 }
 

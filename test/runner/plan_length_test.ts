@@ -46,19 +46,36 @@ Deno.test("planLengthCheck(): the n each level can expect, the n it needs and th
     // step-03: ⌈90 / 12⌉ = 8, ⌈90 / 6⌉ = 15; ⌈459 / 12⌉ = ⌈38.25⌉ = 39, ⌈459 / 6⌉ = 77
     assert.deepEqual(l3!.percentiles.map((p) => [p.stage_s_all, p.stage_s_each_class]), [[8, 15], [39, 77]]);
   });
-  await t.step("one warning per short level, naming the stage, the n expected and needed, the length", () => {
-    assert.equal(c.warnings.length, 3);
+  await t.step("one warning line for the plan: the percentiles, at how many levels, the step that would do", () => {
+    // p95: short at step-01 (over all classes) and step-02 (per class), met at step-03: 2 of 3 levels; the longest
+    // step any level needs is step-01's, 30 s over all classes and 60 s per class. p99: short at 3 of 3; step-01's
+    // 153 s and 306 s.
+    assert.deepEqual(c.warnings, [
+      "plan too short for the knee: p95 untestable at 2 of 3 levels (make steps ≥ 30 s over all classes, 60 s per " +
+      "class), p99 at 3 of 3 levels (≥ 153 s, 306 s); each level: npx deno task plan --plan FILE",
+    ]);
+    // The plan file, when given, is named in the pointer to the detail.
+    assert.match(planLengthCheck(sweep, TWO_EQUAL, { planFile: "p.json" }).warnings[0]!, /--plan p\.json$/);
+  });
+  await t.step("the detail: one line per short level, naming the stage, the n expected and needed, the length", () => {
+    assert.equal(c.level_warnings.length, 3);
     assert.equal(
-      c.warnings[0],
+      c.level_warnings[0],
       "plan too short for the knee: stage step-01 (3 req/s for 20 s; the baseline every level is judged against): " +
         "expected n = 60 over all classes (chat 30, rag 30); p95 needs n ≥ 90: a step ≥ 30 s for the all-class " +
         "signals, 60 s for every class's; p99 needs n ≥ 459: a step ≥ 153 s for the all-class signals, 306 s for " +
         "every class's. The knee tests a percentile only with that n on each side and ≥ 5 one-second blocks " +
         `(MLPerf LoadGen's early-stopping rule at 99 % one-sided confidence); else its departure is "undecidable"`,
     );
-    assert.match(c.warnings[1]!, /stage step-02 \(6 req\/s for 20 s\): expected n = 120 over all classes \(chat 60, /);
-    assert.match(c.warnings[1]!, /p95 needs n ≥ 90: met over all classes; every class's signals need a step ≥ 30 s;/);
-    assert.match(c.warnings[2]!, /p95 needs n ≥ 90: met; p99 needs n ≥ 459: a step ≥ 39 s for the all-class /);
+    assert.match(
+      c.level_warnings[1]!,
+      /stage step-02 \(6 req\/s for 20 s\): expected n = 120 over all classes \(chat 60, /,
+    );
+    assert.match(
+      c.level_warnings[1]!,
+      /p95 needs n ≥ 90: met over all classes; every class's signals need a step ≥ 30 s;/,
+    );
+    assert.match(c.level_warnings[2]!, /p95 needs n ≥ 90: met; p99 needs n ≥ 459: a step ≥ 39 s for the all-class /);
   });
 });
 
@@ -77,7 +94,7 @@ Deno.test("a plan long enough for every percentile signal gets no warning", () =
   // One class at 50 and 100 req/s for 10 s: 500 and 1000 arrivals ≥ 459, 10 ≥ 5 blocks.
   const c = planLengthCheck([stage("low", 0, 10, 50), stage("high", 10, 10, 100)], ONE);
   assert.deepEqual(c.levels.map((l) => l.too_short), [false, false]);
-  assert.deepEqual(c.warnings, []);
+  assert.deepEqual([c.warnings, c.level_warnings], [[], []]);
 });
 
 Deno.test("repeats of a rate are one level; its length is shared among them", () => {
@@ -90,7 +107,7 @@ Deno.test("repeats of a rate are one level; its length is shared among them", ()
   // p95 per class: ⌈90 / 1.5⌉ = 60 level seconds, ⌈60 / 2⌉ = 30 s for each of the 2 stages
   assert.equal(l.percentiles[0]!.stage_s_each_class, 30);
   assert.match(
-    planLengthCheck(stages, TWO_EQUAL).warnings[0]!,
+    planLengthCheck(stages, TWO_EQUAL).level_warnings[0]!,
     /^plan too short for the knee: stages step-01, step-01-r2 \(one level: 3 req\/s for 20 s \+ 20 s; the baseline .*every class's signals need each stage ≥ 30 s;/,
   );
 });
@@ -122,7 +139,7 @@ Deno.test("no knee, no check: warm-up, drain and recovery stages are not levels;
     stage("after", 10, 5, 1, "recovery"),
     stage("rest", 15, 5, 0, "drain"),
   ], ONE);
-  assert.deepEqual([c.levels, c.warnings], [[], []]);
+  assert.deepEqual([c.levels, c.warnings, c.level_warnings], [[], [], []]);
 });
 
 Deno.test("planLengthOf() takes the classes' chances from the plan's mix and streaming from class_defaults", () => {
@@ -148,4 +165,22 @@ Deno.test("planLengthOf() takes the classes' chances from the plan's mix and str
     c.levels[0]!.expected.map((e) => [e.scope, e.expected_n]),
     [["all", 200], ["all streamed", 150], ["chat", 150], ["rag", 50]],
   );
+});
+
+Deno.test("the plan's warning line: a percentile short only per class says so; one met everywhere is left out", () => {
+  // One level pair at 10 and 20 req/s for 20 s, two equal classes: 200 and 400 arrivals over all, 100 and 200 per class.
+  // p95 (90): met everywhere. p99 (459): short everywhere; over all classes ⌈459 / 10⌉ = 46 s, per class
+  // ⌈459 / 5⌉ = 92 s (the 10 req/s baseline binds).
+  const c = planLengthCheck([stage("a", 0, 20, 10), stage("b", 20, 20, 20)], TWO_EQUAL);
+  assert.deepEqual(c.warnings, [
+    "plan too short for the knee: p99 untestable at 2 of 2 levels (make steps ≥ 46 s over all classes, 92 s per " +
+    "class); each level: npx deno task plan --plan FILE",
+  ]);
+  // At 50 and 100 req/s for 10 s: 500 ≥ 459 over all classes, 250 per class < 459 (the baseline); the 100 req/s
+  // level has 500 per class. p99 per class only: ⌈459 / 25⌉ = ⌈18.36⌉ = 19 s.
+  const d = planLengthCheck([stage("a", 0, 10, 50), stage("b", 10, 10, 100)], TWO_EQUAL);
+  assert.deepEqual(d.warnings, [
+    "plan too short for the knee: p99 untestable at 1 of 2 levels (make steps ≥ 19 s per class); each level: npx " +
+    "deno task plan --plan FILE",
+  ]);
 });
