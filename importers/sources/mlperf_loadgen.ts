@@ -7,6 +7,7 @@
  * @module
  */
 import { InputError } from "../../schema/errors.ts";
+import { agreeAtCoarser } from "../../lib/published_precision.ts";
 import type { SourceHeadline, SourceLack, SourceRun, SourceStage } from "../source.ts";
 import { baseName, fileEntry, type SourceText } from "./_source_text.ts";
 import { readDetailLog, type ReadLog, readSummaryLog } from "./mlperf_parse.ts";
@@ -95,11 +96,13 @@ function headlines(detail: ReadLog | null, summary: ReadLog | null, notes: strin
   return out;
 }
 
-/** Whether a summary value matches the detail log's, to the summary's printed precision. */
+/**
+ * Whether a summary value matches the detail log's at the coarser of the two printed precisions: the summary prints
+ * fixed decimals (22020.92), the detail log 6 significant digits (22020.9) — one number, not a disagreement.
+ */
 function agrees(summaryValue: unknown, detailValue: unknown): boolean {
   if (typeof summaryValue === "number" && typeof detailValue === "number") {
-    const decimals = (String(summaryValue).split(".")[1] ?? "").length;
-    return Math.abs(summaryValue - detailValue) <= 0.5 * 10 ** -decimals + 1e-9 * Math.abs(detailValue);
+    return agreeAtCoarser(String(summaryValue), String(detailValue));
   }
   return yesNo(summaryValue) !== null ? yesNo(summaryValue) === yesNo(detailValue) : String(summaryValue).trim() ===
     String(detailValue).trim();
