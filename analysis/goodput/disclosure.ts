@@ -72,7 +72,7 @@ export interface Disclosure {
     measurement_seconds: number;
     stage_seconds: Record<string, number>;
   };
-  /** How the run ended and where its log ends: for an incomplete run the window stops at `cut_ms`. */
+  /** How the run ended, what the stop censored, and where the window ends (`cut_ms`) for an incomplete run. */
   run_end: RunEnd;
   /** The inclusion and counting rules, in words. */
   inclusion_rules: string[];
@@ -298,8 +298,9 @@ function endRules(end: RunEnd): string[] {
   }
   return [
     `INCOMPLETE RUN (${end.status}): ${RUN_END_RULE}`,
-    `this run: ${end.rule}; the window ends at ${end.cut_ms} ms of ${end.planned_ms} ms planned; ${end.after_cut} ` +
-    `requests scheduled at or after it left out of numerator and denominator; ${end.unresolved} scheduled before it ` +
-    `were in flight when the run ended and count as not accepted (${end.restored} restored from the schedule)`,
+    `this run: ${end.rule}; the log ends at ${end.log_end_ms} ms and the window at ${end.cut_ms} ms of ` +
+    `${end.planned_ms} ms planned; ${end.censored} requests censored (cut off by the stop; ${end.restored} restored ` +
+    `from the schedule): ${end.censored_ids.join(", ") || "none"}; ${end.after_cut} other requests scheduled at or ` +
+    "after the window's end; all of them in neither numerator nor denominator",
   ];
 }

@@ -182,7 +182,7 @@ export function resolveWindow(
   options: ResolveWindowOptions = {},
 ): ResolvedWindow {
   const endMs = options.endMs ?? null;
-  const cut = endMs === null ? "" : `; the log ends at ${endMs} ms (incomplete run): the window is clipped there`;
+  const cut = endMs === null ? "" : `; the run is incomplete: its window ends at ${endMs} ms and is clipped there`;
   if (endMs !== null) stages = clipStages(stages, endMs);
   if ("start_ms" in window) {
     const { start_ms: a, end_ms: planned } = window;
@@ -192,8 +192,8 @@ export function resolveWindow(
     const b = endMs === null ? planned : Math.min(planned, endMs);
     if (b <= a) {
       throw new InputError(
-        `SLO policy: window [${a}, ${planned}) ms starts at or after the end of the log (${endMs} ms: the run is ` +
-          "incomplete): nothing in it was measured",
+        `SLO policy: window [${a}, ${planned}) ms starts at or after the end of the run's window (${endMs} ms: ` +
+          "the run is incomplete): nothing in it was measured",
       );
     }
     const stage_seconds: Record<string, number> = {};
@@ -218,7 +218,7 @@ export function resolveWindow(
     throw new InputError(
       `SLO policy: window.include_stages names stages the run does not have: ${unknown.join(", ")} (run stages: ${
         [...names].join(", ")
-      }${endMs === null ? "" : `; stages after the end of the log, ${endMs} ms, were not run`})`,
+      }${endMs === null ? "" : `; stages after the end of the window, ${endMs} ms (an incomplete run), are out`})`,
     );
   }
   const included = stages.filter((s) =>
@@ -228,7 +228,7 @@ export function resolveWindow(
   if (!included.length) {
     throw new InputError(
       `SLO policy: the window includes no stage of this run${
-        endMs === null ? "" : ` before the end of the log (${endMs} ms: the run is incomplete)`
+        endMs === null ? "" : ` before the end of the window (${endMs} ms: the run is incomplete)`
       }`,
     );
   }
@@ -254,15 +254,15 @@ export function resolveWindow(
 /** Options of {@linkcode resolveWindow}. */
 export interface ResolveWindowOptions {
   /**
-   * Where the log ends, for an incomplete run (`RunEnd.cut_ms`): stages and
-   * a range are clipped there, and stages after it drop out. @default null
+   * Where the window ends, for an incomplete run (`RunEnd.cut_ms`): stages
+   * and a range are clipped there, and stages after it drop out. @default null
    */
   endMs?: number | null;
 }
 
 /**
  * {@linkcode resolveWindow} over a loaded or scanned run: its stages, clipped
- * where its log ends when the run is incomplete (`run.end`).
+ * where its window ends when the run is incomplete (`run.end.cut_ms`).
  */
 export function runWindow(
   run: { manifest: AnyManifest; end: { cut_ms: number | null } },

@@ -26,9 +26,11 @@ export const CLIENT_LIMIT_RULE =
 
 /** Levels the knee leaves out because the end of the run, not the target, decided their last requests. */
 export const CUT_LEVEL_RULE =
-  "a load level is cut by the end of an incomplete run when the log ends inside one of its stages, or any of its " +
-  "requests was still in flight when the run ended (outcome aborted with error_kind run_stopped, or restored from " +
-  `the schedule: error_kind ${RESTORED_KIND})`;
+  "a load level is cut by the end of an incomplete run when the run's window ends inside one of its stages: at the " +
+  "log's end, or at the first request the stop cut off (censored: aborted in flight, error_kind run_stopped, or " +
+  `restored from the schedule, error_kind ${RESTORED_KIND}), so a level that holds a censored request is cut and ` +
+  "its censored requests are in no count; a level whose stages start at or after the window's end was not measured " +
+  "and drops out";
 
 /** The client-limit verdict of one stage or level. */
 export interface ClientLimit {
@@ -149,7 +151,7 @@ export function excludeLevels(
       const clipped = p.stages.find((s) => s.name === part.stage)!;
       const planned = run.end.planned_stages.find((s) => s.name === part.stage);
       if (planned && planned.end_ms > clipped.end_ms) {
-        cutBy.push(`the log ends inside ${part.stage} (at ${secs(run.end.cut_ms!)} of ${secs(planned.end_ms)})`);
+        cutBy.push(`the window ends inside ${part.stage} (at ${secs(run.end.cut_ms!)} of ${secs(planned.end_ms)})`);
       }
       const ended = df.filter(
         pl.col("error_kind").eq(pl.lit(RESTORED_KIND))

@@ -226,13 +226,15 @@ export function productionRunEnd(m: ProductionManifest, s: ProductionStages, aft
     return {
       status: "complete",
       cut_ms: null,
+      log_end_ms: null,
       planned_ms: o.ended_ms,
       rule: `production recording, closed: the observation window runs from ${o.started_iso} to ${
         o.ended_iso ?? "its close"
       } (${o.ended_ms} ms); the stage windows are clipped there`,
       planned_stages: s.whole,
       after_cut: 0,
-      unresolved: 0,
+      censored: 0,
+      censored_ids: [],
       restored: 0,
       headline: null,
     };
@@ -241,11 +243,13 @@ export function productionRunEnd(m: ProductionManifest, s: ProductionStages, aft
   return {
     status: "recording",
     cut_ms: o.ended_ms,
+    log_end_ms: o.ended_ms,
     planned_ms,
     rule: `production recording still open: its log ends at the last flush, observation.ended_ms ${o.ended_ms} ms`,
     planned_stages: s.whole,
     after_cut: afterCut,
-    unresolved: 0,
+    censored: 0,
+    censored_ids: [],
     restored: 0,
     headline: `RECORDING STILL OPEN (run.json observation.status "recording"): the log ends at its last flush, ` +
       `${secs(o.ended_ms)} after the recorder started, and every window ends there: ${afterCut} tasks scheduled ` +

@@ -1,6 +1,6 @@
 /**
- * How a run ended, and where its log ends: the cut that every window of an
- * incomplete run stops at.
+ * How a run ended, where its log ends, which requests the stop cut off
+ * (censored), and where every window of an incomplete run ends.
  *
  * @module
  */
@@ -9,6 +9,8 @@ import { InputError } from "../../schema/errors.ts";
 import { type AnyManifest, isRunnerRun } from "../../schema/imported_manifest.ts";
 import { restoreFromSchedule } from "./_restore_rows.ts";
 import {
+  byScheduled,
+  type CensoredRequest,
   clipManifests,
   clipStages,
   completeRunEnd,
@@ -17,9 +19,11 @@ import {
   RUN_END_RULE,
   type RunEnd,
   runEndHeadline,
+  windowEnd,
 } from "./run_end_rule.ts";
 
 export {
+  type CensoredRequest,
   clipManifests,
   clipStages,
   completeRunEnd,
@@ -28,6 +32,7 @@ export {
   RUN_END_RULE,
   type RunEnd,
   runEndHeadline,
+  windowEnd,
 };
 
 /** One shard's tables, as opened. */
@@ -89,10 +94,24 @@ async function count(lf: pl.LazyDataFrame, where: pl.Expr): Promise<number> {
   return Number((await lf.filter(where).select(pl.len().alias("n")).collect()).getColumn("n").get(0) ?? 0);
 }
 
+/** A request whose fate the stop cut off: aborted in flight by the stop, or restored from the schedule. */
+const cutOff = pl.col("outcome").eq(pl.lit("aborted")).and(stoppedBy("run_stopped")).or(stoppedBy(RESTORED_KIND))
+  .fillNull(false);
+
+/** The censored requests of one shard's rows (restored ones included): cut off, scheduled before the log's end. */
+async function censoredOf(rows: pl.LazyDataFrame, logEnd: number): Promise<CensoredRequest[]> {
+  const df = await rows.filter(cutOff.and(pl.col("scheduled_ms").lt(logEnd)))
+    .select(pl.col("request_id"), pl.col("scheduled_ms").cast(pl.Float64)).collect();
+  const ids = df.getColumn("request_id").toArray() as string[];
+  const at = df.getColumn("scheduled_ms").toArray() as number[];
+  return ids.map((request_id, i) => ({ request_id, scheduled_ms: at[i]! }));
+}
+
 /**
- * Finds how an opened run ended and where its log ends ({@linkcode RUN_END_RULE}),
- * with the rows to restore in each killed shard (null where nothing is restored).
- * `check` verifies a schedule file's sha256 as the run's `verify` mode says.
+ * Finds how an opened run ended, where its log ends and where its window
+ * ends ({@linkcode RUN_END_RULE}), with the rows to restore in each killed
+ * shard (null where nothing is restored). `check` verifies a schedule file's
+ * sha256 as the run's `verify` mode says.
  */
 async function findRunEnd(
   shards: ShardScans[],
@@ -106,34 +125,48 @@ async function findRunEnd(
   if (!known.length) return { end: completeRunEnd(planned_stages), restored: shards.map(() => null) };
   const killed = shards.some((s) => isRunnerRun(s.manifest) && s.manifest.result.status === "running");
   const status = killed ? "killed" as const : "interrupted" as const;
-  const cut = Math.min(...known.map((c) => c.cut));
-  let after = 0, unresolved = 0, restoredN = 0;
+  const logEnd = Math.min(...known.map((c) => c.cut));
   const restored: (pl.DataFrame | null)[] = [];
+  const beyond: number[] = [];
+  const censored: CensoredRequest[] = [];
   for (const s of shards) {
     const r = isRunnerRun(s.manifest) && s.manifest.result.status === "running"
-      ? await restoreFromSchedule(s.dir, s.manifest, s.requests, cut, check, warning)
+      ? await restoreFromSchedule(s.dir, s.manifest, s.requests, logEnd, check, warning)
       : { rows: null, after_cut: null };
     restored.push(r.rows);
-    restoredN += r.rows?.height ?? 0;
-    after += r.after_cut ?? await count(s.requests, pl.col("scheduled_ms").gtEq(cut));
-    unresolved += await count(
-      s.requests,
-      pl.col("scheduled_ms").lt(cut).and(pl.col("outcome").eq(pl.lit("aborted"))).and(stoppedBy("run_stopped")),
-    );
+    // Past the log's end: the schedule's entries where there is one (a killed shard logs only some of them).
+    beyond.push(r.after_cut ?? await count(s.requests, pl.col("scheduled_ms").gtEq(logEnd)));
+    censored.push(...await censoredOf(withRestored(s.requests, r.rows), logEnd));
   }
-  const rule = `${known.map((c) => c.rule).join("; ")}${known.length > 1 ? `; the earliest: ${cut} ms` : ""}`;
+  censored.sort(byScheduled);
+  const cut = windowEnd(logEnd, censored);
+  let after = 0;
+  for (const [k, s] of shards.entries()) {
+    const between = pl.col("scheduled_ms").gtEq(cut).and(pl.col("scheduled_ms").lt(logEnd));
+    after += beyond[k]! + await count(withRestored(s.requests, restored[k]!), between.and(cutOff.not()));
+  }
+  const first = censored[0];
+  const rule = `${known.map((c) => c.rule).join("; ")}${known.length > 1 ? `; the earliest: ${logEnd} ms` : ""}` +
+    (first
+      ? `; the window ends at the first censored request, ${first.request_id} scheduled at ${first.scheduled_ms} ms`
+      : "; no request censored: the window ends there");
   const end = {
     status,
     cut_ms: cut,
+    log_end_ms: logEnd,
     planned_ms,
     rule,
     planned_stages,
     after_cut: after,
-    unresolved: unresolved + restoredN,
-    restored: restoredN,
+    censored: censored.length,
+    censored_ids: censored.map((c) => c.request_id),
+    restored: restored.reduce((n, rows) => n + (rows?.height ?? 0), 0),
   };
   return { end: { ...end, headline: runEndHeadline(end) }, restored };
 }
+
+const withRestored = (requests: pl.LazyDataFrame, rows: pl.DataFrame | null): pl.LazyDataFrame =>
+  rows?.height ? pl.concat([requests, rows.lazy()], { how: "vertical" }) : requests;
 
 /**
  * How an opened run (its shard folders, manifests and scanned tables) ended.
@@ -167,9 +200,8 @@ export async function endOpenedRun(
     o.warning,
   );
   for (const [k, rows] of found.restored.entries()) {
-    if (!rows?.height) continue;
     const t = shards[k]!.find((x) => x.table === "requests")!;
-    t.scan = pl.concat([t.scan, rows.lazy()], { how: "vertical" });
+    t.scan = withRestored(t.scan, rows);
   }
   return found.end;
 }

@@ -11,45 +11,61 @@ import { type AnyManifest, type AnyStage, isRunnerRun } from "../../schema/impor
 /** The error_kind of a request restored from schedule.csv (a killed run's request with no row in the log). */
 export const RESTORED_KIND = "restored_from_schedule";
 
-/** How a run ended (run.json `result.status`), where its log ends, and what the cut leaves out. */
+/** How a run ended (run.json `result.status`), where its log and its window end, and what they leave out. */
 export interface RunEnd {
   /**
    * `complete`; `interrupted`: stopped (SIGINT) and finalised; `killed`: run.json still says `running` (no final
    * status); `recording`: a production recording still open (production_run.ts), cut at its last flush.
    */
   status: "complete" | "interrupted" | "killed" | "recording";
-  /** Where the log ends, ms since the run epoch (the earliest over shards); null for a complete run. */
+  /**
+   * Where every window ends, ms since the run epoch; null for a complete run: the earlier of `log_end_ms` and the
+   * scheduled_ms of the first censored request, so every request scheduled before it had its fate decided.
+   */
   cut_ms: number | null;
+  /** Where the log ends (the stop), ms: the earliest over shards; null for a complete run. */
+  log_end_ms: number | null;
   /** The planned end: the end of run.json's last stage, ms. */
   planned_ms: number;
-  /** How `cut_ms` was found, in words. */
+  /** How `log_end_ms` and `cut_ms` were found, in words. */
   rule: string;
   /** run.json's stages as planned: a loaded run's `manifest.stages` are clipped at `cut_ms`. */
   planned_stages: AnyStage[];
-  /** Requests scheduled at or after the cut (never started, or not logged): in neither numerator nor denominator. */
+  /**
+   * Requests scheduled at or after `cut_ms`, other than the censored: decided after the window's end, never started,
+   * or not logged. In neither numerator nor denominator.
+   */
   after_cut: number;
   /**
-   * Requests scheduled before the cut whose outcome the end of the run decided, not the target: in flight at the
-   * stop (outcome aborted, error_kind run_stopped) or, in a killed run, restored from the schedule. Not accepted.
+   * Requests scheduled before the log's end whose fate the stop cut off: in flight at the stop (outcome aborted,
+   * error_kind run_stopped) or, in a killed run, with no row (restored from the schedule). Censored, not failed: in
+   * neither numerator nor denominator (all are at or after `cut_ms`).
    */
-  unresolved: number;
-  /** Of `unresolved`: rows restored from schedule.csv (error_kind `restored_from_schedule`). */
+  censored: number;
+  /** The censored requests' ids, in scheduled order (all of them). */
+  censored_ids: string[];
+  /** Of `censored`: rows restored from schedule.csv (error_kind `restored_from_schedule`). */
   restored: number;
   /** The warning every command prints first; null for a complete run. */
   headline: string | null;
 }
 
-/** The cut rule, stated in the disclosure and the docs. */
+/** The end-of-run rule, stated in the disclosure and the docs. */
 export const RUN_END_RULE =
-  "an incomplete run's window ends where its log ends (the cut): interrupted (run.json result.status " +
-  '"interrupted"): the earlier of result.ended_ms and the scheduled_ms of the first request never started ' +
-  'because of the stop (outcome not_sent, error_kind run_stopped); killed (result.status still "running", no final ' +
-  "status): the latest time recorded in any row of requests, attempts or tools (the last flushed evidence); " +
-  "several shards: the earliest cut. A request scheduled at or after the cut is in neither the numerator nor the " +
-  "denominator; every request scheduled before it stays in the denominator: a killed run's requests that have no " +
-  "row (in flight at the kill, or finished after the last flush) are restored from the saved schedule.csv as " +
-  `outcome aborted, error_kind ${RESTORED_KIND}, and count as not accepted, like the requests an interrupt ` +
-  "aborted in flight. Stage seconds are clipped at the cut; stages after it drop out";
+  'an incomplete run\'s log ends at the stop: interrupted (run.json result.status "interrupted"): the earlier of ' +
+  "result.ended_ms and the scheduled_ms of the first request never started because of the stop (outcome not_sent, " +
+  'error_kind run_stopped); killed (result.status still "running", no final status): the latest time recorded in ' +
+  "any row of requests, attempts or tools (the last flushed evidence); several shards: the earliest. A request " +
+  "whose fate the stop cut off is censored, not failed: in flight at the stop (outcome aborted, error_kind " +
+  "run_stopped) or, in a killed run, scheduled before the log's end with no row (in flight at the kill, or finished " +
+  "after the last flush: restored from the saved schedule.csv as outcome aborted, error_kind " +
+  `${RESTORED_KIND}, to name it). The window ends at the earlier of the log's end and the scheduled_ms of the ` +
+  "first censored request, so every request scheduled before it had its fate decided (a window that kept later " +
+  "requests would keep the fast ones the stop let finish and lose the slow ones it cut off). Censored requests and " +
+  "every request scheduled at or after the window's end are in neither the numerator nor the denominator. A request " +
+  "in flight at the stop is censored even when it had already run past its SLO deadline: the policy is not known " +
+  "when the run is read, and one window's end serves every analysis of the run. Stage seconds are clipped at the " +
+  "window's end; stages after it drop out";
 
 const secs = (ms: number) => `${+(ms / 1000).toFixed(3)} s`;
 
@@ -61,27 +77,63 @@ export function completeRunEnd(stages: AnyStage[]): RunEnd {
   return {
     status: "complete",
     cut_ms: null,
+    log_end_ms: null,
     planned_ms: Math.max(0, ...stages.map((s) => s.end_ms)),
     rule: 'complete (run.json result.status "complete"): the window is the plan\'s',
     planned_stages: stages,
     after_cut: 0,
-    unresolved: 0,
+    censored: 0,
+    censored_ids: [],
     restored: 0,
     headline: null,
   };
 }
 
-/** The first line of every command on an incomplete run; null for a complete one. */
+/** A censored request: its id and when it was scheduled. */
+export interface CensoredRequest {
+  request_id: string;
+  scheduled_ms: number;
+}
+
+/**
+ * Where the window of an incomplete run ends: the earlier of where its log
+ * ends and the scheduled_ms of its first censored request.
+ *
+ * @example The log ends at 17.35 s; the first request cut off was due at 16.5 s
+ * ```ts
+ * import { windowEnd } from "./run_end_rule.ts";
+ * import assert from "node:assert/strict";
+ * assert.equal(windowEnd(17_350, [{ request_id: "m14", scheduled_ms: 17_000 }, { request_id: "m13", scheduled_ms: 16_500 }]), 16_500);
+ * assert.equal(windowEnd(17_350, []), 17_350);
+ * ```
+ */
+export function windowEnd(logEndMs: number, censored: readonly CensoredRequest[]): number {
+  return Math.min(logEndMs, ...censored.map((c) => c.scheduled_ms));
+}
+
+/** Censored requests in scheduled order (ties by id), as `RunEnd.censored_ids` lists them. */
+export function byScheduled(a: CensoredRequest, b: CensoredRequest): number {
+  return a.scheduled_ms - b.scheduled_ms || (a.request_id < b.request_id ? -1 : a.request_id > b.request_id ? 1 : 0);
+}
+
+/** How many censored request ids the headline names; the JSON (`censored_ids`) holds them all. */
+export const HEADLINE_IDS = 10;
+
+/** The first line of every command on an incomplete run, one line; null for a complete one. */
 export function runEndHeadline(end: Omit<RunEnd, "headline">): string | null {
   if (end.cut_ms === null) return null;
+  const logEnd = end.log_end_ms ?? end.cut_ms;
   const how = end.status === "killed"
-    ? `killed: no final status (run.json result.status is "running"); its log ends at ${secs(end.cut_ms)} of ` +
-      `${secs(end.planned_ms)} planned`
-    : `interrupted at ${secs(end.cut_ms)} of ${secs(end.planned_ms)} planned (run.json result.status "interrupted")`;
-  const restored = end.restored ? `, ${end.restored} of them restored from schedule.csv (no row in the log)` : "";
-  return `INCOMPLETE RUN, ${how}. Every window ends there: ${end.after_cut} requests scheduled after it are in ` +
-    `neither numerator nor denominator; ${end.unresolved} scheduled before it were still in flight when the run ` +
-    `ended and count as not accepted${restored}.`;
+    ? `killed, no final status; log ends at ${secs(logEnd)} of ${secs(end.planned_ms)}`
+    : `interrupted at ${secs(logEnd)} of ${secs(end.planned_ms)}`;
+  const by = end.status === "killed" ? "the kill" : "the stop";
+  if (!end.censored) return `INCOMPLETE RUN (${how}): no request was cut off by ${by}; window ends there`;
+  const ids = end.censored_ids.slice(0, HEADLINE_IDS).join(", ");
+  const more = end.censored_ids.length > HEADLINE_IDS ? ` and ${end.censored_ids.length - HEADLINE_IDS} more` : "";
+  const restored = end.restored ? `; ${end.restored} restored from schedule.csv` : "";
+  const n = end.censored === 1 ? "1 request" : `${end.censored} requests`;
+  return `INCOMPLETE RUN (${how}): ${n} cut off by ${by} ${end.censored === 1 ? "is" : "are"} censored ` +
+    `(${ids}${more}${restored}); window ends at ${secs(end.cut_ms)}, where the first was scheduled`;
 }
 
 /**

@@ -2,15 +2,24 @@
  * How a run read by the SQL path ended (analysis/run/run_end_rule.ts): a
  * complete run has no cut; an interrupted one ends at the earliest cut of its
  * shards, each the earlier of `result.ended_ms` and the first request never
- * started because of the stop — found by DuckDB, with the requests the cut
- * leaves out and those the stop left unresolved. (A killed run is refused
- * before this: `sql_run.ts`.)
+ * started because of the stop, and its window ends at the first request the
+ * stop cut off (censored) when that is earlier — found by DuckDB, with the
+ * censored requests and those the window's end leaves out. (A killed run is
+ * refused before this: `sql_run.ts`.)
  *
  * @module
  */
 import { type ImportedManifest, isImported } from "../../schema/imported_manifest.ts";
 import type { RunManifest } from "../../schema/run_manifest.ts";
-import { clipManifests, completeRunEnd, interruptedCut, type RunEnd, runEndHeadline } from "../run/run_end_rule.ts";
+import {
+  byScheduled,
+  clipManifests,
+  completeRunEnd,
+  interruptedCut,
+  type RunEnd,
+  runEndHeadline,
+  windowEnd,
+} from "../run/run_end_rule.ts";
 import type { SqlEngine } from "./duckdb.ts";
 import { sqlDouble, sqlString } from "./_sql_text.ts";
 import type { TableSource } from "./views.ts";
@@ -39,20 +48,32 @@ export async function sqlRunEnd(
     cuts.push(interruptedCut(dirs[k]!, m.result.ended_ms, t === null || t === undefined ? null : Number(t)));
   }
   if (!cuts.length) return { end: completeRunEnd(planned_stages), manifests: [...manifests] };
-  const cut = Math.min(...cuts.map((c) => c.cut));
-  const [n] = await engine.query(
-    `SELECT SUM(CASE WHEN scheduled_ms >= ${sqlDouble(cut)} THEN 1 ELSE 0 END) AS after_cut, ` +
-      `SUM(CASE WHEN scheduled_ms < ${sqlDouble(cut)} AND outcome = 'aborted' AND error_kind = 'run_stopped' ` +
-      "THEN 1 ELSE 0 END) AS unresolved FROM requests",
+  const logEnd = Math.min(...cuts.map((c) => c.cut));
+  const cutOff = "outcome = 'aborted' AND COALESCE(error_kind = 'run_stopped', false) AND " +
+    `scheduled_ms < ${sqlDouble(logEnd)}`;
+  const rows = await engine.query(
+    `SELECT request_id, CAST(scheduled_ms AS DOUBLE) AS scheduled_ms FROM requests WHERE ${cutOff}`,
   );
+  const censored = rows.map((r) => ({ request_id: String(r.request_id), scheduled_ms: Number(r.scheduled_ms) }))
+    .sort(byScheduled);
+  const cut = windowEnd(logEnd, censored);
+  const [n] = await engine.query(
+    `SELECT COUNT(*) AS after_cut FROM requests WHERE scheduled_ms >= ${sqlDouble(cut)} AND NOT (${cutOff})`,
+  );
+  const first = censored[0];
   const body = {
     status: "interrupted" as const,
     cut_ms: cut,
+    log_end_ms: logEnd,
     planned_ms: completeRunEnd(planned_stages).planned_ms,
-    rule: `${cuts.map((c) => c.rule).join("; ")}${cuts.length > 1 ? `; the earliest: ${cut} ms` : ""}`,
+    rule: `${cuts.map((c) => c.rule).join("; ")}${cuts.length > 1 ? `; the earliest: ${logEnd} ms` : ""}` +
+      (first
+        ? `; the window ends at the first censored request, ${first.request_id} scheduled at ${first.scheduled_ms} ms`
+        : "; no request censored: the window ends there"),
     planned_stages,
     after_cut: Number(n?.after_cut ?? 0),
-    unresolved: Number(n?.unresolved ?? 0),
+    censored: censored.length,
+    censored_ids: censored.map((c) => c.request_id),
     restored: 0,
   };
   const end: RunEnd = { ...body, headline: runEndHeadline(body) };

@@ -26,8 +26,8 @@ function files() {
 }
 
 const KILLED =
-  /^INCOMPLETE RUN, killed: no final status \(run\.json result\.status is "running"\); its log ends at 17 s of 60 s planned\./;
-const INTERRUPTED = /^INCOMPLETE RUN, interrupted at 17\.35 s of 60 s planned/;
+  /^INCOMPLETE RUN \(killed, no final status; log ends at 17 s of 60 s\): 2 requests cut off by the kill are censored/;
+const INTERRUPTED = /^INCOMPLETE RUN \(interrupted at 17\.35 s of 60 s\): 2 requests cut off by the stop are censored/;
 
 Deno.test("analyze, knee, ledger and report open with the incomplete-run warning", async (t) => {
   const { root, write, prices } = files();
@@ -43,8 +43,8 @@ Deno.test("analyze, knee, ledger and report open with the incomplete-run warning
       const j = JSON.parse((await run("analyze", [dir, "--slo", slo, "--json"])).stdout);
       assert.match(j.verdicts.lines[0], want);
       assert.equal(j.disclosure.run_end.status, what);
-      // The window: main clipped at the cut (17000 or 17350 ms): 7 or 7.35 s (run_end_test.ts).
-      assert.equal(j.overall.measurement_seconds, what === "killed" ? 7 : 7.35);
+      // The window: main clipped at the first censored request (12500 or 16500 ms): 2.5 or 6.5 s (run_end_test.ts).
+      assert.equal(j.overall.measurement_seconds, what === "killed" ? 2.5 : 6.5);
     });
     await t.step(`${what}: knee`, async () => {
       const r = await run("knee", [dir, "--slo", slo]);
@@ -70,7 +70,7 @@ Deno.test("analyze, knee, ledger and report open with the incomplete-run warning
       const html = Deno.readTextFileSync(out);
       const banner = html.indexOf('<div class="verdicts"');
       assert.ok(banner > 0 && banner < html.indexOf("<h1>"), "the banner stands above the title");
-      assert.match(html.slice(banner), /^<div class="verdicts"[^>]*>\n<p><b>INCOMPLETE RUN, /);
+      assert.match(html.slice(banner), /^<div class="verdicts"[^>]*>\n<p><b>INCOMPLETE RUN \(/);
     });
   }
 });

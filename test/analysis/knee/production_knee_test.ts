@@ -93,7 +93,7 @@ Deno.test("a recording still open: its last window, cut at the last flush, is le
   const k = knee([run], POLICY);
   // w0004 ran 40–45 s of its 50 s: its 25 actions over 5 s observed 5 /s; cut, so excluded.
   assert.deepEqual(k.excluded.map((e) => [e.planned_rps, e.reasons]), [[5, ["cut"]]]);
-  assert.match(k.excluded[0]!.why, /cut: the log ends inside w0004 \(at 45 s of 50 s\)/);
+  assert.match(k.excluded[0]!.why, /cut: the window ends inside w0004 \(at 45 s of 50 s\)/);
 });
 
 Deno.test("the knee CLI runs on a recording: levels observed, recovery and cold start, no retry analysis", async () => {

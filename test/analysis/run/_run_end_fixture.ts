@@ -149,3 +149,18 @@ export function writeInterruptedRun(dir: string): string {
   writeManifest(dir, withSchedule);
   return dir;
 }
+
+/**
+ * The same 90 requests run to the end: every one answered in 1 s and
+ * accepted except m3 (rejected, 429), m5 and m13 to m79 included. The
+ * reference the two stopped runs are compared with: on the requests the stop
+ * did not decide, they must give this run's acceptance.
+ */
+export function writeCompleteRun(dir: string): string {
+  const runId = "complete-run";
+  const all = endSchedule().map((e) => answered(e, runId));
+  const m = makeManifest(END_STAGES, { run_id: runId });
+  m.plan.scheduled_requests = 90;
+  m.result = { ...m.result, offered: 90 };
+  return writeRun(dir, m, { requests: all.map((x) => x.r), attempts: all.map((x) => x.a) });
+}

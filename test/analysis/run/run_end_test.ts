@@ -6,85 +6,88 @@ import { loadRun } from "../../../analysis/run/load_run.ts";
 import { scanRun } from "../../../analysis/run/scan_run.ts";
 import { InputError } from "../../../schema/errors.ts";
 import { writeRun } from "../_fixture.ts";
-import { END_POLICY, writeInterruptedRun, writeKilledRun } from "./_run_end_fixture.ts";
+import { END_POLICY, writeCompleteRun, writeInterruptedRun, writeKilledRun } from "./_run_end_fixture.ts";
 import { fixtureManifest, fixtureTables, POLICY } from "../hand_fixture.ts";
 
 const quiet = { onWarning: () => {} };
 const close = (a: number | null, b: number) => assert.ok(a !== null && Math.abs(a - b) < 1e-12, `${a} vs ${b}`);
 
-Deno.test("a killed run is measured up to the last flushed evidence, its unlogged requests restored", async (t) => {
+Deno.test("a killed run: requests with no row are censored, and the window ends at the first of them", async (t) => {
   const dir = writeKilledRun(join(Deno.makeTempDirSync(), "killed"));
   const run = await loadRun(dir, quiet);
 
-  await t.step("the cut is the latest time in the log: m12's completion, 16000 + 1000 = 17000 ms", () => {
+  await t.step("the log ends at m12's completion, 17000 ms; the window at m5's schedule, 12500 ms", () => {
     assert.equal(run.end.status, "killed");
-    assert.equal(run.end.cut_ms, 17_000);
+    assert.equal(run.end.log_end_ms, 17_000);
+    // Censored: before the log's end without a row: m5 (stuck, 12500) and m13 (in flight at the kill, 16500).
+    assert.deepEqual(run.end.censored_ids, ["m5", "m13"]);
+    assert.deepEqual([run.end.censored, run.end.restored], [2, 2]);
+    // Window end = min(17000, 12500, 16500) = 12500.
+    assert.equal(run.end.cut_ms, 12_500);
     assert.equal(run.end.planned_ms, 60_000);
-    // Schedule entries at or after 17000: m14…m79 = 80 − 14 = 66.
-    assert.equal(run.end.after_cut, 66);
-    // Before the cut without a row: m5 (stuck) and m13 (in flight at the kill).
-    assert.equal(run.end.restored, 2);
-    assert.equal(run.end.unresolved, 2);
+    // Left out besides the censored: m6…m12 (7 logged rows in [12500, 17000)) + m14…m79 (66 schedule entries at or
+    // after 17000) = 73.
+    assert.equal(run.end.after_cut, 73);
   });
-  await t.step("the two are restored from schedule.csv as aborted, marked restored_from_schedule", () => {
+  await t.step("the two are restored from schedule.csv as aborted, marked restored_from_schedule, to name them", () => {
     const restored = run.requests.filter(pl.col("error_kind").eq(pl.lit("restored_from_schedule")));
     assert.deepEqual(restored.getColumn("request_id").toArray(), ["m5", "m13"]);
     assert.deepEqual([...new Set(restored.getColumn("outcome").toArray())], ["aborted"]);
     assert.equal(run.requests.height, 22 + 2); // 10 warm + 12 main logged, 2 restored
   });
-  await t.step("stages are clipped at the cut: main 10–17 s, drain dropped; run.json's plan kept in end", () => {
+  await t.step("stages are clipped at the window's end: main 10–12.5 s, drain dropped; run.json's plan kept", () => {
     assert.deepEqual(run.manifest.stages.map((s) => [s.name, s.start_ms, s.end_ms]), [
       ["warm", 0, 10_000],
-      ["main", 10_000, 17_000],
+      ["main", 10_000, 12_500],
     ]);
     assert.equal(run.end.planned_stages.length, 3);
   });
-  await t.step("goodput: 11 accepted / 7 s, denominator 14 (not 11 / 40 s over 12 logged rows)", () => {
+  await t.step("goodput: 4 accepted / 2.5 s over 5 offered (the censored m5 and m13 in neither)", () => {
     const g = goodput(run, END_POLICY);
-    // Window: main clipped to [10000, 17000) = 7 s (planned 40 s).
-    assert.equal(g.overall.measurement_seconds, 7);
-    // Offered: m0…m13 = 14 (12 logged + m5 and m13 restored); m14 at 17000 is at the cut: left out.
-    assert.equal(g.overall.offered, 14);
-    // Accepted: the 12 logged main rows minus m3 (rejected) = 11.
-    assert.equal(g.overall.accepted, 11);
-    close(g.overall.accepted_goodput, 11 / 7); // 1.5714 /s; dividing by the planned 40 s gave 0.275
-    close(g.overall.acceptance_rate, 11 / 14);
+    // Window: main clipped to [10000, 12500) = 2.5 s (planned 40 s).
+    assert.equal(g.overall.measurement_seconds, 2.5);
+    // Offered: m0…m4 = 5, every one decided; accepted: m0…m4 minus m3 (rejected) = 4.
+    assert.deepEqual([g.overall.offered, g.overall.accepted], [5, 4]);
+    close(g.overall.accepted_goodput, 4 / 2.5); // 1.6 /s; counting m5, m13 as failures to 17 s gave 11 / 7 = 1.571
+    close(g.overall.acceptance_rate, 4 / 5); // 0.8; counting them as failures gave 11 / 14 = 0.786
     assert.equal(g.overall.failures.rejected, 1);
-    assert.equal(g.overall.failures.error, 2); // the two restored rows: not accepted
-    assert.deepEqual(g.by_stage.map((r) => [r.stage, r.measurement_seconds]), [["main", 7]]);
+    assert.equal(g.overall.failures.error, 0); // no censored request counted as a failure
+    assert.deepEqual(g.by_stage.map((r) => [r.stage, r.measurement_seconds]), [["main", 2.5]]);
   });
-  await t.step("the disclosure states the rule and what it did", () => {
+  await t.step("the disclosure states the rule and names the censored requests", () => {
     const d = goodput(run, END_POLICY).disclosure;
-    assert.equal(d.run_end.cut_ms, 17_000);
+    assert.equal(d.run_end.cut_ms, 12_500);
+    assert.deepEqual(d.run_end.censored_ids, ["m5", "m13"]);
+    assert.match(d.inclusion_rules[0]!, /^INCOMPLETE RUN \(killed\): an incomplete run's log ends at the stop/);
+    assert.match(d.inclusion_rules[0]!, /censored, not failed/);
     assert.match(
-      d.inclusion_rules[0]!,
-      /^INCOMPLETE RUN \(killed\): an incomplete run's window ends where its log ends/,
+      d.inclusion_rules[1]!,
+      /log ends at 17000 ms and the window at 12500 ms .* 2 requests censored .*: m5, m13; 73 other requests/,
     );
-    assert.match(d.inclusion_rules[1]!, /66 requests scheduled at or after it left out .* 2 scheduled before it/);
-    assert.match(d.window.description, /the log ends at 17000 ms \(incomplete run\)/);
+    assert.match(d.window.description, /its window ends at 12500 ms/);
   });
-  await t.step("the headline says killed, no final status, 17 s of 60 s", () => {
+  await t.step("the headline is one line: killed, where the log ends, the censored named, the window's end", () => {
     assert.equal(
       run.end.headline,
-      'INCOMPLETE RUN, killed: no final status (run.json result.status is "running"); its log ends at 17 s of 60 s ' +
-        "planned. Every window ends there: 66 requests scheduled after it are in neither numerator nor denominator; " +
-        "2 scheduled before it were still in flight when the run ended and count as not accepted, 2 of them restored " +
-        "from schedule.csv (no row in the log).",
+      "INCOMPLETE RUN (killed, no final status; log ends at 17 s of 60 s): 2 requests cut off by the kill are " +
+        "censored (m5, m13; 2 restored from schedule.csv); window ends at 12.5 s, where the first was scheduled",
     );
   });
-  await t.step("a range window is clipped too: [5000, 30000) → [5000, 17000) = 12 s", () => {
+  await t.step("a range window is clipped too: [5000, 30000) → [5000, 12500) = 7.5 s", () => {
     const g = goodput(run, { ...END_POLICY, window: { start_ms: 5000, end_ms: 30_000 } });
-    assert.equal(g.overall.measurement_seconds, 12);
-    // w5…w9 (5, all accepted) + m0…m13 (14, 11 accepted) = 19 offered, 16 accepted.
-    assert.deepEqual([g.overall.offered, g.overall.accepted], [19, 16]);
+    assert.equal(g.overall.measurement_seconds, 7.5);
+    // w5…w9 (5, all accepted) + m0…m4 (5, 4 accepted) = 10 offered, 9 accepted.
+    assert.deepEqual([g.overall.offered, g.overall.accepted], [10, 9]);
     assert.throws(
-      () => goodput(run, { ...END_POLICY, window: { start_ms: 20_000, end_ms: 30_000 } }),
-      /starts at or after the end of the log \(17000 ms/,
+      () => goodput(run, { ...END_POLICY, window: { start_ms: 13_000, end_ms: 30_000 } }),
+      /starts at or after the end of the run's window \(12500 ms/,
     );
   });
-  await t.step("scanRun gives the same numbers", async () => {
-    const g = goodput(await scanRun(dir, quiet), END_POLICY);
-    assert.deepEqual([g.overall.offered, g.overall.accepted, g.overall.measurement_seconds], [14, 11, 7]);
+  await t.step("scanRun gives the same end and the same numbers", async () => {
+    const scanned = await scanRun(dir, quiet);
+    assert.deepEqual(scanned.end, run.end);
+    const g = goodput(scanned, END_POLICY);
+    assert.deepEqual([g.overall.offered, g.overall.accepted, g.overall.measurement_seconds], [5, 4, 2.5]);
   });
   await t.step("a changed schedule is refused (strict) or read with a loud warning (warn)", async () => {
     const file = join(dir, "schedule.csv");
@@ -99,30 +102,68 @@ Deno.test("a killed run is measured up to the last flushed evidence, its unlogge
   });
 });
 
-Deno.test("an interrupted run ends where the stop cut it; its never-started requests are left out", async (t) => {
-  const run = await loadRun(writeInterruptedRun(join(Deno.makeTempDirSync(), "int")), quiet);
+Deno.test("an interrupted run: requests aborted by the stop are censored; the window ends at the first", async (t) => {
+  const dir = writeInterruptedRun(join(Deno.makeTempDirSync(), "int"));
+  const run = await loadRun(dir, quiet);
 
-  await t.step("cut = min(ended_ms 17350, first run_stopped not_sent at 17500) = 17350 ms", () => {
+  await t.step("log end = min(ended_ms 17350, first run_stopped not_sent 17500) = 17350; window end 16500", () => {
     assert.equal(run.end.status, "interrupted");
-    assert.equal(run.end.cut_ms, 17_350);
-    // m15…m79 never started: 80 − 15 = 65, all at or after the cut.
+    assert.equal(run.end.log_end_ms, 17_350);
+    // m13 (16500) and m14 (17000) were aborted in flight (run_stopped): censored; nothing restored.
+    assert.deepEqual(run.end.censored_ids, ["m13", "m14"]);
+    assert.deepEqual([run.end.censored, run.end.restored], [2, 0]);
+    assert.equal(run.end.cut_ms, 16_500); // min(17350, 16500, 17000)
+    // m15…m79 never started: 80 − 15 = 65; nothing decided in [16500, 17350) besides the censored.
     assert.equal(run.end.after_cut, 65);
-    // m13 and m14 were aborted in flight (run_stopped); nothing restored: every request has a row.
-    assert.deepEqual([run.end.unresolved, run.end.restored], [2, 0]);
-    assert.match(run.end.headline!, /^INCOMPLETE RUN, interrupted at 17\.35 s of 60 s planned/);
+    assert.equal(
+      run.end.headline,
+      "INCOMPLETE RUN (interrupted at 17.35 s of 60 s): 2 requests cut off by the stop are censored (m13, m14); " +
+        "window ends at 16.5 s, where the first was scheduled",
+    );
   });
-  await t.step("goodput: 12 accepted / 7.35 s over 15 offered (not 12 / 40 s over 80)", () => {
+  await t.step("goodput: 12 accepted / 6.5 s over 13 offered (not 12 / 7.35 s over 15)", () => {
     const g = goodput(run, END_POLICY);
-    // Window: main clipped to [10000, 17350) = 7.35 s.
-    assert.equal(g.overall.measurement_seconds, 7.35);
-    // Offered: m0…m14 = 15; accepted: m0…m12 minus m3 = 12; m13, m14 aborted: error.
-    assert.deepEqual([g.overall.offered, g.overall.sent, g.overall.accepted], [15, 15, 12]);
-    close(g.overall.accepted_goodput, 12 / 7.35); // 1.633 /s; the planned 40 s gave 0.3
-    close(g.overall.acceptance_rate, 12 / 15); // 0.8; over all 80 rows (65 never sent) it read 0.15
+    // Window: main clipped to [10000, 16500) = 6.5 s.
+    assert.equal(g.overall.measurement_seconds, 6.5);
+    // Offered: m0…m12 = 13; accepted: m0…m12 minus m3 = 12; m13, m14 censored: in neither.
+    assert.deepEqual([g.overall.offered, g.overall.sent, g.overall.accepted], [13, 13, 12]);
+    close(g.overall.accepted_goodput, 12 / 6.5); // 1.846 /s; counting m13, m14 as failures gave 12 / 7.35 = 1.633
+    close(g.overall.acceptance_rate, 12 / 13); // 0.923; counting them as failures gave 12 / 15 = 0.8
     assert.equal(g.overall.failures.not_sent, 0);
-    assert.equal(g.overall.failures.error, 2);
+    assert.equal(g.overall.failures.error, 0);
     assert.equal(g.overall.failures.rejected, 1);
   });
+  await t.step("scanRun gives the same end", async () => {
+    assert.deepEqual((await scanRun(dir, quiet)).end, run.end);
+  });
+});
+
+Deno.test("stopped runs give the complete run's acceptance on the requests the stop did not decide", async (t) => {
+  const root = Deno.makeTempDirSync();
+  const complete = await loadRun(writeCompleteRun(join(root, "complete")), quiet);
+  const whole = goodput(complete, END_POLICY);
+  // The complete run: main's 80 requests, all accepted but m3: 79 / 80 over 40 s.
+  assert.deepEqual([whole.overall.offered, whole.overall.accepted, whole.overall.measurement_seconds], [80, 79, 40]);
+  assert.deepEqual([complete.end.censored, complete.end.cut_ms, complete.end.headline], [0, null, null]);
+  for (
+    const [name, dir, end, offered, accepted] of [
+      // Interrupted: the window [10000, 16500) holds m0…m12: 13 offered, 12 accepted = 0.923 in both runs.
+      ["interrupted", writeInterruptedRun(join(root, "int")), 16_500, 13, 12],
+      // Killed: the window [10000, 12500) holds m0…m4: 5 offered, 4 accepted = 0.8 in both runs.
+      ["killed", writeKilledRun(join(root, "killed")), 12_500, 5, 4],
+    ] as const
+  ) {
+    await t.step(`${name}: the same offered, accepted and acceptance as the complete run over its window`, async () => {
+      for (const stopped of [await loadRun(dir, quiet), await scanRun(dir, quiet)]) {
+        const g = goodput(stopped, END_POLICY);
+        const same = goodput(complete, { ...END_POLICY, window: { start_ms: 10_000, end_ms: end } });
+        assert.deepEqual([g.overall.offered, g.overall.accepted], [offered, accepted]);
+        assert.deepEqual([same.overall.offered, same.overall.accepted], [offered, accepted]);
+        close(g.overall.acceptance_rate, same.overall.acceptance_rate!);
+        close(g.overall.accepted_goodput, same.overall.accepted_goodput!);
+      }
+    });
+  }
 });
 
 Deno.test("a complete run is not cut", async () => {

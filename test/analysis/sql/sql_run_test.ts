@@ -23,7 +23,7 @@ async function refuses(dir: string, patterns: RegExp[], options = {}) {
   });
 }
 
-Deno.test("an interrupted run is cut where its log ends, as the polars path cuts it", async () => {
+Deno.test("an interrupted run: the censored requests and the window's end are the polars path's", async () => {
   const tmp = Deno.makeTempDirSync();
   const dir = await asParquet(writeInterruptedRun(join(tmp, "csv")), join(tmp, "run"));
   const sql = await openSqlRun(dir, quiet);
@@ -32,7 +32,10 @@ Deno.test("an interrupted run is cut where its log ends, as the polars path cuts
     const want = goodput(await loadRun(dir, quiet), END_POLICY);
     assert.deepEqual({ ...result.disclosure.run_end }, { ...want.disclosure.run_end });
     assert.equal(result.disclosure.run_end.status, "interrupted");
-    assert.ok((result.disclosure.run_end.after_cut ?? 0) > 0 && result.disclosure.run_end.unresolved > 0);
+    // The fixture's hand count (run_end_test.ts): m13, m14 censored; the window ends at m13's 16500 ms; 13 offered.
+    assert.deepEqual(result.disclosure.run_end.censored_ids, ["m13", "m14"]);
+    assert.deepEqual([result.disclosure.run_end.cut_ms, result.disclosure.run_end.after_cut], [16_500, 65]);
+    assert.deepEqual([result.overall.offered, result.overall.accepted], [13, 12]);
     assert.deepEqual(result.overall, want.overall);
     assert.deepEqual(result.by_stage, want.by_stage);
     assert.deepEqual(result.disclosure.window, want.disclosure.window);
