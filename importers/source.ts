@@ -30,7 +30,8 @@ export type SourceTool =
   | "llmperf"
   | "mlperf-loadgen"
   | "generic"
-  | "otlp";
+  | "otlp"
+  | "genai-perf";
 
 /** One source file, as read: its path as given and the sha256 of its bytes. */
 export interface SourceFile {

@@ -54,6 +54,12 @@ export const LATENCY_KEYS: readonly LatencyKey[] = [
     read: (m) => ({ metric: named(m[1]!)!, percent: Number(m[2]) }),
   },
   {
+    // GenAI-Perf profile_export_genai_perf.json: <metric>.pNN; .csv: "Time To First Token (ms)/p99".
+    tools: ["genai-perf"],
+    re: /^(?:(time_to_first_token|request_latency)\.p|(Time To First Token|Request Latency) \(ms\)\/p)(\d+)$/,
+    read: (m) => ({ metric: named(m[1] ?? m[2]!)!, percent: Number(m[3]) }),
+  },
+  {
     // GuideLLM reports: metrics.<name>.successful.percentiles.pNN / .median (successful requests only).
     tools: ["guidellm"],
     re: /metrics\.(time_to_first_token_ms|request_latency)\.successful\.(?:percentiles\.p(\d+)|median)$/,

@@ -29,6 +29,7 @@ export const ImportedTool = z.enum([
   "mlperf-loadgen",
   "generic",
   "otlp",
+  "genai-perf",
 ]);
 export type ImportedTool = z.infer<typeof ImportedTool>;
 

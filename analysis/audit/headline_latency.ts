@@ -47,9 +47,10 @@ export function latencyAudit(
     stat(okSend, toolMethod),
     okSend.length,
   );
+  // The tool's own method first, then the common ones (once each).
   const methods: PercentileMethod[] = recipe.kind === "latency_mean"
     ? ["linear"]
-    : ["linear", "nearest_rank", "lower", "higher"];
+    : [...new Set<PercentileMethod>([toolMethod, "linear", "nearest_rank", "lower", "higher"])];
   const starts: ("send" | "schedule")[] = hasSchedule ? ["send", "schedule"] : ["send"];
   const choices: HeadlineChoice[] = [];
   for (const start of starts) {

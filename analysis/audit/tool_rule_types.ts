@@ -36,6 +36,10 @@ export interface ToolRules {
   per_seconds?: number;
   /** The rules in words, with the source file they come from. */
   text: string;
+  /** The rule entry applied and the version it was chosen by ("rule entry AIPerf 0.8 (version read …)"). */
+  entry?: string;
+  /** One line when the entry is not certain (a version outside every entry, or none in the file). */
+  caveat?: string;
   /** Unit of the tool's value, and the factor to ms (latency) or 1 (rates, counts). */
   unit: string;
   to_ms: number;

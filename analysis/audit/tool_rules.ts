@@ -2,8 +2,9 @@
  * A peer tool's headline read as a recipe: which quantity it is (a request rate, an output-token rate, a count, a
  * latency percentile or mean) and the tool's stated rules for it — its denominator, where its latency clock starts,
  * its percentile method and its window — so that {@linkcode auditHeadline} can recompute it from the per-request rows
- * under those rules. The rules come from the tools' sources (cited per entry); a key not in this table is not
- * recomputed, and the audit says so.
+ * under those rules. The rules are pinned per tool version (tool_rules_table.ts, each entry citing the tool's source);
+ * the entry applied and the version read are stated with the rules. A key not in this table is not recomputed, and the
+ * audit says so.
  *
  * @module
  */
@@ -11,22 +12,43 @@ import type { ImportedTool } from "../../schema/imported_manifest.ts";
 import { METHOD_TEXT } from "./percentile_by.ts";
 import type { HeadlineLatency, HeadlineRecipe, ToolRules } from "./tool_rule_types.ts";
 import { inferencePerf, llmperf } from "./tool_rules_llmperf_inference_perf.ts";
+import { ruleEntry } from "./tool_rules_table.ts";
 
 export { METHOD_TEXT, percentileBy, type PercentileMethod } from "./percentile_by.ts";
+export { ruleEntry, TOOL_RULES, type ToolRuleEntry } from "./tool_rules_table.ts";
 
 export type { HeadlineLatency, HeadlineRecipe, ToolRules } from "./tool_rule_types.ts";
 
-const AIPERF =
-  "AIPerf (aiperf/metrics/types/*.py; aiperf/common/models/record_models.py MetricResult: numpy percentiles)";
 const VLLM = "vLLM bench serve (vllm/benchmarks/serve.py calculate_metrics: np.percentile, completed/duration)";
-const GUIDELLM = "GuideLLM v0.2–0.3 (guidellm/benchmark/benchmark.py GenerativeMetrics over successful requests)";
 
-function aiperf(key: string): HeadlineRecipe | null {
-  const m = /^(?:records\.)?([a-z_]+)\.(avg|p[\d.]+)$/.exec(key);
+/** AIPerf's tags of the latencies the rows hold, old (< 0.8) and new (0.8) names. */
+const AIPERF_LATENCY: Record<string, HeadlineLatency> = {
+  ttft: "ttft",
+  time_to_first_token: "ttft",
+  request_latency: "e2e",
+  inter_token_latency: "itl_per_request",
+};
+
+function aiperf(key: string, version: string | null): HeadlineRecipe | null {
+  const m = /^(records\.)?([a-z_]+)\.(avg|p[\d.]+)$/.exec(key);
   if (!m) return null;
-  const [, tag, stat] = m as unknown as [string, string, string];
-  const window = "first_send_to_last_response" as const;
-  const base = { denominator: "successful", start: "send", window } as const;
+  const [, records, tag, stat] = m as unknown as [string, string | undefined, string, string];
+  // The records form is the early export's (< 0.8); the flat form (top-level metric dicts) is 0.8's.
+  const choice = ruleEntry("aiperf", version, records ? "AIPerf < 0.8" : "AIPerf 0.8")!;
+  const e = choice.entry;
+  const phase = e.label === "AIPerf 0.8";
+  const window = phase ? "tool_duration" as const : "first_send_to_last_response" as const;
+  const base = {
+    denominator: "successful",
+    start: "send",
+    window,
+    entry: choice.disclosure,
+    ...(choice.caveat ? { caveat: choice.caveat } : {}),
+  } as const;
+  const head = `${choice.disclosure}: ${e.source}`;
+  const duration = phase
+    ? "the profiling phase's end_time − start_time (observation duration), not benchmark_duration"
+    : "benchmark_duration = last response − first request sent";
   if (tag === "request_throughput" && stat === "avg") {
     return {
       kind: "request_rate",
@@ -34,8 +56,7 @@ function aiperf(key: string): HeadlineRecipe | null {
         ...base,
         unit: "requests/sec",
         to_ms: 1,
-        text: `${AIPERF}: request_count / benchmark_duration, ` +
-          "request_count = successful requests, benchmark_duration = last response − first request sent",
+        text: `${head}: request_count / ${duration}; request_count = ${e.requests}`,
       },
     };
   }
@@ -46,46 +67,42 @@ function aiperf(key: string): HeadlineRecipe | null {
         ...base,
         unit: "tokens/sec",
         to_ms: 1,
-        text: `${AIPERF}: total_osl / benchmark_duration, total_osl = ` +
-          "output tokens (reasoning included) of successful requests",
+        text: `${head}: total_osl / ${duration}; total_osl = output tokens (reasoning included) of ${e.requests}`,
       },
     };
   }
   if (tag === "request_count" && stat === "avg") {
-    return { kind: "count", rules: { ...base, unit: "requests", to_ms: 1, text: `${AIPERF}: successful requests` } };
+    return { kind: "count", rules: { ...base, unit: "requests", to_ms: 1, text: `${head}: ${e.requests}` } };
   }
-  const LAT: Record<string, HeadlineLatency> = {
-    ttft: "ttft",
-    request_latency: "e2e",
-    inter_token_latency: "itl_per_request",
-  };
-  const latency: HeadlineLatency | undefined = LAT[tag];
+  const latency: HeadlineLatency | undefined = AIPERF_LATENCY[tag];
   if (!latency) return null;
   const rules: ToolRules = {
     ...base,
     unit: "ms",
     to_ms: 1,
-    text: `${AIPERF}: ${tag} per successful request, timed from the request's send` +
+    text: `${head}: ${tag} per request of ${e.requests}, timed from the request's send` +
       (latency === "itl_per_request" ? ", (request_latency − ttft) / (output_sequence_length − 1)" : "") +
-      (stat === "avg" ? ", arithmetic mean" : `, percentile by ${METHOD_TEXT.linear}`),
+      (stat === "avg" ? ", arithmetic mean" : `, percentile by ${METHOD_TEXT[e.method]}`),
   };
   if (stat === "avg") return { kind: "latency_mean", latency, rules };
-  return { kind: "latency_percentile", latency, p: Number(stat.slice(1)) / 100, method: "linear", rules };
+  return { kind: "latency_percentile", latency, p: Number(stat.slice(1)) / 100, method: e.method, rules };
 }
 
-function vllm(key: string): HeadlineRecipe | null {
-  const base = { denominator: "successful", start: "send", window: "tool_duration" } as const;
+function vllm(key: string, version: string | null): HeadlineRecipe | null {
+  const choice = ruleEntry("vllm-bench-serve", version)!;
+  const base = { denominator: "successful", start: "send", window: "tool_duration", entry: choice.disclosure } as const;
+  const head = `${choice.disclosure}: ${VLLM}`;
   if (key === "request_throughput") {
-    return { kind: "request_rate", rules: { ...base, unit: "req/s", to_ms: 1, text: `${VLLM}: completed / duration` } };
+    return { kind: "request_rate", rules: { ...base, unit: "req/s", to_ms: 1, text: `${head}: completed / duration` } };
   }
   if (key === "output_throughput") {
     return {
       kind: "output_token_rate",
-      rules: { ...base, unit: "tok/s", to_ms: 1, text: `${VLLM}: total_output_tokens / duration` },
+      rules: { ...base, unit: "tok/s", to_ms: 1, text: `${head}: total_output_tokens / duration` },
     };
   }
   if (key === "completed") {
-    return { kind: "count", rules: { ...base, unit: "requests", to_ms: 1, text: `${VLLM}: successful requests` } };
+    return { kind: "count", rules: { ...base, unit: "requests", to_ms: 1, text: `${head}: successful requests` } };
   }
   const m = /^(mean|median|p[\d.]+)_(ttft|e2el)_ms$/.exec(key);
   if (!m) return null;
@@ -94,7 +111,7 @@ function vllm(key: string): HeadlineRecipe | null {
     ...base,
     unit: "ms",
     to_ms: 1,
-    text: `${VLLM}: ${m[2]} per successful request, timed from the POST` +
+    text: `${head}: ${m[2]} per successful request, timed from the POST` +
       (m[1] === "mean" ? ", arithmetic mean" : `, percentile by ${METHOD_TEXT.linear}`),
   };
   if (m[1] === "mean") return { kind: "latency_mean", latency, rules };
@@ -102,51 +119,105 @@ function vllm(key: string): HeadlineRecipe | null {
   return { kind: "latency_percentile", latency, p, method: "linear", rules };
 }
 
-function guidellm(key: string): HeadlineRecipe | null {
+/** GuideLLM's percentile names: p001 = 0.1th, p01 = 1st, p05 = 5th, p999 = 99.9th, else the number. */
+const guidellmP = (digits: string) =>
+  ({ "001": 0.001, "01": 0.01, "05": 0.05, "999": 0.999 } as Record<string, number>)[digits] ?? Number(digits) / 100;
+
+function guidellm(key: string, version: string | null): HeadlineRecipe | null {
   const m =
     /metrics\.(requests_per_second|request_latency|time_to_first_token_ms)\.successful\.(mean|median|percentiles\.p(\d+))$/
       .exec(key);
   if (!m) return null;
-  const base = { denominator: "successful", start: "send", window: "tool_duration" } as const;
+  const choice = ruleEntry("guidellm", version, "GuideLLM < 0.4")!;
+  const e = choice.entry;
+  const base = {
+    denominator: "successful",
+    start: "send",
+    window: "tool_duration",
+    entry: choice.disclosure,
+    ...(choice.caveat ? { caveat: choice.caveat } : {}),
+  } as const;
+  const head = `${choice.disclosure}: ${e.source}`;
   if (m[1] === "requests_per_second") {
     if (m[2] !== "mean") return null;
     return {
       kind: "request_rate",
-      rules: {
-        ...base,
-        unit: "req/s",
-        to_ms: 1,
-        text: `${GUIDELLM}: successful requests over the benchmark's ` +
-          "duration (the tool's mean of its rate over time; taken here as successful / duration)",
-      },
+      rules: { ...base, unit: "req/s", to_ms: 1, text: `${head}: ${e.rate}; ${e.warmup}` },
     };
   }
   const latency = m[1] === "request_latency" ? "e2e" : "ttft";
   const to_ms = m[1] === "request_latency" ? 1000 : 1;
-  const text = `${GUIDELLM}: ${m[1]} per successful request, from the request's start`;
-  if (m[2] === "mean") {
-    return { kind: "latency_mean", latency, rules: { ...base, unit: to_ms === 1 ? "ms" : "s", to_ms, text } };
-  }
-  const digits = m[3];
-  const p = digits === undefined
-    ? 0.5
-    : ({ "001": 0.001, "01": 0.01, "05": 0.05, "999": 0.999 } as Record<string, number>)[digits] ??
-      Number(digits) / 100;
+  const unit = to_ms === 1 ? "ms" : "s";
+  const text = `${head}: ${m[1]} per request of the ${e.requests}, from the request's start; ${e.warmup}`;
+  if (m[2] === "mean") return { kind: "latency_mean", latency, rules: { ...base, unit, to_ms, text } };
+  const p = m[3] === undefined ? 0.5 : guidellmP(m[3]);
   return {
     kind: "latency_percentile",
     latency,
     p,
-    method: "linear",
-    rules: { ...base, unit: to_ms === 1 ? "ms" : "s", to_ms, text: `${text}, percentile by ${METHOD_TEXT.linear}` },
+    method: e.method,
+    rules: { ...base, unit, to_ms, text: `${text}, percentile by ${METHOD_TEXT[e.method]}` },
   };
 }
 
-/** The recipe of a tool's headline key, or null when this table does not know it. */
-export function headlineRecipe(tool: ImportedTool, key: string): HeadlineRecipe | null {
-  if (tool === "aiperf") return aiperf(key);
-  if (tool === "vllm-bench-serve") return vllm(key);
-  if (tool === "guidellm") return guidellm(key);
-  if (tool === "llmperf") return llmperf(key);
-  if (tool === "inference-perf") return inferencePerf(key);
+function genaiPerf(key: string, version: string | null): HeadlineRecipe | null {
+  const m = /^([a-z_]+)\.(avg|p\d+)$/.exec(key);
+  if (!m) return null;
+  const choice = ruleEntry("genai-perf", version)!;
+  const e = choice.entry;
+  const base = {
+    denominator: "successful",
+    start: "send",
+    window: "first_send_to_last_response",
+    entry: choice.disclosure,
+  } as const;
+  const head = `${choice.disclosure}: ${e.source}`;
+  const [, metric, stat] = m as unknown as [string, string, string];
+  if (stat === "avg" && metric === "request_throughput") {
+    return { kind: "request_rate", rules: { ...base, unit: "requests/sec", to_ms: 1, text: `${head}: ${e.rate}` } };
+  }
+  if (stat === "avg" && metric === "output_token_throughput") {
+    return {
+      kind: "output_token_rate",
+      rules: { ...base, unit: "tokens/sec", to_ms: 1, text: `${head}: output tokens / the same window` },
+    };
+  }
+  if (stat === "avg" && metric === "request_count") {
+    return { kind: "count", rules: { ...base, unit: "count", to_ms: 1, text: `${head}: ${e.requests}` } };
+  }
+  const latency = metric === "time_to_first_token" ? "ttft" : metric === "request_latency" ? "e2e" : null;
+  if (!latency) return null;
+  const rules: ToolRules = {
+    ...base,
+    unit: "ms",
+    to_ms: 1,
+    text: `${head}: ${metric} per request, from the request's timestamp (the send)` +
+      (stat === "avg" ? ", arithmetic mean" : `, percentile by ${METHOD_TEXT[e.method]}`),
+  };
+  if (stat === "avg") return { kind: "latency_mean", latency, rules };
+  return { kind: "latency_percentile", latency, p: Number(stat.slice(1)) / 100, method: e.method, rules };
+}
+
+/** With the rule entry stated: LLMPerf's and inference-perf's recipes (one entry each, no version in their files). */
+function stated(tool: ImportedTool, version: string | null, recipe: HeadlineRecipe | null): HeadlineRecipe | null {
+  if (!recipe) return null;
+  const choice = ruleEntry(tool, version)!;
+  return {
+    ...recipe,
+    rules: { ...recipe.rules, entry: choice.disclosure, text: `${choice.disclosure}: ${recipe.rules.text}` },
+  };
+}
+
+/**
+ * The recipe of a tool's headline key under the rule entry for `version` (the version read from the tool's file;
+ * null when it states none), or null when this table does not know the key.
+ */
+export function headlineRecipe(tool: ImportedTool, key: string, version: string | null = null): HeadlineRecipe | null {
+  if (tool === "aiperf") return aiperf(key, version);
+  if (tool === "vllm-bench-serve") return vllm(key, version);
+  if (tool === "guidellm") return guidellm(key, version);
+  if (tool === "llmperf") return stated(tool, version, llmperf(key));
+  if (tool === "inference-perf") return stated(tool, version, inferencePerf(key));
+  if (tool === "genai-perf") return genaiPerf(key, version);
   return null;
 }

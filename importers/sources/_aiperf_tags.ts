@@ -11,7 +11,12 @@ interface Tag {
   tags: string[];
   header: string;
   definition: string;
+  /** The definition in the 0.8 form where it differs: its rates divide by the profiling phase's window. */
+  phase?: string;
 }
+
+/** The duration AIPerf 0.8's rates divide by (src/aiperf/metrics/metric_dicts.py observation_duration). */
+const PHASE = "the profiling phase's end_time − start_time (AIPerf 0.8's observation duration), not benchmark_duration";
 
 const TOKENIZER = "AIPerf's tokenizer count unless the run used --use-server-token-count";
 
@@ -90,6 +95,7 @@ const TAGS: Tag[] = [
     header: "Request Throughput",
     definition: "request_count / benchmark_duration: successful requests per second of the window from the first " +
       "request sent to the last response",
+    phase: `request_count / ${PHASE}: successful profiling requests per second of the phase`,
   },
   {
     tags: ["benchmark_duration"],
@@ -110,6 +116,57 @@ const TAGS: Tag[] = [
     tags: ["output_token_throughput"],
     header: "Output Token Throughput",
     definition: "total_osl / benchmark_duration: output tokens, reasoning included, per second; includes TTFT",
+    phase: `total_osl / ${PHASE}: output tokens, reasoning included, per second; includes TTFT`,
+  },
+  {
+    tags: ["input_token_throughput"],
+    header: "Input Token Throughput",
+    definition: `total_isl / ${PHASE}`,
+  },
+  {
+    tags: ["total_token_throughput"],
+    header: "Total Token Throughput",
+    definition: `(total_isl + total_osl) / ${PHASE}`,
+  },
+  {
+    tags: ["prefill_throughput_per_user"],
+    header: "Prefill Throughput Per User",
+    definition: "input_sequence_length / time_to_first_token in seconds, per request",
+  },
+  {
+    tags: ["e2e_output_token_throughput"],
+    header: "E2E Output Token Throughput",
+    definition: "output_sequence_length / request_latency in seconds, per request: includes TTFT",
+  },
+  {
+    tags: ["requested_osl"],
+    header: "Requested OSL",
+    definition: "the output length the request asked for (--osl / max_tokens)",
+  },
+  {
+    tags: ["osl_mismatch_diff_pct"],
+    header: "OSL Mismatch Diff %",
+    definition: "(output_sequence_length − requested_osl) / requested_osl × 100, per request",
+  },
+  {
+    tags: ["osl_mismatch_count"],
+    header: "OSL Mismatch Count",
+    definition: "requests whose |output_sequence_length − requested_osl| exceeds min(5 % of requested_osl, 50 tokens)",
+  },
+  {
+    tags: ["total_usage_prompt_tokens"],
+    header: "Total Usage Prompt Tokens",
+    definition: "sum of usage_prompt_tokens over successful requests",
+  },
+  {
+    tags: ["total_usage_completion_tokens"],
+    header: "Total Usage Completion Tokens",
+    definition: "sum of usage_completion_tokens over successful requests",
+  },
+  {
+    tags: ["total_usage_total_tokens"],
+    header: "Total Usage Total Tokens",
+    definition: "sum of usage_total_tokens over successful requests",
   },
   {
     tags: ["total_output_tokens"],
@@ -139,15 +196,20 @@ const BY_HEADER = new Map(TAGS.map((t) => [t.header.toLowerCase(), t]));
 const UNKNOWN = "an AIPerf metric with no definition in this reader's table (see AIPerf's docs/metrics_reference.md)";
 const HTTP = "an HTTP timing of AIPerf's request trace, named after k6's http_req_* metrics";
 
-/** AIPerf's definition of a metric tag (old or new name). */
-export function aiperfDefinition(tag: string): string {
-  return BY_TAG.get(tag)?.definition ?? (tag.startsWith("http_req_") ? HTTP : UNKNOWN);
+/** The export's form: the early records form (< 0.8) or 0.8's flat form, whose rates use the phase window. */
+export type AiperfForm = "early" | "0.8";
+
+const defined = (t: Tag | undefined, form: AiperfForm) => (form === "0.8" ? t?.phase : undefined) ?? t?.definition;
+
+/** AIPerf's definition of a metric tag (old or new name) in the export's form. */
+export function aiperfDefinition(tag: string, form: AiperfForm = "early"): string {
+  return defined(BY_TAG.get(tag), form) ?? (tag.startsWith("http_req_") ? HTTP : UNKNOWN);
 }
 
 /** AIPerf's definition of a CSV label ("Time to First Token (ms)"), by the header before the unit. */
-export function aiperfHeaderDefinition(label: string): string {
+export function aiperfHeaderDefinition(label: string, form: AiperfForm = "early"): string {
   const header = label.replace(/\s*\([^)]*\)\s*$/, "").toLowerCase();
-  return BY_HEADER.get(header)?.definition ?? (header.startsWith("http ") ? HTTP : UNKNOWN);
+  return defined(BY_HEADER.get(header), form) ?? (header.startsWith("http ") ? HTTP : UNKNOWN);
 }
 
 /** A value in `unit` as ms; null when the unit is not a time unit. */

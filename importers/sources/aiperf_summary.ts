@@ -12,7 +12,7 @@ import { z } from "zod";
 import { InputError } from "../../schema/errors.ts";
 import type { SourceHeadline } from "../source.ts";
 import { checked, parseJson, type SourceText } from "./_source_text.ts";
-import { aiperfDefinition, aiperfHeaderDefinition } from "./_aiperf_tags.ts";
+import { aiperfDefinition, type AiperfForm, aiperfHeaderDefinition } from "./_aiperf_tags.ts";
 
 /** What the aggregate files say about the run besides headlines. */
 export interface AiperfSummary {
@@ -64,7 +64,12 @@ const Summary = z.looseObject({
   end_time: z.string().optional(),
 });
 
-function dictHeadlines(dicts: Record<string, unknown>, prefix: string, stage: string): SourceHeadline[] {
+function dictHeadlines(
+  dicts: Record<string, unknown>,
+  prefix: string,
+  stage: string,
+  form: AiperfForm,
+): SourceHeadline[] {
   const out: SourceHeadline[] = [];
   for (const [tag, d] of Object.entries(dicts)) {
     const m = MetricDict.safeParse(d);
@@ -80,11 +85,22 @@ function dictHeadlines(dicts: Record<string, unknown>, prefix: string, stage: st
         stage,
         value: v,
         unit: stat === "count" ? "values" : m.data.unit,
-        definition: `${scalar ? "value" : STAT(stat)} of ${tag}: ${aiperfDefinition(tag)}`,
+        definition: `${scalar ? "value" : STAT(stat)} of ${tag}: ${aiperfDefinition(tag, form)}`,
       });
     }
   }
   return out;
+}
+
+/** end − start in s of two ISO times with no zone (read both as UTC); null when either is missing or unreadable. */
+function phaseSeconds(start: string | undefined, end: string | undefined): number | null {
+  if (!start || !end) return null;
+  const asUtc = (t: string) => Date.parse(/(Z|[+-]\d\d:?\d\d)$/.test(t) ? t : `${t.slice(0, 23)}Z`);
+  const [a, b] = [asUtc(start), asUtc(end)];
+  if (!Number.isFinite(a) || !Number.isFinite(b) || b <= a) return null;
+  // Date keeps ms; the microseconds are added back from the text.
+  const micros = (t: string) => Number((/\.\d{3}(\d{1,3})/.exec(t)?.[1] ?? "0").padEnd(3, "0")) / 1e6;
+  return Math.round(((b - a) / 1000 + micros(end) - micros(start)) * 1e6) / 1e6;
 }
 
 /** Reads profile_export_aiperf.json (either form). */
@@ -96,10 +112,11 @@ export function readAiperfJson(src: SourceText): AiperfSummary {
     throw new InputError(`${src.path}: neither records nor top-level metric dicts: not an AIPerf aggregate export`);
   }
   const dicts: Record<string, unknown> = s.records ?? raw as Record<string, unknown>;
-  const headlines = dictHeadlines(dicts, flat ? "" : "records.", "profiling");
+  const form: AiperfForm = flat ? "0.8" : "early";
+  const headlines = dictHeadlines(dicts, flat ? "" : "records.", "profiling", form);
   const warm = (raw as { warmup_metrics?: unknown }).warmup_metrics;
   if (warm && typeof warm === "object") {
-    headlines.push(...dictHeadlines(warm as Record<string, unknown>, "warmup_metrics.", "warmup"));
+    headlines.push(...dictHeadlines(warm as Record<string, unknown>, "warmup_metrics.", "warmup", form));
   }
   const avg = (tag: string) => {
     const m = MetricDict.safeParse(dicts[tag]);
@@ -115,8 +132,23 @@ export function readAiperfJson(src: SourceText): AiperfSummary {
   const notes: string[] = [];
   if (s.start_time) {
     notes.push(
-      `start_time ${s.start_time} and end_time ${s.end_time ?? "?"} carry no time zone; the window is taken ` +
-        "from min_request_timestamp and max_response_timestamp (epoch ns).",
+      `start_time ${s.start_time} and end_time ${s.end_time ?? "?"} carry no time zone; the stage is placed on ` +
+        "the clock by min_request_timestamp and max_response_timestamp (epoch ns).",
+    );
+  }
+  // AIPerf 0.8 divides its rates by the profiling phase's end_time − start_time, not by benchmark_duration: the
+  // difference of two times on one clock, whatever their zone.
+  const phase = flat ? phaseSeconds(s.start_time, s.end_time) : null;
+  const bench = avg("benchmark_duration");
+  if (flat && phase === null) {
+    notes.push(
+      "The 0.8 form's rates divide by the profiling phase's end_time − start_time, which the file does not state: " +
+        "the stage has no tool duration.",
+    );
+  } else if (phase !== null) {
+    notes.push(
+      `The rates (request_throughput, output_token_throughput, …) are over the profiling phase's end_time − ` +
+        `start_time = ${phase} s${bench !== null ? `, not benchmark_duration (${bench} s)` : ""}.`,
     );
   }
   return {
@@ -126,7 +158,7 @@ export function readAiperfJson(src: SourceText): AiperfSummary {
     model: s.input_config?.endpoint?.model_names?.[0] ?? null,
     concurrency: s.input_config?.loadgen?.concurrency ?? null,
     rate_rps: s.input_config?.loadgen?.request_rate ?? null,
-    duration_s: avg("benchmark_duration") ?? (lo !== null && hi !== null ? (hi - lo) / 1e9 : null),
+    duration_s: flat ? phase : bench ?? (lo !== null && hi !== null ? (hi - lo) / 1e9 : null),
     window_ns: lo !== null && hi !== null ? [lo, hi] : null,
     counts: {
       ok: avg("request_count"),
@@ -144,6 +176,8 @@ export function readAiperfCsv(src: SourceText): AiperfSummary {
   const blocks = [[0, blank === -1 ? lines.length : blank], [blank + 1, lines.length]] as const;
   const headlines: SourceHeadline[] = [];
   const scalars = new Map<string, number>();
+  // 0.8's CSV has a sum column (the early one has none): its rates are over the profiling phase's window.
+  const form: AiperfForm = /^Metric,.*\bsum\b/.test(lines[0] ?? "") ? "0.8" : "early";
   for (const [from, to] of blank === -1 ? [blocks[0]] : blocks) {
     let rows: string[][];
     try {
@@ -180,7 +214,7 @@ export function readAiperfCsv(src: SourceText): AiperfSummary {
           stage: "profiling",
           value: v,
           unit: stat === "count" ? "values" : unit,
-          definition: `${scalar ? "" : `${STAT(stat)} of `}${label}: ${aiperfHeaderDefinition(label)}`,
+          definition: `${scalar ? "" : `${STAT(stat)} of `}${label}: ${aiperfHeaderDefinition(label, form)}`,
         });
       }
     }
@@ -194,13 +228,19 @@ export function readAiperfCsv(src: SourceText): AiperfSummary {
     model: null,
     concurrency: null,
     rate_rps: null,
-    duration_s: scalars.get("Benchmark Duration") ?? null,
+    duration_s: form === "0.8" ? null : scalars.get("Benchmark Duration") ?? null,
     window_ns: lo !== null && hi !== null ? [lo, hi] : null,
     counts: {
       ok: scalars.get("Request Count") ?? null,
       error: scalars.get("Error Request Count") ?? null,
       cancelled: null,
     },
-    notes: [],
+    notes: form === "0.8"
+      ? [
+        "The CSV is AIPerf 0.8's (a sum column): its rates are over the profiling phase's end_time − start_time, " +
+        "which only profile_export_aiperf.json states; Benchmark Duration (first request → last response) is not " +
+        "their window.",
+      ]
+      : [],
   };
 }

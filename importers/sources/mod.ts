@@ -1,7 +1,7 @@
 /**
  * The readers of peer tools' result files, each into the neutral {@linkcode SourceRun} of `importers/source.ts`, and
  * {@linkcode readSource}, which reads the files from disk and picks the reader by tool name: vLLM bench serve,
- * GuideLLM, AIPerf, inference-perf, LLMPerf, MLPerf LoadGen, the generic mapped JSONL/CSV and OpenTelemetry traces
+ * GuideLLM, AIPerf, GenAI-Perf, inference-perf, LLMPerf, MLPerf LoadGen, the generic mapped JSONL/CSV and OpenTelemetry traces
  * (OTLP/JSON).
  *
  * @example A generic CSV read through its mapping
@@ -27,6 +27,7 @@ import type { SourceRun, SourceTool } from "../source.ts";
 import { loadSourceTexts } from "./_source_text.ts";
 import { readAiperf } from "./aiperf.ts";
 import { readGeneric } from "./generic.ts";
+import { readGenaiPerf } from "./genai_perf.ts";
 import { readGuidellm } from "./guidellm.ts";
 import { readInferencePerf } from "./inference_perf.ts";
 import { readLlmperf } from "./llmperf.ts";
@@ -36,6 +37,7 @@ import { readVllmBench } from "./vllm_bench.ts";
 
 export { loadSourceTexts, type SourceText, sourceText } from "./_source_text.ts";
 export { parseAiperf, readAiperf } from "./aiperf.ts";
+export { parseGenaiPerf, readGenaiPerf } from "./genai_perf.ts";
 export { readGeneric, readImportMapping } from "./generic.ts";
 export { parseGuidellm, readGuidellm } from "./guidellm.ts";
 export { readInferencePerf, UNSTAGED } from "./inference_perf.ts";
@@ -54,6 +56,7 @@ const READERS: Record<SourceTool, (files: string[]) => Promise<SourceRun>> = {
   "mlperf-loadgen": async (files) => readMlperfLoadgen(await loadSourceTexts(files)),
   "generic": async (files) => readGeneric(await loadSourceTexts(files)),
   "otlp": async (files) => readOtlp(await loadSourceTexts(files)),
+  "genai-perf": readGenaiPerf,
 };
 
 /** Reads `files` (paths) as `tool`'s result files. Bad input is an InputError naming the file and the key or line. */
