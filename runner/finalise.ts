@@ -31,7 +31,8 @@ export interface FinaliseOptions {
   retries: number;
   retryBudgetExhausted: number;
   retryPastDeadline: number;
-  lagLimitMs: number;
+  /** A fixed send-lag bar the user set (`--lag-limit-ms`); null or absent: none (runner/request_tally.ts). */
+  lagLimitMs?: number | null | undefined;
   /** The machine's CPU contention over the run (runner/cpu_contention.ts); null: unknown here; absent: not measured. */
   contention?: CpuContention | null;
 }
@@ -76,8 +77,16 @@ export async function finaliseRun(
   if (parquet) await csvToParquet(dir, "requests", { onRows, identity });
   else for await (const rows of readLogCsvBatches(join(dir, "requests.csv"), "requests")) onRows(rows);
   const summary = tally.summary();
+  if (o.lagLimitMs != null) manifest.runner.lag_limit_ms = o.lagLimitMs;
   manifest.result = {
-    ...verdictWithCause(tally.verdict(o.lagLimitMs), o.contention),
+    ...verdictWithCause(
+      tally.verdict({
+        // A closed loop has no planned arrivals, so no gap to judge the lag against.
+        stages: manifest.plan.mode === "open" ? manifest.stages : [],
+        lagLimitMs: o.lagLimitMs ?? null,
+      }),
+      o.contention,
+    ),
     status: o.interrupted ? "interrupted" : "complete",
     ended_ms: endedMs,
     retries: o.retries,

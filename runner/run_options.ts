@@ -29,7 +29,7 @@ export interface RunOptions {
   maxSendLagMs?: number;
   /** @default RUNNER_DEFAULTS.max_in_flight */
   maxInFlight?: number;
-  /** p99 send lag above this (or any not_sent) means the client was the limit. @default RUNNER_DEFAULTS.lag_limit_ms */
+  /** A fixed send-lag bar of the user's (runner/request_tally.ts); absent: none. @default RUNNER_DEFAULTS.lag_limit_ms */
   lagLimitMs?: number;
   /** Most body bytes of one response (runner/attempt.ts). @default RUNNER_DEFAULTS.max_response_bytes */
   maxResponseBytes?: number;

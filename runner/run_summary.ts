@@ -1,6 +1,7 @@
 import { OUTCOMES, type RunManifest, type SweepStoppedBy } from "../schema/mod.ts";
 import type { RequestSummary } from "./request_tally.ts";
 import { textTable } from "../lib/text_table.ts";
+import { sig } from "../lib/number_format.ts";
 
 /**
  * The end-of-run summary: per-stage outcome counts of every offered request
@@ -30,22 +31,32 @@ export function formatRunSummary(manifest: RunManifest, requests: RequestSummary
   rows.push(["all", "", "", "", String(requests.offered), ...outcomes.map((o) => String(total.get(o) ?? 0))]);
   const table = textTable(header, rows, { left: 2 });
   const res = manifest.result;
-  const lag = res.send_lag_p99_ms === null
-    ? "no request was dispatched"
-    : `send lag p99 ${res.send_lag_p99_ms.toFixed(2)} ms, max ${
-      res.send_lag_max_ms!.toFixed(2)
-    } ms (n=${requests.lagged})`;
   return [
     `run ${manifest.run_id} (${manifest.plan.mode} loop, ${res.status}): outcome counts per stage, every offered request, by scheduled time`,
     ...table,
-    `client: ${lag}; ${
-      res.client_limited ? `THE CLIENT WAS THE LIMIT: ${res.client_limit_reason}` : "the client kept up"
-    }`,
+    `client: ${clientLine(manifest, requests)}`,
     `retries: ${res.retries} (budget exhausted ${res.retry_budget_exhausted} times, ${
       res.retry_past_deadline ?? 0
     } refused past the deadline)`,
     ...(res.stopped_by ? [sweepLine(res.stopped_by)] : []),
   ].join("\n");
+}
+
+/**
+ * The client line: the verdict and its reason when the rule fired (docs/verdicts.md), else the lag as a figure beside
+ * the bars it stayed under — never "the client kept up" as a verdict.
+ */
+function clientLine(manifest: RunManifest, requests: RequestSummary): string {
+  const res = manifest.result;
+  if (res.client_limited) return `THE CLIENT WAS THE LIMIT: ${res.client_limit_reason}`;
+  const gaps = manifest.plan.mode === "open"
+    ? manifest.stages.filter((s) => s.offered_rps > 0).map((s) => 1000 / s.offered_rps)
+    : [];
+  const bars = [
+    ...(gaps.length ? [`tightest mean gap between planned arrivals ${sig(Math.min(...gaps), 3)} ms`] : []),
+    ...(typeof manifest.runner.lag_limit_ms === "number" ? [`--lag-limit-ms ${manifest.runner.lag_limit_ms}`] : []),
+  ];
+  return `${requests.lagFigure}${requests.lagged ? `: below every bar (${bars.join(", ") || "no planned gap"})` : ""}`;
 }
 
 /** Why a sweep ended, in one line. */

@@ -28,8 +28,11 @@ export const RunnerSettings = z.object({
     .describe("a request not started within this many ms of its scheduled time is recorded `not_sent`"),
   max_in_flight: z.number().int().min(1).default(20_000)
     .describe("requests in flight at most; one more is recorded `client_shed`"),
-  lag_limit_ms: z.number().min(0).default(5)
-    .describe("a p99 send lag above this (or any `not_sent` or `client_shed`) means the client was the limit"),
+  lag_limit_ms: z.number().min(0).optional()
+    .describe(
+      "a fixed bar of your own: a p99 send lag above it (the highest percentile n supports when n < 459) means the " +
+        "client was the limit, besides the rule of docs/verdicts.md; none by default",
+    ),
   max_response_bytes: z.number().int().min(1).default(8 * 1024 * 1024)
     .describe("most body bytes one response may carry"),
   save_outputs: z.boolean().default(false).describe("also write `outputs.jsonl`"),

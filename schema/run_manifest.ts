@@ -240,6 +240,11 @@ export const RunManifest = z.object({
      * runner/cache_bust.ts); null when off. Absent in runs written before it existed.
      */
     cache_bust: z.string().nullable().optional(),
+    /**
+     * The user's fixed send-lag bar (`--lag-limit-ms`), held to the run's p99 send lag besides the client-limit rule
+     * (lib/client_limit_rule.ts); absent when none was set, and in older runs (whose verdict held a 5 ms bar).
+     */
+    lag_limit_ms: z.number().nonnegative().optional(),
   }).strict(),
   host: z.object({
     hostname: z.string(),

@@ -173,8 +173,9 @@ export const RUN_COMMAND = {
     "max-in-flight": settingNumber("max_in_flight", "beyond this, requests are recorded `client_shed`"),
     "lag-limit-ms": settingNumber(
       "lag_limit_ms",
-      "a p99 send lag above this, any `not_sent` (but a stop's) or `client_shed`: run.json says **the client was " +
-        "the limit**",
+      "a fixed bar of your own: a p99 send lag above N ms (the highest percentile n supports when n < 459) also " +
+        "makes run.json say **the client was the limit**; without it the rule of docs/verdicts.md alone judges " +
+        "(requests not sent or shed, a stage's lag longer than its mean gap between planned arrivals)",
     ),
     "max-response-bytes": settingNumber(
       "max_response_bytes",
@@ -231,6 +232,7 @@ export const RUN_COMMAND = {
 
 /** A default value as the table shows it. */
 function shown(key: string, value: unknown): string {
+  if (value === undefined) return "none";
   if (typeof value === "boolean") return value ? "on" : "off";
   if (typeof value === "string") return `\`${value}\``;
   if (typeof value === "number" && key.endsWith("_bytes") && value % (1024 * 1024) === 0) {

@@ -113,18 +113,24 @@ Deno.test("startContention() measures this thread's run-queue wait and CPU on Li
   assert.ok(c.machine_busy_share !== null && c.machine_busy_share >= 0 && c.machine_busy_share <= 1);
 });
 
-/** A run folder with one request of send lag 9 ms (over the 5 ms limit): the client was the limit. */
-function laggedRun() {
+/**
+ * A run folder with one request of send lag 9 ms at 1 req/s (a 1000 ms gap), and, when `behind`, one the runner did
+ * not send in time: then the client was the limit.
+ */
+function laggedRun(behind = true) {
   const dir = Deno.makeTempDirSync({ prefix: "contention_test_" });
   const requests = CsvSink.open(dir, "requests");
   requests.append(requestRow({ request_id: "r1", stage: "steady", send_lag_ms: 9 }));
+  if (behind) {
+    requests.append(requestRow({ request_id: "r2", stage: "steady", send_lag_ms: 1200, outcome: "not_sent" }));
+  }
   requests.close();
   const stages = [{ name: "steady", kind: "steady" as const, start_ms: 0, end_ms: 1000, offered_rps: 1 }];
   const base = makeManifest(stages, { run_id: "run-1" });
   writeCsvSchema(dir, "requests", { identity: { run_id: base.run_id, epoch_iso: base.epoch_iso } });
   const manifest = {
     ...base,
-    plan: { ...base.plan, scheduled_requests: 1 },
+    plan: { ...base.plan, scheduled_requests: behind ? 2 : 1 },
     runner: { ...base.runner, formats: ["csv" as const] },
   };
   return { dir, manifest };
@@ -139,7 +145,6 @@ Deno.test("finaliseRun() writes the contention and the client limit's cause into
     retries: 0,
     retryBudgetExhausted: 0,
     retryPastDeadline: 0,
-    lagLimitMs: 5,
   };
   for (
     const [contention, cause, suffix] of [
@@ -155,13 +160,38 @@ Deno.test("finaliseRun() writes the contention and the client limit's cause into
       assert.equal(done.result.client_limited, true);
       assert.deepEqual(done.result.cpu_contention, contention);
       assert.equal(done.result.client_limit_cause, cause);
-      // One lag of 9 ms: p99 = 9 > 5.
-      assert.ok(done.result.client_limit_reason!.startsWith(`p99 send lag 9.00 ms > 5 ms${suffix}`));
+      assert.ok(
+        done.result.client_limit_reason!.startsWith(
+          `1 requests not sent (the runner fell behind its schedule)${suffix}`,
+        ),
+      );
       const written = JSON.parse(Deno.readTextFileSync(join(dir, "run.json")));
       assert.equal(written.result.client_limit_cause, cause);
     } finally {
       Deno.removeSync(dir, { recursive: true });
     }
+  }
+});
+
+Deno.test("finaliseRun() gives a cause only to a client-limited run", async () => {
+  // One 9 ms lag against a 1000 ms gap, nothing unsent: no verdict, so no cause, though the contention is recorded.
+  const { dir, manifest } = laggedRun(false);
+  try {
+    const { manifest: done } = await finaliseRun(dir, manifest, {
+      clock: { now: () => 1000, epochUnixMs: 0 },
+      targets: [],
+      serverTimeline: false,
+      interrupted: false,
+      retries: 0,
+      retryBudgetExhausted: 0,
+      retryPastDeadline: 0,
+      contention: CONTENTION,
+    });
+    const r = done.result;
+    assert.deepEqual([r.client_limited, r.client_limit_reason, r.client_limit_cause], [false, null, null]);
+    assert.deepEqual(r.cpu_contention, CONTENTION);
+  } finally {
+    Deno.removeSync(dir, { recursive: true });
   }
 });
 

@@ -59,7 +59,7 @@ Deno.test("dispatchOpenLoop records every scheduled request once, late ones as n
     const notSent = rows.filter((r) => r.outcome === "not_sent");
     assert.ok(notSent.length > 30, `${notSent.length} not sent`);
     assert.ok(notSent.every((r) => r.send_lag_ms! > 20));
-    const v = clientVerdict(rows, 5);
+    const v = clientVerdict(rows);
     assert.equal(v.client_limited, true);
     assert.match(v.client_limit_reason!, /not sent/);
   });
@@ -100,7 +100,7 @@ Deno.test("dispatchOpenLoop records every scheduled request once, late ones as n
     const ns = rows.filter((r) => r.outcome === "not_sent");
     assert.ok(ns.length > 20 && ns.every((r) => r.error_kind === "run_stopped"));
     // The unsent rest of a stopped run is the stop's doing, not a client that fell behind.
-    const v = clientVerdict(rows, 5);
+    const v = clientVerdict(rows);
     assert.equal(v.not_sent, ns.length);
     assert.equal(v.client_limited, false);
   });

@@ -41,7 +41,7 @@ Deno.test("a staged run of design-v1 against the simulator writes a complete, se
     );
     const { offered, not_sent, client_shed, send_lag_p99_ms, send_lag_max_ms, client_limited, client_limit_reason } =
       manifest.result;
-    const { client_limit_reason: reason, ...verdict } = clientVerdict(requests, 5);
+    const { client_limit_reason: reason, ...verdict } = clientVerdict(requests, { stages: manifest.stages });
     assert.deepEqual({ offered, not_sent, client_shed, send_lag_p99_ms, send_lag_max_ms, client_limited }, verdict);
     // A client-limited run's reason ends with its cause, from the CPU contention over the run.
     assert.equal(client_limit_reason === null ? null : client_limit_reason.slice(0, reason?.length ?? 0), reason);

@@ -8,7 +8,7 @@ Deno.test("RunnerSettings gives every setting of a run its default", () => {
     format: "both",
     max_send_lag_ms: 1000,
     max_in_flight: 20_000,
-    lag_limit_ms: 5,
+    // lag_limit_ms: no default — a fixed send-lag bar only when the user sets one (docs/verdicts.md).
     // 8 MiB = 8 × 1024 × 1024 = 8388608 bytes
     max_response_bytes: 8_388_608,
     save_outputs: false,

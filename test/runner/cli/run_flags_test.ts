@@ -27,7 +27,7 @@ Deno.test("the run flag table takes defaults and ranges from the settings schema
   const table = runFlagTable();
   assert.deepEqual(row(table, "`--max-send-lag-ms N`").slice(1, 3), ["1000", "a number > 0"]);
   assert.deepEqual(row(table, "`--max-in-flight N`").slice(1, 3), ["20000", "an integer ≥ 1"]);
-  assert.deepEqual(row(table, "`--lag-limit-ms N`").slice(1, 3), ["5", "a number ≥ 0"]);
+  assert.deepEqual(row(table, "`--lag-limit-ms N`").slice(1, 3), ["none", "a number ≥ 0"]);
   // 8388608 / (1024 × 1024) = 8 MiB
   assert.deepEqual(row(table, "`--max-response-bytes N`").slice(1, 3), ["8388608 (8 MiB)", "an integer ≥ 1"]);
   assert.deepEqual(row(table, "`--format FMT`").slice(1, 3), ["`both`", "`csv`, `parquet`, `both`"]);
