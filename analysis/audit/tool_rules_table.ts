@@ -157,8 +157,8 @@ export const TOOL_RULES: readonly ToolRuleEntry[] = [
     rate: "request count / (last response − first request) of perf_analyzer's measurement window",
     percentile: "numpy.percentile, linear interpolation",
     method: "linear",
-    requests: "requests with a response in perf_analyzer's stable measurement window",
-    warmup: "perf_analyzer's --warmup-request-count requests are sent first and left out",
+    requests: "the requests in perf_analyzer's profile export (request_count = their number)",
+    warmup: "not stated in the summary exports (warm-up is perf_analyzer's, before its export)",
     source: "triton-inference-server/perf_analyzer genai-perf/genai_perf/metrics/llm_statistics.py Statistics " +
       "(np.percentile), llm_metrics.py and profile_data_parser/llm_profile_data_parser.py",
   },
