@@ -25,7 +25,7 @@ Deno.test("deno task import", async (t) => {
     const r = await importCli("--from", "locust", join(tmp, "nope.json"));
     assert.equal(r.code, 2);
     assert.match(r.stderr, /^error: invalid input \(3 problems\):/);
-    assert.match(r.stderr, /--from: expected vllm-bench-serve, .* generic or otlp, got "locust"/);
+    assert.match(r.stderr, /--from: expected vllm-bench-serve, .* otlp or genai-perf, got "locust"/);
     assert.match(r.stderr, /--out DIR is required/);
     assert.match(r.stderr, /nope\.json: cannot read/);
     assert.doesNotMatch(r.stderr, /\bat .*\.ts:\d+/);
