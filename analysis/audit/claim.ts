@@ -17,8 +17,32 @@ export const DEFAULT_TOLERANCE = { absolute: 0, relative: 0.01 } as const;
 /** The claim file's schema (the contract's: schema/claim.ts). */
 export { Claim, HeadlineClaim };
 
-/** A claim whose `slo` path has been read: `slo` is a policy, `slo_source` says where it came from. */
-export type ResolvedClaim = Omit<Claim, "slo"> & { slo?: SloPolicy; slo_source?: string };
+/**
+ * A claim whose `slo` path has been read: `slo` is a policy, `slo_source` says where it came from; `value_text` is
+ * `value` as the file writes it ("0.8254"), whose digits are the precision it was published at.
+ */
+export type ResolvedClaim = Omit<Claim, "slo"> & { slo?: SloPolicy; slo_source?: string; value_text?: string };
+
+/**
+ * A claim file's JSON, and its top-level `value` as written (JSON.parse keeps only the float: "1.50" would be 1.5).
+ * Errors name the file.
+ */
+async function readClaimJson(file: string): Promise<{ raw: unknown; valueText: string | undefined }> {
+  const texts = new Map<unknown, string>();
+  try {
+    const raw = JSON.parse(
+      await Deno.readTextFile(file),
+      function (this: unknown, key: string, v: unknown, context?: { source?: string }) {
+        // `this` is the object holding the key: only the root's own `value` counts.
+        if (key === "value" && typeof v === "number" && context?.source !== undefined) texts.set(this, context.source);
+        return v;
+      } as (key: string, v: unknown) => unknown,
+    );
+    return { raw, valueText: texts.get(raw) };
+  } catch (e) {
+    throw new InputError(`${file}: cannot read claim: ${(e as Error).message}`, [], { cause: e });
+  }
+}
 
 /**
  * Reads and validates a claim file (JSON). A string `slo` is read as an SLO
@@ -33,18 +57,14 @@ export type ResolvedClaim = Omit<Claim, "slo"> & { slo?: SloPolicy; slo_source?:
  * ```
  */
 export async function loadClaim(file: string): Promise<ResolvedClaim> {
-  let raw: unknown;
-  try {
-    raw = JSON.parse(await Deno.readTextFile(file));
-  } catch (e) {
-    throw new InputError(`${file}: cannot read claim: ${(e as Error).message}`, [], { cause: e });
-  }
+  const { raw, valueText } = await readClaimJson(file);
   const res = Claim.safeParse(raw);
   if (!res.success) {
     const problems = res.error.issues.map((i) => `${file}: ${i.path.map(String).join(".") || "(root)"}: ${i.message}`);
     throw new InputError(`${file}: invalid claim`, problems);
   }
-  const { slo, ...rest } = res.data;
+  const { slo, ...parsed } = res.data;
+  const rest = valueText === undefined ? parsed : { ...parsed, value_text: valueText };
   if (slo === undefined) return rest;
   if (typeof slo !== "string") return { ...rest, slo, slo_source: `${file} (inline)` };
   const path = isAbsolute(slo) ? slo : join(dirname(file), slo);
@@ -57,6 +77,8 @@ export async function loadClaim(file: string): Promise<ResolvedClaim> {
 
 /** A headline claim with its `slo` read and its `run` resolved against the claim file's folder. */
 export type ResolvedHeadlineClaim = Omit<HeadlineClaim, "slo" | "run"> & {
+  /** `value` as the file writes it: the precision it was published at. */
+  value_text?: string;
   slo?: SloPolicy;
   slo_source?: string;
   /** The import folder, resolved; absent when the claim names none (RUN on the command line). */
@@ -71,12 +93,7 @@ export type AnyClaim = { kind: "metric"; claim: ResolvedClaim } | { kind: "headl
  * {@linkcode Claim} (read by {@linkcode loadClaim}). Errors name the file and every bad field.
  */
 export async function loadAnyClaim(file: string): Promise<AnyClaim> {
-  let raw: unknown;
-  try {
-    raw = JSON.parse(await Deno.readTextFile(file));
-  } catch (e) {
-    throw new InputError(`${file}: cannot read claim: ${(e as Error).message}`, [], { cause: e });
-  }
+  const { raw, valueText } = await readClaimJson(file);
   if (raw === null || typeof raw !== "object" || !("headline" in raw)) {
     return { kind: "metric", claim: await loadClaim(file) };
   }
@@ -87,7 +104,11 @@ export async function loadAnyClaim(file: string): Promise<AnyClaim> {
   }
   const { slo, run, ...rest } = res.data;
   const at = (p: string) => isAbsolute(p) ? p : join(dirname(file), p);
-  const out: ResolvedHeadlineClaim = { ...rest, ...(run === undefined ? {} : { run: at(run) }) };
+  const out: ResolvedHeadlineClaim = {
+    ...rest,
+    ...(valueText === undefined ? {} : { value_text: valueText }),
+    ...(run === undefined ? {} : { run: at(run) }),
+  };
   if (slo === undefined) return { kind: "headline", claim: out };
   if (typeof slo !== "string") return { kind: "headline", claim: { ...out, slo, slo_source: `${file} (inline)` } };
   try {

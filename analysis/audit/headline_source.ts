@@ -46,6 +46,24 @@ export async function claimsSource(dir: string): Promise<HeadlineSource> {
   };
 }
 
+/**
+ * How finely a wall-clock time held as a double resolves, ms: one unit in the last place of the epoch instant, the
+ * coarsest of seconds, milliseconds and nanoseconds since 1970 (a tool's epoch timestamps, whichever unit it wrote,
+ * passed through such a double on their way to ms since the run's start). For 2025: 2⁸ ns = 0.000256 ms.
+ *
+ * @example 2025-07-09 in ns since 1970 is about 1.75e18: a double's unit in the last place there is 2⁸ ns
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { epochGridMs } from "./headline_source.ts";
+ * assert.equal(epochGridMs(Date.parse("2025-07-09T09:15:08Z")), 256e-6);
+ * ```
+ */
+export function epochGridMs(epochMs: number): number {
+  const ulp = (x: number) => 2 ** (Math.floor(Math.log2(Math.abs(x))) - 52);
+  if (!(epochMs > 0)) return 0;
+  return Math.max(ulp(epochMs / 1000) * 1000, ulp(epochMs), ulp(epochMs * 1e6) / 1e6);
+}
+
 const column = (run: LoadedRun, name: string) => run.requests.getColumn(name).toArray() as unknown[];
 const num = (v: unknown): number | null => (v === null || v === undefined ? null : Number(v));
 
@@ -82,5 +100,7 @@ export function runSource(run: LoadedRun): HeadlineSource {
     scheduled_from: m.timeline.scheduled_from,
     absolute_times: m.timeline.rates,
     lacks: m.lacks,
+    // Wall-clock times (an epoch timeline) went through a double at the epoch's size; durations and clock times not.
+    time_grid_ms: m.timeline.kind === "epoch" ? epochGridMs(Date.parse(m.epoch_iso)) : 0,
   };
 }

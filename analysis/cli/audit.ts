@@ -129,14 +129,15 @@ async function headlineMain(
   dir: string | undefined,
   v: ParsedCommand<typeof AUDIT_COMMAND>["values"],
 ): Promise<void> {
+  const claimFile = v.claim!;
   check.require(dir === undefined, "a headline claim needs its import folder: RUN, or `run` in the claim");
   check.throwIfAny();
   if (isClaimsFolder(dir!)) {
     const src = await check.load(() => claimsSource(dir!));
     check.throwIfAny();
-    const result = auditHeadline(src!, claim);
+    const result = auditHeadline(src!, { ...claim, file: claimFile });
     if (v.json) console.log(JSON.stringify(result, null, 2));
-    else console.log(formatHeadlineAudit(result, dir!, ["summary only: claims.json of a summary-only import"]));
+    else console.log(formatHeadlineAudit(result, `${dir} (claims.json: a summary-only import)`, []));
     return;
   }
   const runs = await loadRuns(check, [dir!], openOptions(v));
@@ -160,7 +161,7 @@ async function headlineMain(
       policy: slo?.file ?? claim.slo_source ?? "the claim's policy",
     };
   }
-  const result = auditHeadline(src, claim, goodputUnder);
+  const result = auditHeadline(src, { ...claim, file: claimFile }, goodputUnder);
   const caveats = importCaveats(run!.manifest);
   if (v.json) console.log(JSON.stringify({ ...result, caveats }, null, 2));
   else console.log(formatHeadlineAudit(result, dir!, caveats));

@@ -4,6 +4,7 @@ import { fileURLToPath } from "node:url";
 import { runCli } from "../../support/run_cli.ts";
 import { auditHeadline, type HeadlineRow, type HeadlineSource } from "../../../analysis/audit/headline_audit.ts";
 import { headlineRecipe, percentileBy } from "../../../analysis/audit/tool_rules.ts";
+import { InputError } from "../../../schema/errors.ts";
 
 const ROOT = fileURLToPath(new URL("../../../", import.meta.url));
 const PEERS = fileURLToPath(new URL("../../../../shared/data/peers/", import.meta.url));
@@ -47,7 +48,7 @@ const SRC: HeadlineSource = {
     { key: "records.request_throughput.avg", stage: "s", value: 0.75, unit: "requests/sec", definition: "d" },
     { key: "records.ttft.p50", stage: "s", value: 200, unit: "ms", definition: "d" },
   ],
-  stages: [{ name: "s", tool_duration_s: 4, totals: { ok: 3, error: 0 } }],
+  stages: [{ name: "s", tool_duration_s: 4.0001, totals: { ok: 3, error: 0 } }],
   rows: [
     row(true, 0, 100, 1000),
     row(true, 1000, 1200, 2000),
@@ -69,10 +70,46 @@ Deno.test("auditHeadline: a request rate under the tool's rules, under ours, and
   assert.equal(r.recomputed?.match, true);
   // ours: 4 offered / 4 s = 1; accepted goodput as given
   assert.deepEqual(r.ours.map((c) => c.value), [1, 0.5]);
-  // windows: tool 4 s, send 4 s, schedule (−100 → 4000) 4.1 s → successful 0.75, 0.75, 3/4.1 = 0.7317 (1 % of 0.75
-  // = 0.0075: off); every record 1, 1, 0.9756: off → 2 of 6 reproduce
+  // compared at the published precision: "0.75" stands for ±0.005; the tool's duration "4.0001" for ±0.00005 s,
+  // 0.75 × 0.00005 / 4.0001 = 9.37e-6; arithmetic 0.75e-12 → allowed 0.00500937
+  assert.equal(r.comparison.rule, "published_precision");
+  assert.ok(Math.abs(r.comparison.allowed - (0.005 + 0.75 * 0.00005 / 4.0001 + 0.75e-12)) < 1e-15);
+  // windows: tool 4.0001 s, send 4 s, schedule (−100 → 4000) 4.1 s → successful 3/4.0001 = 0.74998 (rounds to 0.75),
+  // 0.75, 3/4.1 = 0.7317 (off); every record 1, 1, 0.9756 (off) → 2 of 6 reproduce
   assert.equal(r.searched, 6);
-  assert.equal(r.reproducing.length, 2);
+  assert.deepEqual(r.reproducing.map((c) => c.value), [3 / 4.0001, 0.75]);
+  assert.equal(r.verdict, "reproduced");
+});
+
+Deno.test("auditHeadline: the published text decides the precision; a stated tolerance replaces it", () => {
+  const claim = { headline: "records.ttft.p50", stage: "s" };
+  // TTFTs from send 100, 200, 300 → linear p50 = 200; times have no grid (hand rows), arithmetic 200e-12
+  // "200.4" stands for ±0.05: |200 − 200.4| = 0.4 > 0.05 + 2e-10 → not reproduced
+  assert.equal(auditHeadline(SRC, { ...claim, value: 200.4, value_text: "200.4" }).verdict, "not_reproduced");
+  // "2.0e2" stands for ±5 (2 significant digits): 200 reproduces it
+  const coarse = auditHeadline(SRC, { ...claim, value: 200, value_text: "2.0e2" });
+  assert.equal(coarse.comparison.published.half_unit, 5);
+  assert.equal(coarse.verdict, "reproduced");
+  // stated tolerance: relative 0.01 × 200.4 = 2.004 ≥ 0.4 → reproduced within that tolerance, and it says so
+  const stated = auditHeadline(SRC, { ...claim, value: 200.4, value_text: "200.4", tolerance: { relative: 0.01 } });
+  assert.equal(stated.comparison.rule, "stated_tolerance");
+  assert.equal(stated.verdict, "reproduced");
+  // the import's own value (200, as the import holds it) when the claim gives none
+  assert.equal(auditHeadline(SRC, claim).comparison.published.from, "import");
+});
+
+Deno.test("auditHeadline: a headline the import does not hold, with no value given, is an input error", () => {
+  assert.throws(
+    () => auditHeadline(SRC, { headline: "records.ttft.p99", stage: null, file: "c.json" }),
+    (e: Error) =>
+      e instanceof InputError &&
+      /^c\.json: headline "records\.ttft\.p99" at stage "s" is not in the import; it holds 2 headline\(s\): records\.ttft\.p50, /
+        .test(e.message),
+  );
+  // the short form without "records." names the same headline
+  const short = auditHeadline(SRC, { headline: "ttft.p50", stage: null });
+  assert.equal(short.key, "records.ttft.p50");
+  assert.equal(short.claimed, 200);
 });
 
 Deno.test("auditHeadline: a TTFT percentile moves with the method and the clock's start", () => {
@@ -88,8 +125,14 @@ Deno.test("auditHeadline: a summary-only source is checked against the tool's ow
   const r = auditHeadline({ ...SRC, rows: null }, { headline: "records.request_throughput.avg", stage: "s" });
   assert.equal(r.recomputed, null);
   assert.match(r.why_not!, /summary-only source has no per-request data/);
-  // the tool's totals: 3 ok / 4 s = 0.75
-  assert.equal(r.consistency[0]!.value, 0.75);
+  // the tool's totals: 3 ok / 4.0001 s = 0.74998 — at the published "0.75" (±0.005) it agrees
+  assert.equal(r.consistency[0]!.value, 3 / 4.0001);
+  assert.equal(r.consistency[0]!.match, true);
+  assert.equal(r.verdict, "not_recomputed");
+  assert.match(r.why_not!, /it is checked against the tool's own other numbers only$/);
+  // a key with no number of the tool's to check it against: the reason says so, not "compared"
+  const p = auditHeadline({ ...SRC, rows: null }, { headline: "records.ttft.p50", stage: "s" });
+  assert.match(p.why_not!, /the tool writes no other number it can be checked against$/);
 });
 
 // LLMPerf: durations only (every request placed at 0), no tool duration; three records without error, one with.
@@ -198,12 +241,12 @@ Deno.test("deno task import + audit: a peer's published headline, end to end", a
     assert.equal(i.code, 0, i.stderr);
     const a = await auditCli(dir, "--claim", join(claims, "guidellm-stripped-request-rate.json"));
     assert.equal(a.code, 0, a.stderr);
-    // 1 record / 29.997201 s = 0.0333364 vs 1.548: not reproduced
-    assert.match(a.stdout, /-> 0\.0333364 \(n = 1\)/);
-    assert.match(a.stdout, /keeps 1 successful record\(s\) of the 46 the tool counted/);
-    assert.match(a.stdout, /^NOT REPRODUCED/m);
-    // the tool's totals: 46 / 29.997201442718506 = 1.53348
-    assert.match(a.stdout, /46 \/ 29\.997201442718506 s -> 1\.53348/);
+    // 1 record / 29.997201 s = 0.0333364 is over a sample: NOT RECOMPUTED, never "not reproduced"
+    assert.match(a.stdout, /^AUDIT: NOT RECOMPUTED — .*keeps 1 successful record\(s\) of the 46 the tool counted/);
+    assert.match(a.stdout, /0\.03333644313152216 +1 +over a sample/);
+    assert.doesNotMatch(a.stdout, /NOT REPRODUCED/);
+    // the tool's totals: 46 / 29.997201442718506 = 1.5334763840500194, not the 1.5481806532737452 it prints
+    assert.match(a.stdout, /46 \/ 29\.997201442718506 s +1\.5334763840500194 +46 +differs/);
   });
 
   await t.step("vLLM summary only: request_throughput against completed / duration", async () => {
