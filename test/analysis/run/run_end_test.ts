@@ -4,6 +4,7 @@ import pl from "nodejs-polars";
 import { goodput } from "../../../analysis/goodput/goodput.ts";
 import { loadRun } from "../../../analysis/run/load_run.ts";
 import { scanRun } from "../../../analysis/run/scan_run.ts";
+import { completeRunEnd, runEndHeadline } from "../../../analysis/run/run_end_rule.ts";
 import { InputError } from "../../../schema/errors.ts";
 import { writeRun } from "../_fixture.ts";
 import { END_POLICY, writeCompleteRun, writeInterruptedRun, writeKilledRun } from "./_run_end_fixture.ts";
@@ -144,7 +145,7 @@ Deno.test("stopped runs give the complete run's acceptance on the requests the s
   const whole = goodput(complete, END_POLICY);
   // The complete run: main's 80 requests, all accepted but m3: 79 / 80 over 40 s.
   assert.deepEqual([whole.overall.offered, whole.overall.accepted, whole.overall.measurement_seconds], [80, 79, 40]);
-  assert.deepEqual([complete.end.censored, complete.end.cut_ms, complete.end.headline], [0, null, null]);
+  assert.deepEqual([complete.end.cut_ms, complete.end.headline], [null, null]);
   for (
     const [name, dir, end, offered, accepted] of [
       // Interrupted: the window [10000, 16500) holds m0…m12: 13 offered, 12 accepted = 0.923 in both runs.
@@ -171,4 +172,26 @@ Deno.test("a complete run is not cut", async () => {
   assert.deepEqual([run.end.status, run.end.cut_ms, run.end.headline], ["complete", null, null]);
   assert.deepEqual(run.manifest.stages, run.end.planned_stages);
   assert.equal(goodput(run, POLICY).disclosure.inclusion_rules.some((r) => /INCOMPLETE/.test(r)), false);
+});
+
+Deno.test("runEndHeadline() names the first 10 censored requests and counts the rest", () => {
+  const ids = Array.from({ length: 12 }, (_, i) => `r${i}`);
+  const end = {
+    ...completeRunEnd([]),
+    status: "interrupted" as const,
+    cut_ms: 6_500,
+    log_end_ms: 17_167,
+    planned_ms: 60_000,
+    censored: 12,
+    censored_ids: ids,
+  };
+  assert.equal(
+    runEndHeadline(end),
+    "INCOMPLETE RUN (interrupted at 17.167 s of 60 s): 12 requests cut off by the stop are censored (r0, r1, r2, " +
+      "r3, r4, r5, r6, r7, r8, r9 and 2 more); window ends at 6.5 s, where the first was scheduled",
+  );
+  assert.equal(
+    runEndHeadline({ ...end, cut_ms: 17_167, censored: 0, censored_ids: [] }),
+    "INCOMPLETE RUN (interrupted at 17.167 s of 60 s): no request was cut off by the stop; window ends there",
+  );
 });
