@@ -17,7 +17,10 @@ import {
   windowVariant,
 } from "./alternatives.ts";
 import type { WindowVariant } from "./alternatives.ts";
-import { DEFAULT_TOLERANCE, type ResolvedClaim } from "./claim.ts";
+import type { ResolvedClaim } from "./claim.ts";
+import { numberText, type Precision, precisionOf } from "../../lib/published_precision.ts";
+import { epochGridMs } from "./headline_source.ts";
+import { isImported } from "../run/imported_run.ts";
 import type { Disclosure } from "../goodput/disclosure.ts";
 import { DEFAULT_SUPPORT_CONFIDENCE } from "../latency/early_stopping.ts";
 import { goodput } from "../goodput/goodput.ts";
@@ -63,7 +66,10 @@ export interface RuleChoice {
 /** The result of {@linkcode audit}. */
 export interface AuditResult {
   claim: ResolvedClaim;
+  /** The comparison: the stated tolerance, or (`stated` false) the published value's precision, `allowed` wide. */
   tolerance: { absolute: number; relative: number; allowed: number; stated: boolean };
+  /** The claim's value as written, and the precision it was published at. */
+  published: Precision;
   /** The recomputation under the stated rules. */
   stated: {
     rules: RuleChoice;
@@ -147,12 +153,25 @@ export function audit(run: LoadedRun, claim: ResolvedClaim, options: AuditOption
   const assumed: string[] = [];
   const notes: string[] = [];
   const t = claim.tolerance;
-  const absolute = t?.absolute ?? (t ? 0 : DEFAULT_TOLERANCE.absolute);
-  const relative = t?.relative ?? (t ? 0 : DEFAULT_TOLERANCE.relative);
-  const allowed = Math.max(absolute, relative * Math.abs(claim.value));
-  if (!t) assumed.push(`tolerance: relative ${relative} (default; none stated)`);
+  const absolute = t?.absolute ?? 0;
+  const relative = t?.relative ?? 0;
+  // No tolerance stated: the value's own published precision ("0.8254" stands for ±0.00005), widened by the
+  // resolution of an imported run's wall-clock times for a latency (2 × the grid a double holds them on).
+  const published = precisionOf(claim.value_text ?? numberText(claim.value));
+  const grid =
+    claim.metric === "latency_percentile" && isImported(run.manifest) && run.manifest.timeline.kind === "epoch"
+      ? 2 * epochGridMs(Date.parse(run.manifest.epoch_iso))
+      : 0;
+  const allowed = t ? Math.max(absolute, relative * Math.abs(claim.value)) : published.half_unit + grid;
+  if (!t) {
+    assumed.push(
+      `tolerance: none stated; compared at the published precision: ${published.text} stands for ±${published.half_unit}${
+        grid ? ` (+ ${grid} ms: the imported times' resolution)` : ""
+      }`,
+    );
+  }
   const matches = (v: number | null) =>
-    v !== null && Math.abs(v - claim.value) <= allowed + 1e-9 * Math.max(1, Math.abs(claim.value));
+    v !== null && Math.abs(v - claim.value) <= allowed + 1e-12 * Math.max(1, Math.abs(claim.value));
 
   const fallback = policyForRun(options.policy, run, "audit() options.policy");
   const base = claim.slo
@@ -189,6 +208,7 @@ export function audit(run: LoadedRun, claim: ResolvedClaim, options: AuditOption
     return {
       claim,
       tolerance: { absolute, relative, allowed, stated: !!t },
+      published,
       stated: {
         rules: choices[0]!,
         value,
@@ -252,6 +272,7 @@ export function audit(run: LoadedRun, claim: ResolvedClaim, options: AuditOption
   return {
     claim,
     tolerance: { absolute, relative, allowed, stated: !!t },
+    published,
     stated: {
       rules: {
         denominator: claim.metric === "accepted_goodput" ? null : statedDen,

@@ -11,7 +11,11 @@ import { InputError } from "../../schema/errors.ts";
 import { Claim, HeadlineClaim } from "../../schema/claim.ts";
 import { loadSloPolicy } from "../goodput/policy.ts";
 
-/** The default tolerance when a claim states none: 1 % of the claimed value (published numbers are rounded). */
+/**
+ * @deprecated No longer applied: a claim that states no tolerance is compared at the precision its value was
+ * published at (its text in the claim file: "0.8254" stands for ±0.00005), never at an implicit 1 %. Kept for the
+ * public API's callers; use a claim's `tolerance` to state one.
+ */
 export const DEFAULT_TOLERANCE = { absolute: 0, relative: 0.01 } as const;
 
 /** The claim file's schema (the contract's: schema/claim.ts). */

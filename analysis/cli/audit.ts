@@ -75,14 +75,44 @@ function choice(c: RuleChoice): string {
   return `${den}window ${c.window}, SLO ${c.slo}, gates ${c.gates} -> ${sig(c.value, DIGITS)}`;
 }
 
-/** The audit in plain text: the claim, the recomputation with its disclosure, the verdict, the reproducing choices. */
+/** How the claim's value was compared: the stated tolerance, or its published precision. */
+function comparedText(r: AuditResult): string {
+  const t = r.tolerance;
+  if (t.stated) {
+    return `within the tolerance the claim states: ±${sig(t.allowed, DIGITS)} = max(absolute ${t.absolute}, ` +
+      `relative ${t.relative} × |claim|)`;
+  }
+  return `at the published precision: ${r.published.text} stands for ±${sig(t.allowed, DIGITS)}`;
+}
+
+/** The one verdict line of a metric claim's audit. */
+function verdictLine(r: AuditResult, what: string): string {
+  const c = r.claim;
+  const how = r.tolerance.stated
+    ? `within the stated tolerance ±${sig(r.tolerance.allowed, DIGITS)}`
+    : "at the published precision";
+  const word = r.stated.value === null ? "NOT RECOMPUTED" : r.stated.match ? "REPRODUCED" : "NOT REPRODUCED";
+  const head = `AUDIT: ${word}${r.stated.value === null ? "" : ` ${how}`} — ${what} = ${r.published.text} (class ${
+    c.class ?? "all"
+  }, stage ${c.stage ?? "all"})`;
+  if (r.stated.value === null) return `${head}: no value under the stated rules (nothing in the window)`;
+  const k = r.reproducing.length;
+  return `${head}: the stated rules give ${sig(r.stated.value, DIGITS)}; ${
+    k === 0 ? "none" : k
+  } of ${r.searched} rule combinations searched give it${
+    k > 1 ? " (they cannot be told apart at that precision)" : ""
+  }`;
+}
+
+/** The audit in plain text: the verdict line, the claim, the recomputation with its disclosure, the choices. */
 function formatAudit(r: AuditResult): string {
   const c = r.claim;
   const what = c.metric === "latency_percentile" ? `${percentLabel(c.p!)} ${c.latency_metric}` : c.metric;
   const d = r.stated.disclosure;
   const lat = r.stated.latency;
   const out = [
-    `claim: ${what} = ${c.value} (class ${c.class ?? "all"}, stage ${c.stage ?? "all"}; source: ${c.source})`,
+    verdictLine(r, what),
+    `claim: ${what} = ${r.published.text} (class ${c.class ?? "all"}, stage ${c.stage ?? "all"}; source: ${c.source})`,
     `run ${d.run_id} (${d.files.dir}; ${d.files.format})`,
     // An imported run: its source and what it lacks; a recording: what its counts mean; before any number.
     ...(d.imported ? d.imported.caveats.map((c) => `  ${c}`) : []),
@@ -109,13 +139,8 @@ function formatAudit(r: AuditResult): string {
     "assumed (not stated by the claim):",
     ...(r.assumed.length ? r.assumed.map((a) => `  - ${a}`) : ["  (nothing)"]),
     ...r.notes.map((n) => `NOTE: ${n}`),
-    `${r.stated.match ? "MATCH" : "MISMATCH"}: recomputed ${
-      sig(r.stated.value, DIGITS)
-    } vs claimed ${c.value} (difference ${sig(r.stated.difference, DIGITS)}; tolerance ±${
-      sig(r.tolerance.allowed, DIGITS)
-    } = max(absolute ${r.tolerance.absolute}, relative ${r.tolerance.relative} × |claim|)${
-      r.tolerance.stated ? "" : ", default"
-    })`,
+    `compared ${comparedText(r)}: recomputed ${sig(r.stated.value, DIGITS)} vs claimed ${r.published.text} ` +
+    `(difference ${sig(r.stated.difference, DIGITS)})`,
     `combinations that reproduce the claim (${r.reproducing.length} of ${r.searched} searched):`,
     ...(r.reproducing.length ? r.reproducing.map((x) => `  ${choice(x)}`) : ["  none"]),
   ];

@@ -8,7 +8,7 @@ import { InputError } from "../../../schema/errors.ts";
 import { writeRun } from "../_fixture.ts";
 import { fixtureManifest, fixtureTables, POLICY } from "../hand_fixture.ts";
 
-const claim = (over: Partial<Claim> & Pick<Claim, "metric" | "value">): ResolvedClaim => ({
+const claim = (over: Partial<ResolvedClaim> & Pick<Claim, "metric" | "value">): ResolvedClaim => ({
   class: null,
   stage: null,
   source: "test",
@@ -54,14 +54,18 @@ Deno.test("audit() on the hand fixture", async (t) => {
     );
     assert.equal(r.stated.match, true);
     assert.equal(r.stated.value, 0.2);
-    assert.deepEqual(r.assumed, ["tolerance: relative 0.01 (default; none stated)", "SLO policy: fixture policy"]);
+    // no tolerance stated: 0.2 as written stands for ±0.05 (one decimal)
+    assert.deepEqual(r.assumed, [
+      "tolerance: none stated; compared at the published precision: 0.2 stands for ±0.05",
+      "SLO policy: fixture policy",
+    ]);
     // Goodput does not depend on the denominator: it is not searched.
     assert.ok(r.reproducing.every((c) => c.denominator === null));
     assert.equal(r.searched, 3 * 4 * 2);
   });
 
   await t.step("the stated tolerance decides the verdict", () => {
-    // 0.26 vs 0.25: off by 0.01, inside ±0.01 absolute, outside 1 % relative.
+    // 0.26 vs 0.25: off by 0.01, inside ±0.01 absolute, outside "0.26"'s ±0.005.
     const loose = audit(run, claim({ metric: "accepted_goodput", value: 0.26, tolerance: { absolute: 0.01 } }), {
       policy: POLICY,
     });
@@ -69,11 +73,26 @@ Deno.test("audit() on the hand fixture", async (t) => {
     assert.equal(loose.tolerance.allowed, 0.01);
     const tight = audit(run, claim({ metric: "accepted_goodput", value: 0.26 }), { policy: POLICY });
     assert.equal(tight.stated.match, false);
-    assert.equal(tight.tolerance.relative, 0.01);
+    assert.equal(tight.tolerance.stated, false);
+    assert.equal(tight.tolerance.allowed, 0.005);
+    // "0.25" stands for ±0.005 too: 0.25 reproduces; "0.3" stands for ±0.05: 0.25 is exactly half a unit off, a tie
+    assert.equal(audit(run, claim({ metric: "accepted_goodput", value: 0.25 }), { policy: POLICY }).stated.match, true);
+    assert.equal(
+      audit(run, claim({ metric: "accepted_goodput", value: 0.3, value_text: "0.3" }), { policy: POLICY }).stated.match,
+      true,
+    );
+    assert.equal(
+      audit(run, claim({ metric: "accepted_goodput", value: 0.3, value_text: "0.30" }), { policy: POLICY }).stated
+        .match,
+      false,
+    );
   });
 
   await t.step("an acceptance rate over completed with gates off is the vendor's 15 / 15", () => {
-    const r = audit(run, claim({ metric: "acceptance_rate", value: 1, gates: false }), { policy: POLICY });
+    // "1.000" (±0.0005): a bare "1" would stand for ±0.5 and be reproduced by anything from 0.5 up
+    const r = audit(run, claim({ metric: "acceptance_rate", value: 1, value_text: "1.000", gates: false }), {
+      policy: POLICY,
+    });
     assert.equal(r.stated.value, 10 / 23);
     assert.equal(r.stated.match, false);
     assert.ok(r.reproducing.length > 0);
