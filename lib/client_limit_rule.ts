@@ -185,7 +185,7 @@ export function stageVerdict(s: StageEvidence): StageVerdict {
   const gap = s.planned_rps > 0 ? 1000 / s.planned_rps : null;
   const lag = gap === null ? null : lagCheck(s.lags, gap, GAP_PERCENTILE);
   const why: string[] = [];
-  if (s.not_offered) why.push(`${s.not_offered} of ${s.offered} not offered (not_sent or client_shed)`);
+  if (s.not_offered) why.push(`${s.not_offered} of ${s.offered} not sent or shed`);
   if (lag?.limited) why.push(lagCheckText(lag, "gap"));
   return {
     limited: why.length > 0,

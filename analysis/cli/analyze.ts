@@ -73,7 +73,7 @@ async function main({ values: v, positionals, check }: ParsedCommand<typeof ANAL
   const window = runWindow(run, effective.window);
   const latency = latencyInWindow(run, window, { supportConfidence });
   const alt = v.alternatives ? alternatives(run, effective) : null;
-  const verdicts = runVerdicts(run, window, result);
+  const verdicts = runVerdicts(run, window, { overall: result.overall, policy: effective });
   const wait = waitBreakdown(run, effective);
   const drills = intakeDrills(run);
   const hasDrills = drills.drills.length > 0 || drills.not_measured.length > 0;

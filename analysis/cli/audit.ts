@@ -75,6 +75,9 @@ function choice(c: RuleChoice): string {
   return `${den}window ${c.window}, SLO ${c.slo}, gates ${c.gates} -> ${sig(c.value, DIGITS)}`;
 }
 
+/** A recomputed value with as many significant digits as the published one (at least 6, at most 17). */
+const shown = (r: AuditResult, v: number | null) => sig(v, Math.min(17, Math.max(DIGITS, r.published.significant)));
+
 /** How the claim's value was compared: the stated tolerance, or its published precision. */
 function comparedText(r: AuditResult): string {
   const t = r.tolerance;
@@ -97,7 +100,7 @@ function verdictLine(r: AuditResult, what: string): string {
   }, stage ${c.stage ?? "all"})`;
   if (r.stated.value === null) return `${head}: no value under the stated rules (nothing in the window)`;
   const k = r.reproducing.length;
-  return `${head}: the stated rules give ${sig(r.stated.value, DIGITS)}; ${
+  return `${head}: the stated rules give ${shown(r, r.stated.value)}; ${
     k === 0 ? "none" : k
   } of ${r.searched} rule combinations searched give it${
     k > 1 ? " (they cannot be told apart at that precision)" : ""
@@ -139,7 +142,7 @@ function formatAudit(r: AuditResult): string {
     "assumed (not stated by the claim):",
     ...(r.assumed.length ? r.assumed.map((a) => `  - ${a}`) : ["  (nothing)"]),
     ...r.notes.map((n) => `NOTE: ${n}`),
-    `compared ${comparedText(r)}: recomputed ${sig(r.stated.value, DIGITS)} vs claimed ${r.published.text} ` +
+    `compared ${comparedText(r)}: recomputed ${shown(r, r.stated.value)} vs claimed ${r.published.text} ` +
     `(difference ${sig(r.stated.difference, DIGITS)})`,
     `combinations that reproduce the claim (${r.reproducing.length} of ${r.searched} searched):`,
     ...(r.reproducing.length ? r.reproducing.map((x) => `  ${choice(x)}`) : ["  none"]),

@@ -57,7 +57,7 @@ async function main({ values: v, positionals, check }: ParsedCommand<typeof LEDG
   const overheads = sheets.overheads ?? null;
   const effective: SloPolicy = den ? { ...policy, denominator: den } : policy;
   const result = ledger(run, effective, prices, { overheads });
-  const verdicts = runVerdicts(run, runWindow(run, effective.window), result);
+  const verdicts = runVerdicts(run, runWindow(run, effective.window), { overall: result.overall, policy: effective });
   if (v.json) {
     const files = { prices: v.prices, overheads: v.overheads ?? null, slo: sloFile };
     console.log(JSON.stringify({ verdicts, files, ...result }, null, 2));

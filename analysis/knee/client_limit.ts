@@ -14,15 +14,11 @@ import type { PreparedRun } from "./levels.ts";
 import type { ResolvedWindow } from "../goodput/policy.ts";
 import type { Level } from "./repeats.ts";
 import { RESTORED_KIND } from "../run/run_end.ts";
+import { CLIENT_LIMIT_RULE as SHARED_RULE, type StageVerdict, stageVerdict } from "../../lib/client_limit_rule.ts";
 
-/** The rule, stated in the disclosure and the docs. */
-export const CLIENT_LIMIT_RULE =
-  "a stage (analyze, report) or a load level (knee: its stages, repeats pooled) is client-limited when the runner " +
-  "did not offer all of its requests (any outcome not_sent or client_shed) or reached them late: its p95 send lag " +
-  "(nearest rank over its requests with a send_lag_ms, sent or not) longer than the mean gap between its planned " +
-  "arrivals, 1000 / planned offered_rps ms, so the target did not see the planned arrival process. The runner's " +
-  "run-level verdict (run.json result.client_limited) uses a fixed lag limit (--lag-limit-ms, 5 ms by default) and " +
-  "is reported beside it";
+/** The rule, stated in the disclosure and the docs: the shared one (lib/client_limit_rule.ts), re-judged from the log. */
+export const CLIENT_LIMIT_RULE = `${SHARED_RULE}. The analysis re-judges every run from its log; run.json ` +
+  "result.client_limited is the runner's verdict at the time (runs before this rule: a fixed 5 ms p99 bar)";
 
 /** Levels the knee leaves out because the end of the run, not the target, decided their last requests. */
 export const CUT_LEVEL_RULE =
@@ -32,20 +28,11 @@ export const CUT_LEVEL_RULE =
   "its censored requests are in no count; a level whose stages start at or after the window's end was not measured " +
   "and drops out";
 
-/** The client-limit verdict of one stage or level. */
-export interface ClientLimit {
-  limited: boolean;
-  /** Requests scheduled in it. */
-  offered: number;
-  /** Of those, outcome not_sent or client_shed. */
-  not_offered: number;
-  /** p95 (nearest rank) of send_lag_ms over the requests that have one (sent or not); null when none. */
-  send_lag_p95_ms: number | null;
-  /** 1000 / planned offered_rps: the mean gap between planned arrivals (null at 0 req/s). */
-  gap_ms: number | null;
-  /** Why it is client-limited, in words; null when it is not. */
-  why: string | null;
-}
+/**
+ * The client-limit verdict of one stage or level (lib/client_limit_rule.ts `stageVerdict`): `lag` is the send lag
+ * tested against the gap at the percentile its n supports.
+ */
+export type ClientLimit = StageVerdict;
 
 const r3 = (x: number) => +x.toFixed(3);
 const secs = (ms: number) => `${r3(ms / 1000)} s`;
@@ -60,31 +47,23 @@ const secs = (ms: number) => `${r3(ms / 1000)} s`;
  * const outcomes = Array.from({ length: 100 }, (_, i) => (i < 3 ? "not_sent" : "ok"));
  * assert.equal(clientLimit({ outcomes, lags: Array(100).fill(1), plannedRps: 8 }).limited, true);
  * const late = clientLimit({ outcomes: Array(100).fill("ok"), lags: Array(100).fill(10), plannedRps: 8 });
- * assert.deepEqual([late.limited, late.send_lag_p95_ms, late.gap_ms], [false, 10, 125]);
+ * assert.deepEqual([late.limited, late.lag?.p, late.lag?.lag_ms, late.gap_ms], [false, 0.95, 10, 125]);
  * ```
  */
 export function clientLimit(
-  s: { outcomes: readonly string[]; lags: readonly (number | null)[]; plannedRps: number },
+  s: {
+    outcomes: readonly string[];
+    lags: readonly (number | null)[];
+    plannedRps: number;
+    /** Each request's error_kind: a not_sent a stop left (run_stopped) is not the client's. @default none */
+    errorKinds?: readonly (string | null)[];
+  },
 ): ClientLimit {
-  const offered = s.outcomes.length;
-  const not_offered = s.outcomes.filter((o) => o === "not_sent" || o === "client_shed").length;
-  const lags = s.lags.filter((v): v is number => v !== null && !Number.isNaN(v)).sort((a, b) => a - b);
-  // p95, not p99: a pause of the runner's event loop delays a request or two; a client that cannot keep up, many.
-  const p95 = lags.length ? lags[Math.ceil(0.95 * lags.length) - 1]! : null;
-  const gap = s.plannedRps > 0 ? 1000 / s.plannedRps : null;
-  const why: string[] = [];
-  if (not_offered) why.push(`${not_offered} of ${offered} requests not offered (not_sent or client_shed)`);
-  if (p95 !== null && gap !== null && p95 > gap) {
-    why.push(`p95 send lag ${r3(p95)} ms > ${r3(gap)} ms between planned arrivals`);
-  }
-  return {
-    limited: why.length > 0,
-    offered,
-    not_offered,
-    send_lag_p95_ms: p95,
-    gap_ms: gap,
-    why: why.length ? why.join("; ") : null,
-  };
+  const not_offered =
+    s.outcomes.filter((o, i) => o === "client_shed" || (o === "not_sent" && s.errorKinds?.[i] !== "run_stopped"))
+      .length;
+  const lags = Float64Array.from(s.lags.filter((v): v is number => v !== null && !Number.isNaN(v))).sort();
+  return stageVerdict({ offered: s.outcomes.length, not_offered, lags, planned_rps: s.plannedRps });
 }
 
 /** A stage of the window with its client-limit verdict. */
@@ -104,12 +83,14 @@ export function stageClientLimits(run: LoadedRun, window: ResolvedWindow): Stage
       sched.gtEq(Math.max(a, st.start_ms)).and(sched.lt(Math.min(b, st.end_ms)))
     )
       .reduce((x, y) => x.or(y));
-    const df = run.requests.filter(pl.col("stage").eq(pl.lit(st.name)).and(inside)).select("outcome", "send_lag_ms");
+    const df = run.requests.filter(pl.col("stage").eq(pl.lit(st.name)).and(inside))
+      .select("outcome", "send_lag_ms", "error_kind");
     if (!df.height) return [];
     const limit = clientLimit({
       outcomes: df.getColumn("outcome").toArray() as string[],
       lags: df.getColumn("send_lag_ms").toArray() as (number | null)[],
       plannedRps: st.offered_rps,
+      errorKinds: df.getColumn("error_kind").toArray() as (string | null)[],
     });
     return [{ stage: st.name, planned_rps: st.offered_rps, ...limit }];
   });
@@ -142,12 +123,13 @@ export function excludeLevels(
   const tested: Level[] = [];
   const excluded: ExcludedLevel[] = [];
   for (const level of levels) {
-    const outcomes: string[] = [], lags: (number | null)[] = [], cutBy: string[] = [];
+    const outcomes: string[] = [], lags: (number | null)[] = [], kinds: (string | null)[] = [], cutBy: string[] = [];
     for (const part of level.pooled.parts) {
       const { p, run } = byId.get(part.run_id)!;
       const df = p.requests.filter(pl.col("stage").eq(pl.lit(part.stage)));
       outcomes.push(...(df.getColumn("outcome").toArray() as string[]));
       lags.push(...(df.getColumn("send_lag_ms").toArray() as (number | null)[]));
+      kinds.push(...(df.getColumn("error_kind").toArray() as (string | null)[]));
       const clipped = p.stages.find((s) => s.name === part.stage)!;
       const planned = run.end.planned_stages.find((s) => s.name === part.stage);
       if (planned && planned.end_ms > clipped.end_ms) {
@@ -162,7 +144,7 @@ export function excludeLevels(
     const recorded = level.pooled.parts.every((part) => isProduction(byId.get(part.run_id)!.run.manifest));
     const client = recorded
       ? { ...clientLimit({ outcomes, lags, plannedRps: 0 }), limited: false, why: null }
-      : clientLimit({ outcomes, lags, plannedRps: level.planned_rps });
+      : clientLimit({ outcomes, lags, plannedRps: level.planned_rps, errorKinds: kinds });
     const reasons: ExcludedLevel["reasons"] = [];
     if (client.limited) reasons.push("client_limited");
     if (cutBy.length) reasons.push("cut");

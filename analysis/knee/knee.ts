@@ -260,7 +260,7 @@ export function knee(runs: LoadedRun[], policy: SloPolicy, options: KneeOptions 
   };
 
   return {
-    verdicts: kneeVerdicts(runs, excluded, no_capacity),
+    verdicts: kneeVerdicts(runs, excluded, no_capacity, policy),
     no_capacity,
     excluded,
     run_ends: runs.map((r) => ({ run_id: r.manifest.run_id, end: r.end })),

@@ -7,12 +7,14 @@
  */
 import { sig } from "../../lib/number_format.ts";
 import { CLIENT_LIMIT_RULE, CUT_LEVEL_RULE, type ExcludedLevel, type StageClientLimit } from "./client_limit.ts";
-import { stageClientLimits } from "./client_limit.ts";
+import { type LatencyFlips, latencyFlips, type RunClientLimit, runClientLimit } from "./run_client_limit.ts";
+import { flipsText } from "../../lib/client_limit_rule.ts";
+import type { SloPolicy } from "../../schema/slo.ts";
 import type { GoodputResult } from "../goodput/goodput.ts";
 import type { LoadedRun } from "../run/loaded_run.ts";
 import { isRunnerRun } from "../run/imported_run.ts";
 import { isProduction, PRODUCTION_CLIENT_RULE, runSourceCaveats } from "../run/production_run.ts";
-import type { ResolvedWindow } from "../goodput/policy.ts";
+import { type ResolvedWindow, runWindow } from "../goodput/policy.ts";
 import type { RunEnd } from "../run/run_end.ts";
 import type { Level } from "./repeats.ts";
 
@@ -33,11 +35,23 @@ export interface RunVerdicts {
   no_capacity: string | null;
   client: {
     /**
-     * run.json result.client_limited, true when any shard's is (null: a killed run has no final verdict; an import or
-     * a recording has none).
+     * The run re-judged from its log by {@linkcode CLIENT_LIMIT_RULE} over the window, (c) under the policy when one is
+     * given (null: a production recording, whose client is the app).
      */
     run_limited: boolean | null;
     run_reason: string | null;
+    /**
+     * run.json result.client_limited as the runner recorded it, true when any shard's is (null: a killed run has no
+     * final verdict; an import or a recording has none). Older runs were judged by a fixed 5 ms p99 bar.
+     */
+    recorded_limited: boolean | null;
+    recorded_reason: string | null;
+    /** One short line when run.json flagged the run and the re-judged verdict does not; null otherwise. */
+    note: string | null;
+    /** The window's send lag as a figure (the highest percentile its n supports, and the max). */
+    lag_figure: string | null;
+    /** (c): requests late only by their own send lag, under the policy; null without one. */
+    flips: LatencyFlips | null;
     rule: string;
     /** Every stage of the window that offered requests, with its verdict. */
     stages: StageClientLimit[];
@@ -45,7 +59,6 @@ export interface RunVerdicts {
 }
 
 const rps = (x: number) => `${sig(x)} req/s`;
-const lag = (ms: number | null) => (ms === null ? "-" : `${+ms.toFixed(1)} ms`);
 
 /**
  * The runner's client verdict over every shard of the run: limited when any shard's runner was, with each limited
@@ -62,69 +75,68 @@ function runnerLimit(run: LoadedRun): { limited: boolean; reason: string | null 
   return { limited: true, reason: `${limited.length} of ${ms.length} shards: ${each.join("; ")}` };
 }
 
-/** The runner's own client verdict, as a line (null when it found no limit). */
-function runnerVerdict(run: LoadedRun, where: string): string | null {
-  // An imported run's source does not say whether its client kept up (a lack); a recording's client is the app.
-  if (!isRunnerRun(run.manifest)) return null;
-  const r = runnerLimit(run);
-  if (!r.limited) return null;
-  return `CLIENT-LIMITED RUN${where}: the runner reports the client was the limit (${
-    r.reason ?? "no reason given"
-  }): these numbers may measure the load generator, not the target`;
+/** The re-judged client verdict as one line (null when the rule did not fire): the detail is in the JSON and docs. */
+function clientVerdictLine(judged: RunClientLimit | null, where: string): string | null {
+  return judged?.limited ? `CLIENT-LIMITED RUN${where}: ${judged.reason}` : null;
+}
+
+/**
+ * One short line when run.json flagged the run and the log does not uphold it (an older run's 5 ms bar); null
+ * otherwise. The other way round needs no note: the runner has no SLO policy, so (c) is the analysis's alone, and the
+ * CLIENT-LIMITED line says why.
+ */
+function recordedNote(recorded: boolean | null, judged: RunClientLimit | null): string | null {
+  if (!recorded || judged === null || judged.limited) return null;
+  return `client: run.json's client-limited flag (the runner's rule then) is not upheld by the log: ${judged.lag_figure}`;
 }
 
 /**
  * The verdicts of a run over a window: the incomplete-run headline, "no
- * capacity" when the window accepted nothing (with `goodput`), the runner's
- * client verdict and the client-limited stages ({@linkcode CLIENT_LIMIT_RULE}).
+ * capacity" when the window accepted nothing (with `overall`), and the client
+ * verdict re-judged from the log ({@linkcode CLIENT_LIMIT_RULE}; its clause (c)
+ * only with `policy`, the SLO policy in use).
  */
 export function runVerdicts(
   run: LoadedRun,
   window: ResolvedWindow,
-  goodput?: { overall: Pick<GoodputResult["overall"], "offered" | "accepted"> },
+  options: { overall?: Pick<GoodputResult["overall"], "offered" | "accepted">; policy?: SloPolicy } = {},
 ): RunVerdicts {
-  const stages = stageClientLimits(run, window);
-  const limited = stages.filter((s) => s.limited);
+  const judged = runClientLimit(run, window, options.policy ?? null);
   // An imported run's source and what it lacks, or what a recording's counts mean, come first: every number below is
   // conditional on them.
   const source = runSourceCaveats(run.manifest);
   const lines: string[] = [...source];
   if (run.end.headline) lines.push(run.end.headline);
-  const o = goodput?.overall;
+  const o = options.overall;
   const no_capacity = o && o.offered > 0 && o.accepted === 0
     ? `${NO_CAPACITY}: no request in the window was accepted (0 of ${o.offered} offered)`
     : null;
   if (no_capacity) lines.push(`NO CAPACITY: ${no_capacity}`);
-  const runner = runnerVerdict(run, "");
-  if (runner) lines.push(runner);
-  if (limited.length) {
-    lines.push(
-      `CLIENT-LIMITED STAGE${limited.length > 1 ? "S" : ""}: ${
-        limited.map((s) => `${s.stage} (${rps(s.planned_rps)}: ${s.why})`).join("; ")
-      }: there the load generator, not the target, shaped the numbers`,
-    );
-  } else if (runner) {
-    const within = stages.slice(0, 4).map((s) => `${s.stage} ${lag(s.send_lag_p95_ms)} ≤ ${lag(s.gap_ms)}`);
-    lines.push(
-      "no stage of the window is client-limited by the stage rule (every request offered, p95 send lag within the " +
-        `mean gap between planned arrivals: ${within.join(", ")}${stages.length > 4 ? ", …" : ""})`,
-    );
-  }
+  const client = clientVerdictLine(judged, "");
+  if (client) lines.push(client);
   const m = run.manifest;
   // A killed run (any shard of it) has no final verdict of its own; an imported run's tool records none; a recording
   // has no load generator.
   const final = run.manifests.every((x) => isRunnerRun(x) && x.result.status !== "running");
   const limit = runnerLimit(run);
+  const recorded = final ? limit.limited : null;
+  const note = recordedNote(recorded, judged);
+  if (note) lines.push(note);
   return {
     lines,
     source,
     run_end: run.end,
     no_capacity,
     client: {
-      run_limited: final ? limit.limited : null,
-      run_reason: final ? limit.reason : null,
+      run_limited: judged?.limited ?? null,
+      run_reason: judged?.reason ?? null,
+      recorded_limited: recorded,
+      recorded_reason: final ? limit.reason : null,
+      note,
+      lag_figure: judged?.lag_figure ?? null,
+      flips: judged?.flips ?? null,
       rule: isProduction(m) ? PRODUCTION_CLIENT_RULE : CLIENT_LIMIT_RULE,
-      stages,
+      stages: judged?.stages ?? [],
     },
   };
 }
@@ -147,9 +159,15 @@ export function noCapacity(tested: Level[], excluded: ExcludedLevel[]): string |
 
 /**
  * The knee's first lines: imported runs' caveats and production recordings' meaning (with how their levels are
- * observed, not planned), incomplete runs, no capacity, client-limited runs, excluded levels.
+ * observed, not planned), incomplete runs, no capacity, client-limited runs (each re-judged over its policy window,
+ * (c) under `policy` when given), excluded levels.
  */
-export function kneeVerdicts(runs: LoadedRun[], excluded: ExcludedLevel[], none: string | null): string[] {
+export function kneeVerdicts(
+  runs: LoadedRun[],
+  excluded: ExcludedLevel[],
+  none: string | null,
+  policy?: SloPolicy,
+): string[] {
   const several = runs.length > 1;
   const lines: string[] = runs.flatMap((r) =>
     [...runSourceCaveats(r.manifest), ...(isProduction(r.manifest) ? [OBSERVED_LEVELS_RULE] : [])]
@@ -158,19 +176,16 @@ export function kneeVerdicts(runs: LoadedRun[], excluded: ExcludedLevel[], none:
   for (const r of runs) if (r.end.headline) lines.push(several ? `${r.dir}: ${r.end.headline}` : r.end.headline);
   if (none) lines.push(`NO CAPACITY: ${none}`);
   for (const r of runs) {
-    const v = runnerVerdict(r, several ? ` (${r.dir})` : "");
-    if (v) lines.push(v);
+    // The levels carry (a) and (b) below; the run's line is (c), the requests late only by their own send lag.
+    if (!policy || isProduction(r.manifest)) continue;
+    const flipped = flipsText(latencyFlips(r, policy, runWindow(r, policy.window)));
+    if (flipped) lines.push(`CLIENT-LIMITED RUN${several ? ` (${r.dir})` : ""}: ${flipped}`);
   }
   const of = (reason: ExcludedLevel["reasons"][number]) => excluded.filter((e) => e.reasons.includes(reason));
   const client = of("client_limited"), cut = of("cut");
   const list = (es: ExcludedLevel[]) => es.map((e) => `${rps(e.planned_rps)} planned (${e.why})`).join("; ");
   if (client.length) {
     lines.push(`CLIENT-LIMITED LEVEL${client.length > 1 ? "S" : ""} excluded from the knee: ${list(client)}`);
-  } else if (runs.some((r) => isRunnerRun(r.manifest) && runnerLimit(r).limited)) {
-    lines.push(
-      "no load level is client-limited by the level rule (every request offered, p95 send lag within the mean gap " +
-        "between planned arrivals): none excluded",
-    );
   }
   const onlyCut = cut.filter((e) => !e.reasons.includes("client_limited"));
   if (onlyCut.length) {

@@ -96,7 +96,7 @@ export function buildReport(run: LoadedRun, policy: SloPolicy, options: ReportOp
   const g = goodput(run, policy);
   const support = options.supportConfidence ?? DEFAULT_SUPPORT_CONFIDENCE;
   const latency = latencyInWindow(run, window, { supportConfidence: support });
-  const rv = runVerdicts(run, window, g);
+  const rv = runVerdicts(run, window, { overall: g.overall, policy });
   const wait = waitBreakdown(run, policy);
   const absent: AbsentFigure[] = [];
 

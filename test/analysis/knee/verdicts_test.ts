@@ -17,26 +17,32 @@ import { SWEEP_POLICY, writeSweepRun } from "./knee_fixture.ts";
 const quiet = { onWarning: () => {} };
 const tmp = (name: string) => join(Deno.makeTempDirSync(), name);
 
-Deno.test("clientLimit(): not offered, or p95 send lag longer than the gap between planned arrivals", async (t) => {
+Deno.test("clientLimit(): not offered, or the send lag n supports (p95 at most) longer than the planned gap", async (t) => {
   await t.step("1 of 200 not_sent is enough", () => {
     const outcomes = Array.from({ length: 200 }, (_, i) => (i === 7 ? "not_sent" : "ok"));
     const v = clientLimit({ outcomes, lags: Array(200).fill(0), plannedRps: 1 });
     assert.equal(v.limited, true);
-    assert.equal(v.why, "1 of 200 requests not offered (not_sent or client_shed)");
+    assert.equal(v.why, "1 of 200 not sent or shed");
+  });
+  await t.step("a not_sent the stop left (run_stopped) is not the client's", () => {
+    const outcomes = Array.from({ length: 200 }, (_, i) => (i === 7 ? "not_sent" : "ok"));
+    const errorKinds = outcomes.map((o) => (o === "not_sent" ? "run_stopped" : null));
+    assert.equal(clientLimit({ outcomes, lags: Array(200).fill(0), plannedRps: 1, errorKinds }).limited, false);
   });
   await t.step("p95 is nearest rank: 100 lags, the 95th smallest decides", () => {
     // 100 lags at 20 req/s (gap 1000 / 20 = 50 ms): rank ⌈0.95 · 100⌉ = 95.
     const lags = Array.from({ length: 100 }, (_, i) => (i < 94 ? 1 : 60));
     const six = clientLimit({ outcomes: Array(100).fill("ok"), lags, plannedRps: 20 });
     // Six lags of 60: the 95th value is 60 > 50: limited.
-    assert.deepEqual([six.send_lag_p95_ms, six.gap_ms, six.limited], [60, 50, true]);
+    assert.deepEqual([six.lag?.p, six.lag?.lag_ms, six.gap_ms, six.limited], [0.95, 60, 50, true]);
     // Five lags of 60: the 95th value is 1: not limited (a pause that delays a few requests does not decide).
     const five = clientLimit({ outcomes: Array(100).fill("ok"), lags: [...lags.slice(0, 99), 1], plannedRps: 20 });
-    assert.deepEqual([five.send_lag_p95_ms, five.limited], [1, false]);
+    assert.deepEqual([five.lag?.lag_ms, five.limited], [1, false]);
   });
   await t.step("a lag equal to the gap is not beyond it; never-begun requests (null lag) are not counted", () => {
+    // n = 1 supports no percentile (p50 needs 7): every lag is tested, and 50 ms is not beyond 50 ms.
     const v = clientLimit({ outcomes: ["ok", "ok"], lags: [50, null], plannedRps: 20 });
-    assert.deepEqual([v.send_lag_p95_ms, v.limited], [50, false]);
+    assert.deepEqual([v.lag?.n, v.lag?.p, v.lag?.lag_ms, v.limited], [1, null, 50, false]);
   });
 });
 
@@ -49,18 +55,22 @@ Deno.test("the knee leaves client-limited levels out, and says so first", async 
       [8, ["client_limited"]],
       [16, ["client_limited"]],
     ]);
-    assert.match(r.excluded[0]!.why, /16 of 160 requests not offered/);
+    // Its 16 unsent requests were given up 1500 ms late: 16 of 160 is 10 % > 5 %, so its p95 lag is 1500 ms too.
+    assert.equal(
+      r.excluded[0]!.why,
+      "client-limited: 16 of 160 not sent or shed; p95 send lag 1500 ms > 125 ms gap (n = 160)",
+    );
     // 16 req/s: 320 lags, rank ⌈0.95 · 320⌉ = 304 > the 300 lags of 1 ms: 100 ms; gap 1000 / 16 = 62.5 ms.
-    assert.deepEqual([r.excluded[1]!.client.send_lag_p95_ms, r.excluded[1]!.client.gap_ms], [100, 62.5]);
+    assert.deepEqual([r.excluded[1]!.client.lag?.lag_ms, r.excluded[1]!.client.gap_ms], [100, 62.5]);
   });
-  await t.step("4 req/s is kept: its p95 lag 100 ms is shorter than its 250 ms gap", () => {
-    // 80 lags, rank ⌈0.95 · 80⌉ = 76 > the 75 lags of 1 ms: 100 ms; gap 1000 / 4 = 250 ms.
+  await t.step("4 req/s is kept: 80 requests support p90 (not p95, which needs 90), 1 ms ≤ its 250 ms gap", () => {
+    // 80 lags, 5 of 100 ms: rank ⌈0.90 · 80⌉ = 72 ≤ the 75 lags of 1 ms: 1 ms; gap 1000 / 4 = 250 ms.
     const s4 = clientLimit({
       outcomes: Array(80).fill("ok"),
       lags: Array.from({ length: 80 }, (_, i) => (i < 5 ? 100 : 1)),
       plannedRps: 4,
     });
-    assert.deepEqual([s4.send_lag_p95_ms, s4.limited], [100, false]);
+    assert.deepEqual([s4.lag?.p, s4.lag?.lag_ms, s4.limited], [0.9, 1, false]);
     assert.deepEqual(r.levels.map((l) => l.planned_rps), [2, 4, 6]);
   });
   await t.step("without them nothing degrades: no knee at the client's 8 req/s", () => {
@@ -69,10 +79,10 @@ Deno.test("the knee leaves client-limited levels out, and says so first", async 
     assert.notEqual(r.knee?.offered_rps, 8);
     assert.equal(r.no_capacity, null);
   });
-  await t.step("the verdicts: the runner's verdict, then the excluded levels", () => {
-    assert.match(r.verdicts[0]!, /^CLIENT-LIMITED RUN: the runner reports the client was the limit \(16 requests/);
-    assert.match(r.verdicts[1]!, /^CLIENT-LIMITED LEVELS excluded from the knee: 8 req\/s planned \(client-limited: /);
-    assert.match(r.verdicts[1]!, /16 req\/s planned \(client-limited: p95 send lag 100 ms > 62\.5 ms/);
+  await t.step("the verdicts: the excluded levels (every answer on time: no run-level (c) line)", () => {
+    assert.match(r.verdicts[0]!, /^CLIENT-LIMITED LEVELS excluded from the knee: 8 req\/s planned \(client-limited: /);
+    assert.match(r.verdicts[0]!, /16 req\/s planned \(client-limited: p95 send lag 100 ms > 62\.5 ms gap \(n = 320\)/);
+    assert.equal(r.verdicts.length, 1);
   });
 });
 
@@ -127,20 +137,27 @@ Deno.test("a killed run's only level is cut: the knee derives nothing", async ()
 });
 
 Deno.test("runVerdicts() names the client-limited stages and a window that accepted nothing", async (t) => {
-  await t.step("client-limited stages of the window, by the stage rule", async () => {
+  await t.step("client-limited stages of the window, re-judged from the log, in one line", async () => {
     const run = await loadRun(writeClientLimitedSweep(tmp("client")), quiet);
-    const v = runVerdicts(run, runWindow(run, CLIENT_POLICY.window));
+    const v = runVerdicts(run, runWindow(run, CLIENT_POLICY.window), { policy: CLIENT_POLICY });
     assert.equal(v.client.run_limited, true);
+    assert.equal(v.client.recorded_limited, true);
     assert.deepEqual(v.client.stages.filter((s) => s.limited).map((s) => s.stage), ["s8", "s16"]);
-    assert.match(v.lines[0]!, /^CLIENT-LIMITED RUN/);
-    assert.match(v.lines[1]!, /^CLIENT-LIMITED STAGES: s8 \(8 req\/s: 16 of 160 requests not offered/);
+    // s16: 320 lags, rank ⌈0.95 · 320⌉ = 304 > the 300 lags of 1 ms: 100 ms > 1000 / 16 = 62.5 ms.
+    assert.deepEqual(v.lines, [
+      "CLIENT-LIMITED RUN: s8 (8 req/s): 16 of 160 not sent or shed; p95 send lag 1500 ms > 125 ms gap (n = 160); " +
+      "s16 (16 req/s): p95 send lag 100 ms > 62.5 ms gap (n = 320)",
+    ]);
+    assert.deepEqual(v.client.flips, { late: 0, flipped: 0 });
+    assert.equal(v.client.note, null);
   });
-  await t.step("a killed run: the headline first, no runner verdict to report", async () => {
+  await t.step("a killed run: the headline first, no runner verdict to report, the log re-judged", async () => {
     const run = await loadRun(writeKilledRun(tmp("killed")), quiet);
     const w = runWindow(run, END_POLICY.window);
     const v = runVerdicts(run, w, goodput(run, END_POLICY));
     assert.equal(v.lines[0], run.end.headline);
-    assert.equal(v.client.run_limited, null);
+    assert.equal(v.client.recorded_limited, null);
+    assert.equal(v.client.run_limited, false);
     assert.equal(v.no_capacity, null);
   });
   await t.step("nothing accepted in the window", async () => {
@@ -156,12 +173,12 @@ Deno.test("runVerdicts() names the client-limited stages and a window that accep
   });
 });
 
-Deno.test("runVerdicts() of a sharded run: client-limited when any shard's runner was, each such shard named", async () => {
+Deno.test("runVerdicts() of a sharded run: the shards' recorded verdicts named, the pooled log re-judged", async () => {
   const root = tmp("sharded");
   // Shard i of 2 holds r0000000..r0000003 with index ≡ i (mod 2); shard 1's runner reported a 7.5 ms p99 lag.
   for (const index of [0, 1]) {
     const requests = [0, 1, 2, 3].filter((i) => i % 2 === index).map((i) =>
-      req({ request_id: `r000000${i}`, class: "chat", stage: "low", scheduled_ms: 1000 * i, shard: index })
+      req({ request_id: `r000000${i}`, class: "chat", stage: "low", scheduled_ms: 10_000 + 1000 * i, shard: index })
     );
     const attempts = requests.map((r) => att({ request_id: r.request_id, sent_ms: r.scheduled_ms }));
     const base = asShard(fixtureManifest(), index, 2);
@@ -172,11 +189,13 @@ Deno.test("runVerdicts() of a sharded run: client-limited when any shard's runne
   }
   const run = await loadRun(root, quiet);
   const v = runVerdicts(run, runWindow(run, CLIENT_POLICY.window));
-  assert.equal(v.client.run_limited, true);
-  assert.equal(v.client.run_reason, "1 of 2 shards: shard 1 of 2: p99 send lag 7.5 ms > 5 ms");
-  assert.equal(
-    v.lines[0],
-    "CLIENT-LIMITED RUN: the runner reports the client was the limit (1 of 2 shards: shard 1 of 2: p99 send lag " +
-      "7.5 ms > 5 ms): these numbers may measure the load generator, not the target",
-  );
+  assert.equal(v.client.recorded_limited, true);
+  assert.equal(v.client.recorded_reason, "1 of 2 shards: shard 1 of 2: p99 send lag 7.5 ms > 5 ms");
+  // Re-judged: 4 requests, every one sent with lag 0, all offered: not client-limited. The old 5 ms bar's flag is one
+  // short note, not a headline.
+  assert.equal(v.client.run_limited, false);
+  assert.deepEqual(v.lines, [
+    "client: run.json's client-limited flag (the runner's rule then) is not upheld by the log: send lag max 0 ms " +
+    "(n = 4 supports no percentile)",
+  ]);
 });

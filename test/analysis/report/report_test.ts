@@ -110,7 +110,7 @@ Deno.test("buildReport() leads with the verdict: rules, headline, caveats; then 
     // not repeated among the caveats.
     const banner = verdict.indexOf('<div class="verdicts" role="alert"');
     assert.ok(banner >= 0 && banner < verdict.indexOf("<h1>"));
-    assert.match(verdict, /<p><b>CLIENT-LIMITED STAGE: low \(1\.4 req\/s: 2 of 14 requests not offered/);
+    assert.match(verdict, /<p><b>CLIENT-LIMITED RUN: low \(1\.4 req\/s\): 2 of 14 not sent or shed/);
     assert.equal(verdict.split("CLIENT-LIMITED").length - 1, 1);
     assert.ok(!verdict.includes(tmp), "no local path");
   });
