@@ -30,7 +30,7 @@ export const REPORT_SCREENSHOT_COMMAND = {
   examples: ["npx deno run -A scripts/report_screenshot.ts data/runs/explore /tmp"],
 } as const satisfies CommandSpec;
 /** The first screen, CSS px: the window the report's browser test checks the verdict against. */
-const FIRST_SCREEN: [number, number] = [1280, 800];
+const FIRST_SCREEN: [number, number] = [1400, 900];
 /** Height of the figures view, px: the first figure and the timeline. */
 const FIGURES = 1400;
 

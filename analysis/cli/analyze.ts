@@ -14,6 +14,8 @@ import type { LatencyRow } from "../latency/latency.ts";
 import { runWindow } from "../goodput/policy.ts";
 import { DEFAULT_SUPPORT_CONFIDENCE, supportRuleText } from "../latency/early_stopping.ts";
 import { runVerdicts } from "../knee/verdicts.ts";
+import { reportCaveats } from "../report/caveats.ts";
+import { caveatDetailText, firstScreenText, goodputHeadline, verdictOf } from "../report/first_screen.ts";
 import { type CommandSpec, type ParsedCommand, runCommand } from "../../lib/command.ts";
 import {
   CONFIDENCE_FLAG,
@@ -74,6 +76,8 @@ async function main({ values: v, positionals, check }: ParsedCommand<typeof ANAL
   const latency = latencyInWindow(run, window, { supportConfidence });
   const alt = v.alternatives ? alternatives(run, effective) : null;
   const verdicts = runVerdicts(run, window, { overall: result.overall, policy: effective });
+  // The first screen: the verdict, the headline, one line per caveat (the latency table marks its own UNSUPPORTED).
+  const caveats = reportCaveats({ run, verdicts, disclosure: result.disclosure, supportConfidence });
   const wait = waitBreakdown(run, effective);
   const drills = intakeDrills(run);
   const hasDrills = drills.drills.length > 0 || drills.not_measured.length > 0;
@@ -84,6 +88,8 @@ async function main({ values: v, positionals, check }: ParsedCommand<typeof ANAL
     console.log(
       JSON.stringify(
         {
+          verdict: verdictOf(caveats),
+          caveats,
           verdicts,
           disclosure: { ...disclosure, slo_file: sloFile },
           overall,
@@ -101,12 +107,14 @@ async function main({ values: v, positionals, check }: ParsedCommand<typeof ANAL
     );
   } else {
     const policyLine = `SLO policy: ${sloFile}${den ? ` (denominator overridden by --denominator ${den})` : ""}`;
-    console.log(formatGoodput(result, { verdicts: verdicts.lines, header: [policyLine] }));
+    console.log(firstScreenText(caveats, [goodputHeadline(result)]).join("\n"));
+    console.log(`\n${formatGoodput(result, { verdicts: [], header: [policyLine] })}`);
     console.log(`\n${formatLatency(latency, window.description)}`);
     console.log(`\n${formatWaitBreakdown(wait)}`);
     if (alt) console.log(`\n${formatAlternatives(alt)}`);
     const drillText = formatIntakeDrills(drills);
     if (drillText) console.log(`\n${drillText}`);
+    for (const line of caveatDetailText(caveats)) console.log(line);
   }
 }
 

@@ -15,6 +15,11 @@ import type { LoadedRun } from "../run/loaded_run.ts";
 import { type CommandSpec, type ParsedCommand, runCommand } from "../../lib/command.ts";
 import { isRunnerRun } from "../run/imported_run.ts";
 import { InputError } from "../../schema/errors.ts";
+import { runWindow } from "../goodput/policy.ts";
+import { runVerdicts } from "../knee/verdicts.ts";
+import { caveatDetailText, firstScreenText, linesCaveats, verdictOf } from "../report/first_screen.ts";
+import { sig } from "../../lib/number_format.ts";
+import { roundDown } from "../latency/round_display.ts";
 import {
   checkSheetRoutes,
   CONFIDENCE_FLAG,
@@ -123,6 +128,15 @@ async function main({ values: v, positionals, check }: ParsedCommand<typeof COMP
     extras: runExtras(policy, prices, overheads, headroom),
     supportConfidence,
   });
+  // Each run's verdicts (how it ended, nothing accepted, the client's limits), named by run: the first screen's caveats.
+  const verdicts = runs.map((run, i) => {
+    const o = result.routes[i]!.overall;
+    return {
+      run_id: run.manifest.run_id,
+      lines: runVerdicts(run, runWindow(run, policy.window), { overall: o, policy }).lines,
+    };
+  });
+  const caveats = linesCaveats(verdicts.flatMap((v) => v.lines.map((l) => `${v.run_id}: ${l}`)));
   const pricing = prices
     ? {
       price_sheet: { name: prices.name, as_of: prices.as_of, source: prices.source },
@@ -132,9 +146,11 @@ async function main({ values: v, positionals, check }: ParsedCommand<typeof COMP
   if (v.json) {
     // slo_source names the policy file as a report does (name and sha256, not the folder): reports take it from here.
     const sloSource = await policySourceLabel(sloFile);
-    console.log(JSON.stringify({ slo_file: sloFile, slo_source: sloSource, pricing, ...result }, null, 2));
+    const first = { verdict: verdictOf(caveats), caveats, verdicts };
+    console.log(JSON.stringify({ ...first, slo_file: sloFile, slo_source: sloSource, pricing, ...result }, null, 2));
   } else {
-    console.log(`SLO policy: ${sloFile}`);
+    console.log(firstScreenText(caveats, result.routes.map(routeHeadline)).join("\n"));
+    console.log(`\nSLO policy: ${sloFile}`);
     if (prices) {
       console.log(
         `prices: ${prices.name} (as of ${prices.as_of}); overheads: ${overheads?.name ?? "not priced"}; ` +
@@ -142,7 +158,22 @@ async function main({ values: v, positionals, check }: ParsedCommand<typeof COMP
       );
     } else console.log("prices: none given (--prices FILE adds cost per accepted task)");
     console.log(formatCompare(result));
+    for (const line of caveatDetailText(caveats)) console.log(line);
   }
+}
+
+/** One route in one line: goodput with its n, the knee and the limit, the cost per accepted task. */
+function routeHeadline(r: ReturnType<typeof compare>["routes"][number]): string {
+  const o = r.overall, e = r.extras;
+  const rate = (v: unknown) => (typeof v === "number" ? `${roundDown(v)} req/s` : "none");
+  const limitKey = Object.keys(e).find((k) => k.startsWith("limit_rps"));
+  const costKey = Object.keys(e).find((k) => k.startsWith("cost/accepted "));
+  const cost = costKey
+    ? `; cost/accepted ${typeof e[costKey] === "number" ? sig(e[costKey] as number) : "-"} ` +
+      costKey.slice("cost/accepted ".length)
+    : "";
+  return `${r.route}: goodput ${sig(o.accepted_goodput)} tasks/s (${o.accepted}/${o.offered} accepted); knee ` +
+    `${rate(e.knee_rps)}; limit ${limitKey && e[limitKey] !== null ? rate(e[limitKey]) : "none"}${cost}`;
 }
 
 if (import.meta.main) await runCommand(COMPARE_COMMAND, main);

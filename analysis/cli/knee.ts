@@ -15,6 +15,7 @@ import { PERSISTENCE_RULE } from "../knee/persistence.ts";
 import { SIGNALS } from "../knee/levels.ts";
 import { limitFromKnee, type ProductionLimit } from "../knee/limit.ts";
 import { KNEE_VERDICT_RULES, OBSERVED_LEVELS_RULE } from "../knee/verdicts.ts";
+import { caveatDetailText, firstScreenText, kneeHeadline, linesCaveats, verdictOf } from "../report/first_screen.ts";
 import { type CommandSpec, type ParsedCommand, runCommand } from "../../lib/command.ts";
 import {
   checkSheetRoutes,
@@ -118,7 +119,10 @@ export function kneeJson(
     accepted_goodput: p.accepted_goodput,
     signals: p.signals,
   });
+  const caveats = linesCaveats(report.verdicts);
   return {
+    verdict: verdictOf(caveats),
+    caveats,
     verdicts: report.verdicts,
     no_capacity: report.no_capacity,
     knee_offered_rps: report.knee?.offered_rps ?? null,
@@ -214,10 +218,18 @@ async function main({ values: v, positionals, check }: ParsedCommand<typeof KNEE
   }));
   if (v.json) console.log(JSON.stringify(kneeJson(report, limit, sloFile, recoveries), null, 2));
   else {
-    console.log(formatKnee(report, limit, { header: [`SLO policy: ${sloFile}`] }));
+    // The first screen: the verdict, the knee and the limit, one line per caveat; the verdicts' whole text at the end.
+    const caveats = linesCaveats(report.verdicts);
+    const k = report.knee
+      ? { offered_rps: report.knee.offered_rps, signal: report.first_degrading?.signals[0] ?? report.knee.source }
+      : null;
+    const none = report.no_capacity ?? "none in the tested range";
+    console.log(firstScreenText(caveats, [kneeHeadline(k, limit, none)]).join("\n"));
+    console.log(`\n${formatKnee({ ...report, verdicts: [] }, limit, { header: [`SLO policy: ${sloFile}`] })}`);
     for (const r of recoveries) {
       console.log(`\nrun ${r.run_id}: recovery, autoscaling, retries, cold start\n${formatRecovery(r)}`);
     }
+    for (const line of caveatDetailText(caveats)) console.log(line);
   }
 }
 

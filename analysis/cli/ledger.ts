@@ -3,6 +3,10 @@ import { formatLedger } from "../cost/format_ledger.ts";
 import { ledger } from "../cost/ledger.ts";
 import { runWindow } from "../goodput/policy.ts";
 import { runVerdicts } from "../knee/verdicts.ts";
+import { reportCaveats } from "../report/caveats.ts";
+import { caveatDetailText, firstScreenText, verdictOf } from "../report/first_screen.ts";
+import { DEFAULT_SUPPORT_CONFIDENCE } from "../latency/early_stopping.ts";
+import { sig } from "../../lib/number_format.ts";
 import { type CommandSpec, type ParsedCommand, runCommand } from "../../lib/command.ts";
 import {
   checkSheetRoutes,
@@ -58,12 +62,25 @@ async function main({ values: v, positionals, check }: ParsedCommand<typeof LEDG
   const effective: SloPolicy = den ? { ...policy, denominator: den } : policy;
   const result = ledger(run, effective, prices, { overheads });
   const verdicts = runVerdicts(run, runWindow(run, effective.window), { overall: result.overall, policy: effective });
+  const caveats = reportCaveats({
+    run,
+    verdicts,
+    disclosure: result.disclosure,
+    supportConfidence: DEFAULT_SUPPORT_CONFIDENCE,
+  });
   if (v.json) {
     const files = { prices: v.prices, overheads: v.overheads ?? null, slo: sloFile };
-    console.log(JSON.stringify({ verdicts, files, ...result }, null, 2));
+    console.log(JSON.stringify({ verdict: verdictOf(caveats), caveats, verdicts, files, ...result }, null, 2));
   } else {
     const policyLine = `SLO policy: ${sloFile}${den ? ` (denominator overridden by --denominator ${den})` : ""}`;
-    console.log(formatLedger(result, { verdicts: verdicts.lines, header: [policyLine] }));
+    const o = result.overall, d = result.disclosure;
+    const cost = o.cost_per_accepted_task === null
+      ? "cost per accepted task: none (nothing accepted)"
+      : `cost per accepted task ${sig(o.cost_per_accepted_task)} ${result.currency} = ${sig(o.total)} ` +
+        `${result.currency} / ${o.accepted} accepted (window ${d.window.stages.join("+")}; ${o.offered} offered)`;
+    console.log(firstScreenText(caveats, [cost]).join("\n"));
+    console.log(`\n${formatLedger(result, { verdicts: [], header: [policyLine] })}`);
+    for (const line of caveatDetailText(caveats)) console.log(line);
   }
 }
 

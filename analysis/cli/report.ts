@@ -8,6 +8,7 @@ import { InputError } from "../../schema/errors.ts";
 import type { SloPolicy } from "../../schema/slo.ts";
 import { loadReportExtras, type ReportExtras } from "../plots/extras.ts";
 import { buildReport } from "../report/report.ts";
+import { firstScreenText } from "../report/first_screen.ts";
 import { runReportExtras } from "../report/report_extras.ts";
 import { type CommandSpec, type ParsedCommand, runCommand } from "../../lib/command.ts";
 import { policySourceLabel } from "../report/policy_source.ts";
@@ -93,8 +94,8 @@ async function main({ values: v, positionals, check }: ParsedCommand<typeof REPO
     extras: filled.extras,
     supportConfidence,
   });
-  // The verdicts (incomplete run, nothing accepted, client limits) are the first lines, as at the top of the page.
-  for (const line of report.verdicts) console.log(line);
+  // The first screen, as at the top of the page: the verdict line, the headline, one line per caveat.
+  console.log(firstScreenText(report.caveats, report.headline).join("\n"));
   const out = v.out ?? join(dir, "report.html");
   try {
     await Deno.writeTextFile(out, report.html);
@@ -106,6 +107,7 @@ async function main({ values: v, positionals, check }: ParsedCommand<typeof REPO
   );
   for (const f of report.figures) console.log(`  ${f.id}: ${f.data.length} traces — ${f.disclosure}`);
   for (const a of report.absent) console.log(`  absent: ${a.title}: ${a.reason}`);
+  console.log('each caveat in full: the page\'s section "Verdicts and caveats in full"');
 }
 
 if (import.meta.main) await runCommand(REPORT_COMMAND, main);

@@ -1,10 +1,11 @@
 /**
- * The caveats a report states on its first screen, beside the headline:
+ * The caveats a report states on its first screen, under the headline:
  * everything that changes how far its numbers can be trusted. Each kind has
  * one source function reading the run, its verdicts or its results; a new
- * kind of evidence is one more source in {@linkcode CAVEAT_SOURCES}. An
- * imported run's source and what it lacks (run.json `lacks`) are among the
- * run's verdicts (`runVerdicts`), so they stand in the banner above the title.
+ * kind of evidence is one more source in {@linkcode CAVEAT_SOURCES}. Each
+ * caveat carries its whole text (the detail, kept in the JSON) and one line
+ * of at most 140 characters with its severity and a docs anchor: the first
+ * screen shows the line (first_screen.ts).
  *
  * @module
  */
@@ -19,6 +20,7 @@ import type { LatencyRow } from "../latency/latency.ts";
 import type { LoadedRun } from "../run/loaded_run.ts";
 import { isRunnerRun } from "../run/imported_run.ts";
 import { droppedCaveat, droppedRows, isProduction } from "../run/production_run.ts";
+import { type CaveatSeverity, oneLine } from "./caveat_line.ts";
 
 /** What a caveat is about. */
 export type CaveatKind =
@@ -32,39 +34,101 @@ export type CaveatKind =
   | "plan_too_short"
   | "log_lacks_fields"
   | "unsupported_percentiles"
-  | "load_warning";
+  | "load_warning"
+  | "excluded_levels";
 
 /** One caveat of a report. */
 export interface Caveat {
   kind: CaveatKind;
   /** `alert`: the numbers may not measure what they seem to (shown red); `note`: read them with this in mind. */
   severity: "alert" | "note";
+  /** How much it changes, for its one line: INVALID, WARNING or NOTE (caveat_line.ts). */
+  level: CaveatSeverity;
   /** A short label in capitals. */
   label: string;
+  /** The whole caveat: the detail. */
   text: string;
+  /** The caveat in one line of at most 140 characters, its label first: what the first screen shows. */
+  line: string;
+  /** Where the rule behind it is explained: a docs file and anchor (`docs/verdicts.md#no-capacity`). */
+  docs: string;
+}
+
+/** The docs anchor of each kind of caveat: the rule behind it. */
+export const CAVEAT_DOCS: Record<CaveatKind, string> = {
+  run_source: "docs/importing.md#what-the-analysis-does-with-an-imported-run",
+  dropped_records: "docs/recorder.md#what-is-dropped-and-counted",
+  run_end: "docs/verdicts.md#how-a-run-ended-and-where-its-log-ends",
+  no_capacity: "docs/verdicts.md#no-capacity",
+  client_limited: "docs/verdicts.md#client-limited-runs-stages-and-load-levels",
+  partial_shards: "docs/kubernetes.md#reading-it",
+  sweep_stopped: "docs/sweep.md#the-stop-rule",
+  plan_too_short: "docs/plans.md#is-the-plan-long-enough-for-the-knee",
+  log_lacks_fields: "docs/log_format.md#logs-older-than-13",
+  unsupported_percentiles: "docs/percentiles.md#minimum-samples-at-99--one-sided-confidence",
+  load_warning: "docs/log_format.md#each-file-describes-itself",
+  excluded_levels: "docs/verdicts.md#client-limited-runs-stages-and-load-levels",
+};
+
+/** A production recording's source caveat points at what its numbers mean, not at importing. */
+const PRODUCTION_DOCS = "docs/production_analysis.md#what-a-recordings-numbers-mean";
+
+/** A caveat of `kind`; its line is `line` (else the text) after the label, cut to 140 characters. */
+export function makeCaveat(
+  kind: CaveatKind,
+  level: CaveatSeverity,
+  label: string,
+  text: string,
+  line: string = text,
+): Caveat {
+  const labelled = line.startsWith(label) ? line : `${label}: ${line}`;
+  return {
+    kind,
+    severity: level === "NOTE" ? "note" : "alert",
+    level,
+    label,
+    text,
+    line: oneLine(labelled),
+    docs: CAVEAT_DOCS[kind],
+  };
 }
 
 /**
- * The caveats that are the run's verdicts (`runVerdicts`: how the run ended, nothing accepted, the client's limits):
- * the report states them in a banner above its title, before any number, as every command prints them first.
+ * A verdict line as printed by the commands (`runVerdicts(...).lines`, `kneeVerdicts`) as a caveat, its kind and
+ * severity read from its label: INCOMPLETE RUN, NO CAPACITY and CLIENT-LIMITED are INVALID; a recording still open and
+ * dropped records WARNING; the rest (a run's source, a level cut by the end of the run, "no stage is client-limited")
+ * NOTE, of kind `fallback` when no label names it. A line of several runs may start with the run's folder.
  */
-export const VERDICT_CAVEATS: ReadonlySet<CaveatKind> = new Set([
-  "run_source",
-  "dropped_records",
-  "run_end",
-  "no_capacity",
-  "client_limited",
-]);
+export function verdictLineCaveat(line: string, fallback: CaveatKind = "run_source"): Caveat {
+  // The line as the commands print it, cut to one line; no label put before it.
+  const as = (c: Caveat): Caveat => ({ ...c, line: oneLine(line) });
+  const has = (s: string) => line.includes(s);
+  if (has("NO CAPACITY")) return as(makeCaveat("no_capacity", "INVALID", "NO CAPACITY", line));
+  if (has("INCOMPLETE RUN")) return as(makeCaveat("run_end", "INVALID", "INCOMPLETE RUN", line));
+  if (has("CLIENT-LIMITED")) return as(makeCaveat("client_limited", "INVALID", "CLIENT-LIMITED", line));
+  if (has("CUT BY THE END OF THE RUN")) return as(makeCaveat("excluded_levels", "NOTE", "LEVELS EXCLUDED", line));
+  if (/client-limited by the (stage|level) rule/.test(line)) {
+    return as(makeCaveat("client_limited", "NOTE", "CLIENT STAGES", line));
+  }
+  if (has("PRODUCTION RECORDING") || has("OBSERVED LOAD LEVELS")) {
+    return { ...as(makeCaveat("run_source", "NOTE", "PRODUCTION RECORDING", line)), docs: PRODUCTION_DOCS };
+  }
+  if (has("IMPORTED RUN")) return as(makeCaveat("run_source", "NOTE", "IMPORTED RUN", line));
+  if (/still (open|recording)/i.test(line)) {
+    return as(makeCaveat("run_end", "WARNING", "RECORDING STILL OPEN", line));
+  }
+  return as(makeCaveat(fallback, "NOTE", "NOTE", line));
+}
 
 /** What the caveat sources read. */
 export interface CaveatInput {
   run: LoadedRun;
   verdicts: RunVerdicts;
   disclosure: Disclosure;
-  /** The rows of the report's latency table. */
-  tableRows: LatencyRow[];
-  /** The rows of the report's percentile-per-class-per-stage figure. */
-  figureRows: LatencyRow[];
+  /** The rows of the report's latency table (none: the percentile caveat is not checked). @default [] */
+  tableRows?: LatencyRow[];
+  /** The rows of the report's percentile-per-class-per-stage figure. @default [] */
+  figureRows?: LatencyRow[];
   /** One-sided confidence of the supported rule. */
   supportConfidence: number;
 }
@@ -80,54 +144,58 @@ function runSource(x: CaveatInput): Caveat[] {
     : null;
   const lines = x.verdicts.source.filter((l) => l !== dropped);
   if (!lines.length) return [];
-  return [{
-    kind: "run_source",
-    severity: "note",
-    label: isProduction(m) ? "PRODUCTION RECORDING" : "IMPORTED RUN",
-    text: lines.join(" — "),
-  }];
+  const c = makeCaveat(
+    "run_source",
+    "NOTE",
+    isProduction(m) ? "PRODUCTION RECORDING" : "IMPORTED RUN",
+    lines.join(" — "),
+  );
+  return [isProduction(m) ? { ...c, docs: PRODUCTION_DOCS } : c];
 }
 
 /** The records a production recording dropped (its buffer full): every count is then a lower bound. */
 function droppedRecords(x: CaveatInput): Caveat[] {
   const m = x.run.manifest;
   if (!isProduction(m) || droppedRows(m) + m.dropped.page_records_unjoined + m.dropped.recorder_errors === 0) return [];
-  return [{ kind: "dropped_records", severity: "alert", label: "DROPPED RECORDS", text: droppedCaveat(m) }];
+  return [makeCaveat("dropped_records", "WARNING", "DROPPED RECORDS", droppedCaveat(m))];
 }
 
 /** How the run ended (interrupted, killed, a recording still open): `runVerdicts`' line after the source. */
 function runEnd(x: CaveatInput): Caveat[] {
   const h = x.verdicts.run_end.headline;
-  const label = x.verdicts.run_end.status === "recording" ? "RECORDING STILL OPEN" : "INCOMPLETE RUN";
-  return h ? [{ kind: "run_end", severity: "alert", label, text: h }] : [];
+  if (!h) return [];
+  return [
+    x.verdicts.run_end.status === "recording"
+      ? makeCaveat("run_end", "WARNING", "RECORDING STILL OPEN", h)
+      : makeCaveat("run_end", "INVALID", "INCOMPLETE RUN", h),
+  ];
 }
 
 function noCapacity(x: CaveatInput): Caveat[] {
   const n = x.verdicts.no_capacity;
-  return n ? [{ kind: "no_capacity", severity: "alert", label: "NO CAPACITY", text: n }] : [];
+  return n ? [makeCaveat("no_capacity", "INVALID", "NO CAPACITY", n)] : [];
 }
 
-/** The runner's client verdict and the client-limited stages: `runVerdicts`' remaining lines. */
+/** The runner's client verdict and the client-limited stages: `runVerdicts`' remaining lines, one caveat each. */
 function clientLimited(x: CaveatInput): Caveat[] {
   const v = x.verdicts;
   const lines = v.lines.filter((l) =>
     l !== v.run_end.headline && !(v.no_capacity && l.endsWith(v.no_capacity)) && !v.source.includes(l)
   );
-  if (!lines.length) return [];
-  return [{ kind: "client_limited", severity: "alert", label: "CLIENT-LIMITED", text: lines.join(" — ") }];
+  return lines.map((l) => verdictLineCaveat(l, "client_limited"));
 }
 
 function partialShards(x: CaveatInput): Caveat[] {
   const p = x.disclosure.files.partial;
   if (!p) return [];
-  return [{
-    kind: "partial_shards",
-    severity: "alert",
-    label: "PARTIAL SHARDS",
-    text: `${x.disclosure.files.shards} of ${p.shard_count} shards read (missing ${
-      p.missing_shards.join(", ")
-    }): the numbers cover only the shards present`,
-  }];
+  const read = `${x.disclosure.files.shards} of ${p.shard_count} shards read`;
+  return [makeCaveat(
+    "partial_shards",
+    "WARNING",
+    "PARTIAL SHARDS",
+    `${read} (missing ${p.missing_shards.join(", ")}): the numbers cover only the shards present`,
+    `${read}: the numbers cover only the shards present`,
+  )];
 }
 
 /** A sweep the runner's stop rule ended before its last planned step (run.json `result.stopped_by`). */
@@ -135,14 +203,15 @@ function sweepStopped(x: CaveatInput): Caveat[] {
   const m = x.run.manifest;
   const s = isRunnerRun(m) ? m.result.stopped_by : null;
   if (!s || s.rule === "max_rps") return [];
-  return [{
-    kind: "sweep_stopped",
-    severity: "note",
-    label: "SWEEP CUT SHORT",
-    text: `the runner's stop rule ${s.rule} held at step ${s.step} (${sig(s.value)} against ${
+  return [makeCaveat(
+    "sweep_stopped",
+    "NOTE",
+    "SWEEP CUT SHORT",
+    `the runner's stop rule ${s.rule} held at step ${s.step} (${sig(s.value)} against ${
       sig(s.threshold)
     }): the later steps were not offered, so the tested range ends there`,
-  }];
+    `stop rule ${s.rule} held at step ${s.step}: the tested range ends there`,
+  )];
 }
 
 /**
@@ -154,15 +223,19 @@ function planTooShort(x: CaveatInput): Caveat[] {
   const m = x.run.manifest;
   const w = isRunnerRun(m) ? m.plan.warnings ?? [] : [];
   if (!w.length) return [];
-  return [{
-    kind: "plan_too_short",
-    severity: "note",
-    label: "PLAN TOO SHORT",
-    text: `the runner warned before ms 0 that ${w.length} of the plan's levels are too short for the knee's ` +
-      `percentile signals (run.json plan.warnings): ${
-        w.map((l) => l.replace(/^warning: plan too short for the knee: /, "")).join(" | ")
-      }`,
-  }];
+  const bare = w.map((l) => l.replace(/^(warning: )?plan too short for the knee: /, ""));
+  // A run of this version keeps one line for the plan; an older run one per level (stage, n expected and needed).
+  const line = bare.length === 1 && !bare[0]!.startsWith("stage")
+    ? bare[0]!.replace(/; each level: .*$/, "")
+    : `${w.length} levels too short for the knee's percentile signals: their departures may be undecidable`;
+  return [makeCaveat(
+    "plan_too_short",
+    "NOTE",
+    "PLAN TOO SHORT",
+    `the runner warned before ms 0 that the plan's levels are too short for the knee's percentile signals ` +
+      `(run.json plan.warnings): ${bare.join(" | ")}`,
+    line,
+  )];
 }
 
 /** Columns of the current contract the log's minor version predates (run.json `schema_minor`): read as null. */
@@ -175,15 +248,17 @@ function logLacksFields(x: CaveatInput): Caveat[] {
   if (!missing.length) return [];
   const count = missing.reduce((n, m) => n + m.cols.length, 0);
   const streamed = missing.some((m) => m.cols.includes("streamed"));
-  return [{
-    kind: "log_lacks_fields",
-    severity: "note",
-    label: "LOG LACKS FIELDS",
-    text: `a contract ${SCHEMA_VERSION}.${minor} log (run.json schema_minor ${minor}): ${count} columns of contract ` +
+  return [makeCaveat(
+    "log_lacks_fields",
+    "NOTE",
+    "LOG LACKS FIELDS",
+    `a contract ${SCHEMA_VERSION}.${minor} log (run.json schema_minor ${minor}): ${count} columns of contract ` +
       `${SCHEMA_VERSION}.${SCHEMA_MINOR} are not recorded and read as null (${
         missing.map((m) => `${m.table}: ${m.cols.join(", ")}`).join("; ")
       })${streamed ? "; streaming is inferred and every required gate applies, as the disclosure's rules state" : ""}`,
-  }];
+    `a contract ${SCHEMA_VERSION}.${minor} log: ${count} columns of ${SCHEMA_VERSION}.${SCHEMA_MINOR} read as null` +
+      (streamed ? "; streaming inferred" : ""),
+  )];
 }
 
 /** The early-stopping minimum n of each percentile in `rows`, as "459 for p99". */
@@ -194,32 +269,38 @@ function needed(rows: LatencyRow[], confidence: number): string {
 
 /** Percentiles whose n does not meet the early-stopping rule, in the figure (hatched bars) and in the table. */
 function unsupportedPercentiles(x: CaveatInput): Caveat[] {
-  const bars = x.figureRows.filter((r) => r.value !== null);
+  const figureRows = x.figureRows ?? [], tableRows = x.tableRows ?? [];
+  const bars = figureRows.filter((r) => r.value !== null);
   const weakBars = bars.filter((r) => !r.supported);
-  const weakRows = x.tableRows.filter((r) => !(r.supported && r.bound !== null));
+  const weakRows = tableRows.filter((r) => !(r.supported && r.bound !== null));
   if (!weakBars.length && !weakRows.length) return [];
-  const first = x.figureRows[0];
+  const first = figureRows[0];
   const parts = [
     ...(weakBars.length && first
       ? [`${weakBars.length} of ${bars.length} bars of ${percentLabel(first.p)} ${first.metric} per class per stage`]
       : []),
-    ...(weakRows.length ? [`${weakRows.length} of ${x.tableRows.length} rows of the latency table`] : []),
+    ...(weakRows.length ? [`${weakRows.length} of ${tableRows.length} rows of the latency table`] : []),
   ];
-  return [{
-    kind: "unsupported_percentiles",
-    severity: "note",
-    label: "UNSUPPORTED PERCENTILES",
-    text: `${parts.join(" and ")} have fewer samples than the early-stopping rule needs at ${
+  const short = [
+    ...(weakBars.length ? [`${weakBars.length} of ${bars.length} bars`] : []),
+    ...(weakRows.length ? [`${weakRows.length} of ${tableRows.length} table rows`] : []),
+  ];
+  return [makeCaveat(
+    "unsupported_percentiles",
+    "NOTE",
+    "UNSUPPORTED PERCENTILES",
+    `${parts.join(" and ")} have fewer samples than the early-stopping rule needs at ${
       sig(x.supportConfidence * 100)
     } % one-sided confidence (n ≥ ${
       needed([...weakBars, ...weakRows], x.supportConfidence)
     }): not supported estimates (hatched, hollow bars; UNSUPPORTED in the table)`,
-  }];
+    `${short.join(" and ")} have too few samples to support their percentile (hatched; UNSUPPORTED)`,
+  )];
 }
 
 /** Warnings raised while loading the run (a hash mismatch let through by `--verify warn`, …). */
 function loadWarnings(x: CaveatInput): Caveat[] {
-  return x.disclosure.warnings.map((w) => ({ kind: "load_warning", severity: "alert", label: "WARNING", text: w }));
+  return x.disclosure.warnings.map((w) => makeCaveat("load_warning", "WARNING", "LOAD WARNING", w));
 }
 
 /** Every caveat source, in the order the report lists them. */
@@ -242,8 +323,10 @@ export const CAVEATS_CHECKED = "where the run came from (runner, import, product
   "how the run ended, capacity, the client's limits, shards, the sweep's stop rule, the plan's length, the " +
   "log's fields against the current contract, percentile support, load warnings";
 
-/** The caveats of a report, alerts first, each source's in its order. */
+const RANK: Record<CaveatSeverity, number> = { INVALID: 0, WARNING: 1, NOTE: 2 };
+
+/** The caveats of a report, INVALID first, then WARNING, then NOTE, each source's in its order. */
 export function reportCaveats(x: CaveatInput): Caveat[] {
   const all = CAVEAT_SOURCES.flatMap((source) => source(x));
-  return [...all.filter((c) => c.severity === "alert"), ...all.filter((c) => c.severity === "note")];
+  return all.map((c, i) => ({ c, i })).sort((a, b) => RANK[a.c.level] - RANK[b.c.level] || a.i - b.i).map((x) => x.c);
 }

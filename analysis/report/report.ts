@@ -1,7 +1,8 @@
 /**
- * The self-contained HTML report of a run. It leads with the verdict (the
- * headline, the rules it was measured under, every caveat: the first
- * screen), then every figure whose inputs exist, then the tables (goodput;
+ * The self-contained HTML report of a run. It leads with the first screen
+ * (one verdict line, the headline cards, one line per caveat, the rules it was
+ * measured under), then every figure whose inputs exist, each caveat's whole
+ * text, then the tables (goodput;
  * latency with n and CI, and the disclosure, collapsed) and the absent
  * figures with why. The plotly.js bundle is inlined once: the file opens
  * offline.
@@ -31,7 +32,9 @@ import { timelineFigure } from "../plots/timeline.ts";
 import { timelineInput } from "../plots/timeline_input.ts";
 import { type Caveat, reportCaveats } from "./caveats.ts";
 import { latencyTableRows, TABLES_CSS, tablesHtml } from "./report_tables.ts";
-import { VERDICT_CSS, verdictHtml } from "./verdict_block.ts";
+import { caveatsDetailHtml, VERDICT_CSS, verdictHtml } from "./verdict_block.ts";
+import { goodputHeadline, kneeHeadline, type Verdict, verdictOf } from "./first_screen.ts";
+import { sig } from "../../lib/number_format.ts";
 import { waitBreakdown } from "../latency/wait_breakdown.ts";
 import { waitBreakdownFigure } from "../plots/wait_breakdown.ts";
 import { waitHtml } from "./report_wait.ts";
@@ -60,7 +63,11 @@ export interface AbsentFigure {
 export interface Report {
   /** The run's verdicts (`runVerdicts(...).lines`), among the caveats on the first screen; empty when there are none. */
   verdicts: string[];
-  /** Every caveat on the first screen, alerts first (`reportCaveats`). */
+  /** The first screen's verdict line (`verdictOf(caveats)`). */
+  verdict: Verdict;
+  /** The headline in plain lines, as the cards say it: goodput, knee and limit, cost per accepted task. */
+  headline: string[];
+  /** Every caveat on the first screen, INVALID first (`reportCaveats`): one line each, the whole text below. */
   caveats: Caveat[];
   html: string;
   figures: Figure[];
@@ -178,14 +185,16 @@ export function buildReport(run: LoadedRun, policy: SloPolicy, options: ReportOp
       goodput: g,
       policy_source: options.policy_source ?? "(policy given in code)",
       knee: extras.knee,
+      ledger: extras.ledger,
+      routes: extras.routes,
       caveats,
-      verdicts: rv.lines,
       manifest: m,
       format: run.format,
     }),
     '<h2 id="figures">Figures</h2>',
   ].join("\n");
   const after = [
+    caveatsDetailHtml(caveats),
     tablesHtml(g, latency, support),
     waitHtml(wait),
     '<h2 id="absent">Absent figures and marks</h2>',
@@ -199,5 +208,36 @@ export function buildReport(run: LoadedRun, policy: SloPolicy, options: ReportOp
     after,
     css: VERDICT_CSS + TABLES_CSS,
   });
-  return { verdicts: rv.lines, caveats, html, figures, absent };
+  return {
+    verdicts: rv.lines,
+    verdict: verdictOf(caveats),
+    headline: headlineLines(g, extras),
+    caveats,
+    html,
+    figures,
+    absent,
+  };
+}
+
+/** The headline cards as plain lines (the report CLI's and the demo's first screen). */
+function headlineLines(g: ReturnType<typeof goodput>, extras: ReportExtras): string[] {
+  const k = extras.knee;
+  const chosen = k?.headroom ?? null;
+  const at = chosen === null ? undefined : k?.limits.find((l) => l.headroom === chosen);
+  const knee = k
+    ? kneeHeadline(
+      k.knee_rps === null ? null : { offered_rps: k.knee_rps, signal: k.knee_signal ?? null },
+      { headroom: chosen, limit_rps: at?.rps ?? null },
+      k.knee_note ?? "none found",
+    )
+    : "knee: not computed";
+  const l = extras.ledger;
+  const total = l ? l.components.reduce((s, c) => s + c.amount, 0) : 0;
+  const cost = !l
+    ? "cost per accepted task: not priced (--prices FILE)"
+    : l.accepted_tasks === 0
+    ? "cost per accepted task: none (nothing accepted)"
+    : `cost per accepted task ${sig(total / l.accepted_tasks)} ${l.currency} = ${sig(total)} ${l.currency} / ` +
+      `${l.accepted_tasks} accepted`;
+  return [goodputHeadline(g), knee, cost];
 }

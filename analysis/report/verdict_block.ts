@@ -1,8 +1,10 @@
 /**
- * The report's first screen: the headline (accepted goodput, acceptance,
- * knee, the production limit at the chosen headroom), what was measured
- * under which rules (denominator, window, the SLO file by name), and every
- * caveat.
+ * The report's first screen: one verdict line (first_screen.ts), the
+ * headline cards (accepted goodput with its window and n, acceptance, knee,
+ * the production limit at the chosen headroom, cost per accepted task), one
+ * line per caveat with a link to its whole text, then what was measured under
+ * which rules (denominator, window, the SLO file by name). The whole texts
+ * are a section of their own below the figures ({@linkcode caveatsDetailHtml}).
  *
  * @module
  */
@@ -12,7 +14,8 @@ import { rateText } from "../knee/limit.ts";
 import { roundDown } from "../latency/round_display.ts";
 import type { ReportExtras } from "../plots/extras.ts";
 import { escapeHtml as esc } from "../plots/html.ts";
-import { type Caveat, CAVEATS_CHECKED, VERDICT_CAVEATS } from "./caveats.ts";
+import { type Caveat, CAVEATS_CHECKED } from "./caveats.ts";
+import { verdictOf } from "./first_screen.ts";
 import type { AnyManifest } from "../../schema/imported_manifest.ts";
 import { hasEpoch } from "../run/imported_run.ts";
 
@@ -23,9 +26,12 @@ export interface VerdictInput {
   policy_source: string;
   /** The knee and limits marked on the first figure; undefined when none was computed or supplied. */
   knee: ReportExtras["knee"];
+  /** Every caveat (`reportCaveats`), INVALID first: the verdict line is made from them, then one line each. */
   caveats: Caveat[];
-  /** The run's verdicts (`runVerdicts(...).lines`): a red banner above the title; their caveats are not repeated. */
-  verdicts: string[];
+  /** The priced ledger's waterfall, for the cost card; undefined when no price sheet was given. */
+  ledger?: ReportExtras["ledger"];
+  /** The route comparison, whose cost per accepted task per route the cost card lists (up to 4 routes). */
+  routes?: ReportExtras["routes"];
   manifest: AnyManifest;
   format: "csv" | "parquet";
 }
@@ -86,11 +92,36 @@ function windowText(d: GoodputResult["disclosure"]): string {
   return `window ${w.stages.join("+")} (${sig(w.measurement_seconds)} s; ${rule})`;
 }
 
-/** A caveat as HTML: its label in bold, once (a verdict line that opens with it keeps it in place). */
-function caveatText(c: Caveat): string {
-  return c.text.startsWith(c.label)
-    ? `<b>${esc(c.label)}</b>${esc(c.text.slice(c.label.length))}`
-    : `<b>${esc(c.label)}</b>: ${esc(c.text)}`;
+/** The cost card: this run's ledger (Σ components / accepted tasks), or why there is none; routes when compared. */
+function costCell(ledger: ReportExtras["ledger"], routes: ReportExtras["routes"]): Cell {
+  const perRoute = routes && routes.routes.length <= 4
+    ? `; routes: ${
+      routes.routes.map((r) => `${r.route} ${r.cost_per_accepted_task === null ? "-" : sig(r.cost_per_accepted_task)}`)
+        .join(", ")
+    } ${routes.currency}`
+    : "";
+  if (!ledger) {
+    return {
+      key: "cost per accepted task",
+      value: "not priced",
+      sub: `no price sheet given (--prices FILE)${perRoute}`,
+    };
+  }
+  const total = ledger.components.reduce((s, c) => s + c.amount, 0);
+  if (ledger.accepted_tasks === 0) {
+    return { key: "cost per accepted task", value: "none", sub: `no accepted task to divide by${perRoute}` };
+  }
+  return {
+    key: "cost per accepted task",
+    value: `${sig(total / ledger.accepted_tasks)} ${ledger.currency}`,
+    sub: `${sig(total)} ${ledger.currency} whole ledger / ${ledger.accepted_tasks} accepted${perRoute}`,
+  };
+}
+
+/** A caveat's line as HTML: severity, the line, a link to its whole text below. */
+function caveatLineHtml(c: Caveat, i: number): string {
+  return `<li class="gp-sev-${c.level}"><span class="gp-sev">${c.level}</span> ${esc(c.line)} ` +
+    `<a href="#caveat-${i + 1}">detail</a></li>`;
 }
 
 /** The first screen's HTML: a `<section class="gp-verdict" id="verdict">`. */
@@ -101,7 +132,8 @@ export function verdictHtml(x: VerdictInput): string {
     {
       key: "accepted goodput",
       value: `${sig(o.accepted_goodput)} tasks/s`,
-      sub: `${o.accepted} accepted / ${sig(o.measurement_seconds)} s`,
+      sub: `${o.accepted} accepted / ${sig(o.measurement_seconds)} s; window ${d.window.stages.join("+")}; n = ` +
+        `${o.offered} offered`,
     },
     {
       key: "acceptance rate",
@@ -110,6 +142,7 @@ export function verdictHtml(x: VerdictInput): string {
         d.denominator,
     },
     ...kneeCells(x.knee),
+    costCell(x.ledger, x.routes),
   ];
   const shards = `${d.files.shards} shard${d.files.shards === 1 ? "" : "s"}`;
   const p = d.production;
@@ -125,24 +158,18 @@ export function verdictHtml(x: VerdictInput): string {
       }; ${x.format} log, ${shards}).`);
   const rules = `denominator ${d.denominator}; ${windowText(d)}; SLO file ${x.policy_source}; accepted = completed ` +
     "(outcome ok) and meeting its class's SLO, latency limits and required gates (each rule in the disclosure below).";
-  // The run's verdicts stand above the title, before any number (as every command prints them first); the other
-  // caveats follow the headline.
-  const rest = x.caveats.filter((c) => !VERDICT_CAVEATS.has(c.kind));
-  const alert = rest.some((c) => c.severity === "alert");
-  const caveats = rest.length
-    ? `<ul>${rest.map((c) => `<li class="gp-${c.severity}">${caveatText(c)}</li>`).join("")}</ul>`
-    : `<p>none${x.verdicts.length ? " besides the verdicts above" : ""} (checked: ${esc(CAVEATS_CHECKED)})</p>`;
+  const verdict = verdictOf(x.caveats);
+  const valid = verdict.status === "VALID";
+  const head = verdict.line.slice(0, verdict.status.length), rest = verdict.line.slice(verdict.status.length);
+  const caveats = x.caveats.length
+    ? `<ul class="gp-caveat-lines">${x.caveats.map(caveatLineHtml).join("")}</ul>`
+    : '<p class="gp-caveat-lines">no caveat (<a href="#caveats">what was checked</a>)</p>';
   return [
     '<section class="gp-verdict" id="verdict">',
-    ...(x.verdicts.length
-      ? [
-        '<div class="verdicts" role="alert" style="border: 2px solid #b00020; background: #fdecea; padding: 0.2em 1em">',
-        ...x.verdicts.map((v) => `<p><b>${esc(v)}</b></p>`),
-        "</div>",
-      ]
-      : []),
-    `<h1>Run ${esc(m.run_id)}: accepted goodput ${esc(sig(o.accepted_goodput))} tasks/s</h1>`,
-    `<p class="gp-rules"><b>Measured:</b> ${esc(measured)}<br><b>Rules:</b> ${esc(rules)}</p>`,
+    `<p class="gp-verdict-line ${valid ? "gp-valid" : "gp-invalid"}"${valid ? "" : ' role="alert"'}><b>${
+      esc(head)
+    }</b>${esc(rest)}</p>`,
+    `<h1>Accepted goodput report: run ${esc(m.run_id)}</h1>`,
     '<div class="gp-headline">',
     ...cells.map((c) =>
       `<div class="gp-cell"><div class="gp-key">${esc(c.key)}</div><div class="gp-value">${
@@ -150,24 +177,42 @@ export function verdictHtml(x: VerdictInput): string {
       }</div><div class="gp-sub">${esc(c.sub)}</div></div>`
     ),
     "</div>",
-    `<div class="gp-caveats${alert ? " gp-has-alert" : ""}"${
-      alert ? ' role="alert"' : ""
-    }><b>Caveats</b>${caveats}</div>`,
-    '<p class="gp-nav">Below: <a href="#figures">figures</a> · <a href="#tables">tables</a> (goodput, latency) · ' +
-    '<a href="#disclosure">disclosure</a> · <a href="#absent">absent figures and marks</a></p>',
+    caveats,
+    `<p class="gp-rules"><b>Measured:</b> ${esc(measured)}<br><b>Rules:</b> ${esc(rules)}</p>`,
+    '<p class="gp-nav">Below: <a href="#figures">figures</a> · <a href="#caveats">verdicts and caveats in full</a> · ' +
+    '<a href="#tables">tables</a> (goodput, latency) · <a href="#disclosure">disclosure</a> · ' +
+    '<a href="#absent">absent figures and marks</a></p>',
     "</section>",
   ].join("\n");
 }
 
+/** Every caveat's whole text, each under the anchor its first-screen line links to, and what was checked. */
+export function caveatsDetailHtml(caveats: readonly Caveat[]): string {
+  const items = caveats.map((c, i) =>
+    `<li id="caveat-${i + 1}" class="gp-sev-${c.level}"><b>${c.level} ${esc(c.label)}</b>: ${esc(c.text)} ` +
+    `<span class="gp-docs">(rule: ${esc(c.docs)})</span></li>`
+  );
+  return [
+    '<h2 id="caveats">Verdicts and caveats in full</h2>',
+    items.length ? `<ol class="gp-caveat-detail">${items.join("")}</ol>` : "<p>none</p>",
+    `<p class="gp-checked">Checked: ${esc(CAVEATS_CHECKED)}.</p>`,
+  ].join("\n");
+}
+
 /** The first screen's CSS. */
-export const VERDICT_CSS = `.gp-verdict h1{margin:0 0 8px;font-size:28px}
-.gp-rules{margin:0 0 10px;font-size:14px;line-height:1.4}
-.gp-headline{display:grid;grid-template-columns:repeat(4,1fr);gap:10px;margin:0 0 10px}
+export const VERDICT_CSS =
+  `.gp-verdict-line{margin:0 0 4px;font-size:18px;line-height:1.35;padding:4px 10px;border-radius:4px}
+.gp-verdict-line.gp-valid{background:#e8f5e9;border:1px solid #2e7d32}
+.gp-verdict-line.gp-invalid{background:#fdecea;border:2px solid #b00020;color:#8a0016}
+.gp-verdict h1{margin:6px 0 8px;font-size:15px;font-weight:600;color:#333}
+.gp-headline{display:grid;grid-template-columns:repeat(5,1fr);gap:10px;margin:0 0 8px}
 .gp-cell{border:1px solid #ccc;border-radius:4px;padding:6px 10px;background:#fafafa}
 .gp-key{font-size:12px;color:#555;text-transform:uppercase;letter-spacing:.04em}
 .gp-value{font-size:22px;font-weight:600;margin:2px 0}.gp-sub{font-size:12px;color:#444;line-height:1.35}
-.gp-caveats{border:1px solid #d9a400;background:#fff8e1;border-radius:4px;padding:6px 12px;font-size:13px;line-height:1.4}
-.gp-caveats.gp-has-alert{border:2px solid #b00020;background:#fdecea}
-.gp-caveats ul{margin:4px 0;padding-left:18px}.gp-caveats p{margin:4px 0}.gp-caveats li.gp-alert{color:#8a0016}
-.gp-nav{font-size:13px;color:#555;margin:8px 0 0}.gp-verdict .verdicts{margin:0 0 10px;font-size:14px}
-.gp-verdict .verdicts p{margin:6px 0}`;
+.gp-caveat-lines{list-style:none;margin:0 0 8px;padding:0;font-size:13px;line-height:1.45}
+.gp-caveat-lines li{margin:0}.gp-sev{display:inline-block;min-width:62px;font-weight:700;font-size:11px}
+.gp-sev-INVALID .gp-sev,.gp-sev-INVALID>b{color:#b00020}.gp-sev-WARNING .gp-sev,.gp-sev-WARNING>b{color:#a15c00}
+.gp-sev-NOTE .gp-sev,.gp-sev-NOTE>b{color:#555}
+.gp-rules{margin:0 0 6px;font-size:13px;line-height:1.4;color:#333}
+.gp-nav{font-size:13px;color:#555;margin:4px 0 0}
+.gp-caveat-detail{font-size:13px;line-height:1.45}.gp-docs,.gp-checked{color:#555;font-size:12px}`;

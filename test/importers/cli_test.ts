@@ -103,7 +103,7 @@ Deno.test("deno task import", async (t) => {
       const out = join(tmp, "groq");
       const ok = await analyze(out);
       assert.equal(ok.code, 0, ok.stderr);
-      assert.match(ok.stdout, /^IMPORTED RUN: requests written by llmperf/);
+      assert.match(ok.stdout, /^NOTE {4}IMPORTED RUN: requests written by llmperf/m);
       assert.match(ok.stdout, new RegExp(`SLO policy: ${out}/slo\\.json`));
       // python3: 148 of the 150 e2e ≤ 1000 ms; durations only: no rate ("-")
       assert.match(ok.stdout, /^all\s+150\s+150\s+150\s+148\s+-\s+-\s+0\.9867/m);

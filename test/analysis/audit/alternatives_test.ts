@@ -115,6 +115,8 @@ Deno.test("analyze prints the latency table with n and CI and, with --alternativ
   const json = await cli("--json");
   const j = JSON.parse(new TextDecoder().decode(json.stdout));
   assert.deepEqual(Object.keys(j), [
+    "verdict",
+    "caveats",
     "verdicts",
     "disclosure",
     "overall",

@@ -29,6 +29,8 @@ Deno.test("the analyze CLI", async (t) => {
     assert.equal(r.code, 0, r.stderr);
     const j = JSON.parse(r.stdout);
     assert.deepEqual(Object.keys(j), [
+      "verdict",
+      "caveats",
       "verdicts",
       "disclosure",
       "overall",

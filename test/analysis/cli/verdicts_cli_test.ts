@@ -11,6 +11,11 @@ const cli = (name: string) => new URL(`../../../analysis/cli/${name}.ts`, import
 const PERMS = ["--allow-read", "--allow-ffi", "--allow-env", "--allow-sys"];
 const run = (name: string, args: string[]) => runCli(cli(name), args, name === "report" ? ["-A"] : PERMS);
 const firstLine = (text: string) => text.split("\n")[0]!;
+/** The first screen's caveat lines (before the first blank line), without their severity word and docs anchor. */
+const caveatLines = (text: string) =>
+  text.split("\n\n")[0]!.split("\n").filter((l) => /^(INVALID|WARNING|NOTE) /.test(l)).map((l) =>
+    l.replace(/^\S+\s+/, "").replace(/ \[docs\/[^\]]+\]$/, "")
+  );
 
 function files() {
   const root = Deno.makeTempDirSync();
@@ -29,7 +34,7 @@ const KILLED =
   /^INCOMPLETE RUN \(killed, no final status; log ends at 17 s of 60 s\): 2 requests cut off by the kill are censored/;
 const INTERRUPTED = /^INCOMPLETE RUN \(interrupted at 17\.35 s of 60 s\): 2 requests cut off by the stop are censored/;
 
-Deno.test("analyze, knee, ledger and report open with the incomplete-run warning", async (t) => {
+Deno.test("analyze, knee, ledger and report open with the INCOMPLETE RUN verdict, its line the first caveat", async (t) => {
   const { root, write, prices } = files();
   const slo = write("slo.json", END_POLICY);
   const killed = writeKilledRun(join(root, "killed"));
@@ -39,7 +44,12 @@ Deno.test("analyze, knee, ledger and report open with the incomplete-run warning
     await t.step(`${what}: analyze`, async () => {
       const r = await run("analyze", [dir, "--slo", slo]);
       assert.equal(r.code, 0, r.stderr);
-      assert.match(firstLine(r.stdout), want);
+      // The knee of a cut run may find no level left to judge: then NO CAPACITY is a verdict too.
+      assert.match(
+        firstLine(r.stdout),
+        /^INCOMPLETE RUN( \+ NO CAPACITY)?: the run ended early; its windows end where its log ends(; nothing|$)/,
+      );
+      assert.match(caveatLines(r.stdout)[0]!, want);
       const j = JSON.parse((await run("analyze", [dir, "--slo", slo, "--json"])).stdout);
       assert.match(j.verdicts.lines[0], want);
       assert.equal(j.disclosure.run_end.status, what);
@@ -49,7 +59,12 @@ Deno.test("analyze, knee, ledger and report open with the incomplete-run warning
     await t.step(`${what}: knee`, async () => {
       const r = await run("knee", [dir, "--slo", slo]);
       assert.equal(r.code, 0, r.stderr);
-      assert.match(firstLine(r.stdout), want);
+      // The knee of a cut run may find no level left to judge: then NO CAPACITY is a verdict too.
+      assert.match(
+        firstLine(r.stdout),
+        /^INCOMPLETE RUN( \+ NO CAPACITY)?: the run ended early; its windows end where its log ends(; nothing|$)/,
+      );
+      assert.match(caveatLines(r.stdout)[0]!, want);
       const j = JSON.parse((await run("knee", [dir, "--slo", slo, "--json"])).stdout);
       assert.match(j.verdicts[0], want);
       assert.equal(j.disclosure.run_ends[0].end.status, what);
@@ -57,7 +72,12 @@ Deno.test("analyze, knee, ledger and report open with the incomplete-run warning
     await t.step(`${what}: ledger`, async () => {
       const r = await run("ledger", [dir, "--prices", prices, "--slo", slo]);
       assert.equal(r.code, 0, r.stderr);
-      assert.match(firstLine(r.stdout), want);
+      // The knee of a cut run may find no level left to judge: then NO CAPACITY is a verdict too.
+      assert.match(
+        firstLine(r.stdout),
+        /^INCOMPLETE RUN( \+ NO CAPACITY)?: the run ended early; its windows end where its log ends(; nothing|$)/,
+      );
+      assert.match(caveatLines(r.stdout)[0]!, want);
       const j = JSON.parse((await run("ledger", [dir, "--prices", prices, "--slo", slo, "--json"])).stdout);
       assert.match(j.verdicts.lines[0], want);
       assert.equal(j.disclosure.run_end.status, what);
@@ -66,11 +86,16 @@ Deno.test("analyze, knee, ledger and report open with the incomplete-run warning
       const out = join(root, `${what}.html`);
       const r = await run("report", [dir, "--slo", slo, "--out", out]);
       assert.equal(r.code, 0, r.stderr);
-      assert.match(firstLine(r.stdout), want);
+      // The knee of a cut run may find no level left to judge: then NO CAPACITY is a verdict too.
+      assert.match(
+        firstLine(r.stdout),
+        /^INCOMPLETE RUN( \+ NO CAPACITY)?: the run ended early; its windows end where its log ends(; nothing|$)/,
+      );
+      assert.match(caveatLines(r.stdout)[0]!, want);
       const html = Deno.readTextFileSync(out);
-      const banner = html.indexOf('<div class="verdicts"');
-      assert.ok(banner > 0 && banner < html.indexOf("<h1>"), "the banner stands above the title");
-      assert.match(html.slice(banner), /^<div class="verdicts"[^>]*>\n<p><b>INCOMPLETE RUN \(/);
+      const verdict = html.indexOf('<p class="gp-verdict-line gp-invalid" role="alert"><b>INCOMPLETE RUN</b>');
+      assert.ok(verdict > 0 && verdict < html.indexOf("<h1>"), "the verdict line stands above the title");
+      assert.match(html, /<li class="gp-sev-INVALID"><span class="gp-sev">INVALID<\/span> INCOMPLETE RUN \(/);
     });
   }
 });
@@ -81,8 +106,9 @@ Deno.test("knee says no capacity can be derived when nothing was accepted at any
   const slo = write("slo.json", strict);
   const r = await run("knee", [writeSweepRun(join(root, "run")), "--slo", slo, "--headroom", "0.2"]);
   assert.equal(r.code, 0, r.stderr);
+  assert.equal(firstLine(r.stdout), "NO CAPACITY: nothing was accepted: no capacity to derive");
   assert.equal(
-    firstLine(r.stdout),
+    caveatLines(r.stdout)[0],
     "NO CAPACITY: no capacity can be derived from this run: no request was accepted at any load level (0 of 600 " +
       "offered over 4 levels)",
   );
@@ -95,40 +121,54 @@ Deno.test("a client-limited run and its levels are named in the first lines of a
   const { root, write } = files();
   const slo = write("slo.json", CLIENT_POLICY);
   const dir = writeClientLimitedSweep(join(root, "run"));
-  await t.step("analyze: the runner's verdict, then the client-limited stages", async () => {
-    const lines = (await run("analyze", [dir, "--slo", slo])).stdout.split("\n");
-    assert.match(lines[0]!, /^CLIENT-LIMITED RUN: the runner reports the client was the limit/);
-    assert.match(lines[1]!, /^CLIENT-LIMITED STAGES: s8 \(8 req\/s: 16 of 160 requests not offered/);
+  await t.step("analyze: the run re-judged from its log, its client-limited stages in one line", async () => {
+    const out = (await run("analyze", [dir, "--slo", slo])).stdout;
+    assert.match(firstLine(out), /^CLIENT-LIMITED: /);
+    const lines = caveatLines(out);
+    assert.ok(
+      lines.some((l) => /^CLIENT-LIMITED RUN: s8 \(8 req\/s\): 16 of 160 not sent or shed/.test(l)),
+      lines.join("\n"),
+    );
   });
   await t.step("knee: the levels excluded, and said so", async () => {
     const r = await run("knee", [dir, "--slo", slo, "--json"]);
     const j = JSON.parse(r.stdout);
     assert.deepEqual(j.disclosure.excluded_levels.map((e: { planned_rps: number }) => e.planned_rps), [8, 16]);
     assert.deepEqual(j.levels.map((l: { planned_rps: number }) => l.planned_rps), [2, 4, 6]);
-    const lines = (await run("knee", [dir, "--slo", slo])).stdout.split("\n");
-    assert.match(lines[0]!, /^CLIENT-LIMITED RUN/);
-    assert.match(lines[1]!, /^CLIENT-LIMITED LEVELS excluded from the knee: 8 req\/s planned/);
+    const out = (await run("knee", [dir, "--slo", slo])).stdout;
+    assert.match(firstLine(out), /^CLIENT-LIMITED: /);
+    const lines = caveatLines(out);
+    // Every answer was on time: no request late only by its send lag, so no run line beside the levels'.
+    assert.ok(!lines.some((l) => l.startsWith("CLIENT-LIMITED RUN")), lines.join("\n"));
+    assert.ok(
+      lines.some((l) => /^CLIENT-LIMITED LEVELS excluded from the knee: 8 req\/s planned/.test(l)),
+      lines.join("\n"),
+    );
   });
-  await t.step("report: the banner names the run and the stages", async () => {
+  await t.step("report: the verdict line, then the run's and the stages' lines on the first screen", async () => {
     const out = join(root, "report.html");
     const r = await run("report", [dir, "--slo", slo, "--out", out]);
     assert.equal(r.code, 0, r.stderr);
-    assert.match(firstLine(r.stdout), /^CLIENT-LIMITED RUN/);
+    assert.match(firstLine(r.stdout), /^CLIENT-LIMITED: /);
+    assert.ok(caveatLines(r.stdout).some((l) => l.startsWith("CLIENT-LIMITED RUN")), r.stdout);
     const html = Deno.readTextFileSync(out);
-    const top = html.slice(html.indexOf('<div class="verdicts"'), html.indexOf("<h1>"));
-    assert.match(top, /CLIENT-LIMITED RUN/);
-    assert.match(top, /CLIENT-LIMITED STAGES: s8/);
+    const top = html.slice(html.indexOf('<section class="gp-verdict"'), html.indexOf('<h2 id="figures">'));
+    assert.match(top, /<b>CLIENT-LIMITED<\/b>: the load generator/);
+    assert.match(top, /INVALID<\/span> CLIENT-LIMITED RUN/);
+    assert.match(top, /INVALID<\/span> CLIENT-LIMITED RUN: s8 \(8 req\/s\)/);
   });
 });
 
-Deno.test("a complete run without client limits prints no verdict line", async () => {
+Deno.test("a complete run without client limits opens with VALID and no caveat line", async () => {
   const { root, write } = files();
   const slo = write("slo.json", SWEEP_POLICY);
   const dir = writeSweepRun(join(root, "run"));
   const m = JSON.parse(Deno.readTextFileSync(join(dir, "run.json"))) as RunManifest;
   assert.equal(m.result.status, "complete");
   const r = await run("knee", [dir, "--slo", slo]);
-  assert.match(firstLine(r.stdout), /^SLO policy: /);
+  assert.equal(firstLine(r.stdout), "VALID: no verdict against these numbers");
+  assert.deepEqual(caveatLines(r.stdout), []);
   const a = await run("analyze", [dir, "--slo", slo]);
-  assert.match(firstLine(a.stdout), /^SLO policy: /);
+  assert.match(firstLine(a.stdout), /^VALID: no verdict against these numbers/);
+  assert.match(a.stdout.split("\n")[1]!, /^accepted goodput [\d.]+ tasks\/s = \d+ accepted \/ [\d.]+ s \(window /);
 });

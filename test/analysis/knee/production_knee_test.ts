@@ -103,7 +103,7 @@ Deno.test("the knee CLI runs on a recording: levels observed, recovery and cold 
   const cli = new URL("../../../analysis/cli/knee.ts", import.meta.url).pathname;
   const r = await runCli(cli, [dir, "--slo", slo]);
   assert.equal(r.code, 0, r.stderr);
-  assert.match(r.stdout, /^PRODUCTION RECORDING of chat-app/);
+  assert.match(r.stdout, /^NOTE {4}PRODUCTION RECORDING of chat-app/m);
   assert.match(r.stdout, /OBSERVED LOAD LEVELS \(knee over daily load\)/);
   assert.match(r.stdout, /recovery, autoscaling, retries, cold start/);
   const j = JSON.parse((await runCli(cli, [dir, "--slo", slo, "--json"])).stdout);

@@ -55,7 +55,13 @@ Deno.test("reportCaveats() names a log that lacks the columns of a later contrac
   const [c, ...rest] = reportCaveats(input({ minor: 0 }));
   assert.equal(rest.length, 0);
   assert.equal(c!.kind, "log_lacks_fields");
-  assert.equal(c!.severity, "note");
+  assert.deepEqual([c!.severity, c!.level], ["note", "NOTE"]);
+  // One line: 1.0 log, the count, the current contract; 140 characters at most.
+  assert.equal(
+    c!.line,
+    `LOG LACKS FIELDS: a contract 1.0 log: ${10 + later} columns of 1.${SCHEMA_MINOR} read as null; streaming inferred`,
+  );
+  assert.equal(c!.docs, "docs/log_format.md#logs-older-than-13");
   assert.ok(
     c!.text.startsWith(
       `a contract 1.0 log (run.json schema_minor 0): ${10 + later} columns of contract 1.${SCHEMA_MINOR} `,
@@ -88,9 +94,14 @@ Deno.test("reportCaveats() counts the unsupported bars and table rows with the n
       "the early-stopping rule needs at 99 % one-sided confidence (n ≥ 7 for p50, 459 for p99): not supported " +
       "estimates (hatched, hollow bars; UNSUPPORTED in the table)",
   );
+  assert.equal(
+    caveats[0]!.line,
+    "UNSUPPORTED PERCENTILES: 2 of 3 bars and 1 of 3 table rows have too few samples to support their percentile " +
+      "(hatched; UNSUPPORTED)",
+  );
 });
 
-Deno.test("reportCaveats() lists the alerts first: incomplete run, no capacity, client limits, shards, warnings", () => {
+Deno.test("reportCaveats() lists INVALID first (incomplete run, no capacity, client limits), then WARNING, then NOTE", () => {
   const noCap = "no capacity can be derived from this run: no request in the window was accepted (0 of 9 offered)";
   const caveats = reportCaveats(input({
     minor: 0,
@@ -114,19 +125,29 @@ Deno.test("reportCaveats() lists the alerts first: incomplete run, no capacity, 
       basis: "",
     },
   }));
-  assert.deepEqual(caveats.map((c) => [c.kind, c.severity]), [
-    ["run_end", "alert"],
-    ["no_capacity", "alert"],
-    ["client_limited", "alert"],
-    ["partial_shards", "alert"],
-    ["load_warning", "alert"],
-    ["sweep_stopped", "note"],
-    ["log_lacks_fields", "note"],
+  assert.deepEqual(caveats.map((c) => [c.kind, c.severity, c.level]), [
+    ["run_end", "alert", "INVALID"],
+    ["no_capacity", "alert", "INVALID"],
+    ["client_limited", "alert", "INVALID"],
+    ["client_limited", "alert", "INVALID"],
+    ["partial_shards", "alert", "WARNING"],
+    ["load_warning", "alert", "WARNING"],
+    ["sweep_stopped", "note", "NOTE"],
+    ["log_lacks_fields", "note", "NOTE"],
   ]);
-  // The two client lines make one caveat; the run-end and no-capacity lines are not repeated in it.
-  assert.equal(caveats[2]!.text, "CLIENT-LIMITED RUN: the runner reports … — CLIENT-LIMITED STAGE: peak …");
-  assert.equal(caveats[3]!.text, "2 of 3 shards read (missing 2): the numbers cover only the shards present");
-  assert.match(caveats[5]!.text, /stop rule acceptance_below held at step s8 \(0\.5 against 0\.8\)/);
+  // One caveat per client line; the run-end and no-capacity lines are not repeated among them.
+  assert.deepEqual(caveats.slice(2, 4).map((c) => c.text), [
+    "CLIENT-LIMITED RUN: the runner reports …",
+    "CLIENT-LIMITED STAGE: peak …",
+  ]);
+  assert.equal(caveats[4]!.text, "2 of 3 shards read (missing 2): the numbers cover only the shards present");
+  assert.equal(caveats[4]!.line, "PARTIAL SHARDS: 2 of 3 shards read: the numbers cover only the shards present");
+  assert.match(caveats[6]!.text, /stop rule acceptance_below held at step s8 \(0\.5 against 0\.8\)/);
+  // Every line is one line of at most 140 characters, with a docs anchor.
+  for (const c of caveats) {
+    assert.ok(c.line.length <= 140 && !c.line.includes("\n"), c.line);
+    assert.match(c.docs, /^docs\/[a-z_]+\.md#[a-z0-9-]+$/);
+  }
   // A sweep that ran every planned step (max_rps) is not cut short.
   const full = { rule: "max_rps", step: "s16", value: 16, threshold: 16, offered: 1, in_flight: 0, basis: "" };
   assert.deepEqual(reportCaveats(input({ stopped_by: full })), []);
@@ -141,9 +162,25 @@ Deno.test("reportCaveats() notes the levels the runner found too short for the k
   assert.deepEqual(caveats.map((c) => [c.kind, c.severity, c.label]), [["plan_too_short", "note", "PLAN TOO SHORT"]]);
   assert.equal(
     caveats[0]!.text,
-    "the runner warned before ms 0 that 2 of the plan's levels are too short for the knee's percentile signals " +
+    "the runner warned before ms 0 that the plan's levels are too short for the knee's percentile signals " +
       "(run.json plan.warnings): stage step-02 (4 req/s for 20 s): p95 needs n ≥ 90 | " +
       "stage step-03 (6 req/s for 20 s): p99 needs n ≥ 459",
+  );
+  // A run written before the one-line warning kept a line per level: the caveat's line counts them.
+  assert.equal(
+    caveats[0]!.line,
+    "PLAN TOO SHORT: 2 levels too short for the knee's percentile signals: their departures may be undecidable",
+  );
+  // A run of this version keeps one line for the plan: the caveat's line is it, without the pointer to the plan CLI.
+  const one = reportCaveats(input({
+    plan_warnings: [
+      "plan too short for the knee: p95 untestable at 2 of 2 levels (make steps ≥ 23 s over all classes), p99 at 2 " +
+      "of 2 (≥ 115 s); each level: npx deno task plan --plan p.json",
+    ],
+  }));
+  assert.equal(
+    one[0]!.line,
+    "PLAN TOO SHORT: p95 untestable at 2 of 2 levels (make steps ≥ 23 s over all classes), p99 at 2 of 2 (≥ 115 s)",
   );
   // A plan long enough (no warnings field) says nothing.
   assert.deepEqual(reportCaveats(input()), []);

@@ -82,16 +82,27 @@ Deno.test("a recording's verdicts: its headline and its dropped records first, n
   assert.match(v.lines[1]!, /^DROPPED RECORDS: /);
 });
 
-Deno.test("the report of a recording: banner, caveats, where the wait went", async () => {
+Deno.test("the report of a recording: verdict line, caveat lines, where the wait went", async () => {
   const run = await loadRun(sampled(), QUIET);
   const r = buildReport(run, WAIT_POLICY);
   assert.deepEqual(r.caveats.filter((c) => c.kind !== "unsupported_percentiles").map((c) => [c.kind, c.severity]), [
     ["dropped_records", "alert"],
     ["run_source", "note"],
   ]);
-  const banner = r.html.indexOf('<div class="verdicts" role="alert"');
-  assert.ok(banner >= 0 && r.html.indexOf("PRODUCTION RECORDING of chat-app") > banner);
-  assert.ok(r.html.indexOf("DROPPED RECORDS") < r.html.indexOf("<h1>"));
+  // Dropped records are a WARNING, the recording's meaning a NOTE: no INVALID caveat, so the verdict is VALID; both
+  // are one line each under the cards, before the figures.
+  assert.deepEqual(r.caveats.filter((c) => c.kind !== "unsupported_percentiles").map((c) => c.level), [
+    "WARNING",
+    "NOTE",
+  ]);
+  assert.match(
+    r.html,
+    /<p class="gp-verdict-line gp-valid"><b>VALID<\/b>: no verdict against these numbers; \d caveats/,
+  );
+  const cards = r.html.indexOf('<div class="gp-headline">'), figures = r.html.indexOf('<h2 id="figures">');
+  for (const s of ["WARNING</span> DROPPED RECORDS: ", "NOTE</span> PRODUCTION RECORDING of chat-app"]) {
+    assert.ok(r.html.indexOf(s) > cards && r.html.indexOf(s) < figures, s);
+  }
   assert.ok(!r.html.includes("CLIENT-LIMITED"));
   assert.ok(r.figures.some((f) => f.id === "wait-breakdown"));
   assert.match(r.html, /<details id="wait-breakdown-table" open><summary>Where the wait went: .*\(production run\)/);
@@ -107,13 +118,16 @@ Deno.test("the report of a recording: banner, caveats, where the wait went", asy
   );
 });
 
-Deno.test("deno task analyze on a recording prints its meaning first and where the wait went", async () => {
+Deno.test("deno task analyze on a recording prints its verdict, its meaning and where the wait went", async () => {
   const slo = join(Deno.makeTempDirSync(), "slo.json");
   Deno.writeTextFileSync(slo, JSON.stringify(WAIT_POLICY));
   const cli = new URL("../../../analysis/cli/analyze.ts", import.meta.url).pathname;
   const r = await runCli(cli, [sampled(), "--slo", slo]);
   assert.equal(r.code, 0, r.stderr);
-  assert.match(r.stdout, /^PRODUCTION RECORDING of chat-app 1\.4\.2/);
+  assert.match(r.stdout, /^VALID: no verdict against these numbers/);
+  assert.match(r.stdout, /^NOTE {4}PRODUCTION RECORDING of chat-app 1\.4\.2/m);
+  // The whole text of the cut line at the end.
+  assert.match(r.stdout, /^NOTE PRODUCTION RECORDING of chat-app 1\.4\.2.*rate 0\.25/m);
   assert.match(r.stdout, /^where the wait went \(production run prod-run;/m);
   assert.match(r.stdout, /^accepted tasks \(3\):$/m);
 });

@@ -45,8 +45,9 @@ Deno.test("buildReport() includes every figure whose inputs exist and lists the 
       "route-comparison",
     ]);
     // The hand fixture: 5 accepted of 23 offered in 20 s (goodput_fixture_test.ts).
-    assert.ok(r.html.includes("accepted goodput 0.25 tasks/s"));
+    assert.ok(r.html.includes('<div class="gp-key">accepted goodput</div><div class="gp-value">0.25 tasks/s</div>'));
     assert.ok(r.html.includes("5 accepted of 23 offered in 20 s"));
+    assert.ok(r.html.includes('<div class="gp-value">not priced</div><div class="gp-sub">no price sheet given'));
     // The subtitle is the disclosure, cut into lines at spaces (`<br>` between them).
     for (const f of r.figures) {
       assert.ok(f.disclosure.length > 0 && f.layout.title.subtitle.text.replaceAll("<br>", " ") === f.disclosure, f.id);
@@ -95,23 +96,41 @@ Deno.test("buildReport() leads with the verdict: rules, headline, caveats; then 
         "2026-01-01T00:00:00.000Z; csv log, 1 shard).",
         "<b>Rules:</b> denominator offered; window low+peak (20 s; all stages minus kinds warmup, drain); SLO file " +
         "slo.json (sha256 0123456789ab…);",
-        '<div class="gp-value">0.25 tasks/s</div><div class="gp-sub">5 accepted / 20 s</div>',
+        '<div class="gp-value">0.25 tasks/s</div><div class="gp-sub">5 accepted / 20 s; window low+peak; n = 23 ' +
+        "offered</div>",
         '<div class="gp-value">0.2174</div><div class="gp-sub">5 accepted / 23 offered; SLO miss rate 0.7826 of 23 offered',
         '<div class="gp-value">1.2 req/s</div>',
         '<div class="gp-value">0.9 req/s</div><div class="gp-sub">knee × (1 − 0.25): the chosen headroom 25 %',
-        // 15 completed e2e values, fewer than the 459 that p99 needs at 99 %.
-        "<b>UNSUPPORTED PERCENTILES</b>",
-        // The caveats below the headline: the notes, no alert among them.
-        '<div class="gp-caveats"><b>Caveats</b><ul><li class="gp-note"><b>UNSUPPORTED PERCENTILES</b>: ',
+        // The cost card: the ledger's 2 USD / 5 accepted = 0.4 USD; the one route's 0.4 USD beside it.
+        '<div class="gp-value">0.4 USD</div><div class="gp-sub">2 USD whole ledger / 5 accepted; routes: default 0.4 ' +
+        "USD</div>",
+        // 15 completed e2e values, fewer than the 459 that p99 needs at 99 %: a NOTE, one line, its detail linked.
+        '<li class="gp-sev-NOTE"><span class="gp-sev">NOTE</span> UNSUPPORTED PERCENTILES: ',
       ]
     ) assert.ok(verdict.includes(text), text);
     assert.deepEqual(r.caveats.map((c) => c.kind), ["client_limited", "unsupported_percentiles"]);
-    // The run's verdict (stage low: 2 of its 14 requests not sent) stands above the title, before any number, and is
-    // not repeated among the caveats.
-    const banner = verdict.indexOf('<div class="verdicts" role="alert"');
-    assert.ok(banner >= 0 && banner < verdict.indexOf("<h1>"));
-    assert.match(verdict, /<p><b>CLIENT-LIMITED RUN: low \(1\.4 req\/s\): 2 of 14 not sent or shed/);
-    assert.equal(verdict.split("CLIENT-LIMITED").length - 1, 1);
+    // The run's verdict (stage low: 2 of its 14 requests not sent) is the first line, before the title and any
+    // number; its caveat line (INVALID) follows the cards, linked to its whole text below the figures.
+    assert.ok(
+      verdict.startsWith(
+        '<section class="gp-verdict" id="verdict">\n<p class="gp-verdict-line gp-invalid" role="alert"><b>' +
+          "CLIENT-LIMITED</b>: the load generator may have shaped these numbers</p>\n<h1>",
+      ),
+      verdict.slice(0, 300),
+    );
+    assert.match(
+      verdict,
+      /<li class="gp-sev-INVALID"><span class="gp-sev">INVALID<\/span> CLIENT-LIMITED (STAGE|RUN): low /,
+    );
+    assert.ok(verdict.indexOf("gp-sev-INVALID") > verdict.indexOf('<div class="gp-headline">'));
+    assert.ok(verdict.includes('<a href="#caveat-1">detail</a>'));
+    const detail = r.html.slice(r.html.indexOf('<h2 id="caveats">'));
+    assert.match(
+      detail,
+      /^<h2 id="caveats">[^<]*<\/h2>\n<ol class="gp-caveat-detail"><li id="caveat-1" class="gp-sev-INVALID">/,
+    );
+    assert.match(detail, /<b>INVALID CLIENT-LIMITED<\/b>: CLIENT-LIMITED (STAGE|RUN): low \(1\.4 req\/s/);
+    assert.ok(r.html.indexOf('<h2 id="caveats">') > r.html.indexOf('class="gp-plot"'), "the detail below the figures");
     assert.ok(!verdict.includes(tmp), "no local path");
   });
   await t.step("figures before the tables; the latency table and the disclosure collapsed", () => {
@@ -153,7 +172,7 @@ Deno.test("buildReport() leads with the verdict: rules, headline, caveats; then 
     });
     const r = buildReport(old, POLICY);
     assert.deepEqual(r.caveats.map((c) => c.kind), ["client_limited", "log_lacks_fields", "unsupported_percentiles"]);
-    assert.match(r.html, /<b>LOG LACKS FIELDS<\/b>: a contract 1\.0 log/);
+    assert.match(r.html, /NOTE<\/span> LOG LACKS FIELDS: a contract 1\.0 log/);
   });
   Deno.removeSync(tmp, { recursive: true });
 });
