@@ -1,5 +1,6 @@
 import pl from "nodejs-polars";
 import { FAILURE_REASONS, type FailureReason, GATES, type SloPolicy } from "../../schema/slo.ts";
+import { STOPPED_KINDS } from "../run/run_end_rule.ts";
 import { classSlo, type ResolvedWindow } from "./policy.ts";
 import { modeLimit, undeclaredMode, withModeSlo } from "./_mode_slo.ts";
 import { gateFails, notApplicableMask, requiredColumn } from "./_gates.ts";
@@ -13,6 +14,7 @@ export const REQUEST_COLUMNS = [
   "class",
   "stage",
   "outcome",
+  "error_kind",
   "scheduled_ms",
   "first_token_ms",
   "completed_ms",
@@ -103,11 +105,15 @@ export function classifyLazy(
   const e2e = pl.col("completed_ms").minus(pl.col("scheduled_ms"));
   const streaming = streamingExprs();
   const outcome = pl.col("outcome");
+  // A request the stop cut off after its e2e limit had passed failed by being late, not by the stop's abort
+  // (analysis/run/run_end_rule.ts: such a request is decided, in the window): its outcome is not its reason.
+  const lateAtStop = outcome.eq(pl.lit("aborted")).and(pl.col("error_kind").isIn([...STOPPED_KINDS]).fillNull(false))
+    .and(over(e2e, limit("_lim_e2e", d.e2e_ms)));
   let reason = pl.when(outcome.eq(pl.lit("rejected"))).then(code("rejected"))
     .when(outcome.eq(pl.lit("client_shed"))).then(code("client_shed"))
     .when(outcome.eq(pl.lit("not_sent"))).then(code("not_sent"))
     .when(outcome.eq(pl.lit("timeout"))).then(code("timeout"))
-    .when(outcome.neq(pl.lit("ok"))).then(code("error"))
+    .when(outcome.neq(pl.lit("ok")).and(lateAtStop.not())).then(code("error"))
     .when(undeclaredMode()).then(code("undeclared_mode"))
     .when(over(e2e, limit("_lim_e2e", d.e2e_ms))).then(code("late_e2e"))
     // TTFT and TPOT limits apply only where the value is observable (streamed); a streamed answer without a first

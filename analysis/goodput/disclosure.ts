@@ -9,7 +9,7 @@ import {
 } from "../../schema/slo.ts";
 import type { LoadedRun } from "../run/loaded_run.ts";
 import { classSlo, type ResolvedWindow } from "./policy.ts";
-import { RUN_END_RULE, type RunEnd } from "../run/run_end_rule.ts";
+import { idList, RUN_END_RULE, type RunEnd } from "../run/run_end_rule.ts";
 import { PARTIAL_SHARDS_RULE } from "../run/_shard_set.ts";
 import { MODE_RULES } from "./service_modes.ts";
 import { GATE_RULE } from "./gate_rule.ts";
@@ -299,8 +299,19 @@ function endRules(end: RunEnd): string[] {
   return [
     `INCOMPLETE RUN (${end.status}): ${RUN_END_RULE}`,
     `this run: ${end.rule}; the log ends at ${end.log_end_ms} ms and the window at ${end.cut_ms} ms of ` +
-    `${end.planned_ms} ms planned; ${end.censored} requests censored (cut off by the stop; ${end.restored} restored ` +
-    `from the schedule): ${end.censored_ids.join(", ") || "none"}; ${end.after_cut} other requests scheduled at or ` +
-    "after the window's end; all of them in neither numerator nor denominator",
+    `${end.planned_ms} ms planned; ${decidedRule(end)}${end.censored} requests censored (cut off by the stop; ` +
+    `${end.restored} restored from the schedule): ${end.censored_ids.join(", ") || "none"}; ${end.after_cut} other ` +
+    "requests scheduled at or after the window's end; all of them in neither numerator nor denominator",
   ];
+}
+
+/** What the e2e limits decided of the requests the stop cut off, or that none were given. */
+function decidedRule(end: RunEnd): string {
+  if (end.deadlines === null) {
+    return "read without an SLO policy's e2e limits (deadlines), so no request cut off by the stop was decided " +
+      "failed, even one already past its limit; ";
+  }
+  return `${end.decided} requests cut off by the stop already past their e2e limit at the log's end ` +
+    `(${end.deadlines}) failed: in the window and the denominator, not accepted: ` +
+    `${end.decided ? idList(end.decided_ids) : "none"}; `;
 }

@@ -5,7 +5,7 @@ import { TABLE_SINCE_MINOR, type TableName } from "../../schema/events.ts";
 import type { RunManifest } from "../../schema/run_manifest.ts";
 import { type AnyManifest, type ImportedManifest, isImported, isRunnerRun } from "../../schema/imported_manifest.ts";
 import { isProduction } from "../../schema/production_manifest.ts";
-import { clipManifests, endOpenedRun, type RunEnd } from "./run_end.ts";
+import { clipManifests, type E2eDeadlines, endOpenedRun, type RunEnd } from "./run_end.ts";
 import { checkShardSet, partialWarning, type ShardSet } from "./_shard_set.ts";
 import { checkDistinctIds } from "./_distinct_ids.ts";
 import { oneFolder, readManifest, runDirs, warningCollector } from "./_run_folders.ts";
@@ -32,6 +32,12 @@ export interface OpenRunOptions {
    * problem. @default false
    */
   allowPartialShards?: boolean;
+  /**
+   * The e2e limits of the SLO policy the run is analysed under (`e2eDeadlines(policy, source)`): a request in
+   * flight at the stop already past its limit at the log's end failed, and is not censored (`RunEnd.decided`).
+   * Without them every request the stop cut off is censored. @default undefined
+   */
+  deadlines?: E2eDeadlines | undefined;
 }
 
 const REQUIRED: TableName[] = ["requests", "attempts", "tools"];
@@ -104,7 +110,12 @@ export async function openRun(path: string, options: OpenRunOptions = {}): Promi
     shards.push(tables);
   }
   checkDistinctIds(path, shards.map((tables) => tables.find((t) => t.table === "requests")!.scan));
-  const end = await endOpenedRun(dirs, manifests, shards, { verify: verifyMode, warning, hash: sha256File });
+  const end = await endOpenedRun(dirs, manifests, shards, {
+    verify: verifyMode,
+    warning,
+    hash: sha256File,
+    deadlines: options.deadlines,
+  });
   return {
     dirs,
     manifests: clipManifests(manifests, end),

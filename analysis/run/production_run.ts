@@ -231,10 +231,14 @@ export function productionRunEnd(m: ProductionManifest, s: ProductionStages, aft
       rule: `production recording, closed: the observation window runs from ${o.started_iso} to ${
         o.ended_iso ?? "its close"
       } (${o.ended_ms} ms); the stage windows are clipped there`,
+      log_end_rule: null,
       planned_stages: s.whole,
       after_cut: 0,
       censored: 0,
       censored_ids: [],
+      decided: 0,
+      decided_ids: [],
+      deadlines: null,
       restored: 0,
       headline: null,
     };
@@ -246,10 +250,14 @@ export function productionRunEnd(m: ProductionManifest, s: ProductionStages, aft
     log_end_ms: o.ended_ms,
     planned_ms,
     rule: `production recording still open: its log ends at the last flush, observation.ended_ms ${o.ended_ms} ms`,
+    log_end_rule: null,
     planned_stages: s.whole,
     after_cut: afterCut,
     censored: 0,
     censored_ids: [],
+    decided: 0,
+    decided_ids: [],
+    deadlines: null,
     restored: 0,
     headline: `RECORDING STILL OPEN (run.json observation.status "recording"): the log ends at its last flush, ` +
       `${secs(o.ended_ms)} after the recorder started, and every window ends there: ${afterCut} tasks scheduled ` +

@@ -9,16 +9,19 @@ import { InputError } from "../../schema/errors.ts";
 import { type AnyManifest, isRunnerRun } from "../../schema/imported_manifest.ts";
 import { restoreFromSchedule } from "./_restore_rows.ts";
 import {
-  byScheduled,
   type CensoredRequest,
   clipManifests,
   clipStages,
   completeRunEnd,
+  type CutOffRequest,
+  type E2eDeadlines,
   interruptedCut,
   RESTORED_KIND,
   RUN_END_RULE,
   type RunEnd,
   runEndHeadline,
+  splitCutOff,
+  stoppedEnd,
   windowEnd,
 } from "./run_end_rule.ts";
 
@@ -27,11 +30,14 @@ export {
   clipManifests,
   clipStages,
   completeRunEnd,
+  type CutOffRequest,
+  type E2eDeadlines,
   interruptedCut,
   RESTORED_KIND,
   RUN_END_RULE,
   type RunEnd,
   runEndHeadline,
+  splitCutOff,
   windowEnd,
 };
 
@@ -95,28 +101,43 @@ async function count(lf: pl.LazyDataFrame, where: pl.Expr): Promise<number> {
 }
 
 /** A request whose fate the stop cut off: aborted in flight by the stop, or restored from the schedule. */
-const cutOff = pl.col("outcome").eq(pl.lit("aborted")).and(stoppedBy("run_stopped")).or(stoppedBy(RESTORED_KIND))
+export const cutOff = pl.col("outcome").eq(pl.lit("aborted")).and(stoppedBy("run_stopped")).or(stoppedBy(RESTORED_KIND))
   .fillNull(false);
 
-/** The censored requests of one shard's rows (restored ones included): cut off, scheduled before the log's end. */
-async function censoredOf(rows: pl.LazyDataFrame, logEnd: number): Promise<CensoredRequest[]> {
+/** The requests of one shard's rows (restored ones included) the stop cut off, scheduled before the log's end. */
+export async function cutOffRows(rows: pl.LazyDataFrame, logEnd: number): Promise<CutOffRequest[]> {
   const df = await rows.filter(cutOff.and(pl.col("scheduled_ms").lt(logEnd)))
-    .select(pl.col("request_id"), pl.col("scheduled_ms").cast(pl.Float64)).collect();
+    .select(pl.col("request_id"), pl.col("scheduled_ms").cast(pl.Float64), pl.col("class"), pl.col("service_mode"))
+    .collect();
   const ids = df.getColumn("request_id").toArray() as string[];
   const at = df.getColumn("scheduled_ms").toArray() as number[];
-  return ids.map((request_id, i) => ({ request_id, scheduled_ms: at[i]! }));
+  const cls = df.getColumn("class").toArray() as string[];
+  const mode = df.getColumn("service_mode").toArray() as (string | null)[];
+  return ids.map((request_id, i) => ({
+    request_id,
+    scheduled_ms: at[i]!,
+    class: cls[i]!,
+    service_mode: mode[i] ?? null,
+  }));
+}
+
+/** The requests of `rows` scheduled in [from, to). */
+export function countBetween(rows: pl.LazyDataFrame, from: number, to: number): Promise<number> {
+  return count(rows, pl.col("scheduled_ms").gtEq(from).and(pl.col("scheduled_ms").lt(to)));
 }
 
 /**
  * Finds how an opened run ended, where its log ends and where its window
  * ends ({@linkcode RUN_END_RULE}), with the rows to restore in each killed
  * shard (null where nothing is restored). `check` verifies a schedule file's
- * sha256 as the run's `verify` mode says.
+ * sha256 as the run's `verify` mode says; `deadlines` decide the requests cut
+ * off by the stop that were already past their e2e limit.
  */
 async function findRunEnd(
   shards: ShardScans[],
   check: (file: string, want: string) => Promise<void>,
   warning: (m: string) => void,
+  deadlines: E2eDeadlines | undefined,
 ): Promise<{ end: RunEnd; restored: (pl.DataFrame | null)[] }> {
   const planned_stages = shards[0]!.manifest.stages;
   const planned_ms = completeRunEnd(planned_stages).planned_ms;
@@ -124,45 +145,37 @@ async function findRunEnd(
   const known = cuts.filter((c): c is { cut: number; rule: string } => c.cut !== null);
   if (!known.length) return { end: completeRunEnd(planned_stages), restored: shards.map(() => null) };
   const killed = shards.some((s) => isRunnerRun(s.manifest) && s.manifest.result.status === "running");
-  const status = killed ? "killed" as const : "interrupted" as const;
   const logEnd = Math.min(...known.map((c) => c.cut));
   const restored: (pl.DataFrame | null)[] = [];
-  const beyond: number[] = [];
-  const censored: CensoredRequest[] = [];
+  const rows: pl.LazyDataFrame[] = [];
+  let beyond = 0;
+  const cutOffs: CutOffRequest[] = [];
   for (const s of shards) {
     const r = isRunnerRun(s.manifest) && s.manifest.result.status === "running"
       ? await restoreFromSchedule(s.dir, s.manifest, s.requests, logEnd, check, warning)
       : { rows: null, after_cut: null };
     restored.push(r.rows);
+    rows.push(withRestored(s.requests, r.rows));
     // Past the log's end: the schedule's entries where there is one (a killed shard logs only some of them).
-    beyond.push(r.after_cut ?? await count(s.requests, pl.col("scheduled_ms").gtEq(logEnd)));
-    censored.push(...await censoredOf(withRestored(s.requests, r.rows), logEnd));
+    beyond += r.after_cut ?? await count(s.requests, pl.col("scheduled_ms").gtEq(logEnd));
+    cutOffs.push(...await cutOffRows(rows.at(-1)!, logEnd));
   }
-  censored.sort(byScheduled);
-  const cut = windowEnd(logEnd, censored);
-  let after = 0;
-  for (const [k, s] of shards.entries()) {
-    const between = pl.col("scheduled_ms").gtEq(cut).and(pl.col("scheduled_ms").lt(logEnd));
-    after += beyond[k]! + await count(withRestored(s.requests, restored[k]!), between.and(cutOff.not()));
-  }
-  const first = censored[0];
-  const rule = `${known.map((c) => c.rule).join("; ")}${known.length > 1 ? `; the earliest: ${logEnd} ms` : ""}` +
-    (first
-      ? `; the window ends at the first censored request, ${first.request_id} scheduled at ${first.scheduled_ms} ms`
-      : "; no request censored: the window ends there");
-  const end = {
-    status,
-    cut_ms: cut,
-    log_end_ms: logEnd,
-    planned_ms,
-    rule,
-    planned_stages,
-    after_cut: after,
-    censored: censored.length,
-    censored_ids: censored.map((c) => c.request_id),
-    restored: restored.reduce((n, rows) => n + (rows?.height ?? 0), 0),
-  };
-  return { end: { ...end, headline: runEndHeadline(end) }, restored };
+  const end = await stoppedEnd(
+    {
+      status: killed ? "killed" : "interrupted",
+      log_end_ms: logEnd,
+      log_end_rule: `${known.map((c) => c.rule).join("; ")}${known.length > 1 ? `; the earliest: ${logEnd} ms` : ""}`,
+      planned_ms,
+      planned_stages,
+      restored: restored.reduce((n, rows) => n + (rows?.height ?? 0), 0),
+      beyond,
+      between: async (ms) =>
+        (await Promise.all(rows.map((r) => countBetween(r, ms, logEnd)))).reduce((a, b) => a + b, 0),
+    },
+    cutOffs,
+    deadlines,
+  );
+  return { end, restored };
 }
 
 const withRestored = (requests: pl.LazyDataFrame, rows: pl.DataFrame | null): pl.LazyDataFrame =>
@@ -178,7 +191,12 @@ export async function endOpenedRun(
   dirs: string[],
   manifests: AnyManifest[],
   shards: { table: string; scan: pl.LazyDataFrame }[][],
-  o: { verify: "strict" | "warn"; warning: (m: string) => void; hash: (file: string) => Promise<string> },
+  o: {
+    verify: "strict" | "warn";
+    warning: (m: string) => void;
+    hash: (file: string) => Promise<string>;
+    deadlines?: E2eDeadlines | undefined;
+  },
 ): Promise<RunEnd> {
   const scanOf = (k: number, t: string) => shards[k]!.find((x) => x.table === t)!.scan;
   const check = async (file: string, want: string) => {
@@ -198,6 +216,7 @@ export async function endOpenedRun(
     })),
     check,
     o.warning,
+    o.deadlines,
   );
   for (const [k, rows] of found.restored.entries()) {
     const t = shards[k]!.find((x) => x.table === "requests")!;

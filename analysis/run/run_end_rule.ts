@@ -11,6 +11,9 @@ import { type AnyManifest, type AnyStage, isRunnerRun } from "../../schema/impor
 /** The error_kind of a request restored from schedule.csv (a killed run's request with no row in the log). */
 export const RESTORED_KIND = "restored_from_schedule";
 
+/** The error_kind of a request (outcome aborted) the stop cut off: in flight at the stop, or restored from schedule. */
+export const STOPPED_KINDS = ["run_stopped", RESTORED_KIND] as const;
+
 /** How a run ended (run.json `result.status`), where its log and its window end, and what they leave out. */
 export interface RunEnd {
   /**
@@ -29,6 +32,8 @@ export interface RunEnd {
   planned_ms: number;
   /** How `log_end_ms` and `cut_ms` were found, in words. */
   rule: string;
+  /** How `log_end_ms` alone was found, in words (the start of `rule`; null for a complete run). */
+  log_end_rule: string | null;
   /** run.json's stages as planned: a loaded run's `manifest.stages` are clipped at `cut_ms`. */
   planned_stages: AnyStage[];
   /**
@@ -38,13 +43,24 @@ export interface RunEnd {
   after_cut: number;
   /**
    * Requests scheduled before the log's end whose fate the stop cut off: in flight at the stop (outcome aborted,
-   * error_kind run_stopped) or, in a killed run, with no row (restored from the schedule). Censored, not failed: in
-   * neither numerator nor denominator (all are at or after `cut_ms`).
+   * error_kind run_stopped) or, in a killed run, with no row (restored from the schedule), and not yet past their
+   * e2e limit at the log's end (see `decided`; with no policy given, all of them). Censored, not failed: in neither
+   * numerator nor denominator (all are at or after `cut_ms`).
    */
   censored: number;
   /** The censored requests' ids, in scheduled order (all of them). */
   censored_ids: string[];
-  /** Of `censored`: rows restored from schedule.csv (error_kind `restored_from_schedule`). */
+  /**
+   * Requests in flight at the stop whose fate was already decided: at the log's end they had run longer than their
+   * class's e2e limit under the policy the run was read with (`deadlines`), so they failed. Scheduled before
+   * `cut_ms`: in the window and the denominator, not accepted (late_e2e). 0 when no policy was given.
+   */
+  decided: number;
+  /** The decided requests' ids, in scheduled order (all of them). */
+  decided_ids: string[];
+  /** Where the e2e limits that decide requests in flight at the stop came from (null: none given; none decided). */
+  deadlines: string | null;
+  /** Of `censored` and `decided`: rows restored from schedule.csv (error_kind `restored_from_schedule`). */
   restored: number;
   /** The warning every command prints first; null for a complete run. */
   headline: string | null;
@@ -62,10 +78,14 @@ export const RUN_END_RULE =
   `${RESTORED_KIND}, to name it). The window ends at the earlier of the log's end and the scheduled_ms of the ` +
   "first censored request, so every request scheduled before it had its fate decided (a window that kept later " +
   "requests would keep the fast ones the stop let finish and lose the slow ones it cut off). Censored requests and " +
-  "every request scheduled at or after the window's end are in neither the numerator nor the denominator. A request " +
-  "in flight at the stop is censored even when it had already run past its SLO deadline: the policy is not known " +
-  "when the run is read, and one window's end serves every analysis of the run. Stage seconds are clipped at the " +
-  "window's end; stages after it drop out";
+  "every request scheduled at or after the window's end are in neither the numerator nor the denominator. Read " +
+  "under an SLO policy (every command that takes one), a request cut off by the stop whose time from its " +
+  "scheduled_ms to the log's end already exceeds its e2e limit (its class's, else the policy's default; a declared " +
+  "service mode's when it was served in one) had its fate decided before the stop: it failed. It is not censored: " +
+  "it stays in the window and the denominator, not accepted (late_e2e), and the window ends at the first request " +
+  "still censored, so a target that hung until the operator stopped it reads as failing, not as healthy. A request " +
+  "whose limit is not exceeded, or whose class has no e2e limit, stays censored. Read without a policy, every " +
+  "request cut off by the stop is censored. Stage seconds are clipped at the window's end; stages after it drop out";
 
 const secs = (ms: number) => `${+(ms / 1000).toFixed(3)} s`;
 
@@ -80,10 +100,14 @@ export function completeRunEnd(stages: AnyStage[]): RunEnd {
     log_end_ms: null,
     planned_ms: Math.max(0, ...stages.map((s) => s.end_ms)),
     rule: 'complete (run.json result.status "complete"): the window is the plan\'s',
+    log_end_rule: null,
     planned_stages: stages,
     after_cut: 0,
     censored: 0,
     censored_ids: [],
+    decided: 0,
+    decided_ids: [],
+    deadlines: null,
     restored: 0,
     headline: null,
   };
@@ -93,6 +117,56 @@ export function completeRunEnd(stages: AnyStage[]): RunEnd {
 export interface CensoredRequest {
   request_id: string;
   scheduled_ms: number;
+}
+
+/** A request cut off by the stop, with what its e2e limit depends on. */
+export interface CutOffRequest extends CensoredRequest {
+  class: string;
+  /** The service mode it announced, if any (null: none). */
+  service_mode: string | null;
+}
+
+/**
+ * The e2e limits that decide the requests cut off by a stop (`e2eDeadlines`
+ * in analysis/goodput/ builds them from an SLO policy).
+ */
+export interface E2eDeadlines {
+  /** The e2e limit, ms, of a request of class `cls` served in service mode `mode`; null when it has none. */
+  limit(cls: string, mode: string | null): number | null;
+  /** Where the limits come from, in words (the disclosure states it), e.g. `e2e limits of SLO policy slo.json`. */
+  source: string;
+}
+
+/**
+ * Splits the requests cut off by a stop: `decided` are those whose time from
+ * scheduled_ms to the log's end exceeds their e2e limit (they failed before
+ * the stop), `censored` the rest (no limit, or not yet past it). Without
+ * deadlines every one is censored. Both keep the input's order.
+ *
+ * @example A 3 s limit, the log ending at 30 s: due at 20 s, a request has run 10 s (failed); at 28 s, 2 s (censored)
+ * ```ts
+ * import { splitCutOff } from "./run_end_rule.ts";
+ * import assert from "node:assert/strict";
+ * const cut = [
+ *   { request_id: "a", scheduled_ms: 20_000, class: "qa", service_mode: null },
+ *   { request_id: "b", scheduled_ms: 28_000, class: "qa", service_mode: null },
+ * ];
+ * const s = splitCutOff(30_000, cut, { limit: () => 3000, source: "test" });
+ * assert.deepEqual([s.decided.map((r) => r.request_id), s.censored.map((r) => r.request_id)], [["a"], ["b"]]);
+ * assert.equal(splitCutOff(30_000, cut).censored.length, 2);
+ * ```
+ */
+export function splitCutOff<R extends CutOffRequest>(
+  logEndMs: number,
+  cutOff: readonly R[],
+  deadlines?: E2eDeadlines,
+): { decided: R[]; censored: R[] } {
+  const decided: R[] = [], censored: R[] = [];
+  for (const r of cutOff) {
+    const limit = deadlines?.limit(r.class, r.service_mode) ?? null;
+    (limit !== null && logEndMs - r.scheduled_ms > limit ? decided : censored).push(r);
+  }
+  return { decided, censored };
 }
 
 /**
@@ -111,6 +185,64 @@ export function windowEnd(logEndMs: number, censored: readonly CensoredRequest[]
   return Math.min(logEndMs, ...censored.map((c) => c.scheduled_ms));
 }
 
+/** What {@linkcode stoppedEnd} builds an incomplete run's end from, besides the requests the stop cut off. */
+export interface StoppedLog {
+  status: "interrupted" | "killed";
+  log_end_ms: number;
+  /** How `log_end_ms` was found, in words. */
+  log_end_rule: string;
+  planned_ms: number;
+  planned_stages: AnyStage[];
+  /** Rows restored from schedule.csv. */
+  restored: number;
+  /** Requests scheduled at or after the log's end (rows, or a killed shard's schedule entries). */
+  beyond: number;
+  /** Counts the requests (rows, restored ones included) scheduled in [ms, log end). */
+  between(ms: number): Promise<number>;
+}
+
+/**
+ * The end of an incomplete run ({@linkcode RUN_END_RULE}): the requests the
+ * stop cut off split by `deadlines` ({@linkcode splitCutOff}), the window's
+ * end at the first still censored, what is left out after it. The one
+ * assembly the polars readers and the SQL path share.
+ */
+export async function stoppedEnd(
+  log: StoppedLog,
+  cutOff: readonly CutOffRequest[],
+  deadlines?: E2eDeadlines,
+): Promise<RunEnd> {
+  const { decided, censored } = splitCutOff(log.log_end_ms, [...cutOff].sort(byScheduled), deadlines);
+  const cut = windowEnd(log.log_end_ms, censored);
+  // In the window: the decided scheduled before its end; one after it is left out like every request there.
+  const inWindow = decided.filter((r) => r.scheduled_ms < cut);
+  const first = censored[0];
+  const failed = deadlines
+    ? `; ${inWindow.length} in flight already past their e2e limit (${deadlines.source}) failed, in the window`
+    : "";
+  const body = {
+    status: log.status,
+    cut_ms: cut,
+    log_end_ms: log.log_end_ms,
+    planned_ms: log.planned_ms,
+    rule: log.log_end_rule + failed +
+      (first
+        ? `; the window ends at the first censored request, ${first.request_id} scheduled at ${first.scheduled_ms} ms`
+        : "; no request censored: the window ends there"),
+    log_end_rule: log.log_end_rule,
+    planned_stages: log.planned_stages,
+    // Every censored request is in [cut, log end): counted by between(cut), and not "other".
+    after_cut: log.beyond + await log.between(cut) - censored.length,
+    censored: censored.length,
+    censored_ids: censored.map((r) => r.request_id),
+    decided: inWindow.length,
+    decided_ids: inWindow.map((r) => r.request_id),
+    deadlines: deadlines?.source ?? null,
+    restored: log.restored,
+  };
+  return { ...body, headline: runEndHeadline(body) };
+}
+
 /** Censored requests in scheduled order (ties by id), as `RunEnd.censored_ids` lists them. */
 export function byScheduled(a: CensoredRequest, b: CensoredRequest): number {
   return a.scheduled_ms - b.scheduled_ms || (a.request_id < b.request_id ? -1 : a.request_id > b.request_id ? 1 : 0);
@@ -127,13 +259,25 @@ export function runEndHeadline(end: Omit<RunEnd, "headline">): string | null {
     ? `killed, no final status; log ends at ${secs(logEnd)} of ${secs(end.planned_ms)}`
     : `interrupted at ${secs(logEnd)} of ${secs(end.planned_ms)}`;
   const by = end.status === "killed" ? "the kill" : "the stop";
-  if (!end.censored) return `INCOMPLETE RUN (${how}): no request was cut off by ${by}; window ends there`;
-  const ids = end.censored_ids.slice(0, HEADLINE_IDS).join(", ");
-  const more = end.censored_ids.length > HEADLINE_IDS ? ` and ${end.censored_ids.length - HEADLINE_IDS} more` : "";
+  const d = end.decided;
+  if (!end.censored) {
+    if (!d) return `INCOMPLETE RUN (${how}): no request was cut off by ${by}; window ends there`;
+    return `INCOMPLETE RUN (${how}): ${d === 1 ? "1 request" : `${d} requests`} cut off by ${by} ` +
+      `${d === 1 ? "was" : "were"} already past ${d === 1 ? "its" : "their"} e2e limit and count as failed ` +
+      `(${idList(end.decided_ids)}); none censored; window ends there`;
+  }
   const restored = end.restored ? `; ${end.restored} restored from schedule.csv` : "";
   const n = end.censored === 1 ? "1 request" : `${end.censored} requests`;
+  const failed = d ? `; ${d} already past ${d === 1 ? "its" : "their"} e2e limit count as failed` : "";
   return `INCOMPLETE RUN (${how}): ${n} cut off by ${by} ${end.censored === 1 ? "is" : "are"} censored ` +
-    `(${ids}${more}${restored}); window ends at ${secs(end.cut_ms)}, where the first was scheduled`;
+    `(${idList(end.censored_ids)}${restored})${failed}; window ends at ${secs(end.cut_ms)}, where the first ` +
+    `${d ? "censored " : ""}was scheduled`;
+}
+
+/** The first {@linkcode HEADLINE_IDS} ids, and how many more. */
+export function idList(ids: readonly string[]): string {
+  const more = ids.length > HEADLINE_IDS ? ` and ${ids.length - HEADLINE_IDS} more` : "";
+  return `${ids.slice(0, HEADLINE_IDS).join(", ")}${more}`;
 }
 
 /**

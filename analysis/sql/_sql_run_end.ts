@@ -5,24 +5,28 @@
  * started because of the stop, and its window ends at the first request the
  * stop cut off (censored) when that is earlier — found by DuckDB, with the
  * censored requests and those the window's end leaves out. (A killed run is
- * refused before this: `sql_run.ts`.)
+ * refused before this: `sql_run.ts`.) Under `deadlines`, a request cut off
+ * by the stop already past its e2e limit failed and is not censored.
  *
  * @module
  */
 import { type ImportedManifest, isImported } from "../../schema/imported_manifest.ts";
 import type { RunManifest } from "../../schema/run_manifest.ts";
 import {
-  byScheduled,
   clipManifests,
+  clipStages,
   completeRunEnd,
+  type CutOffRequest,
+  type E2eDeadlines,
   interruptedCut,
   type RunEnd,
-  runEndHeadline,
-  windowEnd,
+  stoppedEnd,
 } from "../run/run_end_rule.ts";
 import type { SqlEngine } from "./duckdb.ts";
 import { sqlDouble, sqlString } from "./_sql_text.ts";
 import type { TableSource } from "./views.ts";
+
+type SqlManifest = RunManifest | ImportedManifest;
 
 /**
  * The run's end and its manifests with their stages clipped at the cut.
@@ -34,6 +38,7 @@ export async function sqlRunEnd(
   dirs: readonly string[],
   manifests: readonly (RunManifest | ImportedManifest)[],
   sources: readonly TableSource[],
+  deadlines?: E2eDeadlines,
 ): Promise<{ end: RunEnd; manifests: (RunManifest | ImportedManifest)[] }> {
   const planned_stages = manifests[0]!.stages;
   const cuts: { cut: number; rule: string }[] = [];
@@ -49,33 +54,71 @@ export async function sqlRunEnd(
   }
   if (!cuts.length) return { end: completeRunEnd(planned_stages), manifests: [...manifests] };
   const logEnd = Math.min(...cuts.map((c) => c.cut));
-  const cutOff = "outcome = 'aborted' AND COALESCE(error_kind = 'run_stopped', false) AND " +
-    `scheduled_ms < ${sqlDouble(logEnd)}`;
-  const rows = await engine.query(
-    `SELECT request_id, CAST(scheduled_ms AS DOUBLE) AS scheduled_ms FROM requests WHERE ${cutOff}`,
-  );
-  const censored = rows.map((r) => ({ request_id: String(r.request_id), scheduled_ms: Number(r.scheduled_ms) }))
-    .sort(byScheduled);
-  const cut = windowEnd(logEnd, censored);
-  const [n] = await engine.query(
-    `SELECT COUNT(*) AS after_cut FROM requests WHERE scheduled_ms >= ${sqlDouble(cut)} AND NOT (${cutOff})`,
-  );
-  const first = censored[0];
-  const body = {
-    status: "interrupted" as const,
-    cut_ms: cut,
-    log_end_ms: logEnd,
-    planned_ms: completeRunEnd(planned_stages).planned_ms,
-    rule: `${cuts.map((c) => c.rule).join("; ")}${cuts.length > 1 ? `; the earliest: ${logEnd} ms` : ""}` +
-      (first
-        ? `; the window ends at the first censored request, ${first.request_id} scheduled at ${first.scheduled_ms} ms`
-        : "; no request censored: the window ends there"),
-    planned_stages,
-    after_cut: Number(n?.after_cut ?? 0),
-    censored: censored.length,
-    censored_ids: censored.map((c) => c.request_id),
-    restored: 0,
-  };
-  const end: RunEnd = { ...body, headline: runEndHeadline(body) };
+  const rule = `${cuts.map((c) => c.rule).join("; ")}${cuts.length > 1 ? `; the earliest: ${logEnd} ms` : ""}`;
+  const end = await sqlStoppedEnd(engine, { log_end_ms: logEnd, log_end_rule: rule, planned_stages }, deadlines);
   return { end, manifests: clipManifests([...manifests], end) };
+}
+
+/** The end of an interrupted run whose log ends at `log.log_end_ms`, found by DuckDB (`stoppedEnd`). */
+async function sqlStoppedEnd(
+  engine: SqlEngine,
+  log: Pick<RunEnd, "planned_stages"> & { log_end_ms: number; log_end_rule: string },
+  deadlines: E2eDeadlines | undefined,
+): Promise<RunEnd> {
+  const logEnd = log.log_end_ms;
+  return stoppedEnd(
+    {
+      ...log,
+      status: "interrupted",
+      planned_ms: completeRunEnd(log.planned_stages).planned_ms,
+      restored: 0,
+      beyond: await sqlBetween(engine, logEnd, Infinity),
+      between: (ms) => sqlBetween(engine, ms, logEnd),
+    },
+    await sqlCutOff(engine, logEnd),
+    deadlines,
+  );
+}
+
+/** The requests scheduled in [from, to). */
+async function sqlBetween(engine: SqlEngine, from: number, to: number): Promise<number> {
+  const below = Number.isFinite(to) ? ` AND scheduled_ms < ${sqlDouble(to)}` : "";
+  const [n] = await engine.query(`SELECT COUNT(*) AS n FROM requests WHERE scheduled_ms >= ${sqlDouble(from)}${below}`);
+  return Number(n?.n ?? 0);
+}
+
+/** The requests the stop cut off (aborted in flight, error_kind run_stopped), scheduled before the log's end. */
+async function sqlCutOff(engine: SqlEngine, logEnd: number): Promise<CutOffRequest[]> {
+  const rows = await engine.query(
+    "SELECT request_id, CAST(scheduled_ms AS DOUBLE) AS scheduled_ms, class, service_mode FROM requests " +
+      "WHERE outcome = 'aborted' AND COALESCE(error_kind = 'run_stopped', false) AND " +
+      `scheduled_ms < ${sqlDouble(logEnd)}`,
+  );
+  return rows.map((r) => ({
+    request_id: String(r.request_id),
+    scheduled_ms: Number(r.scheduled_ms),
+    class: String(r.class),
+    service_mode: r.service_mode === null || r.service_mode === undefined ? null : String(r.service_mode),
+  }));
+}
+
+/**
+ * An opened SQL run with the requests its stop cut off decided by
+ * `deadlines` (as `decideStopped` does for the polars readers): those already
+ * past their e2e limit at the log's end failed and stay in the window; the
+ * window ends at the first still censored. Its end and stages are
+ * recomputed; the input is not changed. A complete or imported run is
+ * returned as it is.
+ */
+export async function decideSqlRun<
+  R extends { engine: SqlEngine; end: RunEnd; manifest: SqlManifest; manifests: SqlManifest[] },
+>(run: R, deadlines: E2eDeadlines): Promise<R> {
+  const e = run.end;
+  if (e.cut_ms === null || e.log_end_ms === null || e.log_end_rule === null) return run;
+  const log = { log_end_ms: e.log_end_ms, log_end_rule: e.log_end_rule, planned_stages: e.planned_stages };
+  const end = await sqlStoppedEnd(run.engine, log, deadlines);
+  const manifests = run.manifests.map((m) =>
+    isImported(m) ? m : { ...m, stages: clipStages(e.planned_stages, end.cut_ms!) }
+  );
+  return { ...run, end, manifests, manifest: manifests[0]! };
 }

@@ -18,6 +18,7 @@ import { type ClassSlo, FAILURE_REASONS, type Gate, GATES, type SloPolicy } from
 import { declaredModes } from "../goodput/declared_modes.ts";
 import type { ResolvedWindow } from "../goodput/policy.ts";
 import { STREAMING } from "../goodput/streaming_rules.ts";
+import { STOPPED_KINDS } from "../run/run_end_rule.ts";
 import { sqlBool, sqlDouble, sqlDoubleOrNull, sqlString } from "./_sql_text.ts";
 
 /** The SLO metrics a limit applies to. */
@@ -84,9 +85,11 @@ function measuredSql(window: Pick<ResolvedWindow, "intervals">): string {
     `  CASE WHEN r.streamed = TRUE THEN ${streamed} WHEN r.streamed = FALSE THEN ${notStreamed}`,
     `    WHEN f.streamed_code = 0 THEN ${inferred} ELSE ${assumed} END AS streaming,`,
     "  r.outcome NOT IN ('not_sent', 'client_shed') AS sent,",
-    "  r.outcome = 'ok' AS completed",
+    "  r.outcome = 'ok' AS completed,",
+    `  (r.outcome = 'aborted' AND COALESCE(r.error_kind IN (${STOPPED_KINDS.map(sqlString).join(", ")}), FALSE))`,
+    "    AS stopped",
     "FROM (",
-    "  SELECT request_id, class, stage, outcome, scheduled_ms, first_token_ms, completed_ms, service_mode,",
+    "  SELECT request_id, class, stage, outcome, error_kind, scheduled_ms, first_token_ms, completed_ms, service_mode,",
     `    ${GATES.join(", ")}, streamed, applicable_gates`,
     "  FROM requests",
     `  WHERE ${inWindowSql(window)}`,
@@ -157,7 +160,8 @@ function classifiedSql(): string {
   );
   const reasons = [
     ...outcomeReasons,
-    "WHEN outcome <> 'ok' THEN 'error'",
+    // A request the stop cut off after its e2e limit had passed failed by being late (run_end_rule.ts).
+    `WHEN outcome <> 'ok' AND NOT (stopped AND ${over("e2e_ms", "lim_e2e")}) THEN 'error'`,
     "WHEN service_mode IS NOT NULL AND NOT mode_declared THEN 'undeclared_mode'",
     `WHEN ${over("e2e_ms", "lim_e2e")} THEN 'late_e2e'`,
     `WHEN observable AND ${over("ttft_ms", "lim_ttft")} THEN 'late_ttft'`,

@@ -14,11 +14,13 @@ import type { RunManifest } from "../../schema/run_manifest.ts";
 import { presentClasses, type WorkloadClasses } from "../goodput/policy.ts";
 import { checkShardSet, partialWarning, type ShardSet } from "../run/_shard_set.ts";
 import { exists, importedShardSet, readManifest, runDirs, sha256File, warningCollector } from "../run/_run_folders.ts";
-import type { RunEnd } from "../run/run_end_rule.ts";
+import type { E2eDeadlines, RunEnd } from "../run/run_end_rule.ts";
 import { type EngineOptions, openEngine, type SqlEngine } from "./duckdb.ts";
 import { checkDistinctIds, checkRowJoins, checkSourceRows, sourceColumns } from "./_sql_checks.ts";
-import { sqlRunEnd } from "./_sql_run_end.ts";
+import { decideSqlRun, sqlRunEnd } from "./_sql_run_end.ts";
 import { SQL_TABLES, type SqlTable, type TableSource, viewSql } from "./views.ts";
+
+export { decideSqlRun };
 
 /** The run.json kinds the SQL path reads: a runner's and an imported run's (a production recording is refused). */
 export type SqlManifest = RunManifest | ImportedManifest;
@@ -31,6 +33,12 @@ export interface OpenSqlRunOptions extends EngineOptions {
   onWarning?: (message: string) => void;
   /** Read a sharded run with shards missing (the present ones alone, with a loud warning). @default false */
   allowPartialShards?: boolean;
+  /**
+   * The e2e limits of the SLO policy the run is analysed under (`e2eDeadlines`): a request in flight at the stop
+   * already past its limit at the log's end failed and is not censored (`RunEnd.decided`; `decideSqlRun` does the
+   * same on a run already open). @default undefined: every request the stop cut off is censored
+   */
+  deadlines?: E2eDeadlines | undefined;
 }
 
 /** A run opened for SQL: its metadata (as a loaded run's) and an engine whose views `requests` and `attempts` read it. */
@@ -218,8 +226,7 @@ export async function openSqlRun(path: string, options: OpenSqlRunOptions = {}):
     for (const v of views) await engine.run(v);
     await checkDistinctIds(engine, path, dirs.length);
     await checkRowJoins(engine, path, sources);
-    const { end, manifests: clipped } = await sqlRunEnd(engine, dirs, manifests, sources.requests);
-    if (end.headline) warning(end.headline);
+    const { end, manifests: clipped } = await sqlRunEnd(engine, dirs, manifests, sources.requests, options.deadlines);
     const declared = clipped[0]!.workload.classes;
     const workload = declared ? { classes: [...declared].sort(), from: "run.json workload.classes" } : presentClasses(
       (await engine.query("SELECT DISTINCT class FROM requests")).map((r) => String(r.class)),
