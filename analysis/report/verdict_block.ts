@@ -204,7 +204,7 @@ export const VERDICT_CSS =
   `.gp-verdict-line{margin:0 0 4px;font-size:18px;line-height:1.35;padding:4px 10px;border-radius:4px}
 .gp-verdict-line.gp-valid{background:#e8f5e9;border:1px solid #2e7d32}
 .gp-verdict-line.gp-invalid{background:#fdecea;border:2px solid #b00020;color:#8a0016}
-.gp-verdict h1{margin:6px 0 8px;font-size:15px;font-weight:600;color:#333}
+.gp-verdict h1{margin:6px 0 8px;font-size:15px;line-height:1.3;font-weight:600;color:#333}
 .gp-headline{display:grid;grid-template-columns:repeat(5,1fr);gap:10px;margin:0 0 8px}
 .gp-cell{border:1px solid #ccc;border-radius:4px;padding:6px 10px;background:#fafafa}
 .gp-key{font-size:12px;color:#555;text-transform:uppercase;letter-spacing:.04em}

@@ -21,12 +21,32 @@ export interface TextBox {
   box: Box;
 }
 
+/** An element of text: its box, its computed line height and its first 200 characters. */
+export interface Line {
+  tag: string;
+  text: string;
+  box: Box;
+  lineHeight: number;
+}
+
+/** Whether an element's text fits one line: its box no taller than 1.5 line heights. */
+export const isOneLine = (l: Line): boolean => l.box.h <= 1.5 * l.lineHeight;
+
 /** What the probe read. */
 export interface Layout {
   /** window.innerWidth, innerHeight. */
   viewport: [number, number];
   /** The `.gp-verdict` section; null when the page has none. */
   verdict: Box | null;
+  /**
+   * The first screen's parts: every element of the verdict section above the headline cards (the verdict line, the
+   * title), the cards, and each caveat line; each line element with its computed line height (px) and text.
+   */
+  first: {
+    above: Line[];
+    headline: Box | null;
+    caveats: Line[];
+  };
   /** Every `.gp-plot`, in page order: its box and its SVG texts. */
   figures: { id: string; box: Box; texts: TextBox[] }[];
 }
@@ -39,9 +59,25 @@ export interface Layout {
 const PROBE = `(function () {
   function box(r) { return { x: r.left + window.scrollX, y: r.top + window.scrollY, w: r.width, h: r.height }; }
   function measure() {
-    var out = { viewport: [window.innerWidth, window.innerHeight], verdict: null, figures: [] };
+    var out = { viewport: [window.innerWidth, window.innerHeight], verdict: null, figures: [],
+      first: { above: [], headline: null, caveats: [] } };
     var v = document.querySelector(".gp-verdict");
-    if (v) out.verdict = box(v.getBoundingClientRect());
+    function line(el) {
+      return { tag: el.tagName.toLowerCase(), text: (el.textContent || "").trim().slice(0, 200),
+        box: box(el.getBoundingClientRect()), lineHeight: lineHeight(el) };
+    }
+    // "normal" line height: about 1.2 × the font size.
+    function lineHeight(el) {
+      var cs = getComputedStyle(el), lh = parseFloat(cs.lineHeight);
+      return isNaN(lh) ? 1.2 * parseFloat(cs.fontSize) : lh;
+    }
+    if (v) {
+      out.verdict = box(v.getBoundingClientRect());
+      var cards = v.querySelector(".gp-headline");
+      if (cards) out.first.headline = box(cards.getBoundingClientRect());
+      for (var el = v.firstElementChild; el && el !== cards; el = el.nextElementSibling) out.first.above.push(line(el));
+      v.querySelectorAll(".gp-caveat-lines li").forEach(function (li) { out.first.caveats.push(line(li)); });
+    }
     document.querySelectorAll(".gp-plot").forEach(function (el) {
       var texts = [];
       el.querySelectorAll("svg text").forEach(function (t) {
