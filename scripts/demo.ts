@@ -8,17 +8,23 @@
  *    each against its own simulators: hosted (`data/sim/hosted.json`, its
  *    quota bites at 9 req/s), self-hosted (`data/sim/selfhosted.json`, sheds
  *    at 14 req/s) and hybrid (both: self-hosted first, hosted on 429/timeout/error).
- * 3. The analysis, as the CLIs print it: the timeline run's goodput summary,
- *    its knee and recovery, the route comparison with the cost per accepted
- *    task of each route, and the timeline run's HTML report with knee/limits,
- *    outages, ledger waterfall and route comparison.
+ * 3. The analysis, as the CLIs print it, each CLI's output in a file of the
+ *    timeline run's folder (`analyze.txt`, `knee.txt`, `compare.txt`,
+ *    `report.txt`, and each run's `run-summary.txt`): the timeline run's
+ *    goodput summary, its knee and recovery, the route comparison with the
+ *    cost per accepted task of each route, and the timeline run's HTML report
+ *    with knee/limits, outages, ledger waterfall and route comparison.
+ *
+ * It ends with one screen: the report's first screen (verdict, goodput, knee
+ * and limit, cost per accepted task, one line per caveat), the comparison's
+ * (one line per route), the files and the report's path.
  *
  * Every simulator is its own process on a free port and is stopped at the
  * end, on error and on Ctrl-C (the run in progress still writes its log).
  *
  * @module
  */
-import { join } from "node:path";
+import { basename, dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { type CommandSpec, type ParsedCommand, runCommand } from "../lib/command.ts";
 import { loadSimProfile } from "../schema/sim_profile.ts";
@@ -112,8 +118,20 @@ async function main({ values: v, check }: ParsedCommand<typeof DEMO_COMMAND>): P
   try {
     phase(`1/6 timeline run: ${v.plan} against the simulator (${v.profile}), about 2 minutes`);
     const timeline = await timelineRun(pool, { plan: v.plan, profile: v.profile, out: v.out, seed });
-    console.log(formatRunSummary(timeline.manifest, timeline.summary));
     const runDir = timeline.dir;
+    // Each step's full output goes to a file; the terminal keeps one line per step and the summary at the end.
+    const saved: string[] = [];
+    const save = async (file: string, text: string) => {
+      await Deno.writeTextFile(file, text.endsWith("\n") ? text : `${text}\n`);
+      saved.push(file);
+      return file;
+    };
+    console.log(
+      `run written to ${runDir} (per-stage counts: ${await save(
+        join(runDir, "run-summary.txt"),
+        formatRunSummary(timeline.manifest, timeline.summary),
+      )})`,
+    );
     const routeDirs: string[] = [];
     for (const [i, route] of (Object.keys(SIM_ROUTES) as SimRoute[]).entries()) {
       pool.throwIfInterrupted();
@@ -128,19 +146,24 @@ async function main({ values: v, check }: ParsedCommand<typeof DEMO_COMMAND>): P
         tmpDir,
         progress: true,
       });
-      console.log(formatRunSummary(r.manifest, r.summary));
+      console.log(
+        `run written to ${r.dir} (per-stage counts: ${await save(
+          join(r.dir, "run-summary.txt"),
+          formatRunSummary(r.manifest, r.summary),
+        )})`,
+      );
       routeDirs.push(r.dir);
     }
     pool.throwIfInterrupted();
     await pool.stopAll();
-    phase(`5/6 analysis of the timeline run ${runDir}`);
-    console.log(await analysisCli(ROOT, "analyze", [runDir]));
+    phase(`5/6 analysis of the timeline run ${runDir}: goodput, latency, knee, recovery`);
+    await save(join(runDir, "analyze.txt"), await analysisCli(ROOT, "analyze", [runDir]));
     const kneeArgs = [runDir, "--headroom", String(headroom)];
-    console.log(`(knee and recovery; the demo chose the headroom ${headroom}: pass --headroom to choose yours)`);
-    console.log(await analysisCli(ROOT, "knee", kneeArgs));
+    await save(join(runDir, "knee.txt"), await analysisCli(ROOT, "knee", kneeArgs));
     phase("6/6 route comparison (same schedule and workload on each route) and the HTML report");
     const compareArgs = [...routeDirs, "--prices", PRICES, "--overheads", OVERHEADS, "--headroom", String(headroom)];
-    console.log(await analysisCli(ROOT, "compare", compareArgs));
+    const compared = await analysisCli(ROOT, "compare", compareArgs);
+    await save(join(runDir, "compare.txt"), compared);
     const extras = demoReportExtras(
       JSON.parse(await analysisCli(ROOT, "knee", [...kneeArgs, "--json"])),
       JSON.parse(
@@ -151,11 +174,20 @@ async function main({ values: v, check }: ParsedCommand<typeof DEMO_COMMAND>): P
     const extrasFile = join(runDir, "report-extras.json");
     await Deno.writeTextFile(extrasFile, JSON.stringify(extras, null, 2) + "\n");
     const reportFile = join(runDir, "report.html");
-    console.log(await analysisCli(ROOT, "report", [runDir, "--extras", extrasFile, "--out", reportFile]));
+    const reported = await analysisCli(ROOT, "report", [runDir, "--extras", extrasFile, "--out", reportFile]);
+    await save(join(runDir, "report.txt"), reported);
     phase(`done in ${((Date.now() - started) / 1000).toFixed(0)} s`);
-    console.log(`timeline run:  ${runDir} (CSV and Parquet)`);
-    console.log(`route runs:    ${routeDirs.join(", ")}`);
-    console.log(`HTML report:   ${join(ROOT, reportFile)} (open it in a browser; extras from ${extrasFile})`);
+    console.log(
+      demoSummary({
+        runDir,
+        headroom,
+        report: reported,
+        compare: compared,
+        routeDirs,
+        files: saved,
+        reportFile: join(ROOT, reportFile),
+      }).join("\n"),
+    );
   } finally {
     await pool.stopAll();
     await Deno.remove(tmpDir, { recursive: true });
@@ -183,6 +215,46 @@ async function timelineRun(pool: SimPool, run: { plan: string; profile: string; 
   } finally {
     await pool.stop(sim);
   }
+}
+
+/** A CLI's first screen: its lines up to the first blank line (verdict, headline, one line per caveat). */
+export function firstScreen(stdout: string): string[] {
+  const lines = stdout.split("\n");
+  const end = lines.indexOf("");
+  return lines.slice(0, end < 0 ? lines.length : end);
+}
+
+/**
+ * The demo's last screen: the timeline run's first screen as the report states it (verdict, goodput, knee and limit,
+ * cost per accepted task, caveats), the route comparison's (verdict, one line per route with its cost per accepted
+ * task, caveats), where every CLI's full output went and the report's path.
+ */
+export function demoSummary(x: {
+  runDir: string;
+  headroom: number;
+  report: string;
+  compare: string;
+  routeDirs: string[];
+  files: string[];
+  reportFile: string;
+}): string[] {
+  const indent = (ls: string[]) => ls.map((l) => `  ${l}`);
+  return [
+    `timeline run ${x.runDir} (headroom ${x.headroom}, chosen by the demo: pass --headroom to choose yours):`,
+    ...indent(firstScreen(x.report)),
+    `route runs ${x.routeDirs.join(", ")} (same schedule and workload; cost per accepted task per route):`,
+    ...indent(firstScreen(x.compare)),
+    "each command's full output:",
+    ...indent(byFolder(x.files)),
+    `HTML report: ${x.reportFile} (open it in a browser)`,
+  ];
+}
+
+/** Files grouped by folder, one line per folder: `dir/: a.txt, b.txt`. */
+function byFolder(files: string[]): string[] {
+  const groups = new Map<string, string[]>();
+  for (const f of files) groups.set(dirname(f), [...(groups.get(dirname(f)) ?? []), basename(f)]);
+  return [...groups].map(([d, names]) => `${d}/: ${names.join(", ")}`);
 }
 
 function describeRoute(route: SimRoute): string {

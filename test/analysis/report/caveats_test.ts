@@ -1,6 +1,7 @@
 import { latencyRow } from "../_fixture.ts";
 import assert from "node:assert/strict";
-import { type CaveatInput, reportCaveats } from "../../../analysis/report/caveats.ts";
+import { CAVEAT_DOCS, type CaveatInput, reportCaveats } from "../../../analysis/report/caveats.ts";
+import { anchors } from "../../docs/links_test.ts";
 import type { LatencyRow } from "../../../analysis/latency/latency.ts";
 import { COLUMN_SINCE_MINOR } from "../../../schema/events.ts";
 import { SCHEMA_MINOR } from "../../../schema/version.ts";
@@ -184,4 +185,13 @@ Deno.test("reportCaveats() notes the levels the runner found too short for the k
   );
   // A plan long enough (no warnings field) says nothing.
   assert.deepEqual(reportCaveats(input()), []);
+});
+
+Deno.test("every caveat's docs anchor names a heading of an existing docs file", () => {
+  const root = new URL("../../../", import.meta.url);
+  for (const [kind, link] of Object.entries(CAVEAT_DOCS)) {
+    const [file, anchor] = link.split("#") as [string, string];
+    const text = Deno.readTextFileSync(new URL(file, root));
+    assert.ok(anchors(text).has(anchor), `${kind}: ${link}`);
+  }
 });
