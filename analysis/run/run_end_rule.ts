@@ -82,8 +82,9 @@ export const RUN_END_RULE =
   "under an SLO policy (every command that takes one), a request cut off by the stop whose time from its " +
   "scheduled_ms to the log's end already exceeds its e2e limit (its class's, else the policy's default; a declared " +
   "service mode's when it was served in one) had its fate decided before the stop: it failed. It is not censored: " +
-  "it stays in the window and the denominator, not accepted (late_e2e), and the window ends at the first request " +
-  "still censored, so a target that hung until the operator stopped it reads as failing, not as healthy. A request " +
+  "it stays in the denominator, not accepted (late_e2e), and the window ends at the first request still censored " +
+  "(a decided request scheduled after that is left out with every other), so a target that hung until the operator " +
+  "stopped it reads as failing, not as healthy. A request " +
   "whose limit is not exceeded, or whose class has no e2e limit, stays censored. Read without a policy, every " +
   "request cut off by the stop is censored. Stage seconds are clipped at the window's end; stages after it drop out";
 
@@ -268,10 +269,11 @@ export function runEndHeadline(end: Omit<RunEnd, "headline">): string | null {
   }
   const restored = end.restored ? `; ${end.restored} restored from schedule.csv` : "";
   const n = end.censored === 1 ? "1 request" : `${end.censored} requests`;
-  const failed = d ? `; ${d} already past ${d === 1 ? "its" : "their"} e2e limit count as failed` : "";
+  // Restored rows may be decided or censored: named inside the censored list only when none was decided.
+  const failed = d ? `; ${d} already past ${d === 1 ? "its e2e limit counts" : "their e2e limit count"} as failed` : "";
   return `INCOMPLETE RUN (${how}): ${n} cut off by ${by} ${end.censored === 1 ? "is" : "are"} censored ` +
-    `(${idList(end.censored_ids)}${restored})${failed}; window ends at ${secs(end.cut_ms)}, where the first ` +
-    `${d ? "censored " : ""}was scheduled`;
+    `(${idList(end.censored_ids)}${d ? "" : restored})${failed}${d ? restored : ""}; window ends at ` +
+    `${secs(end.cut_ms)}, where the first ${d ? "censored " : ""}was scheduled`;
 }
 
 /** The first {@linkcode HEADLINE_IDS} ids, and how many more. */

@@ -164,3 +164,53 @@ export function writeCompleteRun(dir: string): string {
   m.result = { ...m.result, offered: 90 };
   return writeRun(dir, m, { requests: all.map((x) => x.r), attempts: all.map((x) => x.a) });
 }
+
+/** END_POLICY with qa held to a 3 s e2e limit: an answer in 1 s is accepted, a request hung for over 3 s is not. */
+export const HUNG_POLICY: SloPolicy = {
+  ...END_POLICY,
+  classes: { qa: { e2e_ms: 3000, ttft_ms: 1000, gates: ["output_valid", "quality_ok"] } },
+};
+
+/**
+ * A run whose target hangs from `hangFromMs` on, interrupted (SIGINT) by the
+ * operator because of it and finalised (result.ended_ms = `endedMs`), on the
+ * plan of END_STAGES. Requests scheduled before `hangFromMs` are answered
+ * as in the other runs (m3 rejected); those from `hangFromMs` up to
+ * `endedMs` were sent and never answered: aborted by the stop (error_kind
+ * run_stopped); later ones never started (not_sent, run_stopped).
+ */
+export function writeHungRun(dir: string, hangFromMs: number, endedMs: number): string {
+  const runId = "hung-run";
+  const rows: RequestRow[] = [], attempts: AttemptRow[] = [];
+  const gates = { output_valid: null, quality_ok: null, safety_ok: null, auth_ok: null, output_tokens: 0 };
+  let notSent = 0;
+  for (const e of endSchedule()) {
+    const base = { run_id: runId, request_id: e.id, class: "qa", stage: e.stage, scheduled_ms: e.t };
+    if (e.t < hangFromMs) {
+      const x = answered(e, runId);
+      rows.push(x.r);
+      attempts.push(x.a);
+    } else if (e.t <= endedMs) {
+      rows.push(req({ ...base, ...gates, outcome: "aborted", error_kind: "run_stopped", http_status: null }));
+      attempts.push(
+        att({ run_id: runId, request_id: e.id, sent_ms: e.t, http_status: null, error_kind: "run_stopped" }),
+      );
+    } else {
+      notSent++;
+      rows.push(req({
+        ...base,
+        ...gates,
+        outcome: "not_sent",
+        error_kind: "run_stopped",
+        http_status: null,
+        send_lag_ms: null,
+        first_sent_ms: null,
+        attempts: 0,
+      }));
+    }
+  }
+  const m = makeManifest(END_STAGES, { run_id: runId });
+  m.plan.scheduled_requests = 90;
+  m.result = { ...m.result, status: "interrupted", ended_ms: endedMs, offered: 90, not_sent: notSent };
+  return writeRun(dir, m, { requests: rows, attempts });
+}

@@ -4,9 +4,10 @@ import pl from "nodejs-polars";
 import { goodput } from "../../../analysis/goodput/goodput.ts";
 import { loadRun } from "../../../analysis/run/load_run.ts";
 import { sqlGoodput } from "../../../analysis/sql/sql_goodput.ts";
-import { openSqlRun } from "../../../analysis/sql/sql_run.ts";
+import { decideSqlRun, openSqlRun } from "../../../analysis/sql/sql_run.ts";
+import { e2eDeadlines } from "../../../analysis/goodput/e2e_deadlines.ts";
 import { InputError } from "../../../schema/errors.ts";
-import { END_POLICY, writeInterruptedRun, writeKilledRun } from "../run/_run_end_fixture.ts";
+import { END_POLICY, HUNG_POLICY, writeHungRun, writeInterruptedRun, writeKilledRun } from "../run/_run_end_fixture.ts";
 import { asShard, sha256, writeManifest, writeRun } from "../_fixture.ts";
 import { asParquet, randomLog, randomManifest, writeHiveRun, writeParquetRun } from "./_random_log.ts";
 import { productionManifest, writeProduction } from "../_production_fixture.ts";
@@ -41,6 +42,41 @@ Deno.test("an interrupted run: the censored requests and the window's end are th
     assert.deepEqual(result.disclosure.window, want.disclosure.window);
   } finally {
     sql.close();
+  }
+});
+
+Deno.test("a stop during a hang under a policy: the decided and censored requests are the polars path's", async () => {
+  const tmp = Deno.makeTempDirSync();
+  // The target hangs from m10 (15000 ms); SIGINT at 20400 ms (run_end_test.ts has the hand count).
+  const dir = await asParquet(writeHungRun(join(tmp, "csv"), 15_000, 20_400), join(tmp, "run"));
+  const deadlines = e2eDeadlines(HUNG_POLICY, "hung.json");
+  const want = goodput(await loadRun(dir, { ...quiet, deadlines }), HUNG_POLICY);
+  const sql = await openSqlRun(dir, { ...quiet, deadlines });
+  try {
+    const { result } = await sqlGoodput(sql, HUNG_POLICY);
+    assert.deepEqual({ ...result.disclosure.run_end }, { ...want.disclosure.run_end });
+    // m10…m14 had run over 3000 ms at 20400: decided; m15…m20 censored; the window ends at m15's 17500 ms.
+    assert.deepEqual(result.disclosure.run_end.decided_ids, ["m10", "m11", "m12", "m13", "m14"]);
+    assert.equal(result.disclosure.run_end.cut_ms, 17_500);
+    // Window main [10000, 17500): 15 offered, 9 accepted, the 5 decided late_e2e.
+    assert.deepEqual([result.overall.offered, result.overall.accepted, result.overall.failures.late_e2e], [15, 9, 5]);
+    assert.deepEqual(result.overall, want.overall);
+    assert.deepEqual(result.by_stage, want.by_stage);
+  } finally {
+    sql.close();
+  }
+  const plain = await openSqlRun(dir, quiet);
+  try {
+    // Opened without deadlines: all 11 censored, the window at m10's 15000 ms; decided afterwards: the same as above.
+    assert.deepEqual([plain.end.censored, plain.end.cut_ms], [11, 15_000]);
+    const decided = await decideSqlRun(plain, deadlines);
+    assert.deepEqual({ ...decided.end }, { ...want.disclosure.run_end });
+    assert.deepEqual(decided.manifest.stages.map((s) => s.end_ms), [10_000, 17_500]);
+    assert.equal(plain.end.cut_ms, 15_000); // the input is not changed
+    const { result } = await sqlGoodput(decided, HUNG_POLICY);
+    assert.deepEqual(result.overall, want.overall);
+  } finally {
+    plain.close();
   }
 });
 
