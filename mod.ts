@@ -64,6 +64,8 @@
 
 // Run: load or scan a run folder (a runner's run, or one imported from another tool's file).
 export {
+  decideStopped,
+  type E2eDeadlines,
   importCaveats,
   isImported,
   isProduction,
@@ -89,6 +91,7 @@ export {
 export {
   classify,
   type Disclosure,
+  e2eDeadlines,
   ERROR_OUTCOMES,
   FAILURE_ORDER,
   type FailureReason,

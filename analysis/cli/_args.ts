@@ -20,6 +20,8 @@ import type { SloPolicy } from "../../schema/slo.ts";
 import { loadRun, type LoadRunOptions } from "../run/load_run.ts";
 import type { LoadedRun } from "../run/loaded_run.ts";
 import { loadSloPolicy, policyForRuns } from "../goodput/policy.ts";
+import { e2eDeadlines } from "../goodput/e2e_deadlines.ts";
+import { decideStopped } from "../run/run_end_decide.ts";
 import { loadOverheadSheet, loadPriceSheet, routePrice } from "../cost/price_sheet.ts";
 import { DEFAULT_SUPPORT_CONFIDENCE } from "../latency/early_stopping.ts";
 import { HEADROOM_CHOICES } from "../knee/limit.ts";
@@ -148,6 +150,20 @@ export async function sloPolicyFor(
     if (!ok) return undefined;
   }
   return { file, policy };
+}
+
+/**
+ * The runs read under their SLO policy: in each stopped run, the requests the
+ * stop cut off already past their e2e limit failed (in the window, not
+ * censored; `decideStopped`). Undefined when the runs or the policy are.
+ */
+export async function underPolicy(
+  runs: readonly LoadedRun[] | undefined,
+  slo: { file: string; policy: SloPolicy } | undefined,
+): Promise<LoadedRun[] | undefined> {
+  if (!runs || !slo) return undefined;
+  const deadlines = e2eDeadlines(slo.policy, slo.file);
+  return await Promise.all(runs.map((run) => decideStopped(run, deadlines)));
 }
 
 /** `--prices` and `--overheads` (the overheads need the prices); null when not given, undefined when bad. */

@@ -27,6 +27,7 @@ import {
   runArgument,
   SLO_FLAG,
   sloPolicyFor,
+  underPolicy,
 } from "./_args.ts";
 
 /** `npx deno task analyze`: its flags, arguments and help (lib/command.ts). */
@@ -65,8 +66,9 @@ async function main({ values: v, positionals, check }: ParsedCommand<typeof ANAL
   // Every flag, then every file: all problems named at once before the analysis starts.
   const den = v.denominator;
   const supportConfidence = v.confidence;
-  const runs = await loadRuns(check, positionals, openOptions(v));
-  const slo = await sloPolicyFor(check, runs, v.slo);
+  const read = await loadRuns(check, positionals, openOptions(v));
+  const slo = await sloPolicyFor(check, read, v.slo);
+  const runs = await underPolicy(read, slo);
   check.throwIfAny();
   const run = runs![0]!;
   const { file: sloFile, policy } = slo!;

@@ -33,6 +33,7 @@ import {
   runArgument,
   SLO_FLAG,
   sloPolicyFor,
+  underPolicy,
 } from "./_args.ts";
 
 /** `npx deno task compare`: its flags, arguments and help (lib/command.ts). */
@@ -117,8 +118,8 @@ async function main({ values: v, positionals, check }: ParsedCommand<typeof COMP
   const slo = await sloPolicyFor(check, loaded && loadedSingles ? [...loaded, ...loadedSingles] : undefined, v.slo);
   if (loaded && loadedSingles) checkSheetRoutes(check, [...loaded, ...loadedSingles], v.prices!, sheets.prices);
   check.throwIfAny();
-  const runs = loaded!;
-  const singles = loadedSingles!;
+  const runs = (await underPolicy(loaded, slo))!;
+  const singles = (await underPolicy(loadedSingles, slo))!;
   const { file: sloFile, policy } = slo!;
   const prices = sheets.prices ?? null;
   const overheads = sheets.overheads ?? null;

@@ -29,6 +29,7 @@ import {
   runArgument,
   SLO_FLAG,
   sloPolicyFor,
+  underPolicy,
 } from "./_args.ts";
 
 /** `npx deno task knee`: its flags, arguments and help (lib/command.ts). */
@@ -190,8 +191,9 @@ async function main({ values: v, positionals, check }: ParsedCommand<typeof KNEE
   const tolerances = v.tolerances === undefined ? undefined : await check.load(() => readTolerances(v.tolerances!));
   if (tolerances) options.tolerances = tolerances;
   const { prices, overheads } = await priceSheets(check, v);
-  const runs = await loadRuns(check, positionals, openOptions(v));
-  const slo = await sloPolicyFor(check, runs, v.slo);
+  const read = await loadRuns(check, positionals, openOptions(v));
+  const slo = await sloPolicyFor(check, read, v.slo);
+  const runs = await underPolicy(read, slo);
   checkSheetRoutes(check, runs, v.prices!, prices);
   check.throwIfAny();
   const { file: sloFile, policy } = slo!;

@@ -20,6 +20,7 @@ import {
   runArgument,
   SLO_FLAG,
   sloPolicyFor,
+  underPolicy,
 } from "./_args.ts";
 
 /** `npx deno task ledger`: its flags, arguments and help (lib/command.ts). */
@@ -51,8 +52,9 @@ async function main({ values: v, positionals, check }: ParsedCommand<typeof LEDG
   // Every flag, then every file: all problems named at once before the ledger is built.
   const den = v.denominator;
   const sheets = await priceSheets(check, v);
-  const runs = await loadRuns(check, positionals, openOptions(v));
-  const slo = await sloPolicyFor(check, runs, v.slo);
+  const read = await loadRuns(check, positionals, openOptions(v));
+  const slo = await sloPolicyFor(check, read, v.slo);
+  const runs = await underPolicy(read, slo);
   checkSheetRoutes(check, runs, v.prices!, sheets.prices);
   check.throwIfAny();
   const run = runs![0]!;

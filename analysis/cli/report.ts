@@ -25,6 +25,7 @@ import {
   runArgument,
   SLO_FLAG,
   sloPolicyFor,
+  underPolicy,
 } from "./_args.ts";
 
 /** `npx deno task report`: its flags, arguments and help (lib/command.ts). */
@@ -76,8 +77,9 @@ async function main({ values: v, positionals, check }: ParsedCommand<typeof REPO
   check.outputFolder("out", v.out);
   const loadedExtras = v.extras ? await check.load(() => loadReportExtras(v.extras!)) : {};
   const sheets = await priceSheets(check, v);
-  const runs = await loadRuns(check, dirs, open);
-  const slo = await sloPolicyFor(check, runs, v.slo);
+  const read = await loadRuns(check, dirs, open);
+  const slo = await sloPolicyFor(check, read, v.slo);
+  const runs = await underPolicy(read, slo);
   checkSheetRoutes(check, runs, v.prices!, sheets.prices);
   check.throwIfAny();
   const dir = dirs[0]!;

@@ -13,7 +13,8 @@ import type { SloMetric } from "../sql/classify_sql.ts";
 import { latencySql } from "../sql/latency_sql.ts";
 import { sqlGoodput, sqlPolicy } from "../sql/sql_goodput.ts";
 import { SQL_LATENCY_RULE, sqlLatency, type SqlLatencyRow, sqlSweep, type SqlSweepRow } from "../sql/sql_latency.ts";
-import { openSqlRun, type SqlRun } from "../sql/sql_run.ts";
+import { decideSqlRun, openSqlRun, type SqlRun } from "../sql/sql_run.ts";
+import { e2eDeadlines } from "../goodput/e2e_deadlines.ts";
 import { goodputSql } from "../sql/goodput_sql.ts";
 import { sweepSql } from "../sql/sweep_sql.ts";
 import { hasTimeWindow } from "../run/imported_run.ts";
@@ -153,16 +154,18 @@ async function main({ values: v, positionals, check }: ParsedCommand<typeof SQL_
   const limits = v.sweep ? parseLimits(check, v.limits) : [];
   // Without its RUN argument the parser has named the problem already.
   const dir = positionals[0];
-  const run = dir === undefined ? undefined : await check.load(() =>
+  const opened = dir === undefined ? undefined : await check.load(() =>
     openSqlRun(dir, {
       verify: v.verify as "strict" | "warn",
       allowPartialShards: v["partial-shards"],
       ...(v["memory-limit"] === undefined ? {} : { memoryLimit: v["memory-limit"] }),
     })
   );
-  const file = run ? await policyFile(check, run, v.slo) : undefined;
+  const file = opened ? await policyFile(check, opened, v.slo) : undefined;
   const loaded = file === undefined ? undefined : await check.load(() => loadSloPolicy(file));
-  const policy = run && loaded ? await check.load(() => sqlPolicy(run, loaded, file!)) : undefined;
+  const policy = opened && loaded ? await check.load(() => sqlPolicy(opened, loaded, file!)) : undefined;
+  // Under the policy, the requests the stop cut off already past their e2e limit failed (not censored).
+  const run = opened && policy ? await decideSqlRun(opened, e2eDeadlines(policy, file!)) : opened;
   if (check.problems.length) run?.close();
   check.throwIfAny();
   try {

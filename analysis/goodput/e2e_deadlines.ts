@@ -3,8 +3,6 @@ import type { E2eDeadlines } from "../run/run_end_rule.ts";
 import { modeSlo } from "./declared_modes.ts";
 import { classSlo } from "./policy.ts";
 
-export type { E2eDeadlines };
-
 /**
  * The e2e limits of an SLO policy, as the classification applies them: a
  * request served in a service mode the policy declares for its class is held

@@ -13,6 +13,7 @@
  * @module
  */
 export * from "./policy.ts";
+export * from "./e2e_deadlines.ts";
 export * from "./classify.ts";
 export * from "./disclosure.ts";
 export * from "./goodput.ts";

@@ -6,7 +6,8 @@
  * Entry points: {@linkcode loadRun} (every table in memory, a
  * {@linkcode LoadedRun}) and {@linkcode scanRun} (lazy frames for logs too big
  * for memory, a {@linkcode ScannedRun}); `run_end.ts` says where an
- * incomplete log ends and clips the stages there; `imported_run.ts` says
+ * incomplete log ends and clips the stages there (`run_end_decide.ts`: under
+ * an SLO policy's e2e limits); `imported_run.ts` says
  * what a run imported from another tool's file lacks (its caveats);
  * `production_run.ts` what a production recording's numbers mean (offered,
  * measurement seconds, sampling, drops) and where a recording still open
@@ -20,5 +21,6 @@ export * from "./production_run.ts";
 export * from "./loaded_run.ts";
 export * from "./load_run.ts";
 export * from "./run_end.ts";
+export * from "./run_end_decide.ts";
 export * from "./scan_run.ts";
 export * from "./scanned_run.ts";

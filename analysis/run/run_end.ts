@@ -8,6 +8,7 @@ import pl from "nodejs-polars";
 import { InputError } from "../../schema/errors.ts";
 import { type AnyManifest, isRunnerRun } from "../../schema/imported_manifest.ts";
 import { restoreFromSchedule } from "./_restore_rows.ts";
+import { count, countBetween, cutOffRows } from "./_cut_off_rows.ts";
 import {
   type CensoredRequest,
   clipManifests,
@@ -94,36 +95,6 @@ async function shardCut(s: ShardScans): Promise<{ cut: number | null; rule: stri
     rule: `${s.dir}: killed: latest time in the log ${seen === null ? "none (no row: 0)" : `${seen} ms`}${byStop}` +
       ` → ${cut} ms`,
   };
-}
-
-async function count(lf: pl.LazyDataFrame, where: pl.Expr): Promise<number> {
-  return Number((await lf.filter(where).select(pl.len().alias("n")).collect()).getColumn("n").get(0) ?? 0);
-}
-
-/** A request whose fate the stop cut off: aborted in flight by the stop, or restored from the schedule. */
-export const cutOff = pl.col("outcome").eq(pl.lit("aborted")).and(stoppedBy("run_stopped")).or(stoppedBy(RESTORED_KIND))
-  .fillNull(false);
-
-/** The requests of one shard's rows (restored ones included) the stop cut off, scheduled before the log's end. */
-export async function cutOffRows(rows: pl.LazyDataFrame, logEnd: number): Promise<CutOffRequest[]> {
-  const df = await rows.filter(cutOff.and(pl.col("scheduled_ms").lt(logEnd)))
-    .select(pl.col("request_id"), pl.col("scheduled_ms").cast(pl.Float64), pl.col("class"), pl.col("service_mode"))
-    .collect();
-  const ids = df.getColumn("request_id").toArray() as string[];
-  const at = df.getColumn("scheduled_ms").toArray() as number[];
-  const cls = df.getColumn("class").toArray() as string[];
-  const mode = df.getColumn("service_mode").toArray() as (string | null)[];
-  return ids.map((request_id, i) => ({
-    request_id,
-    scheduled_ms: at[i]!,
-    class: cls[i]!,
-    service_mode: mode[i] ?? null,
-  }));
-}
-
-/** The requests of `rows` scheduled in [from, to). */
-export function countBetween(rows: pl.LazyDataFrame, from: number, to: number): Promise<number> {
-  return count(rows, pl.col("scheduled_ms").gtEq(from).and(pl.col("scheduled_ms").lt(to)));
 }
 
 /**

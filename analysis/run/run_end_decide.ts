@@ -9,7 +9,7 @@
 import pl from "nodejs-polars";
 import { isRunnerRun } from "../../schema/imported_manifest.ts";
 import type { LoadedRun } from "./loaded_run.ts";
-import { countBetween, cutOffRows } from "./run_end.ts";
+import { countBetween, cutOffRows } from "./_cut_off_rows.ts";
 import { clipStages, type E2eDeadlines, type RunEnd, stoppedEnd } from "./run_end_rule.ts";
 import type { ScannedRun } from "./scanned_run.ts";
 
