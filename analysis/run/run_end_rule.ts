@@ -218,15 +218,12 @@ export async function stoppedEnd(
   // In the window: the decided scheduled before its end; one after it is left out like every request there.
   const inWindow = decided.filter((r) => r.scheduled_ms < cut);
   const first = censored[0];
-  const failed = deadlines
-    ? `; ${inWindow.length} in flight already past their e2e limit (${deadlines.source}) failed, in the window`
-    : "";
   const body = {
     status: log.status,
     cut_ms: cut,
     log_end_ms: log.log_end_ms,
     planned_ms: log.planned_ms,
-    rule: log.log_end_rule + failed +
+    rule: log.log_end_rule +
       (first
         ? `; the window ends at the first censored request, ${first.request_id} scheduled at ${first.scheduled_ms} ms`
         : "; no request censored: the window ends there"),
@@ -269,11 +266,17 @@ export function runEndHeadline(end: Omit<RunEnd, "headline">): string | null {
   }
   const restored = end.restored ? `; ${end.restored} restored from schedule.csv` : "";
   const n = end.censored === 1 ? "1 request" : `${end.censored} requests`;
-  // Restored rows may be decided or censored: named inside the censored list only when none was decided.
-  const failed = d ? `; ${d} already past ${d === 1 ? "its e2e limit counts" : "their e2e limit count"} as failed` : "";
-  return `INCOMPLETE RUN (${how}): ${n} cut off by ${by} ${end.censored === 1 ? "is" : "are"} censored ` +
-    `(${idList(end.censored_ids)}${d ? "" : restored})${failed}${d ? restored : ""}; window ends at ` +
-    `${secs(end.cut_ms)}, where the first ${d ? "censored " : ""}was scheduled`;
+  const ids = `(${idList(end.censored_ids)}`;
+  const where = `window ends at ${secs(end.cut_ms)}, where the first`;
+  if (!d) {
+    return `INCOMPLETE RUN (${how}): ${n} cut off by ${by} ${end.censored === 1 ? "is" : "are"} censored ` +
+      `${ids}${restored}); ${where} was scheduled`;
+  }
+  // The failures first: they change the result, and a first screen that shortens the line keeps them. Restored
+  // rows may be failed or censored: counted apart.
+  return `INCOMPLETE RUN (${how}): ${d} cut off by ${by} already past ` +
+    `${d === 1 ? "its e2e limit counts" : "their e2e limit count"} as failed; ${end.censored} censored ${ids})` +
+    `${restored}; ${where} censored was scheduled`;
 }
 
 /** The first {@linkcode HEADLINE_IDS} ids, and how many more. */

@@ -290,9 +290,9 @@ Deno.test("a stop during a hang: the requests past their limit failed, the recen
       assert.equal(run.end.after_cut, 59);
       assert.equal(
         run.end.headline,
-        "INCOMPLETE RUN (interrupted at 20.4 s of 60 s): 6 requests cut off by the stop are censored (m15, m16, m17, " +
-          "m18, m19, m20); 5 already past their e2e limit count as failed; window ends at 17.5 s, where the first " +
-          "censored was scheduled",
+        "INCOMPLETE RUN (interrupted at 20.4 s of 60 s): 5 cut off by the stop already past their e2e limit count " +
+          "as failed; 6 censored (m15, m16, m17, m18, m19, m20); window ends at 17.5 s, where the first censored " +
+          "was scheduled",
       );
     },
   );
@@ -332,9 +332,9 @@ Deno.test("a killed run under a policy: a request with no row already past its l
   assert.equal(g.overall.failures.late_e2e, 1);
   assert.equal(
     run.end.headline,
-    "INCOMPLETE RUN (killed, no final status; log ends at 17 s of 60 s): 1 request cut off by the kill is censored " +
-      "(m13); 1 already past its e2e limit counts as failed; 2 restored from schedule.csv; window ends at 16.5 s, " +
-      "where the first censored was scheduled",
+    "INCOMPLETE RUN (killed, no final status; log ends at 17 s of 60 s): 1 cut off by the kill already past its " +
+      "e2e limit counts as failed; 1 censored (m13); 2 restored from schedule.csv; window ends at 16.5 s, where " +
+      "the first censored was scheduled",
   );
 });
 
