@@ -24,7 +24,7 @@
  *
  * @module
  */
-import { basename, dirname, join } from "node:path";
+import { basename, dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { type CommandSpec, type ParsedCommand, runCommand } from "../lib/command.ts";
 import { loadSimProfile } from "../schema/sim_profile.ts";
@@ -185,7 +185,7 @@ async function main({ values: v, check }: ParsedCommand<typeof DEMO_COMMAND>): P
         compare: compared,
         routeDirs,
         files: saved,
-        reportFile: join(ROOT, reportFile),
+        reportFile: resolve(ROOT, reportFile),
       }).join("\n"),
     );
   } finally {

@@ -97,7 +97,7 @@ async function main({ values: v, positionals, check }: ParsedCommand<typeof REPO
     supportConfidence,
   });
   // The first screen, as at the top of the page: the verdict line, the headline, one line per caveat.
-  console.log(firstScreenText(report.caveats, report.headline).join("\n"));
+  console.log(`${firstScreenText(report.caveats, report.headline).join("\n")}\n`);
   const out = v.out ?? join(dir, "report.html");
   try {
     await Deno.writeTextFile(out, report.html);
