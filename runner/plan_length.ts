@@ -270,7 +270,7 @@ export function warningLine(l: LevelLength): string {
  * detail is. Null when every level is long enough.
  *
  * E.g. `plan too short for the knee: p95 untestable at 7 of 7 levels (make steps ≥ 27 s over all classes, 135 s per
- * class), p99 at 7 of 7 levels (≥ 138 s, 689 s); each level: npx deno task plan --plan data/plans/demo-timeline.json`.
+ * class), p99 at 7 of 7 (≥ 138 s, 689 s); each level: npx deno task plan --plan data/plans/demo-timeline.json`.
  */
 export function summaryLine(levels: readonly LevelLength[], planFile: string): string | null {
   const parts: string[] = [];
@@ -288,7 +288,11 @@ export function summaryLine(levels: readonly LevelLength[], planFile: string): s
         stepEach > stepAll ? `, ${s(stepEach)}${first ? " per class" : ""}` : ""
       }`
       : `${first ? "make steps ≥ " : "≥ "}${s(stepEach)} per class`;
-    parts.push(`${percentLabel(p)}${first ? " untestable" : ""} at ${anyShort} of ${levels.length} levels (${steps})`);
+    parts.push(
+      `${percentLabel(p)}${first ? " untestable" : ""} at ${anyShort} of ${levels.length}${
+        first ? " levels" : ""
+      } (${steps})`,
+    );
   }
   if (!parts.length) return null;
   return `plan too short for the knee: ${parts.join(", ")}; each level: npx deno task plan --plan ${planFile}`;

@@ -153,7 +153,7 @@ Deno.test("the plan CLI warns about levels too short for the knee's percentile s
       // the longest step any level needs is step-01's (below).
       assert.deepEqual(warnings, [
         "warning: plan too short for the knee: p95 untestable at 2 of 2 levels (make steps ≥ 30 s over all classes, " +
-        `60 s per class), p99 at 2 of 2 levels (≥ 153 s, 306 s); each level: npx deno task plan --plan ${short}`,
+        `60 s per class), p99 at 2 of 2 (≥ 153 s, 306 s); each level: npx deno task plan --plan ${short}`,
       ]);
       // Under it, the detail: one line per short level.
       const levels = lines.filter((l) => l.startsWith("  plan too short for the knee: "));

@@ -58,7 +58,7 @@ Deno.test("a run warns before ms 0 about levels too short for the knee, on stder
       // p99 ⌈459 / 4⌉ = ⌈114.75⌉ = 115 s; one class, so no per-class figure beyond it.
       assert.deepEqual(warnings, [
         "plan too short for the knee: p95 untestable at 2 of 2 levels (make steps ≥ 23 s over all classes), p99 at " +
-        `2 of 2 levels (≥ 115 s); each level: npx deno task plan --plan ${plan}`,
+        `2 of 2 (≥ 115 s); each level: npx deno task plan --plan ${plan}`,
       ]);
       // On stderr, each once, before ms 0 — and in run.json as written.
       assert.deepEqual(printed.filter((l) => l.includes("plan too short")), warnings.map((w) => `warning: ${w}`));

@@ -52,7 +52,7 @@ Deno.test("planLengthCheck(): the n each level can expect, the n it needs and th
     // 153 s and 306 s.
     assert.deepEqual(c.warnings, [
       "plan too short for the knee: p95 untestable at 2 of 3 levels (make steps ≥ 30 s over all classes, 60 s per " +
-      "class), p99 at 3 of 3 levels (≥ 153 s, 306 s); each level: npx deno task plan --plan FILE",
+      "class), p99 at 3 of 3 (≥ 153 s, 306 s); each level: npx deno task plan --plan FILE",
     ]);
     // The plan file, when given, is named in the pointer to the detail.
     assert.match(planLengthCheck(sweep, TWO_EQUAL, { planFile: "p.json" }).warnings[0]!, /--plan p\.json$/);
