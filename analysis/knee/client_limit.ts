@@ -26,7 +26,8 @@ export const CUT_LEVEL_RULE =
   "log's end, or at the first request the stop cut off (censored: aborted in flight, error_kind run_stopped, or " +
   `restored from the schedule, error_kind ${RESTORED_KIND}), so a level that holds a censored request is cut and ` +
   "its censored requests are in no count; a level whose stages start at or after the window's end was not measured " +
-  "and drops out";
+  "and drops out. A request the stop cut off after it had already run past its e2e limit under the policy is a " +
+  "failure (late_e2e), not censored, and does not cut its level";
 
 /**
  * The client-limit verdict of one stage or level (lib/client_limit_rule.ts `stageVerdict`): `lag` is the send lag
@@ -135,10 +136,17 @@ export function excludeLevels(
       if (planned && planned.end_ms > clipped.end_ms) {
         cutBy.push(`the window ends inside ${part.stage} (at ${secs(run.end.cut_ms!)} of ${secs(planned.end_ms)})`);
       }
-      const ended = df.filter(
-        pl.col("error_kind").eq(pl.lit(RESTORED_KIND))
-          .or(pl.col("outcome").eq(pl.lit("aborted")).and(pl.col("error_kind").eq(pl.lit("run_stopped")))),
-      ).height;
+      // A request the stop cut off after it had run past its e2e limit is a decided failure (run.end.decided_ids),
+      // counted in its level like any failure: it does not cut the level.
+      const cutOff = pl.col("error_kind").eq(pl.lit(RESTORED_KIND))
+        .or(pl.col("outcome").eq(pl.lit("aborted")).and(pl.col("error_kind").eq(pl.lit("run_stopped"))));
+      const decided = run.end.decided_ids.length
+        ? run.requests.filter(
+          pl.col("stage").eq(pl.lit(part.stage)).and(pl.col("request_id").isIn(run.end.decided_ids)),
+        )
+          .height
+        : 0;
+      const ended = df.filter(cutOff).height - decided;
       if (ended) cutBy.push(`${ended} of its requests in ${part.stage} were in flight when the run ended`);
     }
     const recorded = level.pooled.parts.every((part) => isProduction(byId.get(part.run_id)!.run.manifest));

@@ -2,6 +2,7 @@ import assert from "node:assert/strict";
 import { join } from "node:path";
 import pl from "nodejs-polars";
 import { goodput } from "../../../analysis/goodput/goodput.ts";
+import { knee } from "../../../analysis/knee/knee.ts";
 import { loadRun } from "../../../analysis/run/load_run.ts";
 import { scanRun } from "../../../analysis/run/scan_run.ts";
 import { completeRunEnd, runEndHeadline, splitCutOff } from "../../../analysis/run/run_end_rule.ts";
@@ -254,6 +255,14 @@ Deno.test("a target hung until the operator stopped it: its requests in flight p
       assert.match(g.disclosure.inclusion_rules[1]!, /read without an SLO policy's e2e limits/);
     },
   );
+  await t.step("the knee tests the level that holds the decided requests: their failures are the target's", () => {
+    // main (2 req/s) ends at 50000 ms, before the window's end (59500): not cut by the window; its 10 cut-off requests
+    // are decided failures, not censored, so the level is tested with 69 of 80 accepted. Read without deadlines, the
+    // same level is cut: the window ends at 45000 ms, inside it.
+    const k = knee([run], HUNG_POLICY);
+    assert.deepEqual(k.excluded, []);
+    assert.deepEqual(k.levels.map((l) => [l.planned_rps, l.pooled.offered, l.pooled.accepted]), [[2, 80, 69]]);
+  });
   await t.step("the disclosure names the decided requests and where their limits came from", () => {
     const rules = goodput(run, HUNG_POLICY).disclosure.inclusion_rules;
     assert.match(rules[0]!, /already exceeds its e2e limit .* had its fate decided before the stop: it failed/);
