@@ -27,7 +27,7 @@ export const VERDICT_MAX = 120;
 
 /** What each INVALID status does to the numbers, in a few words. */
 const CONSEQUENCE: Record<string, string> = {
-  "INCOMPLETE RUN": "the run ended early; its windows end where its log ends",
+  "INCOMPLETE RUN": "stopped early; windows end at the first censored request",
   "NO CAPACITY": "nothing was accepted: no capacity to derive",
   "CLIENT-LIMITED": "the load generator may have shaped these numbers",
 };

@@ -47,7 +47,7 @@ Deno.test("analyze, knee, ledger and report open with the INCOMPLETE RUN verdict
       // The knee of a cut run may find no level left to judge: then NO CAPACITY is a verdict too.
       assert.match(
         firstLine(r.stdout),
-        /^INCOMPLETE RUN( \+ NO CAPACITY)?: the run ended early; its windows end where its log ends(; nothing|$)/,
+        /^INCOMPLETE RUN( \+ NO CAPACITY)?: stopped early; windows end at the first censored request(; nothing|$)/,
       );
       assert.match(caveatLines(r.stdout)[0]!, want);
       const j = JSON.parse((await run("analyze", [dir, "--slo", slo, "--json"])).stdout);
@@ -62,7 +62,7 @@ Deno.test("analyze, knee, ledger and report open with the INCOMPLETE RUN verdict
       // The knee of a cut run may find no level left to judge: then NO CAPACITY is a verdict too.
       assert.match(
         firstLine(r.stdout),
-        /^INCOMPLETE RUN( \+ NO CAPACITY)?: the run ended early; its windows end where its log ends(; nothing|$)/,
+        /^INCOMPLETE RUN( \+ NO CAPACITY)?: stopped early; windows end at the first censored request(; nothing|$)/,
       );
       assert.match(caveatLines(r.stdout)[0]!, want);
       const j = JSON.parse((await run("knee", [dir, "--slo", slo, "--json"])).stdout);
@@ -75,7 +75,7 @@ Deno.test("analyze, knee, ledger and report open with the INCOMPLETE RUN verdict
       // The knee of a cut run may find no level left to judge: then NO CAPACITY is a verdict too.
       assert.match(
         firstLine(r.stdout),
-        /^INCOMPLETE RUN( \+ NO CAPACITY)?: the run ended early; its windows end where its log ends(; nothing|$)/,
+        /^INCOMPLETE RUN( \+ NO CAPACITY)?: stopped early; windows end at the first censored request(; nothing|$)/,
       );
       assert.match(caveatLines(r.stdout)[0]!, want);
       const j = JSON.parse((await run("ledger", [dir, "--prices", prices, "--slo", slo, "--json"])).stdout);
@@ -89,7 +89,7 @@ Deno.test("analyze, knee, ledger and report open with the INCOMPLETE RUN verdict
       // The knee of a cut run may find no level left to judge: then NO CAPACITY is a verdict too.
       assert.match(
         firstLine(r.stdout),
-        /^INCOMPLETE RUN( \+ NO CAPACITY)?: the run ended early; its windows end where its log ends(; nothing|$)/,
+        /^INCOMPLETE RUN( \+ NO CAPACITY)?: stopped early; windows end at the first censored request(; nothing|$)/,
       );
       assert.match(caveatLines(r.stdout)[0]!, want);
       const html = Deno.readTextFileSync(out);
