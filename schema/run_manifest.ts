@@ -191,8 +191,9 @@ export const RunManifest = z.object({
     shard: z.object({ index: z.number().int().nonnegative(), count: z.number().int().positive() }).strict(),
     start_iso: z.string().datetime().nullable(),
     /**
-     * What the runner found wrong with the plan before ms 0, one line each (runner/plan_length.ts: a load level too
-     * short for the knee's percentile signals, with the n expected, the n needed and the step length that would do).
+     * What the runner found wrong with the plan before ms 0, one line each (runner/plan_length.ts: levels too short
+     * for the knee's percentile signals, in one line naming the step length that would do; each level's n expected and
+     * needed is printed by `npx deno task plan`).
      * Absent when it found nothing, and in runs written before the check existed.
      */
     warnings: z.array(z.string()).min(1).optional(),
