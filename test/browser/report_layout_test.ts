@@ -132,6 +132,18 @@ Deno.test({
         assert.ok(Deno.statSync(shot).size > 30_000, "a first-screen screenshot of some substance");
       });
     }
+    await t.step("control: a caveat of several lines is found, so the one-line check can fail", async () => {
+      // The explore page with its first caveat line made ten times as long: at 1400 px it wraps.
+      const html = (await reportOf("explore", artefacts)).replace(
+        '<ul class="gp-caveat-lines"><li class="gp-sev-NOTE"><span class="gp-sev">NOTE</span> ',
+        `$&${"a caveat written as a paragraph, as they were before ".repeat(10)}`,
+      );
+      assert.ok(html.includes("as they were before a caveat"), "the control's long caveat is in the page");
+      const layout = await probeLayout(html, artefacts, FIRST_SCREEN);
+      const tall = layout.first.caveats.filter((l) => !isOneLine(l));
+      assert.equal(tall.length, 1, "exactly the lengthened caveat is longer than one line");
+      assert.match(tall[0]!.text, /^NOTE a caveat written as a paragraph/);
+    });
     console.log(`pages and first-screen screenshots in ${artefacts}`);
   },
 });
