@@ -7,11 +7,11 @@
  *
  * @module
  */
-import { parse } from "csv-parse/sync";
 import { z } from "zod";
 import { InputError } from "../../schema/errors.ts";
 import type { SourceHeadline } from "../source.ts";
 import { checked, parseJson, type SourceText } from "./_source_text.ts";
+import { metricCsvCells } from "./_metric_csv.ts";
 import { aiperfDefinition, type AiperfForm, aiperfHeaderDefinition } from "./_aiperf_tags.ts";
 
 /** What the aggregate files say about the run besides headlines. */
@@ -171,53 +171,20 @@ export function readAiperfJson(src: SourceText): AiperfSummary {
 
 /** Reads profile_export_aiperf.csv: its two blocks, CRLF or LF. */
 export function readAiperfCsv(src: SourceText): AiperfSummary {
-  const lines = src.text.split(/\r?\n/);
-  const blank = lines.findIndex((l, i) => i > 0 && l.trim() === "");
-  const blocks = [[0, blank === -1 ? lines.length : blank], [blank + 1, lines.length]] as const;
   const headlines: SourceHeadline[] = [];
   const scalars = new Map<string, number>();
   // 0.8's CSV has a sum column (the early one has none): its rates are over the profiling phase's window.
-  const form: AiperfForm = /^Metric,.*\bsum\b/.test(lines[0] ?? "") ? "0.8" : "early";
-  for (const [from, to] of blank === -1 ? [blocks[0]] : blocks) {
-    let rows: string[][];
-    try {
-      rows = parse(lines.slice(from, to).join("\n"), { skip_empty_lines: true }) as string[][];
-    } catch (e) {
-      throw new InputError(`${src.path}: not valid CSV after line ${from + 1}: ${(e as Error).message}`, [], {
-        cause: e,
-      });
-    }
-    const header = rows[0] ?? [];
-    if (header[0] !== "Metric" || header.length < 2) {
-      throw new InputError(
-        `${src.path}:${from + 1}: a block must start with a "Metric,…" header, got "${header.join(",")}"`,
-      );
-    }
-    for (const [j, row] of rows.slice(1).entries()) {
-      const line = from + j + 2;
-      if (row.length !== header.length) {
-        throw new InputError(`${src.path}:${line}: ${row.length} fields, the header has ${header.length}`);
-      }
-      const label = row[0]!;
-      const unit = /\(([^)]*)\)\s*$/.exec(label)?.[1] ?? "";
-      for (const [k, cell] of row.slice(1).entries()) {
-        if (cell === "") continue;
-        const v = Number(cell);
-        if (!Number.isFinite(v)) {
-          throw new InputError(`${src.path}:${line}: ${header[k + 1]}: "${cell}" is not a number`);
-        }
-        const stat = header[k + 1]!;
-        const scalar = stat === "Value";
-        if (scalar) scalars.set(label.replace(/\s*\([^)]*\)\s*$/, ""), v);
-        headlines.push({
-          key: scalar ? label : `${label}/${stat}`,
-          stage: "profiling",
-          value: v,
-          unit: stat === "count" ? "values" : unit,
-          definition: `${scalar ? "" : `${STAT(stat)} of `}${label}: ${aiperfHeaderDefinition(label, form)}`,
-        });
-      }
-    }
+  const form: AiperfForm = /^Metric,.*\bsum\b/.test(src.text.split(/\r?\n/, 1)[0] ?? "") ? "0.8" : "early";
+  for (const { label, unit, stat, value } of metricCsvCells(src)) {
+    const scalar = stat === "Value";
+    if (scalar) scalars.set(label.replace(/\s*\([^)]*\)\s*$/, ""), value);
+    headlines.push({
+      key: scalar ? label : `${label}/${stat}`,
+      stage: "profiling",
+      value,
+      unit: stat === "count" ? "values" : unit,
+      definition: `${scalar ? "" : `${STAT(stat)} of `}${label}: ${aiperfHeaderDefinition(label, form)}`,
+    });
   }
   const lo = scalars.get("Minimum Request Timestamp") ?? null;
   const hi = scalars.get("Maximum Response Timestamp") ?? null;

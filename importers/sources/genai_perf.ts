@@ -9,11 +9,11 @@
  *
  * @module
  */
-import { parse } from "csv-parse/sync";
 import { z } from "zod";
 import { InputError } from "../../schema/errors.ts";
 import type { SourceFile, SourceHeadline, SourceLack, SourceRun } from "../source.ts";
 import { noGates } from "./_lacks.ts";
+import { metricCsvCells } from "./_metric_csv.ts";
 import { checked, loadSourceTexts, parseJson, type SourceText } from "./_source_text.ts";
 
 const STAGE = "profile";
@@ -92,52 +92,21 @@ function readJson(src: SourceText): Summary {
 }
 
 function readCsv(src: SourceText): Summary {
-  const lines = src.text.split(/\r?\n/);
-  const blank = lines.findIndex((l, i) => i > 0 && l.trim() === "");
-  const blocks: [number, number][] = blank === -1 ? [[0, lines.length]] : [[0, blank], [blank + 1, lines.length]];
   const headlines: SourceHeadline[] = [];
   let count: number | null = null;
-  for (const [from, to] of blocks) {
-    let rows: string[][];
-    try {
-      rows = parse(lines.slice(from, to).join("\n"), { skip_empty_lines: true, relax_column_count: true });
-    } catch (e) {
-      throw new InputError(`${src.path}: not valid CSV after line ${from + 1}: ${(e as Error).message}`, [], {
-        cause: e,
-      });
-    }
-    const header = rows[0] ?? [];
-    // A telemetry block (GPU metrics) may follow: read the two blocks genai-perf always writes, stop at another.
-    if (header[0] !== "Metric") {
-      if (from === 0) throw new InputError(`${src.path}:1: expected a "Metric,…" header, got "${header.join(",")}"`);
-      break;
-    }
-    for (const [j, row] of rows.slice(1).entries()) {
-      const line = from + j + 2;
-      if (row.length !== header.length) {
-        throw new InputError(`${src.path}:${line}: ${row.length} fields, the header has ${header.length}`);
-      }
-      const label = row[0]!;
-      const unit = /\(([^)]*)\)\s*$/.exec(label)?.[1] ?? "";
-      for (const [k, cell] of row.slice(1).entries()) {
-        if (cell === "" || cell === "N/A") continue;
-        const v = Number(cell.replace(/,/g, ""));
-        if (!Number.isFinite(v)) {
-          throw new InputError(`${src.path}:${line}: ${header[k + 1]}: "${cell}" is not a number`);
-        }
-        const stat = header[k + 1]!;
-        const scalar = stat === "Value";
-        if (scalar && metricOf(label) === "request_count") count = v;
-        headlines.push({
-          key: scalar ? label : `${label}/${stat}`,
-          stage: STAGE,
-          value: v,
-          unit,
-          definition: `${scalar ? "" : `${STAT(stat)} of `}${label}: ${define(metricOf(label))} ` +
-            "(printed with 2 decimals)",
-        });
-      }
-    }
+  // A telemetry block (GPU metrics) may follow: read the two blocks genai-perf always writes, stop at another.
+  for (
+    const { label, unit, stat, value } of metricCsvCells(src, { missing: ["N/A"], thousands: true, other: "stop" })
+  ) {
+    const scalar = stat === "Value";
+    if (scalar && metricOf(label) === "request_count") count = value;
+    headlines.push({
+      key: scalar ? label : `${label}/${stat}`,
+      stage: STAGE,
+      value,
+      unit,
+      definition: `${scalar ? "" : `${STAT(stat)} of `}${label}: ${define(metricOf(label))} (printed with 2 decimals)`,
+    });
   }
   return { headlines, count, model: null };
 }
