@@ -157,7 +157,12 @@ export interface AlternativeRow {
   D: number;
   measurement_seconds: number | null;
   accepted_goodput: number | null;
+  /**
+   * accepted / D: the acceptance over this row's denominator (the headline's: the policy's, or `--denominator`'s),
+   * so a `completed` row reads as a share of the completed requests, not of the offered ones.
+   */
   acceptance_rate: number | null;
+  /** (D − accepted) / D. */
   slo_miss_rate: number | null;
   /** True when accepted_goodput, acceptance_rate or slo_miss_rate differ from the headline row's. */
   differs_from_headline: boolean;
@@ -222,7 +227,7 @@ export function alternatives(run: LoadedRun, policy: SloPolicy, options: Alterna
             D,
             measurement_seconds: r.measurement_seconds,
             accepted_goodput: ratio(r.accepted, r.measurement_seconds),
-            acceptance_rate: ratio(r.accepted, r.offered),
+            acceptance_rate: ratio(r.accepted, D),
             slo_miss_rate: D ? (D - r.accepted) / D : null,
             disclosure: result.disclosure,
           });
@@ -267,7 +272,7 @@ export function formatAlternatives(alt: AlternativesResult): string {
       alt.class === null ? "overall" : `class ${alt.class}`
     }): lenient = every latency limit × ${alt.lenient_factor}; ` +
     "gates off = no gate required; warmup_included = the policy window with warm-up stages; whole_run = every stage; " +
-    "accept = accepted / offered; miss = (D − accepted) / D; * = differs from the headline",
+    "accept = accepted / D; miss = (D − accepted) / D; * = differs from the headline",
     // Four rule columns and the trailing mark left, the numbers right.
     ...textTable(head, body, { left: 4, lastLeft: true }),
   ].join("\n");

@@ -41,9 +41,11 @@ Deno.test("alternatives() moves the hand fixture's headline by denominator, gate
     assert.equal(sent.slo_miss_rate, (21 - 5) / 21); // 0.7619
     const done = row("policy", "strict", "on", "completed");
     assert.equal(done.slo_miss_rate, (15 - 5) / 15); // 0.6667
-    // The denominator moves the miss rate only: goodput and acceptance rate (over offered) stay.
+    // The denominator moves the acceptance and the miss rate, not goodput: accept = accepted / D.
+    assert.equal(off.acceptance_rate, 5 / 23); // 0.2174
+    assert.equal(sent.acceptance_rate, 5 / 21); // 0.2381
     assert.equal(done.accepted_goodput, 0.25);
-    assert.equal(done.acceptance_rate, 5 / 23);
+    assert.equal(done.acceptance_rate, 5 / 15); // 0.3333, not 5 / 23 (over offered)
     assert.equal(done.differs_from_headline, true);
     assert.equal(done.disclosure.denominator, "completed");
   });
@@ -52,7 +54,7 @@ Deno.test("alternatives() moves the hand fixture's headline by denominator, gate
     const r = row("policy", "strict", "off", "completed");
     assert.equal(r.accepted, 10);
     assert.equal(r.accepted_goodput, 10 / 20); // 0.5/s, twice the headline
-    assert.equal(r.acceptance_rate, 10 / 23);
+    assert.equal(r.acceptance_rate, 10 / 15); // 0.6667 (over the 15 completed)
     assert.equal(r.slo_miss_rate, (15 - 10) / 15); // 1/3
     assert.deepEqual(r.disclosure.slo.classes.qa?.gates, []);
   });
@@ -111,7 +113,9 @@ Deno.test("analyze prints the latency table with n and CI and, with --alternativ
   assert.equal(text.code, 0, new TextDecoder().decode(text.stderr));
   // e2e of the 15 completed in the window (none excluded): p50 = rank 8 = 800; p99 = the maximum 4000, unbounded above.
   assert.match(out, /^all\s+e2e_ms\s+15\s+0\s+800 \[800, 1200\]\s+4000 \[1200, ∞\] UNSUPPORTED/m);
-  assert.match(out, /^policy\s+strict\s+off\s+completed\s+10\s+15\s+20\.0\s+0\.5000\s+0\.4348\s+0\.3333\s+\*$/m);
+  // Gates off over the 15 completed: accept = 10 / 15 = 0.6667 (not 10 / 23 = 0.4348), miss = 5 / 15 = 0.3333.
+  assert.match(out, /^policy\s+strict\s+off\s+completed\s+10\s+15\s+20\.0\s+0\.5000\s+0\.6667\s+0\.3333\s+\*$/m);
+  assert.match(out, /accept = accepted \/ D;/);
   const json = await cli("--json");
   const j = JSON.parse(new TextDecoder().decode(json.stdout));
   assert.deepEqual(Object.keys(j), [
