@@ -50,15 +50,15 @@ export const SQL_COMMAND = {
     limits: {
       type: "string",
       arg: "MS,…",
-      default: DEFAULT_SWEEP_LIMITS.join(","),
+      defaultText: `\`${DEFAULT_SWEEP_LIMITS.join(",")}\``,
       values: "comma-separated positive numbers (ms)",
-      description: "the limits of `--sweep`",
+      description: "the limits of `--sweep` (refused without it)",
     },
     "memory-limit": {
       type: "string",
       arg: "SIZE",
       defaultText: "DuckDB's: 80 % of RAM",
-      values: "a DuckDB size, e.g. `2GB`, `512MB`",
+      values: "a number and a unit: `B`, `KB`, `MB`, `GB`, `TB` or `KiB`, `MiB`, `GiB`, `TiB` (e.g. `2GB`, `512MiB`)",
       description: "DuckDB's memory limit: above it, its joins and sorts spill to disk",
     },
     "print-sql": {
@@ -84,6 +84,22 @@ function parseLimits(check: InputCheck, text: string): number[] {
     `--limits ${text}: expected comma-separated positive numbers (ms)`,
   );
   return limits;
+}
+
+/** What `--memory-limit` allows: a DuckDB size, a number and a unit (DuckDB's own error does not name the flag). */
+const MEMORY_LIMIT = /^\d+(\.\d+)?\s*(B|[KMGT]i?B)$/i;
+
+/** `--memory-limit`, or a problem naming the flag. */
+function parseMemoryLimit(check: InputCheck, text: string | undefined): string | undefined {
+  if (text === undefined) return undefined;
+  const ok = MEMORY_LIMIT.test(text.trim()) && Number.parseFloat(text) > 0;
+  check.require(
+    !ok,
+    `--memory-limit: expected a size above 0 with a unit B, KB, MB, GB, TB, KiB, MiB, GiB or TiB, got ${
+      JSON.stringify(text)
+    }`,
+  );
+  return ok ? text.trim() : undefined;
 }
 
 /** `--slo`, else the run's default (an imported run's policy, verified by its sha256; else its workload's). */
@@ -151,14 +167,16 @@ function formatSweep(rows: SqlSweepRow[], metric: SloMetric, rule: string, den: 
 }
 
 async function main({ values: v, positionals, check }: ParsedCommand<typeof SQL_COMMAND>): Promise<void> {
-  const limits = v.sweep ? parseLimits(check, v.limits) : [];
+  check.require(v.limits !== undefined && !v.sweep, "--limits needs --sweep METRIC: the limits are those of a sweep");
+  const limits = v.sweep ? parseLimits(check, v.limits ?? DEFAULT_SWEEP_LIMITS.join(",")) : [];
+  const memoryLimit = parseMemoryLimit(check, v["memory-limit"]);
   // Without its RUN argument the parser has named the problem already.
   const dir = positionals[0];
   const opened = dir === undefined ? undefined : await check.load(() =>
     openSqlRun(dir, {
       verify: v.verify as "strict" | "warn",
       allowPartialShards: v["partial-shards"],
-      ...(v["memory-limit"] === undefined ? {} : { memoryLimit: v["memory-limit"] }),
+      ...(memoryLimit === undefined ? {} : { memoryLimit }),
     })
   );
   const file = opened ? await policyFile(check, opened, v.slo) : undefined;

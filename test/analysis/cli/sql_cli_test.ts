@@ -82,6 +82,15 @@ Deno.test("the sql CLI", async (t) => {
     assert.match(r.stderr, /--limits 100,-1: expected comma-separated positive numbers/);
     assert.match(r.stderr, /requests\.csv: the SQL path reads Parquet/);
     assert.doesNotMatch(r.stderr, /\bat .*\.ts:\d+/);
+    // --limits without --sweep would be silently ignored; a bad --memory-limit was DuckDB's error, without the flag.
+    const bounds = await sql(run, "--slo", slo, "--limits", "100,200", "--memory-limit", "lots");
+    assert.equal(bounds.code, 2);
+    assert.match(bounds.stderr, /invalid input \(2 problems\)/);
+    assert.match(bounds.stderr, /--limits needs --sweep METRIC/);
+    assert.match(bounds.stderr, /--memory-limit: expected a size above 0 with a unit B, KB, .*got "lots"/);
+    assert.doesNotMatch(bounds.stderr, /\bat .*\.ts:\d+/);
+    const sized = await sql(run, "--slo", slo, "--memory-limit", "512MiB");
+    assert.equal(sized.code, 0, sized.stderr);
     const noSlo = await sql(run);
     assert.equal(noSlo.code, 2);
     assert.match(noSlo.stderr, /an SLO policy is required: workload "fixture"/);
