@@ -8,6 +8,7 @@
  */
 import { join } from "node:path";
 import { runLoadTest, type RunResult } from "../runner/run.ts";
+import { RUN_NAME_MAX } from "../schema/run_name.ts";
 import type { SimPool } from "./_sim_process.ts";
 
 /** The three simulator routes: the routes file and, per route name in it, the simulator profile behind it. */
@@ -22,6 +23,27 @@ export const SIM_ROUTES = {
 
 /** A name of {@linkcode SIM_ROUTES}. */
 export type SimRoute = keyof typeof SIM_ROUTES;
+
+/**
+ * The run id of a route run: `route-<route>` alone (the committed sample runs, data/runs/), or after the run id of the
+ * demo's timeline run, `<timeline run id>-route-<route>`, so the route runs of two demo runs never share an id when
+ * they are compared or copied together. A timeline id too long for the pair loses its head, not its time stamp (the
+ * id stays within `RUN_NAME_MAX` and never starts with `.`).
+ *
+ * @example
+ * ```ts
+ * import { routeRunId } from "./_route_runs.ts";
+ * import assert from "node:assert/strict";
+ * assert.equal(routeRunId("hosted"), "route-hosted");
+ * assert.equal(routeRunId("hybrid", "demo-20261206T044000Z"), "demo-20261206T044000Z-route-hybrid");
+ * ```
+ */
+export function routeRunId(route: SimRoute, timelineRunId?: string): string {
+  const own = `route-${route}`;
+  if (timelineRunId === undefined) return own;
+  const head = timelineRunId.slice(-(RUN_NAME_MAX - own.length - 1)).replace(/^\.+/, "");
+  return head ? `${head}-${own}` : own;
+}
 
 /** Options of {@linkcode runSimRoute}; paths are relative to `root` (the process's working directory). */
 export interface SimRouteRunOptions {

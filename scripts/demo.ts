@@ -34,7 +34,7 @@ import { formatRunSummary } from "../runner/run_summary.ts";
 import { runLoadTest, type RunResult } from "../runner/run.ts";
 import { analysisCli } from "./_analysis_cli.ts";
 import { demoReportExtras } from "./_report_extras.ts";
-import { runSimRoute, SIM_ROUTES, type SimRoute } from "./_route_runs.ts";
+import { routeRunId, runSimRoute, SIM_ROUTES, type SimRoute } from "./_route_runs.ts";
 import { SimPool } from "./_sim_process.ts";
 
 const ROOT = fileURLToPath(new URL("../", import.meta.url));
@@ -58,7 +58,8 @@ export const DEMO_COMMAND = {
       type: "string",
       arg: "DIR",
       default: "out",
-      description: "where the runs go (`DIR/<run_id>/`, the route runs in `DIR/<run_id>-routes/`)",
+      description:
+        "where the runs go (`DIR/<run_id>/`, the route runs in `DIR/<run_id>-routes/<run_id>-route-<route>/`)",
     },
     seed: {
       type: "number",
@@ -141,7 +142,7 @@ async function main({ values: v, check }: ParsedCommand<typeof DEMO_COMMAND>): P
         workload: WORKLOAD,
         plan: v["routes-plan"],
         out: `${runDir}-routes`,
-        runId: `route-${route}`,
+        runId: routeRunId(route, timeline.manifest.run_id),
         seed: seed,
         tmpDir,
         progress: true,
