@@ -52,7 +52,7 @@ export const IMPORT_COMMAND = {
     json: { type: "boolean", description: "print a machine-readable summary" },
   },
   examples: [
-    "npx deno task import --from aiperf ../shared/data/peers/aiperf/run1/profile_export.jsonl --out /tmp/aiperf-run1 " +
+    "npx deno task import --from aiperf data/peers/aiperf/run1/profile_export.jsonl --out /tmp/aiperf-run1 " +
     "--slo data/slo/imported-e2e-10s.json",
     "npx deno task import --from generic data/import-examples/generic_requests.csv " +
     "data/import-examples/generic_mapping.json --out /tmp/generic",

@@ -129,7 +129,7 @@ function checkIds(source: SourceRun): void {
  * import assert from "node:assert/strict";
  * import { toContract } from "./to_contract.ts";
  * import { readSource } from "./sources/mod.ts";
- * const source = await readSource("llmperf", ["../shared/data/peers/llmperf/individual/groq_70b.json"]);
+ * const source = await readSource("llmperf", ["data/peers/llmperf/individual/groq_70b.json"]);
  * const { manifest, requests } = toContract(source);
  * assert.equal(manifest.timeline.kind, "durations_only");
  * assert.equal(requests[0]!.scheduled_ms, 0);

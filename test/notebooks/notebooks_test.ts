@@ -2,7 +2,7 @@
  * The notebooks: committed without outputs, importing only the public API,
  * prose before every code cell, and executed headless with the Deno kernel
  * (`jupyter nbconvert`, executing with grace_execute.py) on the committed sample runs and the peer tools' files of
- * ../shared/data/peers: any error or
+ * data/peers (in the clone: a user's clone has no ../shared beside it): any error or
  * stderr output, a code cell without output, or a figure cell without its
  * figure fails. Without Jupyter and the Deno kernel the execution is skipped
  * loudly locally and fails in CI (CI=true).
@@ -72,17 +72,17 @@ Deno.test("notebooks are committed without outputs, import only ../mod.ts and ex
   }
 });
 
-/**
- * The files a notebook reads: the project's `../data/...` and the peer tools' files of `../../shared/data/...` (the CI
- * clone has shared/ beside the project, as the importer tests read it).
- */
-const DATA_PATH = /"(\.\.\/(?:\.\.\/shared\/)?data\/[^"]+)"/g;
+/** The files a notebook reads: `../data/...`, the peer tools' files among them (data/peers/). */
+const DATA_PATH = /"(\.\.\/data\/[^"]+)"/g;
+/** A path that leaves the clone (`../../…`): a user's clone has nothing beside it. */
+const OUTSIDE = /["'`]\.\.\/\.\.\//;
 
-Deno.test("every path a notebook reads exists (sample runs, SLO policy, price sheets, claims, peer files)", async (t) => {
+Deno.test("every path a notebook reads is in the clone and exists (sample runs, SLO policy, price sheets, claims, peer files)", async (t) => {
   for (const name of notebooks) {
     await t.step(name, () => {
       const code = read(join(DIR, name)).cells.filter((c) => c.cell_type === "code").map((c) => text(c.source));
       const paths = [...code.join("\n").matchAll(DATA_PATH)].map((m) => m[1]!);
+      code.forEach((src, i) => assert.ok(!OUTSIDE.test(src), `code cell ${i} reads outside the clone`));
       assert.ok(paths.length > 0, "reads data");
       for (const p of paths) assert.ok(Deno.statSync(join(DIR, p)), `${p} exists`);
     });
