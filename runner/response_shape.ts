@@ -7,6 +7,9 @@
  *
  * Error kinds (an absent field or `null` is always allowed):
  * - `bad_choices`: `choices` is not an array, or `choices[0]` is not an object.
+ * - `multiple_choices`: more than one choice in `choices`, or a choice whose `index` is not 0 — an answer
+ *   with several choices (`n` > 1, which the runner never asks for). Never joined to the first choice's text
+ *   nor taken by its position in the array: the attempt is refused.
  * - `bad_delta`: a chunk's `choices[0].delta` is not an object.
  * - `bad_message`: a body's `choices[0].message` is not an object.
  * - `bad_role`: `role` is not a string.
@@ -70,6 +73,8 @@ export function checkChunk(chunk: Record<string, unknown>, callsSoFar: number): 
   if (choices.length === 0) return { ok: true, value: chunk as Chunk };
   const choice = choices[0];
   if (!isObject(choice)) return fail("bad_choices", `choices[0] is ${show(choice)}, not an object`);
+  const several = severalChoices(choices);
+  if (several) return several;
   if (!optString(choice.finish_reason)) {
     return fail("bad_finish_reason", `finish_reason is ${show(choice.finish_reason)}, not a string`);
   }
@@ -99,6 +104,8 @@ export function checkChunk(chunk: Record<string, unknown>, callsSoFar: number): 
 /** Checks `choices[0]` of a whole body (the caller has seen that it exists and has a `message`). */
 export function checkBody(body: Record<string, unknown>): Checked<BodyChoice> {
   const choice = (body.choices as unknown[])[0] as Record<string, unknown>;
+  const several = severalChoices(body.choices as unknown[]);
+  if (several) return several;
   if (!optString(choice.finish_reason)) {
     return fail("bad_finish_reason", `finish_reason is ${show(choice.finish_reason)}, not a string`);
   }
@@ -107,6 +114,14 @@ export function checkBody(body: Record<string, unknown>): Checked<BodyChoice> {
   const fields = checkMessageFields(message);
   if (fields) return fields;
   return { ok: true, value: choice as unknown as BodyChoice };
+}
+
+/** `multiple_choices` when `choices` holds more than one entry or its one entry's `index` is set and not 0. */
+function severalChoices(choices: readonly unknown[]): { ok: false; kind: string; problem: string } | null {
+  if (choices.length > 1) return fail("multiple_choices", `${choices.length} choices; only one (index 0) is asked for`);
+  const index = (choices[0] as Record<string, unknown>).index;
+  if (index == null || index === 0) return null;
+  return fail("multiple_choices", `choice index ${show(index)}; only one (index 0) is asked for`);
 }
 
 /** The fields a delta and a message share: role, content, tool_calls (entries without their index). */

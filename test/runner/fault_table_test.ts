@@ -57,6 +57,9 @@ const STREAMED: Row[] = [
   ["role-number", "invalid_response", "bad_role", 1],
   ["delta-string", "invalid_response", "bad_delta", 1],
   ["choices-object", "invalid_response", "bad_choices", 1],
+  // A second choice (n > 1 or index ≠ 0): never joined to the first one's text.
+  ["sse-choice-index-1", "invalid_response", "multiple_choices", 1],
+  ["sse-two-choices", "invalid_response", "multiple_choices", 1],
   ["after-done", "invalid_response", "data_after_done", 1],
   ["sse-usage-negative", "invalid_response", "bad_usage", 1],
   ["sse-usage-float", "invalid_response", "bad_usage", 1],
@@ -90,6 +93,8 @@ const UNSTREAMED: Row[] = [
   ["json-choices-empty", "invalid_response", "invalid_json", 1],
   ["json-choices-string", "invalid_response", "bad_choices", 1],
   ["json-message-string", "invalid_response", "bad_message", 1],
+  ["json-two-choices", "invalid_response", "multiple_choices", 1],
+  ["json-choice-index-1", "invalid_response", "multiple_choices", 1],
   ["json-content-number", "invalid_response", "bad_content", 1],
   ["json-role-number", "invalid_response", "bad_role", 1],
   ["json-tool-args-object", "invalid_response", "bad_tool_call", 1],

@@ -29,6 +29,9 @@ export const WIRE_MODES = {
   "sse-usage-missing": "the ok stream without its usage event",
   "sse-tool-args-object": "a tool-call delta (index 0) whose `function.arguments` is an object",
   "sse-tool-calls-object": "a delta whose `tool_calls` is an object, not an array",
+  "sse-choice-index-1":
+    "after each token event, the same token as a second choice (`index: 1`, its own event), as an `n: 2` stream sends it",
+  "sse-two-choices": "the first token event holds two choices (`index` 0 and 1) in its `choices` array",
   "sse-bom": "a UTF-8 byte-order mark before the first event",
   "sse-bad-utf8": "the first token's content carries the bytes FF FE (not UTF-8)",
   "sse-other-model": 'every event names `model: "someone-else"`',
@@ -46,6 +49,8 @@ export const WIRE_MODES = {
   "json-error-200": 'status 200 with `{"error":{"message":"overloaded"}}`',
   "json-choices-empty": "`choices: []`",
   "json-choices-string": '`choices: "tok0"`',
+  "json-two-choices": "a second choice (`index: 1`, its own message and finish_reason) after the first",
+  "json-choice-index-1": "the one choice has `index: 1`",
   "json-content-number": "`message.content: 42`",
   "json-role-number": "`message.role: 1`",
   "json-usage-negative": "usage `prompt_tokens: -5`",
@@ -177,6 +182,20 @@ export function wireAnswer(mode: WireMode, ok: { events: readonly string[]; body
     case "sse-tool-calls-object":
       toolCall({ index: 0, id: "call_0", type: "function", function: { name: "f", arguments: "{}" } });
       return sse(ev);
+    case "sse-choice-index-1": {
+      const out: string[] = [];
+      for (const [k, e] of ev.entries()) {
+        out.push(e);
+        if (k < 1 || k >= finishAt) continue;
+        const o = parse(k);
+        o.choices[0].index = 1;
+        out.push(`data: ${JSON.stringify(o)}\n\n`);
+      }
+      return sse(out);
+    }
+    case "sse-two-choices":
+      edit(1, (o) => o.choices.push({ ...o.choices[0], index: 1 }));
+      return sse(ev);
     case "sse-bom":
       return sse([concat(BOM, enc.encode(ev[0]!)), ...ev.slice(1)]);
     case "sse-bad-utf8": {
@@ -235,6 +254,12 @@ export function wireAnswer(mode: WireMode, ok: { events: readonly string[]; body
       return bodyWith(() => (body.choices = []));
     case "json-choices-string":
       return bodyWith(() => (body.choices = "tok0"));
+    case "json-two-choices":
+      return bodyWith(() =>
+        body.choices.push({ index: 1, message: { role: "assistant", content: "other " }, finish_reason: "stop" })
+      );
+    case "json-choice-index-1":
+      return bodyWith(() => (body.choices[0].index = 1));
     case "json-content-number":
       return bodyWith(() => (msg.content = 42));
     case "json-role-number":
