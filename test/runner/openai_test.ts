@@ -86,7 +86,6 @@ Deno.test("the fast chunk path agrees with JSON.parse on every chunk shape", asy
     logprobs: [
       JSON.stringify({ choices: [{ index: 0, delta: { content: "a" }, logprobs: null, finish_reason: null }] }),
     ],
-    two_choices: [JSON.stringify({ choices: [{ delta: { content: "a" } }, { delta: { content: "b" } }] })],
   };
   for (const [name, chunks] of Object.entries(cases)) {
     await t.step(name, () => {
@@ -116,6 +115,35 @@ Deno.test("the fast chunk path agrees with JSON.parse on every chunk shape", asy
       assert.notEqual(s.malformed, null, bad);
     }
   });
+});
+
+Deno.test("an answer with several choices is refused (multiple_choices), never joined or picked by position", () => {
+  const streams: Record<string, string[]> = {
+    two_in_one_chunk: [JSON.stringify({ choices: [{ delta: { content: "a" } }, { delta: { content: "b" } }] })],
+    // A plain chunk teaches the fast path its template; the second choice's chunk differs only in its index.
+    index_1_after_template: [chunk({ content: "a" }), chunk({ content: "b" }).replace('"index":0', '"index":1')],
+    index_1_alone: [JSON.stringify({ choices: [{ index: 1, delta: { content: "b" }, finish_reason: null }] })],
+  };
+  for (const [name, chunks] of Object.entries(streams)) {
+    const s = new ResponseState();
+    for (const c of chunks) s.feedChunk(c, 1);
+    assert.equal(s.malformedKind, "multiple_choices", name);
+    assert.ok(!s.text.includes("b"), `${name}: the second choice's text is not taken`);
+  }
+  const bodies = {
+    two: { choices: [0, 1].map((index) => ({ index, message: { content: `c${index}` }, finish_reason: "stop" })) },
+    index_1: { choices: [{ index: 1, message: { content: "c1" }, finish_reason: "stop" }] },
+  };
+  for (const [name, body] of Object.entries(bodies)) {
+    const s = new ResponseState();
+    s.feedBody(JSON.stringify(body), 1);
+    assert.equal(s.malformedKind, "multiple_choices", name);
+    assert.equal(s.text, "", name);
+  }
+  const one = new ResponseState();
+  one.feedBody(JSON.stringify({ choices: [{ index: 0, message: { content: "c0" }, finish_reason: "stop" }] }), 1);
+  assert.equal(one.malformed, null);
+  assert.equal(one.text, "c0");
 });
 
 Deno.test("a raw control character inside a chunk's string is malformed, as JSON says", () => {
