@@ -26,10 +26,29 @@ export type DanfoDataFrame = InstanceType<typeof import("danfojs").DataFrame>;
  * ```
  */
 export async function toDanfo(frame: pl.DataFrame | Record<string, unknown>[]): Promise<DanfoDataFrame> {
-  const dfd = await import("danfojs");
+  const dfd = await loadDanfo();
   if (Array.isArray(frame)) return new dfd.DataFrame(frame);
   const columns = frame.columns;
   const data: Record<string, unknown[]> = {};
   for (const c of columns) data[c] = frame.getColumn(c).toArray() as unknown[];
   return new dfd.DataFrame(data, { columns });
+}
+
+/**
+ * Imports danfojs with no stand-in `window` in sight. danfojs loads Plotly whenever a `window` global exists, and Plotly
+ * then reads `window.navigator.userAgent` and `document` at once: a `window` without a DOM (one a library or an earlier
+ * cell left in a long-lived Jupyter kernel) ends the import with "Cannot read properties of undefined (reading
+ * 'userAgent')". Without a `document` there is no page to plot into, so the global is hidden for the first import only
+ * (later imports come from the module cache) and put back as it was.
+ */
+async function loadDanfo(): Promise<typeof import("danfojs")> {
+  const g = globalThis as { window?: unknown; document?: unknown };
+  const desc = Object.getOwnPropertyDescriptor(globalThis, "window");
+  if (g.window === undefined || g.document !== undefined || !desc?.configurable) return await import("danfojs");
+  delete g.window;
+  try {
+    return await import("danfojs");
+  } finally {
+    Object.defineProperty(globalThis, "window", desc);
+  }
 }
