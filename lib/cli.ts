@@ -5,7 +5,7 @@
  *
  * @module
  */
-import { dirname } from "node:path";
+import { dirname, join, resolve } from "node:path";
 import { InputError } from "../schema/errors.ts";
 import { runNameProblem } from "../schema/run_name.ts";
 
@@ -128,6 +128,53 @@ export class InputCheck {
       ok = false;
     }
     this.require(!ok, `--${name} ${file}: the folder ${dir} does not exist`);
+  }
+
+  /**
+   * An output folder (made if missing) must be writable: a probe file is
+   * created, written and removed in it — or, when it does not exist yet, in its
+   * nearest existing ancestor, so that nothing is left behind. Checked with the
+   * flags, before any target is contacted.
+   */
+  writableFolder(name: string, dir: string | undefined): void {
+    if (dir === undefined) return;
+    let at = resolve(dir);
+    for (;;) {
+      let stat: Deno.FileInfo | null = null;
+      try {
+        stat = Deno.statSync(at);
+      } catch (e) {
+        if (!(e instanceof Deno.errors.NotFound || e instanceof Deno.errors.NotADirectory)) {
+          this.problems.push(`--${name} ${dir}: ${at} cannot be read: ${(e as Error).message}`);
+          return;
+        }
+      }
+      if (stat && !stat.isDirectory) {
+        this.problems.push(`--${name} ${dir}: ${at} is not a folder`);
+        return;
+      }
+      if (stat) break;
+      const up = dirname(at);
+      if (up === at) break;
+      at = up;
+    }
+    const probe = join(at, `.goodput-write-probe-${Deno.pid}-${crypto.randomUUID().slice(0, 8)}`);
+    let made = false;
+    try {
+      const f = Deno.openSync(probe, { write: true, createNew: true });
+      made = true;
+      try {
+        f.writeSync(new TextEncoder().encode("probe\n"));
+      } finally {
+        f.close();
+      }
+    } catch (e) {
+      this.problems.push(
+        `--${name} ${dir}: cannot write in ${at} (${(e as Error).message.split(":")[0]}): no run could be written`,
+      );
+    } finally {
+      if (made) Deno.removeSync(probe);
+    }
   }
 
   /** Records a problem when `bad`. */

@@ -8,6 +8,7 @@ import {
   type RunManifest,
   type RunRouting,
 } from "../schema/mod.ts";
+import { readInputFile } from "../schema/read_input.ts";
 import type { AttemptTarget } from "./attempt.ts";
 import type { Clock } from "./clock.ts";
 import { createHttpClient, DEFAULT_HTTP_CLIENT, type HttpClient, type HttpClientKind } from "./http/mod.ts";
@@ -78,12 +79,7 @@ export async function resolveRoutes(
     });
   } else {
     file = src.routes!;
-    let bytes: Uint8Array;
-    try {
-      bytes = await Deno.readFile(file);
-    } catch (e) {
-      throw new InputError(`${file}: cannot read routes file: ${(e as Error).message}`, [], { cause: e });
-    }
+    const bytes = await readInputFile(file, "routes file");
     let json: unknown;
     try {
       json = JSON.parse(new TextDecoder().decode(bytes));

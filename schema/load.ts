@@ -1,5 +1,6 @@
 import type { z } from "zod";
 import { InputError } from "./errors.ts";
+import { readInputText } from "./read_input.ts";
 
 /**
  * Renders every zod issue as `file: field.path: message`, all at once.
@@ -23,12 +24,8 @@ export function parseWith<S extends z.ZodType>(schema: S, value: unknown, file: 
 
 /** Reads a JSON file and validates it; errors name the file and field. */
 export async function loadJsonFile<S extends z.ZodType>(file: string, schema: S, what: string): Promise<z.infer<S>> {
-  let text: string;
-  try {
-    text = await Deno.readTextFile(file);
-  } catch (e) {
-    throw new InputError(`${file}: cannot read ${what}: ${(e as Error).message}`, [], { cause: e });
-  }
+  // A regular file of at most 64 MiB: a FIFO or a device is refused before it is opened.
+  const text = await readInputText(file, what);
   let value: unknown;
   try {
     value = JSON.parse(text);

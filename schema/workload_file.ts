@@ -1,6 +1,7 @@
 import { createHash } from "node:crypto";
 import { dirname, join } from "node:path";
 import { InputError } from "./errors.ts";
+import { readInputFile } from "./read_input.ts";
 import { loadJsonFile, parseWith } from "./load.ts";
 import { type ChatMessage, ClassDefaultsFile, Workload, type WorkloadCase } from "./workload.ts";
 
@@ -115,12 +116,7 @@ async function workloadFile(path: string): Promise<string> {
 
 /** Parses workload.json from its bytes, so the hash is of exactly what was validated. */
 async function readWorkload(file: string): Promise<{ workload: Workload; sha256: string }> {
-  let bytes: Uint8Array;
-  try {
-    bytes = await Deno.readFile(file);
-  } catch (e) {
-    throw new InputError(`${file}: cannot read workload: ${(e as Error).message}`, [], { cause: e });
-  }
+  const bytes = await readInputFile(file, "workload");
   let value: unknown;
   try {
     value = JSON.parse(new TextDecoder("utf-8", { fatal: true }).decode(bytes));

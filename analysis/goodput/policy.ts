@@ -1,5 +1,6 @@
 import { InputError } from "../../schema/errors.ts";
 import { describeIssues } from "../../schema/load.ts";
+import { readInputText } from "../../schema/read_input.ts";
 import type { AnyManifest } from "../../schema/imported_manifest.ts";
 import type { Stage } from "../../schema/plan.ts";
 import { type ClassSlo, type ModeSlo, SloPolicy } from "../../schema/slo.ts";
@@ -120,9 +121,11 @@ export function policyForRun(input: unknown, run: LoadedRun | ScannedRun, source
  * ```
  */
 export async function loadSloPolicy(file: string): Promise<SloPolicy> {
+  // A regular file of at most 64 MiB (schema/read_input.ts): a FIFO or a device is refused before it is opened.
+  const text = await readInputText(file, "SLO policy");
   let raw: unknown;
   try {
-    raw = JSON.parse(await Deno.readTextFile(file));
+    raw = JSON.parse(text);
   } catch (e) {
     throw new InputError(`${file}: cannot read SLO policy: ${(e as Error).message}`, [], { cause: e });
   }

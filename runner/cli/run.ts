@@ -11,6 +11,7 @@ import { runLoadTest } from "../run.ts";
 import { runVerdict } from "../verdict.ts";
 import { EXIT_PREFLIGHT, PreflightError } from "../preflight.ts";
 import { RUN_COMMAND } from "./run_flags.ts";
+import { startAtProblem } from "./start_at.ts";
 import type { RunOptions } from "../run_options.ts";
 import { launchWorkers } from "../workers/launch.ts";
 import { parseWorkers } from "../workers/worker_count.ts";
@@ -31,10 +32,10 @@ if (import.meta.main) {
       | "csv"
       | "parquet"
     )[];
-    check.require(
-      v["start-at"] !== undefined && Number.isNaN(Date.parse(v["start-at"])),
-      `--start-at: not an ISO date-time: ${JSON.stringify(v["start-at"])}`,
-    );
+    const startAt = v["start-at"] === undefined ? null : startAtProblem(v["start-at"], Date.now());
+    if (startAt !== null) check.problems.push(startAt);
+    // A folder the run cannot be written to is found now, before any target is contacted.
+    if (!v["as-worker"]) check.writableFolder("out", v.out);
     const shard = check.shard(v.shard);
     const workers = parseWorkers(v.workers);
     if ("problem" in workers) check.problems.push(workers.problem);

@@ -13,6 +13,7 @@ import type { CommandSpec, FlagSpec } from "../../lib/command.ts";
 import { flagTable, markdownTable } from "../../lib/command_help.ts";
 import { RetryPolicy, Timeouts } from "../../schema/run_manifest.ts";
 import { DEFAULT_HTTP_CLIENT, HTTP_CLIENT_KINDS } from "../http/mod.ts";
+import { START_AT_VALUES } from "./start_at.ts";
 import { RUNNER_DEFAULTS, type RunnerSettings, settingRule, settingSchemas } from "../settings.ts";
 
 /** The range `--seed` must be in (the plan seed it replaces is an integer ≥ 0). */
@@ -55,6 +56,10 @@ export const RUN_COMMAND = {
   details: [
     "Every flag and file is checked before anything is sent or written; each target is probed once before ms 0 " +
     "(docs/runner.md). The run goes to `DIR/<run_id>/`.",
+    "Every input file must be a regular file — a FIFO, a device or a folder is refused before it is opened — of at " +
+    "most 64 MiB (a trace or a saved schedule: 1 GiB; schema/read_input.ts). `--out` must be writable: a probe file " +
+    "is made and removed in it (or in its nearest existing folder) with the flag checks, before any target is " +
+    "contacted.",
   ],
   flags: {
     workload: {
@@ -129,7 +134,8 @@ export const RUN_COMMAND = {
       type: "string",
       arg: "N",
       default: "1",
-      values: "a whole number ≥ 1, or `auto`: the cores this machine has minus one (at least 1)",
+      values: "a whole number from 1 to 4 × the cores this machine has (each worker is a process: more only " +
+        "share the CPU), or `auto`: the cores minus one (at least 1)",
       description: "run as N runner processes, each a shard of the one schedule with one start time, in " +
         "`DIR/<run_id>/shard-k-of-N/` (with `--shard i/M`: worker k runs shard i·N + k of M·N); 1 runs in this " +
         'process (docs/runner.md "Use every core")',
@@ -143,7 +149,7 @@ export const RUN_COMMAND = {
       type: "string",
       arg: "ISO",
       defaultText: "at once",
-      values: "an ISO date-time",
+      values: START_AT_VALUES,
       description: "the wall-clock time all shards start at",
     },
     "api-key-env": {

@@ -2,6 +2,7 @@ import { createHash } from "node:crypto";
 import { join } from "node:path";
 import { parse } from "csv-parse/sync";
 import { stringify } from "csv-stringify/sync";
+import { MAX_ROWS_INPUT_BYTES, readInputText } from "../../schema/read_input.ts";
 import { InputError } from "../../schema/errors.ts";
 import { describeIssues } from "../../schema/load.ts";
 import { ScheduledRequest } from "../../schema/plan.ts";
@@ -75,12 +76,7 @@ export async function saveSchedule(
  * {@linkcode InputError} naming the file, line and field.
  */
 export async function readSchedule(file: string): Promise<ScheduledRequest[]> {
-  let text: string;
-  try {
-    text = await Deno.readTextFile(file);
-  } catch (e) {
-    throw new InputError(`${file}: cannot read schedule: ${(e as Error).message}`, [], { cause: e });
-  }
+  const text = await readInputText(file, "schedule", MAX_ROWS_INPUT_BYTES);
   let records: { record: Record<string, string>; info: { lines: number } }[];
   try {
     records = parse(text, { columns: true, info: true, skip_empty_lines: true }) as unknown as typeof records;

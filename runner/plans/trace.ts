@@ -2,6 +2,7 @@ import { resolve } from "node:path";
 import type { TraceProcess } from "../../schema/plan.ts";
 import type { z } from "zod";
 import { InputError } from "../../schema/errors.ts";
+import { MAX_ROWS_INPUT_BYTES, readInputText } from "../../schema/read_input.ts";
 import { type ArrivalGenerator, steadyStage } from "./arrival.ts";
 import { readTraceRows } from "./trace_rows.ts";
 
@@ -23,11 +24,12 @@ export const traceArrivals: ArrivalGenerator<z.infer<typeof TraceProcess>> = {
     const path = resolve(planDir, spec.file);
     let text: string;
     try {
-      text = await Deno.readTextFile(path);
+      text = await readInputText(path, "trace", MAX_ROWS_INPUT_BYTES);
     } catch (e) {
-      throw new InputError(`${planFile}: arrivals.file: cannot read trace ${path}: ${(e as Error).message}`, [], {
-        cause: e,
-      });
+      const m = (e as Error).message;
+      const said = `${path}: cannot read trace: `;
+      const detail = m.startsWith(said) ? m.slice(said.length) : m.slice(path.length + 2);
+      throw new InputError(`${planFile}: arrivals.file: cannot read trace ${path}: ${detail}`, [], { cause: e });
     }
     const rows = readTraceRows(text, path, {
       format: spec.format,
