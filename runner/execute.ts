@@ -25,6 +25,9 @@ import { Rng } from "./rng.ts";
 import type { RunOptions } from "./run_options.ts";
 import { RUNNER_DEFAULTS } from "./settings.ts";
 import { CsvSink } from "./sinks/csv_sink.ts";
+import { LogWriteError } from "./sinks/log_write_error.ts";
+import { reserveRoom } from "./disk_reserve.ts";
+import type { LogWriteFailure } from "../schema/run_manifest.ts";
 import { writeCsvSchema } from "./sinks/csv_schema.ts";
 import { withStopRule } from "./stop_rule.ts";
 import { listenForStop, type StopListener } from "./stop_signals.ts";
@@ -53,6 +56,8 @@ export interface Execution {
   drills: RunningDrills | null;
   /** The machine's CPU contention from ms 0 to the end of the schedule (null: unknown here). */
   contention: CpuContention | null;
+  /** The log write that failed and stopped the run (a full disk), or null: every row was written. */
+  writeFailure: LogWriteFailure | null;
 }
 
 /** Runs the prepared schedule from ms 0 to its end (or its stop) and closes every sink. */
@@ -64,11 +69,30 @@ export async function executeRun(run: PreparedRun, o: RunOptions): Promise<Execu
     tools: CsvSink.open(dir, "tools"),
   };
   const outputs = o.saveOutputs ? new OutputsSink(join(dir, "outputs.jsonl")) : null;
+  // Room for the final run.json should a log write fail for want of space (runner/disk_reserve.ts).
+  reserveRoom(dir);
+  // The first failed log write (a full disk) stops the run: every sink is sealed, so the log on disk is what was
+  // written before it (each file cut back to its last whole line), and the run is finalised as `write_failed`.
+  let writeFailure: LogWriteFailure | null = null;
   const flushAll = () => {
-    sinks.requests.flush();
-    sinks.attempts.flush();
-    sinks.tools.flush();
-    outputs?.flush();
+    if (writeFailure) return;
+    try {
+      sinks.requests.flush();
+      sinks.attempts.flush();
+      sinks.tools.flush();
+      outputs?.flush();
+    } catch (e) {
+      if (!(e instanceof LogWriteError)) throw e;
+      writeFailure = {
+        file: e.path.slice(dir.length + 1),
+        code: e.code,
+        message: (e.cause as Error)?.message ?? e.message,
+        at_ms: clock.now(),
+      };
+      for (const sink of Object.values(sinks)) sink.seal();
+      outputs?.seal();
+      onStop();
+    }
   };
   // Rows reach the file within flush_ms of being appended; a run with nothing to write sets no timer.
   let flushTimer: ReturnType<typeof setTimeout> | null = null;
@@ -221,6 +245,7 @@ export async function executeRun(run: PreparedRun, o: RunOptions): Promise<Execu
       serverSink: polling.sink,
       drills,
       contention,
+      writeFailure,
     };
   } catch (e) {
     waker?.close();

@@ -18,6 +18,8 @@ import { readLogCsvBatches } from "./sinks/csv_read_batches.ts";
 import { csvToParquet } from "./sinks/parquet_writer.ts";
 import { writeCsvSchema } from "./sinks/csv_schema.ts";
 import { timelineUrl } from "./timeline_probe.ts";
+import { releaseRoom } from "./disk_reserve.ts";
+import type { LogWriteFailure } from "../schema/run_manifest.ts";
 import { readOwnProc } from "./cpu_contention.ts";
 
 export interface FinaliseOptions {
@@ -35,6 +37,12 @@ export interface FinaliseOptions {
   lagLimitMs?: number | null | undefined;
   /** The machine's CPU contention over the run (runner/cpu_contention.ts); null: unknown here; absent: not measured. */
   contention?: CpuContention | null;
+  /**
+   * The log write that stopped the run (a full disk; runner/execute.ts), or null/absent. Then only what is on disk
+   * is finalised: no server timeline is fetched, no Parquet written, the CSV files kept whatever the formats, the
+   * row count not held to the schedule, and run.json says `write_failed` with the failure.
+   */
+  writeFailure?: LogWriteFailure | null;
 }
 
 /** Read size of the file hashes: one buffer of this size, reused. */
@@ -57,8 +65,10 @@ export async function finaliseRun(
   o: FinaliseOptions,
 ): Promise<{ manifest: RunManifest; summary: RequestSummary }> {
   const endedMs = o.clock.now();
+  const failed = o.writeFailure ?? null;
   const sink = o.serverSink ?? null;
-  const dropped = o.serverTimeline
+  if (failed) sink?.seal();
+  const dropped = o.serverTimeline && !failed
     ? await copyServerTimelines(dir, o.targets, {
       epochUnixMs: o.clock.epochUnixMs,
       endedMs,
@@ -69,7 +79,7 @@ export async function finaliseRun(
   sink?.close();
 
   const formats = manifest.runner.formats;
-  const parquet = formats.includes("parquet");
+  const parquet = formats.includes("parquet") && !failed;
   const identity = { run_id: manifest.run_id, epoch_iso: manifest.epoch_iso };
   // One pass over requests.csv: validated, tallied and (if asked) written as Parquet.
   const tally = new RequestTally();
@@ -87,7 +97,7 @@ export async function finaliseRun(
       }),
       o.contention,
     ),
-    status: o.interrupted ? "interrupted" : "complete",
+    status: failed ? "write_failed" : o.interrupted ? "interrupted" : "complete",
     ended_ms: endedMs,
     retries: o.retries,
     retry_budget_exhausted: o.retryBudgetExhausted,
@@ -99,8 +109,9 @@ export async function finaliseRun(
       ? {}
       : { stopped_by_signal: manifest.result.stopped_by_signal }),
     ...(dropped ? { server_rows_dropped: dropped } : {}),
+    ...(failed ? { write_error: failed } : {}),
   };
-  if (manifest.plan.mode === "open" && summary.offered !== manifest.plan.scheduled_requests) {
+  if (!failed && manifest.plan.mode === "open" && summary.offered !== manifest.plan.scheduled_requests) {
     if (parquet) Deno.removeSync(join(dir, "requests.parquet"));
     throw new Error(
       `${dir}: ${summary.offered} request rows for ${manifest.plan.scheduled_requests} scheduled requests: the log is incomplete`,
@@ -111,20 +122,38 @@ export async function finaliseRun(
     const csv = join(dir, `${table}.csv`);
     if (!exists(csv)) continue;
     if (parquet && table !== "requests") await csvToParquet(dir, table, { identity });
+    // A run stopped by a failed write keeps its CSVs (its only log) and the sidecars written at ms 0.
+    if (failed) continue;
     if (formats.includes("csv")) writeCsvSchema(dir, table, { identity });
     else {
       Deno.removeSync(csv);
       removeIfThere(join(dir, csvSchemaFile(table)));
     }
   }
+  releaseRoom(dir);
   manifest.files = {};
   for (const e of [...Deno.readDirSync(dir)].sort((a, b) => a.name.localeCompare(b.name))) {
     if (!e.isFile || e.name === "run.json") continue;
     manifest.files[e.name] = await sha256File(join(dir, e.name));
   }
   const valid = RunManifest.parse(manifest);
-  Deno.writeTextFileSync(join(dir, "run.json"), JSON.stringify(valid, null, 2) + "\n");
+  writeRunJson(dir, JSON.stringify(valid, null, 2) + "\n");
   return { manifest: valid, summary };
+}
+
+/**
+ * Replaces run.json whole or not at all: written beside it and renamed over it, so a write that fails (a full disk)
+ * leaves the run.json of ms 0 (`running`: read as a killed run), never half a file.
+ */
+function writeRunJson(dir: string, text: string): void {
+  const tmp = join(dir, ".run.json.tmp");
+  try {
+    Deno.writeTextFileSync(tmp, text);
+    Deno.renameSync(tmp, join(dir, "run.json"));
+  } catch (e) {
+    removeIfThere(tmp);
+    throw e;
+  }
 }
 
 /**

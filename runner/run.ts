@@ -63,6 +63,7 @@ export async function runLoadTest(o: RunOptions): Promise<RunResult> {
     retryPastDeadline: x.retry.pastDeadline,
     lagLimitMs: o.lagLimitMs ?? RUNNER_DEFAULTS.lag_limit_ms,
     contention: x.contention,
+    writeFailure: x.writeFailure,
   });
   return { dir, ...final };
 }

@@ -107,6 +107,30 @@ export const SweepStoppedBy = z.object({
 }).strict();
 export type SweepStoppedBy = z.infer<typeof SweepStoppedBy>;
 
+/** How a run ended (run.json `result.status`); see {@linkcode logEndsEarly}. */
+export const RunStatus = z.enum(["running", "complete", "interrupted", "write_failed"]);
+export type RunStatus = z.infer<typeof RunStatus>;
+
+/**
+ * True when a run's log may end before its schedule does, its last rows missing: killed before finalising
+ * (`running`) or stopped by a log write that failed (`write_failed`). Such a log is read as a killed run's.
+ */
+export function logEndsEarly(result: { status: RunStatus }): boolean {
+  return result.status === "running" || result.status === "write_failed";
+}
+
+/** The log write that stopped a run (status `write_failed`). */
+export const LogWriteFailure = z.object({
+  /** The file's name in the run folder. */
+  file: z.string(),
+  /** The system error code (`ENOSPC` a full disk, `EDQUOT` a quota, `EFBIG` a file too large, …); null: none given. */
+  code: z.string().nullable(),
+  message: z.string(),
+  /** Run time of the failure (ms). */
+  at_ms: z.number(),
+}).strict();
+export type LogWriteFailure = z.infer<typeof LogWriteFailure>;
+
 /** Signals that stop a run cleanly (the first one finalises it; a second exits at once). */
 export const StopSignal = z.enum(["SIGINT", "SIGTERM", "SIGHUP"]);
 export type StopSignal = z.infer<typeof StopSignal>;
@@ -256,7 +280,12 @@ export const RunManifest = z.object({
   }).strict(),
   /** How the run ended and whether the client kept up. */
   result: z.object({
-    status: z.enum(["running", "complete", "interrupted"]),
+    /**
+     * `write_failed`: a log file could not be written (a full disk: `write_error` says which file and why); the run
+     * stopped there and its log ends early, as a killed run's does (rows after the failure are not on disk), but it
+     * was finalised: counts and file hashes are of what is on disk.
+     */
+    status: RunStatus,
     ended_ms: z.number(),
     offered: z.number().int(),
     not_sent: z.number().int(),
@@ -308,6 +337,8 @@ export const RunManifest = z.object({
      * written to the server table (absent: none dropped, or no timeline fetched).
      */
     server_rows_dropped: z.number().int().nonnegative().optional(),
+    /** Status `write_failed` only: the first log write that failed (absent otherwise, and in older runs). */
+    write_error: LogWriteFailure.optional(),
   }).strict(),
   /** How the server table was filled: each server's source, its columns' origins, its polls (absent in older runs). */
   server_metrics: ServerMetricsRecord.optional(),

@@ -2,7 +2,7 @@ import pl from "nodejs-polars";
 import { join } from "node:path";
 import { InputError } from "../../schema/errors.ts";
 import { TABLE_SINCE_MINOR, type TableName } from "../../schema/events.ts";
-import type { RunManifest } from "../../schema/run_manifest.ts";
+import { logEndsEarly, type RunManifest } from "../../schema/run_manifest.ts";
 import { type AnyManifest, type ImportedManifest, isImported, isRunnerRun } from "../../schema/imported_manifest.ts";
 import { isProduction } from "../../schema/production_manifest.ts";
 import { clipManifests, type E2eDeadlines, endOpenedRun, type RunEnd } from "./run_end.ts";
@@ -79,8 +79,17 @@ export async function openRun(path: string, options: OpenRunOptions = {}): Promi
   const shards: OpenedTable[][] = [];
   for (const [k, dir] of dirs.entries()) {
     const m = manifests[k]! as RunManifest | ImportedManifest;
-    const running = isRunnerRun(m) && m.result.status === "running";
-    if (running) warning(`${join(dir, "run.json")}: result.status is "running": the run was killed before finalising`);
+    // A killed run, or one a failed log write stopped (a full disk): its log may end early, mid-request.
+    const running = isRunnerRun(m) && logEndsEarly(m.result);
+    if (running) {
+      warning(
+        m.result.status === "running"
+          ? `${join(dir, "run.json")}: result.status is "running": the run was killed before finalising`
+          : `${join(dir, "run.json")}: result.status is "write_failed": a log write failed (${
+            m.result.write_error?.file ?? "?"
+          }: ${m.result.write_error?.code ?? m.result.write_error?.message ?? "?"}), the log ends there`,
+      );
+    }
     const tables: OpenedTable[] = [];
     for (const table of [...REQUIRED, "server" as const, "phases" as const]) {
       const name = `${table}.${format}`;
@@ -129,7 +138,7 @@ export async function openRun(path: string, options: OpenRunOptions = {}): Promi
     // A killed shard's log may end mid-request.
     lenient: (k) => {
       const m = manifests[k]!;
-      return isRunnerRun(m) && m.result.status === "running";
+      return isRunnerRun(m) && logEndsEarly(m.result);
     },
   };
 }

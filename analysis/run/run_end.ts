@@ -7,6 +7,7 @@
 import pl from "nodejs-polars";
 import { InputError } from "../../schema/errors.ts";
 import { type AnyManifest, isRunnerRun } from "../../schema/imported_manifest.ts";
+import { logEndsEarly } from "../../schema/run_manifest.ts";
 import { restoreFromSchedule } from "./_restore_rows.ts";
 import { count, countBetween, cutOffRows } from "./_cut_off_rows.ts";
 import {
@@ -115,14 +116,15 @@ async function findRunEnd(
   const cuts = await Promise.all(shards.map(shardCut));
   const known = cuts.filter((c): c is { cut: number; rule: string } => c.cut !== null);
   if (!known.length) return { end: completeRunEnd(planned_stages), restored: shards.map(() => null) };
-  const killed = shards.some((s) => isRunnerRun(s.manifest) && s.manifest.result.status === "running");
+  // A run stopped by a failed log write (`write_failed`) is read as a killed one: its log ends where the disk filled.
+  const killed = shards.some((s) => isRunnerRun(s.manifest) && logEndsEarly(s.manifest.result));
   const logEnd = Math.min(...known.map((c) => c.cut));
   const restored: (pl.DataFrame | null)[] = [];
   const rows: pl.LazyDataFrame[] = [];
   let beyond = 0;
   const cutOffs: CutOffRequest[] = [];
   for (const s of shards) {
-    const r = isRunnerRun(s.manifest) && s.manifest.result.status === "running"
+    const r = isRunnerRun(s.manifest) && logEndsEarly(s.manifest.result)
       ? await restoreFromSchedule(s.dir, s.manifest, s.requests, logEnd, check, warning)
       : { rows: null, after_cut: null };
     restored.push(r.rows);

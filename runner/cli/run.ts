@@ -8,7 +8,7 @@ import { InputError } from "../../schema/errors.ts";
 import { formatRunSummary } from "../run_summary.ts";
 import { parseRouteUrls } from "../resolve_routes.ts";
 import { runLoadTest } from "../run.ts";
-import { runVerdict } from "../verdict.ts";
+import { finishedRunVerdict } from "../verdict.ts";
 import { EXIT_PREFLIGHT, PreflightError } from "../preflight.ts";
 import { RUN_COMMAND } from "./run_flags.ts";
 import { startAtProblem } from "./start_at.ts";
@@ -111,7 +111,7 @@ if (import.meta.main) {
       console.log(`run written to ${dir}`);
     }
     // The run is finalised either way; a run in which nothing succeeded says so and exits non-zero.
-    const verdict = runVerdict(summary);
+    const verdict = finishedRunVerdict(manifest.result, summary);
     if (verdict.message) console.error(`${verdict.message}; the run is finalised in ${dir} (exit ${verdict.exitCode})`);
     return verdict.exitCode;
   });

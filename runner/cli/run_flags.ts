@@ -232,6 +232,8 @@ export const RUN_COMMAND = {
     3: "no request succeeded: zero `ok` among the offered requests; the run is still finalised",
     4: "a target failed the pre-flight probe: nothing was run or written",
     5: "a worker of `--workers` (`--as-worker`) its parent stopped before the start: nothing was sent",
+    6: "a log file could not be written (a full disk): the run stopped there and what is on disk is finalised, " +
+      "`write_failed`",
     "128+n": "a second signal n (the first SIGINT, SIGTERM or SIGHUP finalises the run, `interrupted`)",
   },
 } as const satisfies CommandSpec;

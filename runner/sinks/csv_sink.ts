@@ -1,6 +1,7 @@
 import { COLUMNS, type TableName } from "../../schema/events.ts";
 import type { RowOf } from "../../schema/column_kinds.ts";
 import { logCsvHeader, logCsvLine } from "../../schema/log_encode.ts";
+import { appendWhole } from "./log_write_error.ts";
 
 /** Options for {@linkcode CsvSink.open}. */
 export interface CsvSinkOptions {
@@ -57,6 +58,7 @@ export class CsvSink<T extends TableName> {
   readonly #encoder = new TextEncoder();
   #buffer: string[] = [];
   #closed = false;
+  #sealed = false;
   #written = 0;
 
   private constructor(path: string, table: T, file: Deno.FsFile) {
@@ -94,8 +96,9 @@ export class CsvSink<T extends TableName> {
     return this.#written;
   }
 
-  /** Buffers one row; nothing reaches the file before {@linkcode CsvSink.flush}. */
+  /** Buffers one row; nothing reaches the file before {@linkcode CsvSink.flush}. Dropped once sealed. */
   append(row: RowOf<T>): void {
+    if (this.#sealed) return;
     if (this.#closed) throw new TypeError(`${this.path}: append after close`);
     let line: string;
     try {
@@ -107,14 +110,34 @@ export class CsvSink<T extends TableName> {
     this.#buffer.push(line);
   }
 
-  /** Writes every buffered row in one write of complete lines; returns how many. */
+  /**
+   * Writes every buffered row in one write of complete lines; returns how many. A write that fails (a full disk)
+   * leaves the file as it was before this flush and throws a `LogWriteError` (runner/sinks/log_write_error.ts);
+   * the sink then takes no more rows ({@linkcode CsvSink.seal}).
+   */
   flush(): number {
     const rows = this.#buffer;
     if (rows.length === 0) return 0;
     this.#buffer = [];
-    writeAll(this.#file, this.#encoder.encode(rows.join("")));
+    try {
+      appendWhole(this.#file, this.path, this.#encoder.encode(rows.join("")));
+    } catch (e) {
+      this.seal();
+      throw e;
+    }
     this.#written += rows.length;
     return rows.length;
+  }
+
+  /** From now on rows are dropped, never written (the run stopped on a failed write); the file stays as it is. */
+  seal(): void {
+    this.#sealed = true;
+    this.#buffer = [];
+  }
+
+  /** True once {@linkcode CsvSink.seal} was called. */
+  get sealed(): boolean {
+    return this.#sealed;
   }
 
   /** Flushes what is buffered and closes the file. Closing twice is a no-op. */

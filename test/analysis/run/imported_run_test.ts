@@ -165,8 +165,11 @@ Deno.test("the report's first lines are an imported run's caveats", async () => 
   const r = buildReport(run, POLICY);
   assert.match(r.verdicts[0]!, /^IMPORTED RUN: requests written by aiperf/);
   assert.ok(r.verdicts.includes("the source lacks scheduled_ms: no schedule: latency from send"));
-  const first = r.html.indexOf("IMPORTED RUN");
-  assert.ok(first > 0 && first < r.html.indexOf("<h1>"), "the caveats stand above the headline");
+  // The first screen (docs/verdicts.md): the verdict line, the cards, then one line per caveat, before any figure.
+  const lines = r.html.indexOf('<ul class="gp-caveat-lines">');
+  const first = r.html.indexOf("IMPORTED RUN", lines);
+  assert.ok(lines > 0 && first > lines, "the import's caveat is one of the first screen's caveat lines");
+  assert.ok(first < r.html.indexOf('class="gp-plot'), "the caveat lines stand above the figures");
 });
 
 Deno.test("the report's knee note of a closed-loop import names the run by id, not its folder", async () => {
