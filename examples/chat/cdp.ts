@@ -26,11 +26,18 @@ export interface PageProblem {
 
 /** A running Chromium, driven over one WebSocket (one flat session per page). */
 export interface Browser {
+  /** The Chromium process's id. */
+  readonly pid: number;
+  /** Its profile folder (`--user-data-dir`, on every one of its processes' command lines; removed on close). */
+  readonly profile: string;
   /** Opens a page at `url` and waits for its load event. */
   newPage(url: string): Promise<Page>;
   /** Uncaught exceptions and console errors of every page so far. */
   problems(): PageProblem[];
-  /** Closes the connection and kills the process (SIGKILL after 5 s). Safe to call twice. */
+  /**
+   * Closes the connection, kills the process (SIGKILL after 5 s) and waits for its exit, so no defunct process is left.
+   * Safe to call twice. A connection that closes by itself (Chromium exited or was killed) does the same.
+   */
   close(): Promise<void>;
 }
 
@@ -99,7 +106,7 @@ export async function launchChromium(options: LaunchOptions): Promise<Browser> {
   };
   try {
     const wsUrl = await devtoolsUrl(child.stderr, options.startTimeoutMs ?? 20_000);
-    return await connect(wsUrl, options.commandTimeoutMs ?? 20_000, kill);
+    return await connect(wsUrl, options.commandTimeoutMs ?? 20_000, kill, { pid: child.pid, profile });
   } catch (e) {
     await kill();
     throw e;
@@ -127,15 +134,37 @@ function devtoolsUrl(stderr: ReadableStream<Uint8Array>, timeoutMs: number): Pro
   return withTimeout(read, timeoutMs, `Chromium printed no DevTools URL (${seen.slice(-300)})`);
 }
 
-async function connect(wsUrl: string, commandTimeoutMs: number, kill: () => Promise<void>): Promise<Browser> {
+/**
+ * The error of every DevTools call once the connection is gone (Chromium exited, crashed or was killed): one message
+ * that says what happened, whatever call met it.
+ */
+export class BrowserGoneError extends Error {
+  constructor(readonly pid: number, readonly method: string) {
+    super(`the DevTools connection to Chromium (pid ${pid}) closed during ${method}: the browser exited or was killed`);
+    this.name = "BrowserGoneError";
+  }
+}
+
+async function connect(
+  wsUrl: string,
+  commandTimeoutMs: number,
+  kill: () => Promise<void>,
+  proc: { pid: number; profile: string },
+): Promise<Browser> {
   const ws = new WebSocket(wsUrl);
-  await new Promise<void>((resolve, reject) => {
-    ws.onopen = () => resolve();
-    ws.onerror = () => reject(new Error(`cannot connect to ${wsUrl}`));
-  });
+  await withTimeout(
+    new Promise<void>((resolve, reject) => {
+      ws.onopen = () => resolve();
+      ws.onerror = () => reject(new Error(`cannot connect to ${wsUrl}`));
+    }),
+    commandTimeoutMs,
+    `the DevTools connection to ${wsUrl} did not open`,
+  );
+  // After the open, an error is followed by a close, which settles every call; nothing more to do here.
+  ws.onerror = () => {};
   let nextId = 0;
   const pending = new Map<number, Pending>();
-  const waiters = new Map<string, ((params: unknown) => void)[]>();
+  const waiters = new Map<string, { resolve(params: unknown): void; reject(e: Error): void }[]>();
   const problems: PageProblem[] = [];
   ws.onmessage = (ev) => {
     const msg = JSON.parse(ev.data as string);
@@ -143,13 +172,14 @@ async function connect(wsUrl: string, commandTimeoutMs: number, kill: () => Prom
       const p = pending.get(msg.id);
       if (!p) return;
       pending.delete(msg.id);
+      methods.delete(msg.id);
       clearTimeout(p.timer);
       if (msg.error) p.reject(new Error(`CDP: ${msg.error.message} (${msg.error.code})`));
       else p.resolve(msg.result);
       return;
     }
     const key = `${msg.sessionId ?? ""} ${msg.method}`;
-    for (const w of waiters.get(key)?.splice(0) ?? []) w(msg.params);
+    for (const w of waiters.get(key)?.splice(0) ?? []) w.resolve(msg.params);
     if (msg.method === "Runtime.exceptionThrown") {
       const d = msg.params.exceptionDetails;
       problems.push({ page: msg.sessionId, text: d.exception?.description ?? d.text });
@@ -160,32 +190,43 @@ async function connect(wsUrl: string, commandTimeoutMs: number, kill: () => Prom
       });
     }
   };
+  const methods = new Map<number, string>();
   ws.onclose = () => {
-    for (const p of pending.values()) {
+    for (const [id, p] of pending) {
       clearTimeout(p.timer);
-      p.reject(new Error("the DevTools connection closed"));
+      p.reject(new BrowserGoneError(proc.pid, methods.get(id) ?? "a call"));
     }
     pending.clear();
+    for (const [key, ws] of waiters) for (const w of ws) w.reject(new BrowserGoneError(proc.pid, key.split(" ")[1]!));
+    waiters.clear();
+    // The connection closes when Chromium ends: kill it (if it still runs) and wait for it, so it is never left
+    // defunct, even when no one calls close().
+    kill().catch(() => {});
   };
   const send = <T>(method: string, params: Record<string, unknown> = {}, sessionId?: string): Promise<T> =>
     new Promise((resolve, reject) => {
-      if (ws.readyState !== WebSocket.OPEN) return reject(new Error(`CDP ${method}: the connection is closed`));
+      if (ws.readyState !== WebSocket.OPEN) return reject(new BrowserGoneError(proc.pid, method));
       const id = ++nextId;
       const timer = setTimeout(() => {
         pending.delete(id);
+        methods.delete(id);
         reject(new Error(`CDP ${method}: no answer in ${commandTimeoutMs} ms`));
       }, commandTimeoutMs);
+      methods.set(id, method);
       pending.set(id, { resolve: resolve as (v: unknown) => void, reject, timer });
       ws.send(JSON.stringify({ id, method, params, ...(sessionId ? { sessionId } : {}) }));
     });
   const once = (sessionId: string, method: string): Promise<unknown> =>
-    new Promise((resolve) => {
+    new Promise((resolve, reject) => {
+      if (ws.readyState !== WebSocket.OPEN) return reject(new BrowserGoneError(proc.pid, method));
       const key = `${sessionId} ${method}`;
-      waiters.set(key, [...(waiters.get(key) ?? []), resolve]);
+      waiters.set(key, [...(waiters.get(key) ?? []), { resolve, reject }]);
     });
 
   let closed: Promise<void> | null = null;
   return {
+    pid: proc.pid,
+    profile: proc.profile,
     async newPage(url) {
       const { targetId } = await send<{ targetId: string }>("Target.createTarget", {
         url: "about:blank",
@@ -195,6 +236,7 @@ async function connect(wsUrl: string, commandTimeoutMs: number, kill: () => Prom
       await send("Page.enable", {}, sessionId);
       await send("Runtime.enable", {}, sessionId);
       const loaded = once(sessionId, "Page.loadEventFired");
+      loaded.catch(() => {}); // awaited below; a close before then must not be an unhandled rejection
       await send("Page.navigate", { url }, sessionId);
       await withTimeout(loaded, commandTimeoutMs, `${url}: no load event`);
       const evaluate = async <T>(expression: string): Promise<T> => {

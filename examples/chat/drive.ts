@@ -14,7 +14,7 @@ import { type CommandSpec, runCommand } from "../../lib/command.ts";
 import { mulberry32 } from "../../lib/prng.ts";
 import { InputError } from "../../schema/errors.ts";
 import { startSimProcess } from "../../scripts/_sim_process.ts";
-import { type Browser, launchChromium, type PageProblem } from "./cdp.ts";
+import { type Browser, BrowserGoneError, launchChromium, type PageProblem } from "./cdp.ts";
 import { type ChatPage, openChatPage, pageCounts, typeQuestion } from "./chat_page.ts";
 import { type AppProcess, startAppProcess } from "./app_process.ts";
 import { QUESTIONS } from "./prompt.ts";
@@ -116,6 +116,14 @@ export async function driveChat(o: DriveOptions): Promise<DriveResult> {
   };
   Deno.addSignalListener("SIGINT", onSignal);
   Deno.addSignalListener("SIGTERM", onSignal);
+  // The first failure of a click (run in the pages' chains, not awaited where it happens) or of any promise nobody
+  // awaits: the clicks stop at the next arrival and the error is thrown from here, so everything above is stopped.
+  let failure: unknown = null;
+  const onUnhandled = (e: PromiseRejectionEvent) => {
+    e.preventDefault();
+    failure ??= e.reason;
+  };
+  globalThis.addEventListener("unhandledrejection", onUnhandled);
   try {
     app = await startAppProcess({
       root: ROOT,
@@ -124,6 +132,7 @@ export async function driveChat(o: DriveOptions): Promise<DriveResult> {
     });
     log(`simulator ${sim.url} (${o.profile}), chat app ${app.url}, recording into ${o.dir}`);
     browser = await launchChromium({ executable: chromium });
+    log(`headless Chromium pid ${browser.pid} (profile ${browser.profile})`);
     const pages: ChatPage[] = [];
     for (let i = 0; i < o.pages; i++) pages.push(await openChatPage(browser, app.url, questions[i] ?? null));
     log(
@@ -135,13 +144,17 @@ export async function driveChat(o: DriveOptions): Promise<DriveResult> {
     let nextReport = 5000;
     for (const [i, at] of arrivals.entries()) {
       await sleep(start + at - performance.now());
+      if (failure) throw failure;
       const d = pages[i % pages.length]!;
       const next = questions[i + pages.length] ?? null;
       d.chain = d.chain.then(async () => {
+        if (failure) return;
         lags.push(performance.now() - start - at);
         await d.page.click(d.send.x, d.send.y);
         clicks++;
         if (next) await typeQuestion(d.page, next); // ready for this page's next click
+      }).catch((e) => {
+        failure ??= e;
       });
       if (at >= nextReport) {
         const c = await pageCounts(pages);
@@ -150,6 +163,7 @@ export async function driveChat(o: DriveOptions): Promise<DriveResult> {
       }
     }
     await Promise.all(pages.map((d) => d.chain));
+    if (failure) throw failure;
     const until = performance.now() + o.wait_s * 1000;
     let counts = await pageCounts(pages);
     while (performance.now() < until) {
@@ -181,9 +195,18 @@ export async function driveChat(o: DriveOptions): Promise<DriveResult> {
       problems,
       app_output: appOutput,
     };
+  } catch (e) {
+    throw e instanceof BrowserGoneError
+      ? new Error(
+        `${e.message}; the clicks stopped and the app (its recorder closed), the simulator and Chromium were stopped. ` +
+          `${o.dir} holds what was recorded before`,
+        { cause: e },
+      )
+      : e;
   } finally {
     Deno.removeSignalListener("SIGINT", onSignal);
     Deno.removeSignalListener("SIGTERM", onSignal);
+    globalThis.removeEventListener("unhandledrejection", onUnhandled);
     await stopAll();
   }
 }
