@@ -193,17 +193,19 @@ function serve(req: Request, ctx: ChatContext, answer: Answer, o: ServeOptions):
   };
   let controller: ReadableStreamDefaultController<Uint8Array> | undefined;
   let open = true;
+  // Deno's body writer takes an enqueued chunk at once; when the client is gone, it cancels the stream inside
+  // enqueue (the source's cancel() below runs and `open` turns false), so `open` is read again before close.
   const write = (text: string, close: boolean) => {
-    if (!open || !controller) return;
-    if (text) controller.enqueue(encoder.encode(text));
-    if (close) {
+    if (open && controller && text) controller.enqueue(encoder.encode(text));
+    if (open && controller && close) {
       open = false;
       end();
       controller.close();
     }
   };
   const terminate = () => {
-    ctx.engine.cancel(seq);
+    // The engine has stopped (sim stop): nothing to free, and the client did not leave.
+    seq.cancelled = true;
     if (open && controller) {
       open = false;
       controller.error(new Error(STOPPED));
@@ -223,7 +225,10 @@ function serve(req: Request, ctx: ChatContext, answer: Answer, o: ServeOptions):
         start(c) {
           controller = c;
         },
+        // The client went away (or stopped reading) before the answer was complete: the engine drops the
+        // sequence, frees its slot and KV, and counts it client_closed. After the last chunk it is finished.
         cancel() {
+          if (!open) return;
           open = false;
           end();
           ctx.engine.cancel(seq);

@@ -22,6 +22,11 @@ export interface EngineSnapshot {
   shed: number;
   /** Refused by the rate limits (429 quota), never queued. */
   rate_limited: number;
+  /**
+   * Left by their client before their answer was complete: queued (never admitted), or admitted and dropped from the
+   * batch before their last token (never finished), their slot and KV freed.
+   */
+  client_closed: number;
   errors: number;
   late_steps: number;
 }
@@ -45,7 +50,7 @@ export class Engine {
   readonly #stallTimers = new Set<ReturnType<typeof setTimeout>>();
   #nextId = 0;
   #tick: ReturnType<typeof setInterval> | undefined;
-  #counts = { admitted: 0, finished: 0, shed: 0, rate_limited: 0, errors: 0 };
+  #counts = { admitted: 0, finished: 0, shed: 0, rate_limited: 0, client_closed: 0, errors: 0 };
 
   constructor(profile: SimProfile, now: () => number = () => performance.now()) {
     this.#profile = profile;
@@ -96,9 +101,14 @@ export class Engine {
     return "shed";
   }
 
-  /** The client of `seq` went away: forget it if queued, else the replica drops it at its next step. */
+  /**
+   * The client of `seq` went away before its answer was complete: forget it if queued, else the replica drops it at
+   * its next step (or at once, inside `onToken`). Counted once as `client_closed`.
+   */
   cancel(seq: SimSequence): void {
+    if (seq.cancelled) return;
     seq.cancelled = true;
+    this.#counts.client_closed++;
     this.queue.remove(seq);
   }
 

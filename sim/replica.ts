@@ -179,6 +179,8 @@ export class Replica {
       if (!this.#keep(slot)) continue;
       const { seq } = slot;
       if (slot.generated < seq.outputTokens) seq.onToken(slot.generated++);
+      // A client that left while its token was written (its stream cancelled inside onToken) is dropped, not finished.
+      if (!this.#keep(slot)) continue;
       if (slot.generated >= seq.outputTokens) {
         this.kvReserved -= seq.kvTokens;
         seq.onFinish();
