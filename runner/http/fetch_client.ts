@@ -93,8 +93,11 @@ function fetchErrorKind(err: unknown, afterHead: boolean): TransportErrorKind {
     if (/connection refused|os error 111|ConnectionRefused/i.test(msg)) return "connect_refused";
     if (/tcp connect error|dns error|connect error|timed out/i.test(msg)) return "connect_error";
   }
+  // After the head every body failure is `stream_cut`: fetch says "error reading a body from connection" alike for a
+  // bad chunk size, a chunk cut short and a missing last chunk, and the raw client names them the same (transport_error.ts).
+  if (afterHead) return "stream_cut";
   if (/invalid (HTTP|chunk|header|status)|parse error|invalid response|header (name|value)/i.test(msg)) {
     return "protocol_error";
   }
-  return afterHead ? "stream_cut" : "connection_reset";
+  return "connection_reset";
 }

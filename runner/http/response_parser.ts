@@ -6,6 +6,14 @@ export class ProtocolError extends Error {
   }
 }
 
+/**
+ * A chunked body whose framing breaks after the head (a bad chunk size, chunk data not followed by CRLF, a bad
+ * trailer): `stream_cut`, as fetch names it (transport_error.ts), not the head's `protocol_error`.
+ */
+export class ChunkFramingError extends ProtocolError {
+  readonly inBody = true;
+}
+
 /** Receives what `ResponseParser.feed` found, in order. */
 export interface ResponseSink {
   /** A final (non-1xx) status line and its headers, names lower-cased. */
@@ -96,7 +104,7 @@ export class ResponseParser {
           const lf = buf.indexOf(10, i);
           const stop = lf === -1 || lf >= end ? end : lf;
           this.#extLen += stop - i;
-          if (this.#extLen > 4096) throw new ProtocolError("chunk extension longer than 4096 bytes");
+          if (this.#extLen > 4096) throw new ChunkFramingError("chunk extension longer than 4096 bytes");
           i = stop;
           if (stop < end) this.#endSizeLine(), i++;
           break;
@@ -126,28 +134,28 @@ export class ResponseParser {
       case S.Size: {
         const d = hexValue(b);
         if (d >= 0) {
-          if (++this.#digits > MAX_SIZE_DIGITS) throw new ProtocolError("chunk size too large");
+          if (++this.#digits > MAX_SIZE_DIGITS) throw new ChunkFramingError("chunk size too large");
           this.#remaining = this.#remaining * 16 + d;
         } else if (this.#digits === 0) {
-          throw new ProtocolError(`invalid chunk size byte 0x${b.toString(16)}`);
+          throw new ChunkFramingError(`invalid chunk size byte 0x${b.toString(16)}`);
         } else if (b === 59 || b === 32 || b === 9) {
           this.#state = S.SizeExt;
           this.#extLen = 0;
         } else if (b === 13) this.#state = S.SizeLf;
         else if (b === 10) this.#endSizeLine();
-        else throw new ProtocolError(`invalid chunk size byte 0x${b.toString(16)}`);
+        else throw new ChunkFramingError(`invalid chunk size byte 0x${b.toString(16)}`);
         return;
       }
       case S.SizeLf:
-        if (b !== 10) throw new ProtocolError("chunk size line not ended by CRLF");
+        if (b !== 10) throw new ChunkFramingError("chunk size line not ended by CRLF");
         return this.#endSizeLine();
       case S.DataCr:
         if (b === 13) this.#state = S.DataLf;
         else if (b === 10) this.#startSize();
-        else throw new ProtocolError("chunk data not followed by CRLF");
+        else throw new ChunkFramingError("chunk data not followed by CRLF");
         return;
       case S.DataLf:
-        if (b !== 10) throw new ProtocolError("chunk data not followed by CRLF");
+        if (b !== 10) throw new ChunkFramingError("chunk data not followed by CRLF");
         return this.#startSize();
       case S.TrailerStart:
         if (b === 13) this.#state = S.TrailerLf;
@@ -155,7 +163,7 @@ export class ResponseParser {
         else this.#state = S.TrailerLine;
         return;
       case S.TrailerLf:
-        if (b !== 10) throw new ProtocolError("chunked trailer not ended by CRLF");
+        if (b !== 10) throw new ChunkFramingError("chunked trailer not ended by CRLF");
         this.#state = S.Done;
         return;
     }

@@ -6,10 +6,15 @@ export type ExchangePhase = "connect" | "request" | "body";
 /**
  * Names a transport failure for `error_kind`. Refused connects are `connect_refused`, other
  * connect failures `connect_error`; a failure before the response head is `connection_reset`,
- * after it `stream_cut`. Errors named `ProtocolError` (bad bytes) are `protocol_error`.
+ * after it `stream_cut`. Errors named `ProtocolError` (bad bytes) are `protocol_error`, except a chunked body's framing
+ * broken after the head (a bad chunk size, a chunk not ended by CRLF): `stream_cut`, as the fetch client must name it —
+ * fetch reports a bad chunk, a chunk cut short and a missing last chunk with one message.
  */
 export function classifyError(err: unknown, phase: ExchangePhase): TransportErrorKind {
-  if (err instanceof Error && err.name === "ProtocolError") return "protocol_error";
+  // A chunked body's framing broken after the head is a cut body, as fetch (hyper) reports it: one kind for both.
+  if (err instanceof Error && err.name === "ProtocolError") {
+    return "inBody" in err && err.inBody === true ? "stream_cut" : "protocol_error";
+  }
   if (err instanceof DOMException && err.name === "AbortError") return "aborted";
   if (phase === "connect") {
     return err instanceof Deno.errors.ConnectionRefused || /refused/i.test(messageOf(err))

@@ -71,7 +71,8 @@ const STREAMED: Row[] = [
   // Closed after reading the request, before any answer byte: an attempt of its own, never a hidden resend.
   ["reset", "transport_error", "connection_reset", 2],
   ["garbage", "transport_error", "protocol_error", 1],
-  ["bad-chunk", "transport_error", "protocol_error", 1],
+  // A chunked body broken after the head is a cut body, as with fetch (test/runner/http/chunk_framing_test.ts): retried.
+  ["bad-chunk", "transport_error", "stream_cut", 2],
   ["hang", "timeout", "header_timeout", 1], // no head within headers_ms: not retried by default
   ["hang-headers", "timeout", "idle_timeout", 2],
   // 4 tokens 350 ms apart: no gap reaches idle (400) but the answer outlasts the attempt (1200).
