@@ -58,6 +58,9 @@ export type HttpOutcome =
  * - **No redirects followed**: a 3xx is the attempt's answer (`http_error`, `http_3xx`).
  * - **No body decoding**: `accept-encoding: identity` is sent; a body the server encodes anyway is
  *   delivered as sent (attempt.ts refuses a 2xx with a `content-encoding`).
+ * - **One name per failure.** A body that fails after the head — cut, or its chunked framing broken (a bad chunk
+ *   size, a chunk cut short, no last chunk) — is `stream_cut` in both: fetch reports all of these with one message, so
+ *   the raw client does not name them finer (test/runner/http/chunk_framing_test.ts). A broken head is `protocol_error`.
  */
 export interface HttpClient {
   readonly name: string;
