@@ -22,6 +22,7 @@ const SERIAL = [
   "test/analysis/knee/knee_capacity_test.ts",
   "test/browser/jupyter_display_test.ts",
   "test/examples/chat/drive_test.ts",
+  "test/examples/chat/browser_gone_test.ts",
   "test/engine/engine_test.ts",
   "test/engine/knee_test.ts",
   "test/engine/server_test.ts",
