@@ -123,3 +123,30 @@ Deno.test("a client that leaves while its last token is written is counted clien
     await sim.stop();
   }
 });
+
+Deno.test("a queued client and a streaming client that leave are each counted once, and the slot serves the next", async () => {
+  // One slot, 10 ms steps: A streams 200 tokens (about 2 s), B waits in the queue behind it.
+  const sim = await startSim({ profile: profile({ engine: { ...FAST_ENGINE, max_running_seqs: 1 } }), quiet: true });
+  try {
+    const body = { model: "sim-llm", stream: true, messages: unknownPrompt(), max_tokens: 200 };
+    // B leaves after 20 ms in the queue; A after its head and about 20 tokens (3,000 bytes, some 200 ms).
+    const a = cutRequest(sim.port, body, { kind: "after_bytes", bytes: 3000 });
+    await sleep(30);
+    const b = cutRequest(sim.port, body, { kind: "after_ms", ms: 20 });
+    const [ra, rb] = await Promise.all([a, b]);
+    assert.equal(ra.status, 200);
+    assert.equal(rb.status, null, "B saw nothing: it was queued");
+    const h = await quiet(sim.url, 1000);
+    // Admitted: A only (1). Finished: none (0). Left by their client: B from the queue and A from the batch (2).
+    assert.deepEqual(
+      [h.admitted, h.finished, h.shed, h.client_closed, h.running, h.queue_len, h.kv_tokens],
+      [1, 0, 0, 2, 0, 0, 0],
+    );
+    // The freed slot serves the next request at once: 3 tokens of 10 ms, not after A's 2 s.
+    const t0 = performance.now();
+    const next = await cutRequest(sim.port, { ...body, max_tokens: 3 }, { kind: "read_all" });
+    assert.ok(next.done && performance.now() - t0 < 1000, `${(performance.now() - t0).toFixed(0)} ms`);
+  } finally {
+    await sim.stop();
+  }
+});
