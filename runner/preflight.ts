@@ -19,7 +19,7 @@ import { classifyBody, concat } from "./attempt.ts";
 import { SseDecoder } from "./http/sse.ts";
 import { ResponseState } from "./openai.ts";
 import { isObject } from "./response_shape.ts";
-import { redactUrl } from "./target_url.ts";
+import { redactUrl, scrubUrl } from "./target_url.ts";
 
 /** Exit code of `deno task run` when a target fails the pre-flight probe. */
 export const EXIT_PREFLIGHT = 4;
@@ -105,7 +105,7 @@ async function probe(t: PreflightTarget, timeoutMs: number, maxBytes: number): P
       signal,
     });
   } catch (e) {
-    return record(null, false, signal.aborted ? `no answer within ${timeoutMs} ms` : connectProblem(e));
+    return record(null, false, signal.aborted ? `no answer within ${timeoutMs} ms` : connectProblem(e, t.url));
   }
   const status = res.status;
   const contentType = res.headers.get("content-type") ?? "";
@@ -128,7 +128,7 @@ async function probe(t: PreflightTarget, timeoutMs: number, maxBytes: number): P
       else parts.push(chunk);
     }
   } catch (e) {
-    const why = signal.aborted ? `no whole answer within ${timeoutMs} ms` : `answer cut: ${connectProblem(e)}`;
+    const why = signal.aborted ? `no whole answer within ${timeoutMs} ms` : `answer cut: ${connectProblem(e, t.url)}`;
     return record(status, false, `HTTP ${status}, ${why}`);
   }
   if (ok2xx) {
@@ -165,11 +165,11 @@ function errorBody(parts: Uint8Array[]): string | null {
   return isObject(e) && typeof e.message === "string" ? e.message : JSON.stringify(e);
 }
 
-function connectProblem(e: unknown): string {
-  // fetch says "fetch failed"; what failed is in its causes.
+function connectProblem(e: unknown, url: URL): string {
+  // fetch says "fetch failed"; what failed is in its causes, which name the whole URL: its secrets are scrubbed.
   const messages: string[] = [];
   for (let c: unknown = e; c instanceof Error && messages.length < 4; c = c.cause) messages.push(c.message);
-  const m = messages.join(": ") || String(e);
+  const m = scrubUrl(messages.join(": ") || String(e), url);
   if (/connection refused/i.test(m)) return "connection refused";
   if (/connection reset/i.test(m)) return "connection reset";
   if (/dns|lookup|resolve/i.test(m)) return `name not resolved: ${printable(m)}`;

@@ -15,7 +15,8 @@ import { createHttpClient, DEFAULT_HTTP_CLIENT, type HttpClient, type HttpClient
 import { RouteLimiter } from "./route_limiter.ts";
 import { RUNNER_DEFAULTS } from "./settings.ts";
 import { Router } from "./router.ts";
-import { chatUrl, redactUrl } from "./target_url.ts";
+import { chatUrl, redactUrl, scrubUrl } from "./target_url.ts";
+import { keyEnvProblem } from "./api_key_env.ts";
 
 /** A route ready to send to: its target, its own HTTP client and its limiter. */
 export interface RuntimeRoute extends AttemptTarget {
@@ -119,6 +120,11 @@ export async function resolveRoutes(
       const where = src.target ? "--target" : `${file}: routes.${name}.url`;
       throw new InputError(`${where}: ${(e as Error).message.replace(/^--target: /, "")}`, [], { cause: e });
     }
+    // The key itself given where its variable's name belongs would be written to run.json: refused, not echoed.
+    const keyProblem = s.keyEnv ? keyEnvProblem(s.keyEnv, (n) => Deno.env.get(n)) : null;
+    if (keyProblem) {
+      throw new InputError(`${src.target ? "--api-key-env" : `${file}: routes.${name}.api_key_env`}: ${keyProblem}`);
+    }
     const key = s.keyEnv ? Deno.env.get(s.keyEnv) ?? null : null;
     const headers: Record<string, string> = {
       "content-type": "application/json",
@@ -156,7 +162,9 @@ export async function resolveRoutes(
       for (const r of routes.values()) {
         await r.client.preconnect?.(r.url, n).catch((e) =>
           console.error(
-            `warning: could not open connections to ${redactUrl(r.url)} before the run: ${(e as Error).message}`,
+            `warning: could not open connections to ${redactUrl(r.url)} before the run: ${
+              scrubUrl((e as Error).message, r.url)
+            }`,
           )
         );
       }

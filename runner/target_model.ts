@@ -8,7 +8,7 @@
  * @module
  */
 import { isObject } from "./response_shape.ts";
-import { redactUrl } from "./target_url.ts";
+import { redactUrl, scrubUrl } from "./target_url.ts";
 
 /** Longest model id taken from a list (a longer one is not a model name but something else). */
 const MAX_ID_CHARS = 256;
@@ -95,7 +95,7 @@ export async function targetModel(
       why = found.why;
     }
   } catch (e) {
-    why = (e as Error).name === "TimeoutError" ? `no answer in ${timeoutMs} ms` : (e as Error).message;
+    why = (e as Error).name === "TimeoutError" ? `no answer in ${timeoutMs} ms` : scrubUrl((e as Error).message, url);
   }
   return { model: null, note: `no conditions file stated the model and ${where} gave none (${why}): sent "unstated"` };
 }
