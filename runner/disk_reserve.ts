@@ -8,17 +8,27 @@
  * @module
  */
 import { join } from "node:path";
+import { LogWriteError } from "./sinks/log_write_error.ts";
 
 /** The reserve file's name in the run folder. */
 export const RESERVE_FILE = ".goodput-reserve";
 /** Its size: 1 MiB, some 50 times a run.json's. */
 export const RESERVE_BYTES = 1 << 20;
 
-/** Writes the reserve file in `dir` (real blocks: zeros written, not a sparse length). */
+/**
+ * Writes the reserve file in `dir` (real blocks: zeros written, not a sparse length). A disk without that much room
+ * throws a `LogWriteError` naming the file, with what was written of it removed.
+ */
 export function reserveRoom(dir: string): void {
-  using f = Deno.openSync(join(dir, RESERVE_FILE), { write: true, create: true, truncate: true });
-  const block = new Uint8Array(64 * 1024);
-  for (let n = 0; n < RESERVE_BYTES;) n += f.writeSync(block.subarray(0, Math.min(block.length, RESERVE_BYTES - n)));
+  const path = join(dir, RESERVE_FILE);
+  try {
+    using f = Deno.openSync(path, { write: true, create: true, truncate: true });
+    const block = new Uint8Array(64 * 1024);
+    for (let n = 0; n < RESERVE_BYTES;) n += f.writeSync(block.subarray(0, Math.min(block.length, RESERVE_BYTES - n)));
+  } catch (e) {
+    releaseRoom(dir);
+    throw new LogWriteError(path, e);
+  }
 }
 
 /** Removes the reserve file (nothing when it is not there). */

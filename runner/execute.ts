@@ -190,7 +190,11 @@ export async function executeRun(run: PreparedRun, o: RunOptions): Promise<Execu
     clock.restart();
     manifest.epoch_iso = new Date(clock.epochUnixMs).toISOString();
     // Written before the first arrival so that a killed run still says what it was conditional on.
-    Deno.writeTextFileSync(join(dir, "run.json"), JSON.stringify(manifest, null, 2) + "\n");
+    try {
+      Deno.writeTextFileSync(join(dir, "run.json"), JSON.stringify(manifest, null, 2) + "\n");
+    } catch (e) {
+      throw new LogWriteError(join(dir, "run.json"), e);
+    }
     // Each CSV's types, run_id and epoch beside it, so that a killed run's CSVs read alone too.
     const identity = { run_id: manifest.run_id, epoch_iso: manifest.epoch_iso };
     for (const table of ["requests", "attempts", "tools"] as const) writeCsvSchema(dir, table, { identity });

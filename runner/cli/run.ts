@@ -8,7 +8,9 @@ import { InputError } from "../../schema/errors.ts";
 import { formatRunSummary } from "../run_summary.ts";
 import { parseRouteUrls } from "../resolve_routes.ts";
 import { runLoadTest } from "../run.ts";
-import { finishedRunVerdict } from "../verdict.ts";
+import { EXIT_WRITE_FAILED, finishedRunVerdict } from "../verdict.ts";
+import { LogWriteError } from "../sinks/log_write_error.ts";
+import { dirname } from "node:path";
 import { EXIT_PREFLIGHT, PreflightError } from "../preflight.ts";
 import { RUN_COMMAND } from "./run_flags.ts";
 import { startAtProblem } from "./start_at.ts";
@@ -98,12 +100,23 @@ if (import.meta.main) {
         console.error(`error: ${e.message}`);
         return null;
       }
+      // A full disk before the first request (the room kept for run.json, run.json at ms 0): the file and the error.
+      if (e instanceof LogWriteError) {
+        const cause = e.cause instanceof Error ? e.cause.message : String(e.cause);
+        const folder = dirname(e.path);
+        Deno.removeSync(folder, { recursive: true });
+        console.error(
+          `error: cannot write ${e.path}: ${cause}${e.code ? ` (${e.code})` : ""}: the run did not start, ` +
+            `nothing was sent, ${folder} is removed`,
+        );
+        return EXIT_WRITE_FAILED;
+      }
       // Flags and files are all checked before ms 0: what fails after it is not the user's input (exit 1, not 2).
       if (started && e instanceof InputError) throw new Error(`the run failed after it started: ${e.message}`);
       throw e;
     });
     if (run === null) return EXIT_PREFLIGHT;
-    if (run === EXIT_NOT_STARTED) return run;
+    if (run === EXIT_NOT_STARTED || run === EXIT_WRITE_FAILED) return run;
     const { dir, manifest, summary } = run;
     if (link) link.end(run);
     else {

@@ -113,4 +113,42 @@ Deno.test({
   },
 });
 
+Deno.test({
+  name: "a disk without room for the run: refused before the first request, the file named, exit 6, no folder left",
+  ignore: !canMount,
+  async fn() {
+    // 200 KiB: the schedule and the CSV headers fit, the 1 MiB reserve does not.
+    const disk = await smallDisk(200 * 1024);
+    if (typeof disk === "string") throw new Error(disk);
+    const dir = Deno.makeTempDirSync();
+    const srv = await startFaultServer({ tokens: 3 });
+    try {
+      const out = await new Deno.Command(Deno.execPath(), {
+        args: [
+          ...["run", "-A", RUN, "--workload", writeWorkload(dir, [tinyCase()]), "--plan", constantPlan(dir, 10, 1)],
+          ...["--target", `${srv.url}/ok-sse`, "--out", disk.path, "--run-id", "small", "--no-progress"],
+          ...["--no-preflight", "--no-server-timeline"],
+        ],
+        stdout: "piped",
+        stderr: "piped",
+      }).output();
+      const stderr = new TextDecoder().decode(out.stderr);
+      assert.equal(out.code, 6, stderr);
+      assert.doesNotMatch(stderr, /^\s+at /m, "no stack trace");
+      const errors = stderr.split("\n").filter((l) => l.startsWith("error:"));
+      assert.deepEqual(errors.length, 1, stderr);
+      assert.match(
+        errors[0]!,
+        /^error: cannot write \S+\/small\/\.goodput-reserve: .*\(ENOSPC\): the run did not start/,
+      );
+      assert.equal(srv.requests.filter((r) => r.target.includes("chat/completions")).length, 0, "nothing sent");
+      assert.deepEqual([...Deno.readDirSync(disk.path)], [], "no folder left");
+    } finally {
+      await srv.close();
+      await disk.unmount();
+      Deno.removeSync(dir, { recursive: true });
+    }
+  },
+});
+
 if (!canMount) console.error("disk_full_test: skipped: mounting a small tmpfs needs root (CI runs as root)");
