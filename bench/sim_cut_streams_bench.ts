@@ -134,9 +134,13 @@ for (const until = Date.now() + 10_000; Date.now() < until && simExit === null;)
   if (health && health.running === 0 && health.queue_len === 0) break;
   await new Promise((r) => setTimeout(r, 100));
 }
-const rssMb = await Deno.readTextFile(`/proc/${sim.pid}/status`).then(
-  (s) => Number(/VmHWM:\s+(\d+)/.exec(s)?.[1] ?? NaN) / 1024,
-  () => NaN,
+// Its peak resident memory and its resident memory now, once every cut request is dropped (MB).
+const memory = await Deno.readTextFile(`/proc/${sim.pid}/status`).then(
+  (s) => ({
+    peak: Number(/VmHWM:\s+(\d+)/.exec(s)?.[1] ?? NaN) / 1024,
+    now: Number(/VmRSS:\s+(\d+)/.exec(s)?.[1] ?? NaN) / 1024,
+  }),
+  () => ({ peak: NaN, now: NaN }),
 );
 const alive = simExit === null;
 if (alive) sim.kill("SIGTERM");
@@ -170,7 +174,8 @@ console.log(JSON.stringify({
     client_closed: health.client_closed,
     kv_tokens: health.kv_tokens,
   },
-  sim_peak_rss_mb: Number(rssMb.toFixed(0)),
+  sim_peak_rss_mb: Number(memory.peak.toFixed(0)),
+  sim_rss_at_end_mb: Number(memory.now.toFixed(0)),
   loadavg_before: load0,
   loadavg_after: Deno.loadavg(),
   checks,
