@@ -8,6 +8,7 @@
 import { dirname, isAbsolute, join } from "node:path";
 import type { SloPolicy } from "../../schema/slo.ts";
 import { InputError } from "../../schema/errors.ts";
+import { readInputText } from "../../schema/read_input.ts";
 import { Claim, HeadlineClaim } from "../../schema/claim.ts";
 import { loadSloPolicy } from "../goodput/policy.ts";
 
@@ -33,9 +34,11 @@ export type ResolvedClaim = Omit<Claim, "slo"> & { slo?: SloPolicy; slo_source?:
  */
 async function readClaimJson(file: string): Promise<{ raw: unknown; valueText: string | undefined }> {
   const texts = new Map<unknown, string>();
+  // A regular file of at most 64 MiB (schema/read_input.ts): a FIFO or a device is refused before it is opened.
+  const text = await readInputText(file, "claim");
   try {
     const raw = JSON.parse(
-      await Deno.readTextFile(file),
+      text,
       function (this: unknown, key: string, v: unknown, context?: { source?: string }) {
         // `this` is the object holding the key: only the root's own `value` counts.
         if (key === "value" && typeof v === "number" && context?.source !== undefined) texts.set(this, context.source);

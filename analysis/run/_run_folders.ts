@@ -10,6 +10,7 @@
 import { createHash } from "node:crypto";
 import { join } from "node:path";
 import { InputError } from "../../schema/errors.ts";
+import { readInputText } from "../../schema/read_input.ts";
 import { type AnyManifest, parseAnyManifest } from "../../schema/imported_manifest.ts";
 import { assertSchemaMinor, assertSchemaVersion } from "../../schema/version.ts";
 import { SHARD_DIR, type ShardSet } from "./_shard_set.ts";
@@ -58,9 +59,11 @@ export async function runDirs(path: string): Promise<string[]> {
 /** Reads run.json of any kind: the runner's strict manifest, an imported run's or a production recording's. */
 export async function readManifest(dir: string): Promise<AnyManifest> {
   const file = join(dir, "run.json");
+  // A regular file of at most 64 MiB (schema/read_input.ts): a FIFO or a device is refused before it is opened.
+  const text = await readInputText(file, "run manifest");
   let raw: unknown;
   try {
-    raw = JSON.parse(await Deno.readTextFile(file));
+    raw = JSON.parse(text);
   } catch (e) {
     throw new InputError(`${file}: cannot read run manifest: ${(e as Error).message}`, [], { cause: e });
   }
