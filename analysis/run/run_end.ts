@@ -93,9 +93,19 @@ async function shardCut(s: ShardScans): Promise<{ cut: number | null; rule: stri
   const cut = Math.min(seen ?? 0, stopped ?? Infinity);
   return {
     cut,
-    rule: `${s.dir}: killed: latest time in the log ${seen === null ? "none (no row: 0)" : `${seen} ms`}${byStop}` +
+    rule:
+      `${s.dir}: ${killedBy(s.manifest)}: latest time in the log ${
+        seen === null ? "none (no row: 0)" : `${seen} ms`
+      }${byStop}` +
       ` → ${cut} ms`,
   };
+}
+
+/** How a shard whose log ends early ended, in words: killed, or stopped by a failed log write (status `write_failed`). */
+function killedBy(m: AnyManifest): string {
+  if (!isRunnerRun(m) || m.result.status !== "write_failed") return "killed";
+  const w = m.result.write_error;
+  return `stopped by a failed log write (write_failed${w ? `: ${w.file}, ${w.code ?? w.message}` : ""})`;
 }
 
 /**

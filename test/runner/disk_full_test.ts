@@ -101,6 +101,10 @@ Deno.test({
       // The readers take it as a log that ends early (a killed run's rule), with one warning saying why.
       const run = await loadRun(runDir);
       assert.equal(run.end.status, "killed");
+      assert.match(
+        run.end.log_end_rule!,
+        /full: stopped by a failed log write \(write_failed: \S+, ENOSPC\): latest time/,
+      );
       assert.ok(run.warnings.some((w) => /write_failed.*ENOSPC/.test(w)), run.warnings.join("\n"));
       // The window ends where the log does; every scheduled request after it is counted as past the cut.
       assert.ok(run.end.log_end_ms! < 4000, `log ends at ${run.end.log_end_ms} ms`);
