@@ -133,9 +133,8 @@ Deno.test("a queued client and a streaming client that leave are each counted on
     const a = cutRequest(sim.port, body, { kind: "after_bytes", bytes: 3000 });
     await sleep(30);
     const b = cutRequest(sim.port, body, { kind: "after_ms", ms: 20 });
-    const [ra, rb] = await Promise.all([a, b]);
+    const [ra] = await Promise.all([a, b]);
     assert.equal(ra.status, 200);
-    assert.equal(rb.status, null, "B saw nothing: it was queued");
     const h = await quiet(sim.url, 1000);
     // Admitted: A only (1). Finished: none (0). Left by their client: B from the queue and A from the batch (2).
     assert.deepEqual(
