@@ -1,6 +1,7 @@
 import pl from "nodejs-polars";
 import { join } from "node:path";
 import { InputError } from "../../schema/errors.ts";
+import { MAX_ROWS_INPUT_BYTES, readInputText } from "../../schema/read_input.ts";
 import { COLUMNS } from "../../schema/events.ts";
 import type { RunManifest } from "../../schema/run_manifest.ts";
 import { tableDtypes } from "./_dtypes.ts";
@@ -63,9 +64,11 @@ export async function restoreFromSchedule(
     );
     return none;
   }
+  // A regular file under the row cap (schema/read_input.ts), refused before it is opened: a FIFO would hang the hash.
+  const text = await readInputText(file, "saved schedule", MAX_ROWS_INPUT_BYTES);
   await check(file, m.plan.schedule_sha256);
   try {
-    schedule = pl.readCSV(await Deno.readTextFile(file), { dtypes: SCHEDULE_DTYPES, hasHeader: true });
+    schedule = pl.readCSV(text, { dtypes: SCHEDULE_DTYPES, hasHeader: true });
   } catch (e) {
     throw new InputError(`${file}: cannot read the saved schedule: ${(e as Error).message}`, [], { cause: e });
   }
