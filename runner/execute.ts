@@ -83,16 +83,23 @@ export async function executeRun(run: PreparedRun, o: RunOptions): Promise<Execu
       outputs?.flush();
     } catch (e) {
       if (!(e instanceof LogWriteError)) throw e;
-      writeFailure = {
-        file: e.path.slice(dir.length + 1),
-        code: e.code,
-        message: (e.cause as Error)?.message ?? e.message,
-        at_ms: clock.now(),
-      };
-      for (const sink of Object.values(sinks)) sink.seal();
-      outputs?.seal();
-      onStop();
+      failWrite(e);
     }
+  };
+  // The server table's sink, once the targets' metrics are polled: sealed with the others.
+  let serverSink: ServerSink<"server"> | null = null;
+  const failWrite = (e: LogWriteError) => {
+    if (writeFailure) return;
+    writeFailure = {
+      file: e.path.slice(dir.length + 1),
+      code: e.code,
+      message: (e.cause as Error)?.message ?? e.message,
+      at_ms: clock.now(),
+    };
+    for (const sink of Object.values(sinks)) sink.seal();
+    outputs?.seal();
+    serverSink?.seal();
+    onStop();
   };
   // Rows reach the file within flush_ms of being appended; a run with nothing to write sets no timer.
   let flushTimer: ReturnType<typeof setTimeout> | null = null;
@@ -198,7 +205,14 @@ export async function executeRun(run: PreparedRun, o: RunOptions): Promise<Execu
     // Each CSV's types, run_id and epoch beside it, so that a killed run's CSVs read alone too.
     const identity = { run_id: manifest.run_id, epoch_iso: manifest.epoch_iso };
     for (const table of ["requests", "attempts", "tools"] as const) writeCsvSchema(dir, table, { identity });
-    const polling = startPolling(detected.polled, { clock, dir, runId: run.runId, epochIso: manifest.epoch_iso });
+    const polling = startPolling(detected.polled, {
+      clock,
+      dir,
+      runId: run.runId,
+      epochIso: manifest.epoch_iso,
+      onWriteError: failWrite,
+    });
+    serverSink = polling.sink;
     // Operator drills run on the run clock beside dispatch; a sharded run calls the hooks from shard 0 only.
     const drills = plan.spec.drills && shard.index === 0
       ? startDrills(plan.spec.drills, { clock, planDir: plan.planDir })

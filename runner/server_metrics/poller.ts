@@ -9,6 +9,7 @@
 import { parsePrometheusText } from "../../lib/prometheus_text.ts";
 import type { Clock } from "../clock.ts";
 import { CsvSink } from "../sinks/csv_sink.ts";
+import { LogWriteError } from "../sinks/log_write_error.ts";
 import { writeCsvSchema } from "../sinks/csv_schema.ts";
 import { POLL_PERIOD_MS, type PolledServer, readSlots } from "./detect.ts";
 
@@ -23,7 +24,14 @@ export interface Polling {
 /** Reads one server once and appends its row (or counts why there is none). */
 export async function pollOnce(
   s: PolledServer,
-  o: { clock: Clock; runId: string; sink: CsvSink<"server">; timeoutMs: number },
+  o: {
+    clock: Clock;
+    runId: string;
+    sink: CsvSink<"server">;
+    timeoutMs: number;
+    /** A write of server.csv that failed (a full disk): told, never thrown (the run stops on it). */
+    onWriteError?: (e: LogWriteError) => void;
+  },
 ): Promise<void> {
   const r = s.record;
   r.polls++;
@@ -52,7 +60,17 @@ export async function pollOnce(
   }
   s.previous = reading;
   o.sink.append({ run_id: o.runId, t_ms: t, route: s.route, ...row.counts });
-  o.sink.flush();
+  flushTold(o.sink, o.onWriteError);
+}
+
+/** Flushes `sink`; a failed write goes to `onWriteError` (thrown when there is none). */
+function flushTold(sink: CsvSink<"server">, onWriteError: ((e: LogWriteError) => void) | undefined): void {
+  try {
+    sink.flush();
+  } catch (e) {
+    if (!(e instanceof LogWriteError) || !onWriteError) throw e;
+    onWriteError(e);
+  }
 }
 
 /**
@@ -61,7 +79,15 @@ export async function pollOnce(
  */
 export function startPolling(
   servers: readonly PolledServer[],
-  o: { clock: Clock; dir: string; runId: string; epochIso: string; periodMs?: number },
+  o: {
+    clock: Clock;
+    dir: string;
+    runId: string;
+    epochIso: string;
+    periodMs?: number;
+    /** A write of server.csv that failed (a full disk); without it the error is thrown. */
+    onWriteError?: (e: LogWriteError) => void;
+  },
 ): Polling {
   if (servers.length === 0) return { sink: null, stop: () => Promise.resolve() };
   const periodMs = o.periodMs ?? POLL_PERIOD_MS;
@@ -71,7 +97,13 @@ export function startPolling(
   const tick = () => {
     for (const s of servers) {
       if (busy.has(s)) continue;
-      const p = pollOnce(s, { clock: o.clock, runId: o.runId, sink, timeoutMs: periodMs * 0.9 })
+      const p = pollOnce(s, {
+        clock: o.clock,
+        runId: o.runId,
+        sink,
+        timeoutMs: periodMs * 0.9,
+        ...(o.onWriteError ? { onWriteError: o.onWriteError } : {}),
+      })
         .finally(() => busy.delete(s));
       busy.set(s, p);
     }
@@ -83,7 +115,7 @@ export function startPolling(
     async stop() {
       clearInterval(timer);
       await Promise.all(busy.values());
-      sink.flush();
+      flushTold(sink, o.onWriteError);
     },
   };
 }
