@@ -90,7 +90,9 @@ if (!(Number.isInteger(n) && n > 0 && n <= 5_000_000) || !(Number.isInteger(runs
 function generate(dir: string): void {
   if (exists(join(dir, "run.json"))) return;
   Deno.mkdirSync(dir, { recursive: true });
-  const sinks = Object.fromEntries(LOGS.map((t) => [t, CsvSink.open(dir, t, { overwrite: true })])) as {
+  const sinks = Object.fromEntries(
+    LOGS.map((t) => [t, CsvSink.open(dir, t, { overwrite: true, epochMs: Date.parse("2026-01-01T00:00:00.000Z") })]),
+  ) as {
     [K in (typeof LOGS)[number]]: CsvSink<K>;
   };
   let rows = 0;

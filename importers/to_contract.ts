@@ -74,7 +74,7 @@ function mappingLacks(source: SourceRun, placement: Placement): ImportedLack[] {
     out.push({
       field: "epoch",
       consequence: "no wall-clock time: epoch_iso is a placeholder (1970-01-01T00:00:00Z) and times are differences " +
-        "on the tool's own clock",
+        "on the tool's own clock (so are the epoch columns: scheduled_epoch_ms, sent_epoch_ms …)",
     });
   }
   if (tl.kind === "durations_only") {

@@ -7,7 +7,7 @@
  */
 import { join } from "node:path";
 import { InputError } from "../schema/errors.ts";
-import { TABLES } from "../schema/events.ts";
+import { epochMsOf, TABLES } from "../schema/events.ts";
 import { ImportedManifest } from "../schema/imported_manifest.ts";
 import { rowsTimeOrderProblems } from "../schema/time_order.ts";
 import { ROW_CHECKS, ROW_SCHEMAS } from "../schema/column_kinds.ts";
@@ -119,7 +119,7 @@ export async function writeImportedRun(
   for (const table of TABLES) {
     const rows = tables[table];
     if (rows === null) continue;
-    const sink = CsvSink.open(dir, table);
+    const sink = CsvSink.open(dir, table, { epochMs: epochMsOf(identity.epoch_iso) });
     for (let i = 0; i < rows.length; i += size) {
       for (const r of rows.slice(i, i + size)) sink.append(r as never);
       sink.flush();

@@ -8,7 +8,7 @@
 import { createHash } from "node:crypto";
 import { promises as fsp } from "node:fs";
 import { ByteWriter, type ParquetWriter } from "hyparquet-writer";
-import type { TableName } from "../schema/events.ts";
+import { epochMsOf, type TableName } from "../schema/events.ts";
 import type { RowOf } from "../schema/column_kinds.ts";
 import type { LogIdentity } from "../schema/log_metadata.ts";
 import { parquetLogWriter, writeParquetGroup } from "../schema/log_parquet.ts";
@@ -35,12 +35,15 @@ export class ParquetTableFile<T extends TableName> {
   readonly #hash = createHash("sha256");
   #staged: RowOf<T>[] = [];
   #rows = 0;
+  /** `epoch_iso` in ms since the Unix epoch, parsed once: each row's epoch column (contract 1.6) is this + its anchor. */
+  readonly #epochMs: number;
 
   constructor(path: string, table: T, options: ParquetTableOptions) {
     this.path = path;
     this.table = table;
     this.#partial = `${path}.partial`;
     this.#groupRows = options.groupRows;
+    this.#epochMs = epochMsOf(options.identity.epoch_iso);
     this.#writer = parquetLogWriter(this.#bytes, table, options);
   }
 
@@ -76,7 +79,7 @@ export class ParquetTableFile<T extends TableName> {
   }
 
   async #group(rows: RowOf<T>[]): Promise<void> {
-    await writeParquetGroup(this.#writer, this.table, rows, this.#rows);
+    await writeParquetGroup(this.#writer, this.table, rows, { epochMs: this.#epochMs, first: this.#rows });
     this.#rows += rows.length;
     await this.#drain();
   }

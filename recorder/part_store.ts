@@ -10,6 +10,7 @@ import { createHash } from "node:crypto";
 import { constants, mkdirSync, promises as fsp, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { RowOf } from "../schema/column_kinds.ts";
+import { epochMsOf } from "../schema/events.ts";
 import { logCsvHeader, logCsvLine } from "../schema/log_encode.ts";
 import { csvSchemaFile, csvSchemaText, type LogIdentity } from "../schema/log_metadata.ts";
 import { partDir, type ProductionPart } from "../schema/production_manifest.ts";
@@ -79,6 +80,8 @@ export class PartStore {
   readonly dir: string;
   readonly entry: ProductionPart;
   readonly #options: PartOptions;
+  /** The CSV lines' options: the epoch column (contract 1.6) is `epoch_iso` (parsed once) + each row's anchor. */
+  readonly #line: { epochMs: number };
   #ready = false;
   #bytes = 0;
   #parquet: { [T in RecordedTable]: ParquetTableFile<T> };
@@ -88,6 +91,7 @@ export class PartStore {
     const name = partDir(index);
     this.dir = join(root, name);
     this.#options = options;
+    this.#line = { epochMs: epochMsOf(options.identity.epoch_iso) };
     this.entry = { dir: name, started_ms, ended_ms: null, format: "csv", requests: 0, files: {} };
     const file = <T extends RecordedTable>(t: T) =>
       new ParquetTableFile(join(this.dir, `${t}.parquet`), t, {
@@ -171,7 +175,7 @@ export class PartStore {
         const chunk = list.slice(i, i + CSV_CHUNK_ROWS);
         let bytes: Uint8Array;
         try {
-          bytes = encoder.encode(chunk.map((r) => logCsvLine(t, r)).join(""));
+          bytes = encoder.encode(chunk.map((r) => logCsvLine(t, r, this.#line)).join(""));
           await fsp.appendFile(file, bytes, { flag: APPEND_EXISTING });
         } catch (e) {
           this.#options.onError(e);

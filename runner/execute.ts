@@ -9,6 +9,7 @@
  */
 import { join } from "node:path";
 import type { CpuContention, RequestRow, ScheduledRequest, WorkloadCase } from "../schema/mod.ts";
+import { epochMsOf } from "../schema/events.ts";
 import { cacheBustPrefix } from "./cache_bust.ts";
 import { runClosedLoop } from "./closed_loop.ts";
 import { startContention } from "./cpu_contention.ts";
@@ -196,6 +197,8 @@ export async function executeRun(run: PreparedRun, o: RunOptions): Promise<Execu
     // Ms 0 of the run: warm-up and connection set-up happen before it.
     clock.restart();
     manifest.epoch_iso = new Date(clock.epochUnixMs).toISOString();
+    // Each row's epoch column (contract 1.6) is run.json epoch_iso + its anchor: parsed once here, added per line.
+    for (const sink of Object.values(sinks)) sink.epochMs = epochMsOf(manifest.epoch_iso);
     // Written before the first arrival so that a killed run still says what it was conditional on.
     try {
       Deno.writeTextFileSync(join(dir, "run.json"), JSON.stringify(manifest, null, 2) + "\n");

@@ -10,6 +10,7 @@ import {
   TABLES,
 } from "../schema/mod.ts";
 import { csvSchemaFile } from "../schema/log_metadata.ts";
+import { epochMsOf } from "../schema/events.ts";
 import type { Clock } from "./clock.ts";
 import { clientLimitCause } from "./cpu_contention.ts";
 import { type RequestSummary, RequestTally } from "./request_tally.ts";
@@ -71,6 +72,7 @@ export async function finaliseRun(
   const dropped = o.serverTimeline && !failed
     ? await copyServerTimelines(dir, o.targets, {
       epochUnixMs: o.clock.epochUnixMs,
+      epochIso: manifest.epoch_iso,
       endedMs,
       runId: manifest.run_id,
       sink,
@@ -193,8 +195,10 @@ type TimelineRow = SimTimelineRow;
 async function copyServerTimelines(
   dir: string,
   targets: readonly { route: string; url: URL }[],
-  { epochUnixMs, endedMs, runId, sink: polled }: {
+  { epochUnixMs, epochIso, endedMs, runId, sink: polled }: {
     epochUnixMs: number;
+    /** run.json `epoch_iso`: the server rows' epoch column (contract 1.6) is it + `t_ms`. */
+    epochIso: string;
     endedMs: number;
     runId: string;
     /** The polled servers' open sink, which the timeline rows join; null: none. */
@@ -213,7 +217,7 @@ async function copyServerTimelines(
   );
   if (fetched.every((f) => f.rows === null)) return 0;
   let dropped = 0;
-  const sink = polled ?? CsvSink.open(dir, "server");
+  const sink = polled ?? CsvSink.open(dir, "server", { epochMs: epochMsOf(epochIso) });
   for (const f of fetched) {
     let firstProblem = "";
     let droppedHere = 0;

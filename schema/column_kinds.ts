@@ -9,6 +9,8 @@ import { z } from "zod";
 import {
   AttemptRow,
   COLUMNS,
+  EPOCH_COLUMNS,
+  EpochMs,
   PhaseRow,
   RequestRow,
   ServerRow,
@@ -97,8 +99,8 @@ export function columnSpecs(table: TableName): readonly ColumnSpec[] {
   const hit = cache.get(table);
   if (hit) return hit;
   const shape = ROW_SCHEMAS[table].shape as Record<string, z.ZodType>;
-  const specs = COLUMNS[table].map((name) => {
-    const schema = shape[name];
+  const specs = (COLUMNS[table] as readonly string[]).map((name) => {
+    const schema = name === EPOCH_COLUMNS[table].name ? EpochMs : shape[name];
     if (!schema) throw new TypeError(`${table}.${name}: column has no schema`);
     return { name, ...kindOf(table, name, schema) };
   });
@@ -132,7 +134,7 @@ export interface NumericBound {
 export function numericBounds(table: TableName): readonly NumericBound[] {
   const shape = ROW_SCHEMAS[table].shape as Record<string, z.ZodType>;
   return columnSpecs(table).filter((c) => c.kind === "int" || c.kind === "float").map((c) => {
-    let inner = shape[c.name]!;
+    let inner = c.name === EPOCH_COLUMNS[table].name ? EpochMs : shape[c.name]!;
     if (inner instanceof z.ZodNullable) inner = inner.unwrap() as z.ZodType;
     const least = (inner as z.ZodNumber).minValue;
     // An int schema's own bound (the safe integers) is not a minimum the contract sets.

@@ -15,8 +15,11 @@ export const Outcome = z.enum([
 export type Outcome = z.infer<typeof Outcome>;
 export const OUTCOMES: readonly Outcome[] = Outcome.options;
 
-/** How a time column counts: an instant on the run's clock, or a length of time. */
-export type TimeUnit = "ms since epoch_iso" | "ms";
+/**
+ * How a time column counts: an instant on the run's clock, an absolute instant (ms since 1970-01-01T00:00:00Z, the
+ * Unix epoch: contract 1.6's epoch columns, {@linkcode EPOCH_COLUMNS}), or a length of time.
+ */
+export type TimeUnit = "ms since epoch_iso" | "ms since 1970-01-01T00:00:00Z" | "ms";
 /** A point in time: float milliseconds since the run epoch (run.json `epoch_iso`, the ISO instant of ms 0). */
 const instant = z.number().meta({ unit: "ms since epoch_iso" satisfies TimeUnit });
 /** A length of time in float milliseconds (a lag, a wait, a gap, an age), not a point on the run's clock. */
@@ -222,13 +225,57 @@ export const PhaseRow = z.object({
 export type PhaseRow = z.infer<typeof PhaseRow>;
 
 /**
+ * Contract 1.6: each table's absolute time column, the last column of its file: the table's anchor instant (`of`, ms
+ * since run.json `epoch_iso`) as ms since the Unix epoch, `Date.parse(epoch_iso) + of` in float64 — the relative
+ * instant's fraction kept (the sum's float64 step is 2^-12 ms ≈ 0.24 µs at today's dates), not floored to an integer.
+ * A writer derives it from the row at write time (schema/log_encode.ts, schema/log_parquet.ts): the rows a writer is
+ * given (`RequestRow` …) do not hold it, so no row builder takes a clock reading for it. A reader of an older log
+ * derives it the same way from run.json, so every log reads with it.
+ */
+export const EPOCH_COLUMNS = {
+  requests: { name: "scheduled_epoch_ms", of: "scheduled_ms" },
+  attempts: { name: "sent_epoch_ms", of: "sent_ms" },
+  tools: { name: "started_epoch_ms", of: "started_ms" },
+  server: { name: "t_epoch_ms", of: "t_ms" },
+  phases: { name: "started_epoch_ms", of: "started_ms" },
+} as const;
+
+/** The zod schema of every epoch column: an absolute instant, never null (its anchor is never null). */
+export const EpochMs = z.number().meta({ unit: "ms since 1970-01-01T00:00:00Z" satisfies TimeUnit });
+
+/**
+ * The ms since the Unix epoch of run.json `epoch_iso` (ms 0 of the run), what every epoch column adds its anchor to.
+ * An `epoch_iso` that is not an instant is a `TypeError` naming it.
+ *
+ * @example
+ * ```ts
+ * import { epochMsOf } from "./events.ts";
+ * import assert from "node:assert/strict";
+ * assert.equal(epochMsOf("2026-01-01T00:00:00.250Z"), 1767225600250);
+ * ```
+ */
+export function epochMsOf(epochIso: string): number {
+  const ms = Date.parse(epochIso);
+  if (!Number.isFinite(ms)) throw new TypeError(`epoch_iso ${JSON.stringify(epochIso)} is not an ISO instant`);
+  return ms;
+}
+
+/**
  * The contract minor version that added each column (columns not listed are
  * in 1.0). A reader of a log with an older minor fills these with null (not
  * recorded), except `run_id` (1.3 in attempts, tools and server), which it
- * fills with run.json `run_id`: the value every row of the run holds.
+ * fills with run.json `run_id`: the value every row of the run holds, and the
+ * epoch columns (1.6), which it derives from run.json `epoch_iso` and their anchor.
  */
 export const COLUMN_SINCE_MINOR: Partial<Record<TableName, Record<string, number>>> = {
-  requests: { streamed: 1, applicable_gates: 1, service_mode: 1, reasoning_tokens: 1, cache_write_tokens: 1 },
+  requests: {
+    streamed: 1,
+    applicable_gates: 1,
+    service_mode: 1,
+    reasoning_tokens: 1,
+    cache_write_tokens: 1,
+    scheduled_epoch_ms: 6,
+  },
   attempts: {
     run_id: 3,
     streamed: 1,
@@ -236,18 +283,25 @@ export const COLUMN_SINCE_MINOR: Partial<Record<TableName, Record<string, number
     reasoning_tokens: 1,
     cache_write_tokens: 1,
     retry_after_ms: 1,
+    sent_epoch_ms: 6,
   },
-  tools: { run_id: 3 },
-  server: { run_id: 3 },
+  tools: { run_id: 3, started_epoch_ms: 6 },
+  server: { run_id: 3, t_epoch_ms: 6 },
+  phases: { started_epoch_ms: 6 },
 };
 
-/** Column names of each log table, in file order. */
+/** A table's row columns (its zod schema's keys), then its epoch column. */
+function fileColumns<K extends string, E extends string>(shape: Record<K, unknown>, epoch: E): (K | E)[] {
+  return [...Object.keys(shape) as K[], epoch];
+}
+
+/** Column names of each log table, in file order: the row's columns, then the table's epoch column (1.6). */
 export const COLUMNS = {
-  requests: Object.keys(RequestRow.shape) as (keyof RequestRow)[],
-  attempts: Object.keys(AttemptRow.shape) as (keyof AttemptRow)[],
-  tools: Object.keys(ToolRow.shape) as (keyof ToolRow)[],
-  server: Object.keys(ServerRow.shape) as (keyof ServerRow)[],
-  phases: Object.keys(PhaseRow.shape) as (keyof PhaseRow)[],
+  requests: fileColumns(RequestRow.shape, EPOCH_COLUMNS.requests.name),
+  attempts: fileColumns(AttemptRow.shape, EPOCH_COLUMNS.attempts.name),
+  tools: fileColumns(ToolRow.shape, EPOCH_COLUMNS.tools.name),
+  server: fileColumns(ServerRow.shape, EPOCH_COLUMNS.server.name),
+  phases: fileColumns(PhaseRow.shape, EPOCH_COLUMNS.phases.name),
 } as const;
 export type TableName = keyof typeof COLUMNS;
 export const TABLES = Object.keys(COLUMNS) as TableName[];

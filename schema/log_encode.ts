@@ -4,7 +4,7 @@
  *
  * @module
  */
-import { COLUMNS, type TableName } from "./events.ts";
+import { COLUMNS, EPOCH_COLUMNS, type TableName } from "./events.ts";
 import { escapeCell } from "./log_csv.ts";
 import { columnSpecs, type RowOf } from "./column_kinds.ts";
 
@@ -64,7 +64,7 @@ export const STRINGIFY_OPTIONS = {
  * ```ts
  * import { logCsvHeader } from "./log_encode.ts";
  * import assert from "node:assert/strict";
- * assert.equal(logCsvHeader("tools"), "run_id,request_id,round,tool,started_ms,ended_ms,ok,error_kind\n");
+ * assert.equal(logCsvHeader("tools"), "run_id,request_id,round,tool,started_ms,ended_ms,ok,error_kind,started_epoch_ms\n");
  * ```
  */
 export function logCsvHeader(table: TableName): string {
@@ -74,10 +74,20 @@ export function logCsvHeader(table: TableName): string {
 /** Per table: which columns are strings (their values are escaped, contract 1.2). */
 const STRING_COLUMNS = new Map<TableName, readonly boolean[]>();
 
+/** What a log line needs beyond its row. */
+export interface LogLineOptions {
+  /**
+   * run.json `epoch_iso` as ms since the Unix epoch (schema/events.ts `epochMsOf`), read once per file: the table's
+   * epoch column (contract 1.6) is this + its anchor instant.
+   */
+  epochMs: number;
+}
+
 /**
  * One row of a log table as its CSV line (with the line end): the cells in `COLUMNS` order, a string cell escaped by
- * the contract's rule (schema/log_csv.ts `escapeCell`), encoded by {@linkcode encodeCsvRows}. A row without a value
- * for a column (`undefined`) is refused with a `TypeError` naming the column: it would silently become null on disk.
+ * the contract's rule (schema/log_csv.ts `escapeCell`), the last cell the table's epoch column (`epochMs` + its anchor,
+ * schema/events.ts `EPOCH_COLUMNS`), encoded by {@linkcode encodeCsvRows}. A row without a value for a column
+ * (`undefined`) is refused with a `TypeError` naming the column: it would silently become null on disk.
  *
  * @example A tool row whose error starts like a formula
  * ```ts
@@ -86,21 +96,34 @@ const STRING_COLUMNS = new Map<TableName, readonly boolean[]>();
  * const line = logCsvLine("tools", {
  *   run_id: "r", request_id: "q1", round: 0, tool: "retrieval", started_ms: 1.5, ended_ms: 9.25, ok: false,
  *   error_kind: "-1",
- * });
- * assert.equal(line, "r,q1,0,retrieval,1.5,9.25,false,'-1\n");
+ * }, { epochMs: 1767225600000 });
+ * // started_epoch_ms = 1767225600000 + 1.5
+ * assert.equal(line, "r,q1,0,retrieval,1.5,9.25,false,'-1,1767225600001.5\n");
  * ```
  */
-export function logCsvLine<T extends TableName>(table: T, row: RowOf<T>): string {
+export function logCsvLine<T extends TableName>(table: T, row: RowOf<T>, options: LogLineOptions): string {
   const columns = COLUMNS[table] as readonly string[];
   let strings = STRING_COLUMNS.get(table);
   if (!strings) STRING_COLUMNS.set(table, strings = columnSpecs(table).map((c) => c.kind === "string"));
   const r = row as Record<string, unknown>;
+  const epoch = EPOCH_COLUMNS[table];
   const cells = new Array<unknown>(columns.length);
   for (let i = 0; i < columns.length; i++) {
     const name = columns[i]!;
-    const v = r[name];
+    const v = name === epoch.name ? epochCell(table, r[epoch.of], options.epochMs) : r[name];
     if (v === undefined) throw new TypeError(`${table} row has no value for column ${name}`);
     cells[i] = strings[i] && typeof v === "string" ? escapeCell(v) : v;
   }
   return encodeCsvRows([cells]);
+}
+
+/**
+ * The epoch column's value of a row of `table` whose anchor instant is `anchor`: `epochMs + anchor` (float64, the
+ * anchor's fraction kept). An anchor that is not a number is a `TypeError` naming the column.
+ */
+export function epochCell(table: TableName, anchor: unknown, epochMs: number): number {
+  if (typeof anchor !== "number") {
+    throw new TypeError(`${table} row has no number in ${EPOCH_COLUMNS[table].of} for ${EPOCH_COLUMNS[table].name}`);
+  }
+  return epochMs + anchor;
 }

@@ -6,7 +6,8 @@
  * @module
  */
 import { type BasicType, type ColumnSource, ParquetWriter, schemaFromColumnData, type Writer } from "hyparquet-writer";
-import type { TableName } from "./events.ts";
+import { EPOCH_COLUMNS, type TableName } from "./events.ts";
+import { epochCell } from "./log_encode.ts";
 import { type LogIdentity, parquetMetadata } from "./log_metadata.ts";
 import { type ColumnKind, columnSpecs, type RowOf } from "./column_kinds.ts";
 
@@ -18,10 +19,18 @@ export const PARQUET_TYPE: Record<ColumnKind, BasicType> = {
   boolean: "BOOLEAN",
 };
 
+/** Options of {@linkcode parquetColumns}. */
+export interface ParquetColumnsOptions {
+  /** run.json `epoch_iso` as ms since the Unix epoch: the epoch column (contract 1.6) is this + its anchor. */
+  epochMs: number;
+  /** The index of `rows[0]` in the table, for the error of a count that is not an integer. @default {0} */
+  first?: number;
+}
+
 /**
  * The typed, nullable Parquet columns of `rows` of a log table, in file order (INT64 values as bigint, which
- * hyparquet-writer requires). `first` is the index of `rows[0]` in the table, for the error of a count that is not an
- * integer (`TypeError`).
+ * hyparquet-writer requires), the last the table's epoch column (`epochMs` + its anchor, schema/events.ts
+ * `EPOCH_COLUMNS`). A count that is not an integer is a `TypeError` naming its row.
  *
  * @example Counts become bigint, nulls stay null
  * ```ts
@@ -29,17 +38,26 @@ export const PARQUET_TYPE: Record<ColumnKind, BasicType> = {
  * import assert from "node:assert/strict";
  * const cols = parquetColumns("tools", [
  *   { run_id: "r", request_id: "q", round: 1, tool: "t", started_ms: 1, ended_ms: 2, ok: false, error_kind: null },
- * ]);
+ * ], { epochMs: 1767225600000 });
  * assert.deepEqual(cols.find((c) => c.name === "round")?.data, [1n]);
  * assert.equal(cols.find((c) => c.name === "round")?.type, "INT64");
  * assert.deepEqual(cols.find((c) => c.name === "error_kind")?.data, [null]);
+ * assert.deepEqual(cols.find((c) => c.name === "started_epoch_ms")?.data, [1767225600001]);
  * ```
  */
-export function parquetColumns<T extends TableName>(table: T, rows: readonly RowOf<T>[], first = 0): ColumnSource[] {
+export function parquetColumns<T extends TableName>(
+  table: T,
+  rows: readonly RowOf<T>[],
+  options: ParquetColumnsOptions,
+): ColumnSource[] {
+  const first = options.first ?? 0;
+  const epoch = EPOCH_COLUMNS[table];
   return columnSpecs(table).map((spec) => {
     const data = new Array<unknown>(rows.length);
+    const isEpoch = spec.name === epoch.name;
     for (let i = 0; i < rows.length; i++) {
-      const v = (rows[i] as Record<string, unknown>)[spec.name] ?? null;
+      const r = rows[i] as Record<string, unknown>;
+      const v = isEpoch ? epochCell(table, r[epoch.of], options.epochMs) : r[spec.name] ?? null;
       if (spec.kind === "int" && v !== null) {
         if (!Number.isSafeInteger(v)) {
           throw new TypeError(`${table} row ${first + i}: ${spec.name} is not an integer: ${v}`);
@@ -83,7 +101,7 @@ export interface ParquetLogWriterOptions {
  * });
  * writeParquetGroup(w, "tools", [
  *   { run_id: "r", request_id: "q", round: 0, tool: "t", started_ms: 1, ended_ms: 2, ok: true, error_kind: null },
- * ]);
+ * ], { epochMs: Date.parse("2026-01-01T00:00:00.000Z") });
  * w.finish();
  * assert.equal(new TextDecoder().decode(bytes.getBytes().subarray(0, 4)), "PAR1");
  * ```
@@ -91,7 +109,7 @@ export interface ParquetLogWriterOptions {
 export function parquetLogWriter(writer: Writer, table: TableName, options: ParquetLogWriterOptions): ParquetWriter {
   return new ParquetWriter({
     writer,
-    schema: schemaFromColumnData({ columnData: parquetColumns(table, []) }),
+    schema: schemaFromColumnData({ columnData: parquetColumns(table, [], { epochMs: 0 }) }),
     kvMetadata: parquetMetadata(table, options.identity),
     createdBy: options.createdBy,
     codec: options.compressed === false ? "UNCOMPRESSED" : "SNAPPY",
@@ -100,15 +118,16 @@ export function parquetLogWriter(writer: Writer, table: TableName, options: Parq
 }
 
 /**
- * Writes `rows` as one row group of `writer` (none when empty). `first` is the index of `rows[0]` in the table. The
- * writer's own `flush` (if its `Writer` has one) is its business: what it returns is returned.
+ * Writes `rows` as one row group of `writer` (none when empty), the epoch column from `options.epochMs`
+ * ({@linkcode parquetColumns}). The writer's own `flush` (if its `Writer` has one) is its business: what it returns is
+ * returned.
  */
 export function writeParquetGroup<T extends TableName>(
   writer: ParquetWriter,
   table: T,
   rows: readonly RowOf<T>[],
-  first = 0,
+  options: ParquetColumnsOptions,
 ): void | Promise<void> {
   if (rows.length === 0) return;
-  return writer.write({ columnData: parquetColumns(table, rows, first), rowGroupSize: rows.length });
+  return writer.write({ columnData: parquetColumns(table, rows, options), rowGroupSize: rows.length });
 }

@@ -29,8 +29,12 @@ export const SCHEMA_VERSION = 1;
  *   OpenTelemetry traces (`--from otlp`), whose tasks carry phases. The runner's `send_lag_ms`, `first_sent_ms` and
  *   attempts' `sent_ms` are taken when the request's first byte is written to the socket (before: when the runner
  *   began the request or handed the call to its HTTP client; schema/events.ts).
+ * - 1.6: every table ends in an absolute time column, its anchor instant as ms since the Unix epoch
+ *   (`Date.parse(epoch_iso)` + the anchor, float64): requests `scheduled_epoch_ms`, attempts `sent_epoch_ms`, tools
+ *   and phases `started_epoch_ms`, server `t_epoch_ms` (schema/events.ts `EPOCH_COLUMNS`); a reader of an older log
+ *   derives them from run.json `epoch_iso`.
  */
-export const SCHEMA_MINOR = 5;
+export const SCHEMA_MINOR = 6;
 
 /**
  * Rejects a log whose schema major version this code does not know.
@@ -55,13 +59,13 @@ export function assertSchemaVersion(found: unknown, file: string): void {
 /**
  * Rejects a log written under a newer minor version of the contract than this reader knows.
  *
- * @example 1.0 to 1.5 pass, 1.6 is refused
+ * @example 1.0 to 1.6 pass, 1.7 is refused
  * ```ts
  * import { assertSchemaMinor } from "./version.ts";
  * import assert from "node:assert/strict";
  * assertSchemaMinor(0, "run.json");
- * assertSchemaMinor(5, "run.json");
- * assert.throws(() => assertSchemaMinor(6, "run.json"), /schema_minor 6/);
+ * assertSchemaMinor(6, "run.json");
+ * assert.throws(() => assertSchemaMinor(7, "run.json"), /schema_minor 7/);
  * ```
  */
 export function assertSchemaMinor(minor: number, file: string): void {

@@ -87,6 +87,7 @@ export async function openProduction(path: string, m: ProductionManifest, o: Pro
         format,
         minor: m.schema_minor,
         runId: m.run_id,
+        epochIso: m.epoch_iso,
         killed: open && part.ended_ms === null,
         warning: o.warning,
       });

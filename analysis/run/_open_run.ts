@@ -110,6 +110,7 @@ export async function openRun(path: string, options: OpenRunOptions = {}): Promi
         format,
         minor: m.schema_minor,
         runId: m.run_id,
+        epochIso: m.epoch_iso,
         killed: running,
         warning,
       });

@@ -2,7 +2,7 @@ import pl from "nodejs-polars";
 import { join } from "node:path";
 import { InputError } from "../../schema/errors.ts";
 import { MAX_ROWS_INPUT_BYTES, readInputText } from "../../schema/read_input.ts";
-import { COLUMNS } from "../../schema/events.ts";
+import { COLUMNS, epochMsOf } from "../../schema/events.ts";
 import type { RunManifest } from "../../schema/run_manifest.ts";
 import { tableDtypes } from "./_dtypes.ts";
 import { RESTORED_KIND } from "./run_end_rule.ts";
@@ -85,6 +85,7 @@ export async function restoreFromSchedule(
   const n = lost.height;
   const ids = lost.getColumn("case_id").toArray() as string[];
   const route = m.targets.length === 1 ? m.targets[0]!.route : "unknown";
+  const epochMs = epochMsOf(m.epoch_iso);
   const given: Record<string, unknown[]> = {
     run_id: Array(n).fill(m.run_id),
     request_id: lost.getColumn("request_id").toArray(),
@@ -95,6 +96,8 @@ export async function restoreFromSchedule(
     shard: lost.getColumn("shard").toArray().map(Number),
     route: Array(n).fill(route),
     scheduled_ms: lost.getColumn("scheduled_ms").toArray(),
+    // Contract 1.6: as a writer computes it, run.json epoch_iso + scheduled_ms.
+    scheduled_epoch_ms: (lost.getColumn("scheduled_ms").toArray() as number[]).map((t) => epochMs + t),
     outcome: Array(n).fill("aborted"),
     error_kind: Array(n).fill(RESTORED_KIND),
     prompt_sha256: ids.map((c) => m.workload.prompt_hashes[c] ?? ""),

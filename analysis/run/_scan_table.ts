@@ -7,7 +7,7 @@
  */
 import pl from "nodejs-polars";
 import { InputError } from "../../schema/errors.ts";
-import { COLUMNS, columnsAt, type TableName } from "../../schema/events.ts";
+import { COLUMNS, columnsAt, EPOCH_COLUMNS, epochMsOf, type TableName } from "../../schema/events.ts";
 import { endOfWholeRows } from "../../lib/csv_rows.ts";
 import { cellsEscaped, unescapedCells } from "./_csv_cells.ts";
 import { tableDtypes } from "./_dtypes.ts";
@@ -44,6 +44,8 @@ export interface ScanContext {
   format: "csv" | "parquet";
   minor: number;
   runId: string;
+  /** run.json `epoch_iso`: a log older than 1.6 gets its epoch column from it (+ the column's anchor). */
+  epochIso: string;
   /** The writer may have stopped mid-row (a killed run, a recording still open): a cut last row is dropped, not refused. */
   killed: boolean;
   warning: (m: string) => void;
@@ -53,7 +55,9 @@ export interface ScanContext {
  * Lazily scans one log file with the contract's dtypes and checks its
  * columns against those of the log's contract minor version; a column added
  * in a later minor version is read as null (not recorded), but `run_id`
- * (in attempts, tools and server since 1.3) as run.json's; the string cells
+ * (in attempts, tools and server since 1.3) as run.json's and the epoch
+ * column (1.6) as run.json `epoch_iso` + its anchor, as a writer of 1.6
+ * computes it (schema/events.ts `EPOCH_COLUMNS`); the string cells
  * of a contract ≥ 1.2 CSV lose their escape (one leading `'`). A CSV whose last
  * row was cut off mid-write (polars would read it as a row of nulls) is
  * refused, or, for a killed run, read without that row.
@@ -89,11 +93,12 @@ export async function scanTable(file: string, table: TableName, m: ScanContext):
     const e = pl.col(c).cast(dtypes[c]!, true);
     return unescape && dtypes[c] === pl.Utf8 ? unescapedCells(e).alias(c) : e;
   };
-  return lf.select(
-    (COLUMNS[table] as readonly string[]).map((c) =>
-      expected.includes(c) ? read(c) : pl.lit(c === "run_id" ? m.runId : null).cast(dtypes[c]!).alias(c)
-    ),
-  );
+  const epoch = EPOCH_COLUMNS[table];
+  const absent = (c: string) =>
+    c === epoch.name
+      ? pl.lit(epochMsOf(m.epochIso)).plus(read(epoch.of)).cast(dtypes[c]!).alias(c)
+      : pl.lit(c === "run_id" ? m.runId : null).cast(dtypes[c]!).alias(c);
+  return lf.select((COLUMNS[table] as readonly string[]).map((c) => expected.includes(c) ? read(c) : absent(c)));
 }
 
 /** A table a folder does not hold, read as empty: the contract's columns and dtypes, no row. */

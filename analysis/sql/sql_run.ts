@@ -86,11 +86,12 @@ async function parquetFiles(dir: string): Promise<string[]> {
  * folder `<table>/key=value/…/*.parquet`. A CSV table is refused: the SQL
  * path reads Parquet.
  */
-async function locate(dir: string, table: SqlTable, runId: string): Promise<Located> {
+async function locate(dir: string, table: SqlTable, m: { run_id: string; epoch_iso: string }): Promise<Located> {
+  const ids = { run_id: m.run_id, epoch_iso: m.epoch_iso };
   const file = join(dir, `${table}.parquet`);
   if (await exists(file)) {
     return {
-      source: { path: file, hive: false, run_id: runId },
+      source: { path: file, hive: false, ...ids },
       files: [{ file, name: `${table}.parquet` }],
       hiveKeys: [],
     };
@@ -129,7 +130,7 @@ async function locate(dir: string, table: SqlTable, runId: string): Promise<Loca
     }
   }
   return {
-    source: { path: join(folder, "**", "*.parquet"), hive: true, run_id: runId },
+    source: { path: join(folder, "**", "*.parquet"), hive: true, ...ids },
     files: files.map((f) => ({ file: f, name: relative(dir, f).split(SEPARATOR).join("/") })),
     hiveKeys: [...hiveKeys],
   };
@@ -203,7 +204,7 @@ export async function openSqlRun(path: string, options: OpenSqlRunOptions = {}):
   const located: { table: SqlTable; k: number; at: Located }[] = [];
   for (const [k, dir] of dirs.entries()) {
     for (const table of SQL_TABLES) {
-      const at = await locate(dir, table, manifests[k]!.run_id);
+      const at = await locate(dir, table, manifests[k]!);
       await verifyFiles(manifests[k]!, at, verify, warning);
       located.push({ table, k, at });
     }

@@ -6,6 +6,7 @@
  *
  * @module
  */
+import { epochMsOf } from "../../schema/events.ts";
 import { parsePrometheusText } from "../../lib/prometheus_text.ts";
 import type { Clock } from "../clock.ts";
 import { CsvSink } from "../sinks/csv_sink.ts";
@@ -91,7 +92,7 @@ export function startPolling(
 ): Polling {
   if (servers.length === 0) return { sink: null, stop: () => Promise.resolve() };
   const periodMs = o.periodMs ?? POLL_PERIOD_MS;
-  const sink = CsvSink.open(o.dir, "server");
+  const sink = CsvSink.open(o.dir, "server", { epochMs: epochMsOf(o.epochIso) });
   writeCsvSchema(o.dir, "server", { identity: { run_id: o.runId, epoch_iso: o.epochIso } });
   const busy = new Map<PolledServer, Promise<void>>();
   const tick = () => {

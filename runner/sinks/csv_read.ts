@@ -22,7 +22,10 @@ export type { ReadLogCsvOptions } from "./csv_read_batches.ts";
  * import { readLogCsv } from "./csv_read.ts";
  * import assert from "node:assert/strict";
  * const file = Deno.makeTempFileSync({ suffix: ".csv" });
- * Deno.writeTextFileSync(file, "run_id,request_id,round,tool,started_ms,ended_ms,ok,error_kind\nx,r1,0,\"\",0.1,2,false,\n");
+ * Deno.writeTextFileSync(
+ *   file,
+ *   "run_id,request_id,round,tool,started_ms,ended_ms,ok,error_kind,started_epoch_ms\nx,r1,0,\"\",0.1,2,false,,1767225600000.1\n",
+ * );
  * const rows = await readLogCsv(file, "tools");
  * assert.deepEqual(rows, [{ run_id: "x", request_id: "r1", round: 0, tool: "", started_ms: 0.1, ended_ms: 2, ok: false, error_kind: null }]);
  * Deno.removeSync(file);

@@ -4,7 +4,7 @@ import { parse } from "csv-parse/stream";
 import { CsvError } from "csv-parse/sync";
 import { InputError } from "../../schema/errors.ts";
 import { unescapeCell } from "../../schema/log_csv.ts";
-import { COLUMNS, type TableName } from "../../schema/events.ts";
+import { COLUMNS, EPOCH_COLUMNS, type TableName } from "../../schema/events.ts";
 import { columnSpecs, ROW_SCHEMAS, type RowOf } from "../../schema/column_kinds.ts";
 import { WholeRows } from "./_whole_rows.ts";
 
@@ -55,7 +55,8 @@ export interface ReadLogCsvBatchesOptions extends ReadLogCsvOptions {
  * const file = Deno.makeTempFileSync({ suffix: ".csv" });
  * Deno.writeTextFileSync(
  *   file,
- *   "run_id,request_id,round,tool,started_ms,ended_ms,ok,error_kind\nx,r1,0,t,0,1,true,\nx,r2,0,t,1,2,true,\nx,r3,0,t,2,3,false,x\n",
+ *   "run_id,request_id,round,tool,started_ms,ended_ms,ok,error_kind,started_epoch_ms\n" +
+ *     "x,r1,0,t,0,1,true,,1767225600000\nx,r2,0,t,1,2,true,,1767225600001\nx,r3,0,t,2,3,false,x,1767225600002\n",
  * );
  * const sizes: number[] = [];
  * for await (const batch of readLogCsvBatches(file, "tools", { batchRows: 2 })) sizes.push(batch.length);
@@ -70,6 +71,7 @@ export async function* readLogCsvBatches<T extends TableName>(
 ): AsyncGenerator<RowOf<T>[], void, undefined> {
   const specs = columnSpecs(table);
   const expected = COLUMNS[table] as readonly string[];
+  const epochAt = expected.indexOf(EPOCH_COLUMNS[table].name);
   const schema = ROW_SCHEMAS[table];
   const max = options.maxProblems ?? 50;
   const batchRows = options.batchRows ?? 16384;
@@ -167,7 +169,8 @@ export async function* readLogCsvBatches<T extends TableName>(
       const line = rowLines.shift() ?? records;
       if (headerProblem) continue;
       const obj: Record<string, unknown> = {};
-      for (let i = 0; i < expected.length; i++) obj[expected[i]!] = cells[i];
+      // The epoch column (contract 1.6) is not part of a row: a writer derives it again from the row's anchor.
+      for (let i = 0; i < expected.length; i++) if (i !== epochAt) obj[expected[i]!] = cells[i];
       const res = schema.safeParse(obj);
       if (res.success) {
         if (problems.length) continue;

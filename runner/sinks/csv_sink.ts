@@ -7,6 +7,12 @@ import { appendWhole } from "./log_write_error.ts";
 export interface CsvSinkOptions {
   /** Replace an existing `<table>.csv` instead of refusing to. @default false */
   overwrite?: boolean;
+  /**
+   * run.json `epoch_iso` as ms since the Unix epoch (schema/events.ts `epochMsOf`): each row's epoch column (contract
+   * 1.6) is this + its anchor instant, added as the line is encoded (no clock reading per row). A sink opened before
+   * ms 0 of its run is known is given it later ({@linkcode CsvSink.epochMs}); a row appended before is refused.
+   */
+  epochMs?: number;
 }
 
 /** Writes `data` completely; a file write may take fewer bytes than given. */
@@ -38,7 +44,7 @@ function writeAll(file: Deno.FsFile, data: Uint8Array): void {
  * import { CsvSink } from "./csv_sink.ts";
  * import assert from "node:assert/strict";
  * const dir = Deno.makeTempDirSync();
- * const sink = CsvSink.open(dir, "tools");
+ * const sink = CsvSink.open(dir, "tools", { epochMs: Date.parse("2026-01-01T00:00:00.000Z") });
  * sink.append({
  *   run_id: "run-1", request_id: "r1", round: 1, tool: "lookup", started_ms: 1.5, ended_ms: 9.25, ok: true,
  *   error_kind: null,
@@ -46,7 +52,12 @@ function writeAll(file: Deno.FsFile, data: Uint8Array): void {
  * assert.equal(sink.flush(), 1);
  * sink.close();
  * const text = Deno.readTextFileSync(`${dir}/tools.csv`);
- * assert.equal(text, "run_id,request_id,round,tool,started_ms,ended_ms,ok,error_kind\nrun-1,r1,1,lookup,1.5,9.25,true,\n");
+ * // started_epoch_ms = 1767225600000 + 1.5
+ * assert.equal(
+ *   text,
+ *   "run_id,request_id,round,tool,started_ms,ended_ms,ok,error_kind,started_epoch_ms\n" +
+ *     "run-1,r1,1,lookup,1.5,9.25,true,,1767225600001.5\n",
+ * );
  * Deno.removeSync(dir, { recursive: true });
  * ```
  */
@@ -55,16 +66,25 @@ export class CsvSink<T extends TableName> {
   readonly path: string;
   readonly table: T;
   readonly #file: Deno.FsFile;
+  /** The options of every line (one object, reused). */
+  readonly #line: { epochMs: number };
   readonly #encoder = new TextEncoder();
   #buffer: string[] = [];
   #closed = false;
   #sealed = false;
   #written = 0;
 
-  private constructor(path: string, table: T, file: Deno.FsFile) {
+  private constructor(path: string, table: T, file: Deno.FsFile, epochMs: number) {
     this.path = path;
     this.table = table;
     this.#file = file;
+    this.#line = { epochMs };
+  }
+
+  /** Sets run.json `epoch_iso` in ms since the Unix epoch (the runner knows it at ms 0, after opening its sinks). */
+  set epochMs(ms: number) {
+    if (!Number.isFinite(ms)) throw new TypeError(`${this.path}: epochMs is not a number: ${ms}`);
+    this.#line.epochMs = ms;
   }
 
   /**
@@ -81,7 +101,7 @@ export class CsvSink<T extends TableName> {
         createNew: true,
       },
     );
-    const sink = new CsvSink(path, table, file);
+    const sink = new CsvSink(path, table, file, options.epochMs ?? Number.NaN);
     writeAll(file, sink.#encoder.encode(logCsvHeader(table)));
     return sink;
   }
@@ -100,9 +120,10 @@ export class CsvSink<T extends TableName> {
   append(row: RowOf<T>): void {
     if (this.#sealed) return;
     if (this.#closed) throw new TypeError(`${this.path}: append after close`);
+    if (Number.isNaN(this.#line.epochMs)) throw new TypeError(`${this.path}: append before its epoch is set`);
     let line: string;
     try {
-      line = logCsvLine(this.table, row);
+      line = logCsvLine(this.table, row, this.#line);
     } catch (e) {
       throw new TypeError(`${this.path}: ${(e as Error).message}`, { cause: e });
     }

@@ -1,5 +1,5 @@
 import { fileWriter, type ParquetWriter } from "hyparquet-writer";
-import type { TableName } from "../../schema/events.ts";
+import { epochMsOf, type TableName } from "../../schema/events.ts";
 import type { LogIdentity } from "../../schema/log_metadata.ts";
 import type { RowOf } from "../../schema/column_kinds.ts";
 import { parquetLogWriter, writeParquetGroup } from "../../schema/log_parquet.ts";
@@ -51,6 +51,8 @@ export class ParquetLogWriter<T extends TableName> {
   readonly table: T;
   readonly #partial: string;
   readonly #writer: ParquetWriter;
+  /** run.json `epoch_iso` in ms since the Unix epoch, parsed once: each row's epoch column is this + its anchor. */
+  readonly #epochMs: number;
   #rows = 0;
   #closed = false;
 
@@ -58,6 +60,7 @@ export class ParquetLogWriter<T extends TableName> {
     this.file = file;
     this.table = table;
     this.#partial = `${file}.partial`;
+    this.#epochMs = epochMsOf(identity.epoch_iso);
     this.#writer = parquetLogWriter(fileWriter(this.#partial), table, {
       identity,
       createdBy: `goodput-runner ${VERSION} (hyparquet-writer)`,
@@ -79,7 +82,7 @@ export class ParquetLogWriter<T extends TableName> {
     if (this.#closed) throw new TypeError(`${this.file}: write after close`);
     if (rows.length === 0) return;
     // One group of exactly these rows; the writer is synchronous (its file writer has no async flush).
-    void writeParquetGroup(this.#writer, this.table, rows, this.#rows);
+    void writeParquetGroup(this.#writer, this.table, rows, { epochMs: this.#epochMs, first: this.#rows });
     this.#rows += rows.length;
   }
 
@@ -166,7 +169,7 @@ export interface CsvToParquetOptions<T extends TableName = TableName> extends Re
  * import { csvToParquet } from "./parquet_writer.ts";
  * import assert from "node:assert/strict";
  * const dir = Deno.makeTempDirSync();
- * Deno.writeTextFileSync(`${dir}/tools.csv`, "run_id,request_id,round,tool,started_ms,ended_ms,ok,error_kind\n");
+ * Deno.writeTextFileSync(`${dir}/tools.csv`, "run_id,request_id,round,tool,started_ms,ended_ms,ok,error_kind,started_epoch_ms\n");
  * const identity = { run_id: "run-1", epoch_iso: "2026-01-01T00:00:00.000Z" };
  * assert.equal(await csvToParquet(dir, "tools", { identity }), 0);
  * assert.ok(Deno.statSync(`${dir}/tools.parquet`).size > 0);

@@ -2,7 +2,15 @@ import { createHash } from "node:crypto";
 import type { z } from "zod";
 import { join } from "node:path";
 import { encodeCsvRows } from "../../schema/log_encode.ts";
-import { type AttemptRow, columnsAt, type RequestRow, type TableName, type ToolRow } from "../../schema/events.ts";
+import {
+  type AttemptRow,
+  columnsAt,
+  EPOCH_COLUMNS,
+  epochMsOf,
+  type RequestRow,
+  type TableName,
+  type ToolRow,
+} from "../../schema/events.ts";
 import { escapeCell, ESCAPED_CELLS_SINCE_MINOR } from "../../schema/log_csv.ts";
 import type { RunManifest } from "../../schema/run_manifest.ts";
 import { OverheadSheet } from "../../schema/prices.ts";
@@ -147,8 +155,15 @@ export function writeRun(dir: string, manifest: RunManifest, tables: RunTables, 
     const cols = columnsAt(table, minor);
     // Only string columns hold strings in these rows: escaping every string is escaping the string columns.
     const cell = (v: unknown) => typeof v === "string" && minor >= ESCAPED_CELLS_SINCE_MINOR ? escapeCell(v) : v;
-    // Every row is the run's, as the runner writes them (the row builders default to "fixture-run").
-    const value = (r: Record<string, unknown>, c: string) => c === "run_id" ? manifest.run_id : r[c];
+    // Every row is the run's, as the runner writes them (the row builders default to "fixture-run"); the epoch
+    // column (1.6) is run.json epoch_iso + its anchor, as the runner writes it.
+    const epoch = EPOCH_COLUMNS[table];
+    const value = (r: Record<string, unknown>, c: string) =>
+      c === "run_id"
+        ? manifest.run_id
+        : c === epoch.name
+        ? epochMsOf(manifest.epoch_iso) + (r[epoch.of] as number)
+        : r[c];
     const text = cols.join(",") + "\n" +
       encodeCsvRows(rows.map((r) => cols.map((c) => cell(value(r as Record<string, unknown>, c)))));
     const name = `${table}.csv`;

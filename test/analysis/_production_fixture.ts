@@ -12,6 +12,7 @@ import type { AttemptRow, PhaseRow, RequestRow, ToolRow } from "../../schema/eve
 import type { RowOf } from "../../schema/column_kinds.ts";
 import type { Stage } from "../../schema/plan.ts";
 import { partDir, type ProductionManifest, type ProductionPart } from "../../schema/production_manifest.ts";
+import { SCHEMA_MINOR } from "../../schema/version.ts";
 import { sha256, writeManifest } from "./_fixture.ts";
 
 export const PROD_RUN = "prod-run";
@@ -40,7 +41,7 @@ export function windowStage(name: string, startS: number, endS: number, offered_
 export function productionManifest(over: Partial<ProductionManifest> = {}): ProductionManifest {
   return {
     schema_version: 1,
-    schema_minor: 5,
+    schema_minor: SCHEMA_MINOR,
     kind: "production",
     run_id: PROD_RUN,
     epoch_iso: PROD_EPOCH,
@@ -106,7 +107,7 @@ export function writeProduction(dir: string, manifest: ProductionManifest, parts
         writeParquetFromRows(join(folder, name), table, rows, { identity });
         files[name] = sha256(join(folder, name));
       } else {
-        const sink = CsvSink.open(folder, table);
+        const sink = CsvSink.open(folder, table, { epochMs: Date.parse(manifest.epoch_iso) });
         for (const r of rows) sink.append(r);
         sink.close();
         writeCsvSchema(folder, table, { identity });

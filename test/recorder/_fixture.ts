@@ -4,9 +4,10 @@
  *
  * @module
  */
+import assert from "node:assert/strict";
 import pl from "nodejs-polars";
 import { readLogCsv } from "../../runner/sinks/csv_read.ts";
-import type { TableName } from "../../schema/events.ts";
+import { EPOCH_COLUMNS, type TableName } from "../../schema/events.ts";
 import type { RowOf } from "../../schema/column_kinds.ts";
 import { ProductionManifest } from "../../schema/production_manifest.ts";
 import { recorder } from "../../recorder/mod.ts";
@@ -71,13 +72,25 @@ function plain(records: Record<string, unknown>[]): Record<string, unknown>[] {
   );
 }
 
-/** Every row of a table over every part listed in run.json, each part read in its format. */
+/**
+ * Every row of a table over every part listed in run.json, each part read in its format. A Parquet part's epoch column
+ * (contract 1.6) is checked to be run.json epoch_iso + its anchor, row by row, and left out, as the CSV reader leaves it.
+ */
 export async function readTable<T extends TableName>(out: string, table: T): Promise<RowOf<T>[]> {
   const rows: RowOf<T>[] = [];
-  for (const part of readManifest(out).parts) {
+  const m = readManifest(out);
+  const epochMs = Date.parse(m.epoch_iso);
+  const { name, of } = EPOCH_COLUMNS[table];
+  for (const part of m.parts) {
     const dir = `${out}/${part.dir}`;
     if (part.format === "csv") rows.push(...await readLogCsv(`${dir}/${table}.csv`, table));
-    else rows.push(...plain(pl.readParquet(`${dir}/${table}.parquet`).toRecords()) as RowOf<T>[]);
+    else {
+      for (const r of plain(pl.readParquet(`${dir}/${table}.parquet`).toRecords())) {
+        const { [name]: epoch, ...row } = r;
+        assert.equal(epoch, epochMs + (row[of] as number), `${part.dir}/${table}.parquet ${name}`);
+        rows.push(row as RowOf<T>);
+      }
+    }
   }
   return rows;
 }

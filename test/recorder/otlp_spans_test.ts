@@ -58,7 +58,7 @@ Deno.test("the root span is the task: SERVER, `task {class}`, every request fiel
   assert.deepEqual(root!.status, { code: 0 });
   const a = attrs(root!);
   assert.equal(a["goodput.epoch_unix_nano"], "1796119200000250000");
-  assert.equal(a["goodput.contract"], "1.5");
+  assert.equal(a["goodput.contract"], "1.6");
   assert.equal(a["http.response.status_code"], 200);
   assert.equal(a["goodput.outcome"], "ok");
   assert.equal(a["goodput.class"], "chat");

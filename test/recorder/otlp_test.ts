@@ -28,7 +28,7 @@ Deno.test("a file gets one OTLP/JSON line per batch: one resource (service.name)
       { key: "service.name", value: { stringValue: "chat-app" } },
       { key: "service.version", value: { stringValue: "2.1" } },
     ]);
-    assert.deepEqual(docs[0]!.resourceSpans![0]!.scopeSpans![0]!.scope, { name: "goodput-recorder", version: "1.5" });
+    assert.deepEqual(docs[0]!.resourceSpans![0]!.scopeSpans![0]!.scope, { name: "goodput-recorder", version: "1.6" });
     assert.deepEqual(ex.stats(), {
       exported: 3,
       spans: 6,

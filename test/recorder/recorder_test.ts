@@ -73,7 +73,7 @@ Deno.test("run.json at the start says what is recorded and under which condition
     async ({ rec, out }) => {
       const m = readManifest(out);
       assert.equal(m.kind, "production");
-      assert.equal(m.schema_minor, 5);
+      assert.equal(m.schema_minor, 6);
       assert.equal(m.epoch_iso, new Date(T0).toISOString());
       assert.deepEqual(m.app, app);
       assert.deepEqual(m.conditions, { region: "eu-west-1" });

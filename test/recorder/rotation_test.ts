@@ -53,7 +53,7 @@ Deno.test("rotation by time: the part becomes typed Parquet with the contract's 
       assert.equal(kv.get("accepted_goodput.table"), t);
       assert.equal(kv.get("accepted_goodput.run_id"), "prod-1");
       assert.equal(kv.get("accepted_goodput.epoch_iso"), new Date(T0).toISOString());
-      assert.equal(kv.get("accepted_goodput.contract"), "1.5");
+      assert.equal(kv.get("accepted_goodput.contract"), "1.6");
     }
     assert.deepEqual(names(`${out}/part-00001`), [
       "attempts.csv",

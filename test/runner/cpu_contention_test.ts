@@ -8,6 +8,9 @@ import type { CpuContention } from "../../schema/mod.ts";
 import { makeManifest } from "../analysis/_fixture.ts";
 import { requestRow } from "./sinks/_rows.ts";
 
+/** makeManifest's epoch_iso (2026-01-01T00:00:00.000Z) in ms since the Unix epoch: the sinks' epoch column base. */
+const FIXTURE_EPOCH_MS = Date.parse("2026-01-01T00:00:00.000Z");
+
 const CONTENTION: CpuContention = {
   source: "test",
   window_ms: 10_000,
@@ -119,7 +122,7 @@ Deno.test("startContention() measures this thread's run-queue wait and CPU on Li
  */
 function laggedRun(behind = true) {
   const dir = Deno.makeTempDirSync({ prefix: "contention_test_" });
-  const requests = CsvSink.open(dir, "requests");
+  const requests = CsvSink.open(dir, "requests", { epochMs: FIXTURE_EPOCH_MS });
   requests.append(requestRow({ request_id: "r1", stage: "steady", send_lag_ms: 9 }));
   if (behind) {
     requests.append(requestRow({ request_id: "r2", stage: "steady", send_lag_ms: 1200, outcome: "not_sent" }));

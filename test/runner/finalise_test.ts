@@ -13,6 +13,9 @@ import { parquetMetadata as readParquetMetadata } from "hyparquet";
 import { makeManifest } from "../analysis/_fixture.ts";
 import { attemptRow, requestRow, toolRow } from "./sinks/_rows.ts";
 
+/** makeManifest's epoch_iso (2026-01-01T00:00:00.000Z) in ms since the Unix epoch: the sinks' epoch column base. */
+const FIXTURE_EPOCH_MS = Date.parse("2026-01-01T00:00:00.000Z");
+
 const STAGES = [{ name: "steady", kind: "steady" as const, start_ms: 0, end_ms: 1000, offered_rps: 5 }];
 
 /** Five requests: lags 1, 2, 3, 9, 0.5 ms; outcomes ok, ok, timeout, not_sent (the stop's), client_shed. */
@@ -41,13 +44,13 @@ function runFolder(
   extra: Record<string, Uint8Array> = {},
 ) {
   const dir = Deno.makeTempDirSync({ prefix: "finalise_test_" });
-  const requests = CsvSink.open(dir, "requests");
+  const requests = CsvSink.open(dir, "requests", { epochMs: FIXTURE_EPOCH_MS });
   ROWS.forEach((r) => requests.append(r));
   requests.close();
-  const attempts = CsvSink.open(dir, "attempts");
+  const attempts = CsvSink.open(dir, "attempts", { epochMs: FIXTURE_EPOCH_MS });
   attempts.append(attemptRow({ request_id: "r1" }));
   attempts.close();
-  const tools = CsvSink.open(dir, "tools");
+  const tools = CsvSink.open(dir, "tools", { epochMs: FIXTURE_EPOCH_MS });
   tools.append(toolRow({ request_id: "r1" }));
   tools.close();
   for (const [name, bytes] of Object.entries(extra)) Deno.writeFileSync(join(dir, name), bytes);

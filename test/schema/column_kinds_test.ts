@@ -44,7 +44,8 @@ Deno.test("columnSpecs follows COLUMNS and reads each kind from the zod schema",
     assert.deepEqual(units("server", "ms"), ["oldest_queued_ms"]);
   });
   await t.step("requiredColumns lists the columns whose schema is not nullable, in file order", () => {
-    // tools: run_id, request_id, round, tool, started_ms, ended_ms, ok are required; error_kind is nullable.
+    // tools: run_id, request_id, round, tool, started_ms, ended_ms, ok and (1.6) started_epoch_ms are required;
+    // error_kind is nullable.
     assert.deepEqual(requiredColumns("tools"), [
       "run_id",
       "request_id",
@@ -53,6 +54,7 @@ Deno.test("columnSpecs follows COLUMNS and reads each kind from the zod schema",
       "started_ms",
       "ended_ms",
       "ok",
+      "started_epoch_ms",
     ]);
   });
 });

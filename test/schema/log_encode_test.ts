@@ -29,13 +29,14 @@ Deno.test("encodeCsvRows writes byte for byte what csv-stringify writes", async 
       COLUMNS.requests,
       ...awkward.map((s, i) => {
         const r = requestRow({ case_id: s, quality_detail: s || null, scheduled_ms: numbers[i % numbers.length]! });
-        return COLUMNS.requests.map((c) => r[c]);
+        return COLUMNS.requests.map((c) => (r as Record<string, unknown>)[c] ?? null);
       }),
     ];
     assert.equal(encodeCsvRows(rows), stringify(rows, STRINGIFY_OPTIONS));
     const a = attemptRow();
     const tl = toolRow({ error_kind: "x,y" });
-    const more = [COLUMNS.attempts.map((c) => a[c]), COLUMNS.tools.map((c) => tl[c])];
+    const cells = (r: object, cols: readonly string[]) => cols.map((c) => (r as Record<string, unknown>)[c] ?? null);
+    const more = [cells(a, COLUMNS.attempts), cells(tl, COLUMNS.tools)];
     assert.equal(encodeCsvRows(more), stringify(more, STRINGIFY_OPTIONS));
   });
 });
@@ -48,9 +49,14 @@ Deno.test("encodeCsvRows refuses values a log column cannot hold", () => {
 Deno.test("logCsvLine escapes string cells only and refuses a row missing a column", () => {
   // tool "=sum" is a string (escaped to '=sum); round 0 and started_ms -1 are numbers (never escaped).
   const row = toolRow({ tool: "=sum", round: 0, started_ms: -1, ended_ms: 2.5, error_kind: null });
-  assert.equal(logCsvLine("tools", row), `${row.run_id},${row.request_id},0,'=sum,-1,2.5,${row.ok},\n`);
+  // started_epoch_ms = epoch 1767225600000 + started_ms −1 = 1767225599999.
+  const line = { epochMs: 1767225600000 };
+  assert.equal(
+    logCsvLine("tools", row, line),
+    `${row.run_id},${row.request_id},0,'=sum,-1,2.5,${row.ok},,1767225599999\n`,
+  );
   const partial = { ...row } as Partial<typeof row>;
   delete partial.ok;
-  assert.throws(() => logCsvLine("tools", partial as typeof row), /tools row has no value for column ok/);
+  assert.throws(() => logCsvLine("tools", partial as typeof row, line), /tools row has no value for column ok/);
   assert.equal(logCsvHeader("tools"), COLUMNS.tools.join(",") + "\n");
 });

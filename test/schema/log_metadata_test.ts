@@ -27,7 +27,11 @@ Deno.test("every log file describes itself: contract, table, run_id, epoch and t
     }
   });
   await t.step("time units: every *_ms column, an instant or a duration", () => {
-    assert.deepEqual(timeUnits("server"), { t_ms: "ms since epoch_iso", oldest_queued_ms: "ms" });
+    assert.deepEqual(timeUnits("server"), {
+      t_ms: "ms since epoch_iso",
+      oldest_queued_ms: "ms",
+      t_epoch_ms: "ms since 1970-01-01T00:00:00Z",
+    });
     for (const table of TABLES) {
       assert.deepEqual(Object.keys(timeUnits(table)), COLUMNS[table].filter((c) => c.endsWith("_ms")), table);
     }

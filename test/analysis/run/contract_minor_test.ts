@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { join } from "node:path";
 import { loadRun } from "../../../analysis/run/load_run.ts";
 import { scanRun } from "../../../analysis/run/scan_run.ts";
-import { COLUMN_SINCE_MINOR, COLUMNS, columnsAt } from "../../../schema/events.ts";
+import { COLUMN_SINCE_MINOR, COLUMNS, columnsAt, EPOCH_COLUMNS } from "../../../schema/events.ts";
 import { SCHEMA_MINOR } from "../../../schema/version.ts";
 import { makeManifest, req, writeManifest, writeRun } from "../_fixture.ts";
 
@@ -22,10 +22,16 @@ Deno.test("a contract 1.0 log reads the columns added later as null (not recorde
         assert.deepEqual(frame.columns, COLUMNS[table]);
         // That run made no tool calls: its tools table is empty, still typed and with run_id.
         assert.ok(frame.height > 0 || table === "tools");
+        const epoch = EPOCH_COLUMNS[table];
         for (const c of Object.keys(COLUMN_SINCE_MINOR[table] ?? {})) {
-          if (c === "run_id") continue;
+          if (c === "run_id" || c === epoch.name) continue;
           assert.equal(frame.getColumn(c).nullCount(), frame.height, `${table}.${c} is all null`);
         }
+        // The epoch column (1.6) is derived from run.json: epoch_iso + the anchor, row by row, as a 1.6 writer writes it.
+        const epochMs = Date.parse(run.manifest.epoch_iso);
+        const anchors = frame.getColumn(epoch.of).toArray() as number[];
+        assert.deepEqual(frame.getColumn(epoch.name).toArray(), anchors.map((t) => epochMs + t), epoch.name);
+        assert.equal(String(frame.getColumn(epoch.name).dtype.variant), "Float64");
         // The file has no run_id column (attempts, tools and server carry it from 1.3 on): every row gets run.json's.
         const ids = frame.getColumn("run_id").unique().toArray();
         assert.deepEqual(ids, table === "tools" ? [] : [run.manifest.run_id], table);

@@ -117,6 +117,7 @@ Deno.test("a runner's run has an empty phases table with the contract's columns"
     "ended_ms",
     "clock_offset_ms",
     "clock_error_ms",
+    "started_epoch_ms",
   ]);
   assert.equal(run.parts, undefined);
 });

@@ -14,7 +14,14 @@ import pl from "nodejs-polars";
 import { join } from "node:path";
 import { tableDtypes } from "../../../analysis/run/_dtypes.ts";
 import { loadRun } from "../../../analysis/run/load_run.ts";
-import { type AttemptRow, COLUMNS, columnsAt, OUTCOMES, type RequestRow } from "../../../schema/events.ts";
+import {
+  type AttemptRow,
+  COLUMNS,
+  columnsAt,
+  EPOCH_COLUMNS,
+  OUTCOMES,
+  type RequestRow,
+} from "../../../schema/events.ts";
 import type { Stage } from "../../../schema/plan.ts";
 import type { RunManifest } from "../../../schema/run_manifest.ts";
 import { GATES } from "../../../schema/slo.ts";
@@ -103,11 +110,14 @@ export function randomManifest(over: Partial<RunManifest> = {}): RunManifest {
   return { ...base, run_id: "random-run", workload: { ...base.workload, classes: CLASSES }, ...over };
 }
 
-function frame(table: "requests" | "attempts", rows: readonly object[], minor: number): pl.DataFrame {
+/** A table's frame with the columns of contract minor `minor`; the epoch column (1.6) is `epochMs` + its anchor. */
+function frame(table: "requests" | "attempts", rows: readonly object[], minor: number, epochMs: number): pl.DataFrame {
   const dtypes = tableDtypes(table);
+  const { name, of } = EPOCH_COLUMNS[table];
+  const value = (x: Record<string, unknown>, c: string) => c === name ? epochMs + (x[of] as number) : x[c] ?? null;
   return pl.DataFrame(
     columnsAt(table, minor).map((c) =>
-      pl.Series(c, rows.map((x) => (x as Record<string, unknown>)[c] ?? null), dtypes[c])
+      pl.Series(c, rows.map((x) => value(x as Record<string, unknown>, c)), dtypes[c])
     ),
   );
 }
@@ -126,7 +136,7 @@ export function writeParquetRun(dir: string, manifest: RunManifest, log: RandomL
     const name = `${table}.parquet`;
     const df = table === "tools"
       ? pl.DataFrame(columnsAt("tools", minor).map((c) => pl.Series(c, [], tableDtypes("tools")[c])))
-      : frame(table as "requests" | "attempts", rows, minor);
+      : frame(table as "requests" | "attempts", rows, minor, Date.parse(manifest.epoch_iso));
     df.writeParquet(join(dir, name));
     files[name] = sha256(join(dir, name));
   }
@@ -163,7 +173,7 @@ export function writeHiveRun(root: string, manifest: RunManifest, log: RandomLog
       const name = `${table}/shard=${k}/part.parquet`;
       Deno.mkdirSync(join(root, table, `shard=${k}`), { recursive: true });
       const own = rows.map((x) => ({ ...x, run_id: manifest.run_id }));
-      frame(table, own, manifest.schema_minor).writeParquet(join(root, name));
+      frame(table, own, manifest.schema_minor, Date.parse(manifest.epoch_iso)).writeParquet(join(root, name));
       files[name] = sha256(join(root, name));
     }
   }

@@ -36,10 +36,13 @@ const INSTANTS = new Set([
   "started_ms",
   "ended_ms",
 ]);
-/** A row as compared: run_id dropped, instants to the nanosecond (OTLP's unit); every other value as it is. */
+/**
+ * A row as compared: run_id and the file's epoch column (contract 1.6, not part of a row) dropped, instants to the
+ * nanosecond (OTLP's unit); every other value as it is.
+ */
 function comparable(row: object): Record<string, unknown> {
   return Object.fromEntries(
-    Object.entries(row).filter(([k]) => k !== "run_id").map((
+    Object.entries(row).filter(([k]) => k !== "run_id" && !k.endsWith("_epoch_ms")).map((
       [k, v],
     ) => [k, INSTANTS.has(k) && typeof v === "number" ? Math.round(v * 1e6) / 1e6 : v]),
   );

@@ -109,7 +109,7 @@ Deno.test("each reading is one row, or counted: failed, dropped, malformed lines
   try {
     const detected = await detectServerMetrics(at(llama.url), "auto", quiet);
     const s = detected.polled[0]!;
-    const sink = CsvSink.open(dir, "server");
+    const sink = CsvSink.open(dir, "server", { epochMs: 0 });
     let now = 0;
     for (k = 1; k <= answers.length; k++) {
       now = k * 1000;

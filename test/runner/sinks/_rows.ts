@@ -1,4 +1,26 @@
-import type { AttemptRow, PhaseRow, RequestRow, ServerRow, ToolRow } from "../../../schema/events.ts";
+import {
+  type AttemptRow,
+  EPOCH_COLUMNS,
+  type PhaseRow,
+  type RequestRow,
+  type ServerRow,
+  type TableName,
+  type ToolRow,
+} from "../../../schema/events.ts";
+
+/** The epoch of the sinks' tests (2026-01-01T00:00:00.000Z) in ms since the Unix epoch: a sink's `epochMs`. */
+export const EPOCH_MS = 1767225600000;
+/** The sink options of the sinks' tests. */
+export const AT_EPOCH = { epochMs: EPOCH_MS } as const;
+
+/**
+ * `rows` as a reader of their file sees them: each with the table's epoch column (contract 1.6) last, `EPOCH_MS` +
+ * its anchor (e.g. tools: started_epoch_ms = 1767225600000 + started_ms).
+ */
+export function withEpoch(table: TableName, rows: readonly object[]): Record<string, unknown>[] {
+  const { name, of } = EPOCH_COLUMNS[table];
+  return rows.map((r) => ({ ...r, [name]: EPOCH_MS + ((r as Record<string, number>)[of] as number) }));
+}
 
 /** A request row with every kind of awkward value a log may hold. */
 export function requestRow(over: Partial<RequestRow> = {}): RequestRow {

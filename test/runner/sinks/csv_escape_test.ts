@@ -3,7 +3,7 @@ import pl from "nodejs-polars";
 import { CsvSink } from "../../../runner/sinks/csv_sink.ts";
 import { readLogCsv } from "../../../runner/sinks/csv_read.ts";
 import { csvToParquet } from "../../../runner/sinks/parquet_writer.ts";
-import { attemptRow, requestRow, toolRow } from "./_rows.ts";
+import { AT_EPOCH, attemptRow, requestRow, toolRow } from "./_rows.ts";
 
 /** Values starting with each character the contract escapes (= + - @ tab CR ') and two that it does not. */
 const TRICKY = ['=HYPERLINK("http://x","y")', "+1", "-cmd", "@SUM(A1)", "\tx", "\rx", "'quoted", "''two", "plain", ""];
@@ -13,7 +13,7 @@ Deno.test("CsvSink escapes formula starts in string columns only; readLogCsv and
   const rows = TRICKY.map((s, i) =>
     requestRow({ request_id: `r${i}`, finish_reason: s, quality_detail: s, scheduled_ms: -1.5, http_status: null })
   );
-  const sink = CsvSink.open(dir, "requests");
+  const sink = CsvSink.open(dir, "requests", AT_EPOCH);
   rows.forEach((r) => sink.append(r));
   sink.close();
 
@@ -45,8 +45,8 @@ Deno.test("CsvSink escapes formula starts in string columns only; readLogCsv and
   await t.step("attempts and tools too", async () => {
     const attempts = TRICKY.map((s, i) => attemptRow({ attempt: i + 1, finish_reason: s, error_kind: s || null }));
     const tools = TRICKY.map((s, i) => toolRow({ round: i, tool: s, error_kind: s || null }));
-    const a = CsvSink.open(dir, "attempts");
-    const tl = CsvSink.open(dir, "tools");
+    const a = CsvSink.open(dir, "attempts", AT_EPOCH);
+    const tl = CsvSink.open(dir, "tools", AT_EPOCH);
     attempts.forEach((r) => a.append(r));
     tools.forEach((r) => tl.append(r));
     a.close();

@@ -4,7 +4,7 @@ import { COLUMNS, type TableName } from "../../../schema/events.ts";
 import { CsvSink } from "../../../runner/sinks/csv_sink.ts";
 import { readLogCsvBatches, type ReadLogCsvOptions } from "../../../runner/sinks/csv_read_batches.ts";
 import { readLogCsvWhole } from "./_read_whole.ts";
-import { requestRow, toolRow } from "./_rows.ts";
+import { AT_EPOCH, requestRow, toolRow } from "./_rows.ts";
 
 const TOOLS_HEADER = COLUMNS.tools.join(",") + "\n";
 
@@ -67,7 +67,7 @@ const enc = (s: string) => new TextEncoder().encode(s);
 
 function sinkBytes<T extends TableName>(table: T, rows: Parameters<CsvSink<T>["append"]>[0][]): Uint8Array {
   const dir = Deno.makeTempDirSync();
-  const sink = CsvSink.open(dir, table);
+  const sink = CsvSink.open(dir, table, AT_EPOCH);
   rows.forEach((r) => sink.append(r));
   sink.close();
   const bytes = Deno.readFileSync(`${dir}/${table}.csv`);
@@ -106,7 +106,7 @@ Deno.test("readLogCsvBatches gives the rows, errors and warnings of the whole-fi
     ["a short header and rows of the table's width", enc("request_id,round\nx,r1,1,t,1,2,true,\n"), "tools"],
     ["a bad quote", enc(TOOLS_HEADER + 'x,r1,1,t"x,1,2,true,\n'), "tools"],
     ["a short row and a cut last row", enc(TOOLS_HEADER + "x,r1,1,t,1,2,true\nx,r2,1,t,1,2"), "tools"],
-    ["a bad field and a cut last row", enc(TOOLS_HEADER + "x,r1,x,t,1,2,true,\nx,r2,1,t,1,2"), "tools"],
+    ["a bad field and a cut last row", enc(TOOLS_HEADER + "x,r1,x,t,1,2,true,,1767225600001\nx,r2,1,t,1,2"), "tools"],
     ["a bad field and a cut last row, dropped", enc(TOOLS_HEADER + "x,r1,x,t,1,2,true,\nx,r2,1,t"), "tools", {
       dropTruncatedLast: true,
     }],
@@ -138,19 +138,26 @@ Deno.test("readLogCsvBatches gives the rows, errors and warnings of the whole-fi
   await t.step("the whole-file reader's results are what the log holds (the reference is not vacuous)", async () => {
     const ok = await assertSameAsWhole("ok", requests, "requests", {}, [1 << 20]);
     assert.deepEqual(ok.rows?.map((r) => (r as { request_id: string }).request_id), ["a", "b", "c"]);
-    const bad = await assertSameAsWhole("bad", enc(TOOLS_HEADER + "x,r1,x,t,1,2,true,\nx,r2,1,t,1,2"), "tools", {}, [
-      1 << 20,
-    ]);
+    const bad = await assertSameAsWhole(
+      "bad",
+      enc(TOOLS_HEADER + "x,r1,x,t,1,2,true,,1767225600001\nx,r2,1,t,1,2"),
+      "tools",
+      {},
+      [
+        1 << 20,
+      ],
+    );
     assert.match(bad.error!.message, /line 3: truncated last row/);
   });
 });
 
 Deno.test("readLogCsvBatches yields nothing after the first bad row, and still lists every problem", async () => {
-  const good = "x,r1,1,t,1,2,true,\n";
+  const good = "x,r1,1,t,1,2,true,,1767225600001\n";
   const file = Deno.makeTempFileSync({ suffix: ".csv" });
   Deno.writeTextFileSync(
     file,
-    TOOLS_HEADER + good.repeat(5) + "x,r6,x,t,1,2,true,\n" + good.repeat(5) + "x,r12,y,t,1,2,true,\n",
+    TOOLS_HEADER + good.repeat(5) + "x,r6,x,t,1,2,true,,1767225600001\n" + good.repeat(5) +
+      "x,r12,y,t,1,2,true,,1767225600001\n",
   );
   const sizes: number[] = [];
   await assert.rejects(
@@ -174,7 +181,7 @@ Deno.test("readLogCsvBatches yields nothing after the first bad row, and still l
 
 Deno.test("readLogCsvBatches stops reading and closes the file when its consumer stops early", async () => {
   const file = Deno.makeTempFileSync({ suffix: ".csv" });
-  Deno.writeTextFileSync(file, TOOLS_HEADER + "x,r1,1,t,1,2,true,\n".repeat(5000));
+  Deno.writeTextFileSync(file, TOOLS_HEADER + "x,r1,1,t,1,2,true,,1767225600001\n".repeat(5000));
   let seen = 0;
   for await (const batch of readLogCsvBatches(file, "tools", { batchRows: 100, chunkBytes: 4096 })) {
     seen += batch.length;

@@ -3,7 +3,7 @@ import { InputError } from "../../../schema/errors.ts";
 import { COLUMNS } from "../../../schema/events.ts";
 import { CsvSink } from "../../../runner/sinks/csv_sink.ts";
 import { readLogCsv } from "../../../runner/sinks/csv_read.ts";
-import { requestRow, toolRow } from "./_rows.ts";
+import { AT_EPOCH, requestRow, toolRow } from "./_rows.ts";
 
 const TOOLS_HEADER = COLUMNS.tools.join(",") + "\n";
 
@@ -16,7 +16,7 @@ function writeTemp(text: string): string {
 /** Writes `rows` through a CsvSink and returns the file's text. */
 function sinkText(rows: ReturnType<typeof requestRow>[]): string {
   const dir = Deno.makeTempDirSync();
-  const sink = CsvSink.open(dir, "requests");
+  const sink = CsvSink.open(dir, "requests", AT_EPOCH);
   rows.forEach((r) => sink.append(r));
   sink.close();
   const text = Deno.readTextFileSync(`${dir}/requests.csv`);
@@ -63,7 +63,8 @@ Deno.test("readLogCsv detects a last row truncated mid-line", async (t) => {
 
 Deno.test("readLogCsv reports every bad field with file, line and field", async () => {
   const file = writeTemp(
-    TOOLS_HEADER + "x,r1,1,t,1,2,true,\n" + "x,r2,1.5,t,1,2,yes,\n" + "x,r3,1,t,abc,2,true,\n",
+    TOOLS_HEADER + "x,r1,1,t,1,2,true,,1767225600001\n" + "x,r2,1.5,t,1,2,yes,,1767225600001\n" +
+      "x,r3,1,t,abc,2,true,,1767225600001\n",
   );
   await assert.rejects(readLogCsv(file, "tools"), (e: unknown) => {
     assert.ok(e instanceof InputError);
@@ -77,7 +78,7 @@ Deno.test("readLogCsv reports every bad field with file, line and field", async 
 });
 
 Deno.test("readLogCsv caps the problem list and counts the rest", async () => {
-  const file = writeTemp(TOOLS_HEADER + "x,r,x,t,1,2,true,\n".repeat(8));
+  const file = writeTemp(TOOLS_HEADER + "x,r,x,t,1,2,true,,1767225600001\n".repeat(8));
   await assert.rejects(readLogCsv(file, "tools", { maxProblems: 3 }), (e: unknown) => {
     assert.ok(e instanceof InputError);
     assert.deepEqual(e.problems.length, 4);
@@ -88,14 +89,17 @@ Deno.test("readLogCsv caps the problem list and counts the rest", async () => {
 });
 
 Deno.test("readLogCsv tells null from the empty string and rejects null where the schema forbids it", async () => {
-  const file = writeTemp(TOOLS_HEADER + 'x,r1,1,"",1,2,true,""\n' + "x,r2,1,,1,2,true,\n");
+  const file = writeTemp(TOOLS_HEADER + 'x,r1,1,"",1,2,true,"",1767225600001\n' + "x,r2,1,,1,2,true,,1767225600001\n");
   await assert.rejects(readLogCsv(file, "tools"), (e: unknown) => {
     assert.ok(e instanceof InputError);
     assert.equal(e.problems.length, 1);
     assert.match(e.problems[0]!, /line 3: tool: .*\(got null\)/);
     return true;
   });
-  Deno.writeTextFileSync(file, TOOLS_HEADER + 'run-1,r1,1,"",1,2,true,""\n' + "run-1,r2,1,t,1,2,true,\n");
+  Deno.writeTextFileSync(
+    file,
+    TOOLS_HEADER + 'run-1,r1,1,"",1,2,true,"",1767225600001\n' + "run-1,r2,1,t,1,2,true,,1767225600001\n",
+  );
   const rows = await readLogCsv(file, "tools");
   assert.deepEqual(rows, [toolRow({ request_id: "r1", tool: "", started_ms: 1, ended_ms: 2, error_kind: "" }), {
     ...toolRow({ request_id: "r2", tool: "t", started_ms: 1, ended_ms: 2 }),
@@ -105,7 +109,7 @@ Deno.test("readLogCsv tells null from the empty string and rejects null where th
 
 Deno.test("readLogCsv rejects a header that is not the table's", async (t) => {
   await t.step("missing and unknown columns are named", async () => {
-    const file = writeTemp("run_id,request_id,round,tool,started_ms,ended_ms,okay,error_kind\n");
+    const file = writeTemp("run_id,request_id,round,tool,started_ms,ended_ms,okay,error_kind,started_epoch_ms\n");
     await assert.rejects(readLogCsv(file, "tools"), (e: unknown) => {
       assert.ok(e instanceof InputError);
       assert.deepEqual(e.problems, [`${file}: line 1: missing columns: ok`, `${file}: line 1: unknown columns: okay`]);
@@ -114,7 +118,7 @@ Deno.test("readLogCsv rejects a header that is not the table's", async (t) => {
     Deno.removeSync(file);
   });
   await t.step("columns out of order", async () => {
-    const file = writeTemp("run_id,round,request_id,tool,started_ms,ended_ms,ok,error_kind\n");
+    const file = writeTemp("run_id,round,request_id,tool,started_ms,ended_ms,ok,error_kind,started_epoch_ms\n");
     await assert.rejects(readLogCsv(file, "tools"), /columns out of order/);
     Deno.removeSync(file);
   });

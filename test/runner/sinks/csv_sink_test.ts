@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { COLUMNS, TABLES } from "../../../schema/events.ts";
 import { CsvSink } from "../../../runner/sinks/csv_sink.ts";
 import { readLogCsv } from "../../../runner/sinks/csv_read.ts";
-import { attemptRow, requestRow, serverRow, toolRow } from "./_rows.ts";
+import { AT_EPOCH, attemptRow, requestRow, serverRow, toolRow } from "./_rows.ts";
 
 function tempDir(): string {
   return Deno.makeTempDirSync({ prefix: "csv_sink_test_" });
@@ -11,7 +11,7 @@ function tempDir(): string {
 Deno.test("CsvSink.open writes the header of COLUMNS in order for every table", () => {
   const dir = tempDir();
   for (const table of TABLES) {
-    CsvSink.open(dir, table).close();
+    CsvSink.open(dir, table, AT_EPOCH).close();
     assert.equal(Deno.readTextFileSync(`${dir}/${table}.csv`), COLUMNS[table].join(",") + "\n");
   }
   Deno.removeSync(dir, { recursive: true });
@@ -19,7 +19,7 @@ Deno.test("CsvSink.open writes the header of COLUMNS in order for every table", 
 
 Deno.test("CsvSink rows reach the disk at flush, not at append", () => {
   const dir = tempDir();
-  const sink = CsvSink.open(dir, "tools");
+  const sink = CsvSink.open(dir, "tools", AT_EPOCH);
   const file = `${dir}/tools.csv`;
   const header = Deno.readTextFileSync(file);
   sink.append(toolRow());
@@ -31,7 +31,9 @@ Deno.test("CsvSink rows reach the disk at flush, not at append", () => {
   assert.equal(sink.written, 2);
   assert.equal(
     Deno.readTextFileSync(file),
-    header + "run-1,r-1,1,lookup_order,10.25,31.75,true,\nrun-1,r-2,1,lookup_order,10.25,31.75,false,timeout\n",
+    // started_epoch_ms = 1767225600000 (2026-01-01T00:00:00Z) + started_ms 10.25.
+    header + "run-1,r-1,1,lookup_order,10.25,31.75,true,,1767225600010.25\n" +
+      "run-1,r-2,1,lookup_order,10.25,31.75,false,timeout,1767225600010.25\n",
   );
   assert.equal(sink.flush(), 0);
   sink.close();
@@ -48,7 +50,7 @@ Deno.test("CsvSink round trip keeps nulls, empty strings, quotes, newlines, unic
       requestRow({ request_id: "r-2", quality_detail: "", output_sha256: null, scheduled_ms: 1e-7, tool_ms: 5e-324 }),
       requestRow({ request_id: "r-3", completed_ms: 1.7976931348623157e308, case_id: " padded ", error_kind: "NaN" }),
     ];
-    const sink = CsvSink.open(dir, "requests");
+    const sink = CsvSink.open(dir, "requests", AT_EPOCH);
     for (const r of rows) sink.append(r);
     sink.close();
     const back = await readLogCsv(`${dir}/requests.csv`, "requests");
@@ -61,9 +63,9 @@ Deno.test("CsvSink round trip keeps nulls, empty strings, quotes, newlines, unic
     const attempts = [attemptRow(), attemptRow({ attempt: 2, token_source: "usage", itl_p50_ms: 0.1 + 0.7 })];
     const tools = [toolRow(), toolRow({ tool: "", ok: false, error_kind: 'bad, "args"' })];
     const server = [serverRow(), serverRow({ t_ms: 2000, oldest_queued_ms: 0 })];
-    const a = CsvSink.open(dir, "attempts");
-    const tl = CsvSink.open(dir, "tools");
-    const s = CsvSink.open(dir, "server");
+    const a = CsvSink.open(dir, "attempts", AT_EPOCH);
+    const tl = CsvSink.open(dir, "tools", AT_EPOCH);
+    const s = CsvSink.open(dir, "server", AT_EPOCH);
     attempts.forEach((r) => a.append(r));
     tools.forEach((r) => tl.append(r));
     server.forEach((r) => s.append(r));
@@ -77,18 +79,18 @@ Deno.test("CsvSink round trip keeps nulls, empty strings, quotes, newlines, unic
 
 Deno.test("CsvSink refuses to overwrite an existing log unless asked", () => {
   const dir = tempDir();
-  const first = CsvSink.open(dir, "tools");
+  const first = CsvSink.open(dir, "tools", AT_EPOCH);
   first.append(toolRow());
   first.close();
-  assert.throws(() => CsvSink.open(dir, "tools"), Deno.errors.AlreadyExists);
-  CsvSink.open(dir, "tools", { overwrite: true }).close();
+  assert.throws(() => CsvSink.open(dir, "tools", AT_EPOCH), Deno.errors.AlreadyExists);
+  CsvSink.open(dir, "tools", { ...AT_EPOCH, overwrite: true }).close();
   assert.equal(Deno.readTextFileSync(`${dir}/tools.csv`), COLUMNS.tools.join(",") + "\n");
   Deno.removeSync(dir, { recursive: true });
 });
 
 Deno.test("CsvSink.append refuses a row that lacks a column", () => {
   const dir = tempDir();
-  const sink = CsvSink.open(dir, "tools");
+  const sink = CsvSink.open(dir, "tools", AT_EPOCH);
   const { ok: _ok, ...partial } = toolRow();
   assert.throws(() => sink.append(partial as ReturnType<typeof toolRow>), /no value for column ok/);
   assert.equal(sink.pending, 0);
@@ -130,7 +132,7 @@ Deno.test("CsvSink killed with SIGKILL leaves every flushed row readable", async
 
 Deno.test("CsvSink writes 5,000 request rows with embedded newlines in one flush (the runner's cost per request is measured by bench/runner_bench.ts)", () => {
   const dir = tempDir();
-  const sink = CsvSink.open(dir, "requests");
+  const sink = CsvSink.open(dir, "requests", AT_EPOCH);
   const rows = Array.from({ length: 5000 }, (_, i) => requestRow({ request_id: `r-${i}`, scheduled_ms: i * 0.2 }));
   for (const r of rows) sink.append(r);
   sink.flush();

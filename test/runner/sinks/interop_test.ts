@@ -10,7 +10,7 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { readLogCsv } from "../../../runner/sinks/csv_read.ts";
 import { type ColumnKind, columnSpecs } from "../../../schema/column_kinds.ts";
-import type { TableName } from "../../../schema/events.ts";
+import { EPOCH_COLUMNS, type TableName } from "../../../schema/events.ts";
 import { csvSchema, parquetMetadata } from "../../../schema/log_metadata.ts";
 import { RunManifest } from "../../../schema/run_manifest.ts";
 import { FORMULA_CASE, writeInteropRuns } from "./_interop_runs.ts";
@@ -70,8 +70,11 @@ interface RunRead {
 }
 
 /** The contract's reading of a table (runner/sinks/csv_read.ts): the values every reader must find. */
-async function truth(dir: string, table: TableName) {
-  return (await readLogCsv(join(dir, `${table}.csv`), table)) as Record<string, unknown>[];
+/** The rows the runner wrote, with the epoch column (contract 1.6) every reader must read: `epochMs` + its anchor. */
+async function truth(dir: string, table: TableName, epochMs: number) {
+  const { name, of } = EPOCH_COLUMNS[table];
+  return ((await readLogCsv(join(dir, `${table}.csv`), table)) as Record<string, unknown>[])
+    .map((r) => ({ ...r, [name]: epochMs + (r[of] as number) }));
 }
 
 Deno.test({
@@ -103,7 +106,7 @@ Deno.test({
         await t.step(`${label}: every table, every reader, every format`, async () => {
           assert.deepEqual(Object.keys(read.metadata), tables);
           for (const table of tables) {
-            const rows = await truth(run, table);
+            const rows = await truth(run, table, epochMs);
             if (label === "normal") assert.ok(rows.length > 0, `${table} has rows`);
             // Parquet metadata and CSV sidecar say what the runner wrote.
             const kv = Object.fromEntries(parquetMetadata(table, identity).map((e) => [e.key.slice(17), e.value]));

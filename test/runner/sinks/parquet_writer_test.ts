@@ -7,7 +7,7 @@ import { parquetMetadata } from "../../../schema/log_metadata.ts";
 import { CsvSink } from "../../../runner/sinks/csv_sink.ts";
 import { readLogCsv } from "../../../runner/sinks/csv_read.ts";
 import { csvToParquet, writeParquetFromRows } from "../../../runner/sinks/parquet_writer.ts";
-import { attemptRow, phaseRow, requestRow, serverRow, toolRow } from "./_rows.ts";
+import { AT_EPOCH, attemptRow, phaseRow, requestRow, serverRow, toolRow, withEpoch } from "./_rows.ts";
 
 /** The run the files of these tests belong to. */
 const identity = { run_id: "run-1", epoch_iso: "2026-01-01T00:00:00.000Z" };
@@ -55,7 +55,8 @@ Deno.test("Parquet from writeParquetFromRows reads back in polars with the same 
         dtypeNames(df),
         Object.fromEntries(columnSpecs(table).map((c) => [c.name, POLARS_DTYPE[c.kind]])),
       );
-      assert.deepEqual(plain(df.toRecords() as Record<string, unknown>[]), rows);
+      // The epoch column is the identity's epoch (2026-01-01T00:00:00Z = 1767225600000 ms) + the anchor, exactly.
+      assert.deepEqual(plain(df.toRecords() as Record<string, unknown>[]), withEpoch(table, rows));
     });
   }
   await t.step("nulls are counted as nulls, not as zero or empty", () => {
@@ -97,12 +98,12 @@ Deno.test("csvToParquet converts a CsvSink log to the same rows", async () => {
       completed_ms: i % 2 ? null : i * 1.1,
       quality_ok: i % 3 === 0 ? null : i % 3 === 1,
     }));
-  const sink = CsvSink.open(dir, "requests");
+  const sink = CsvSink.open(dir, "requests", AT_EPOCH);
   rows.forEach((r) => sink.append(r));
   sink.close();
   assert.equal(await csvToParquet(dir, "requests", { identity }), 30);
   const df = pl.readParquet(`${dir}/requests.parquet`);
-  assert.deepEqual(plain(df.toRecords() as Record<string, unknown>[]), rows);
+  assert.deepEqual(plain(df.toRecords() as Record<string, unknown>[]), withEpoch("requests", rows));
   assert.equal(df.getColumn("quality_ok").nullCount(), 10);
   assert.deepEqual(
     [...Deno.readDirSync(dir)].map((e) => e.name).sort(),
@@ -123,7 +124,7 @@ Deno.test("csvToParquet writes row groups of rowGroupRows that polars reads back
       quality_ok: i % 3 === 0 ? null : i % 3 === 1,
       service_mode: i % 2 ? null : `mode ${i}`,
     }));
-  const sink = CsvSink.open(dir, "requests");
+  const sink = CsvSink.open(dir, "requests", AT_EPOCH);
   rows.forEach((r) => sink.append(r));
   sink.close();
   const seen: number[] = [];
@@ -147,7 +148,7 @@ Deno.test("csvToParquet writes row groups of rowGroupRows that polars reads back
       dtypeNames(df),
       Object.fromEntries(columnSpecs("requests").map((c) => [c.name, POLARS_DTYPE[c.kind]])),
     );
-    assert.deepEqual(plain(df.toRecords() as Record<string, unknown>[]), csv);
+    assert.deepEqual(plain(df.toRecords() as Record<string, unknown>[]), withEpoch("requests", csv));
     assert.equal(df.getColumn("send_lag_ms").nullCount(), 3);
   }
   Deno.removeSync(dir, { recursive: true });
@@ -155,10 +156,10 @@ Deno.test("csvToParquet writes row groups of rowGroupRows that polars reads back
 
 Deno.test("csvToParquet leaves no Parquet file, final or partial, when the CSV has a bad row", async () => {
   const dir = Deno.makeTempDirSync({ prefix: "parquet_writer_test_" });
-  const good = "run-1,r1,1,t,1,2,true,\n";
+  const good = "run-1,r1,1,t,1,2,true,,1767225600001\n";
   Deno.writeTextFileSync(
     `${dir}/tools.csv`,
-    COLUMNS.tools.join(",") + "\n" + good.repeat(5) + "run-1,r6,x,t,1,2,true,\n",
+    COLUMNS.tools.join(",") + "\n" + good.repeat(5) + "run-1,r6,x,t,1,2,true,,1767225600001\n",
   );
   await assert.rejects(csvToParquet(dir, "tools", { identity, rowGroupRows: 2 }), /line 7: round/);
   assert.deepEqual([...Deno.readDirSync(dir)].map((e) => e.name), ["tools.csv"]);

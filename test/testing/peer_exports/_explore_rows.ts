@@ -5,7 +5,7 @@
  */
 import { fileURLToPath } from "node:url";
 import { parquetReadObjects } from "hyparquet";
-import { AttemptRow, COLUMNS, RequestRow, type TableName, ToolRow } from "../../../schema/events.ts";
+import { AttemptRow, COLUMNS, EPOCH_COLUMNS, RequestRow, type TableName, ToolRow } from "../../../schema/events.ts";
 
 const RUN = fileURLToPath(new URL("../../../data/runs/explore/", import.meta.url));
 
@@ -16,7 +16,8 @@ const RUN = fileURLToPath(new URL("../../../data/runs/explore/", import.meta.url
  */
 function plain(name: TableName, row: Record<string, unknown>, runId: string): Record<string, unknown> {
   return Object.fromEntries(
-    (COLUMNS[name] as readonly string[]).map((
+    // The epoch column (1.6) is the file's, not the row's: a writer derives it from the row.
+    (COLUMNS[name] as readonly string[]).filter((k) => k !== EPOCH_COLUMNS[name].name).map((
       k,
     ) => [k, typeof row[k] === "bigint" ? Number(row[k]) : row[k] ?? (k === "run_id" ? runId : null)]),
   );
