@@ -1,5 +1,6 @@
 import assert from "node:assert/strict";
-import { ResponseState } from "../../runner/openai.ts";
+import { chatBody, ResponseState } from "../../runner/openai.ts";
+import { tinyCase } from "../../testing/tiny_workload.ts";
 
 const chunk = (delta: object, finish: string | null = null) =>
   JSON.stringify({ object: "chat.completion.chunk", choices: [{ index: 0, delta, finish_reason: finish }] });
@@ -115,6 +116,17 @@ Deno.test("the fast chunk path agrees with JSON.parse on every chunk shape", asy
       assert.notEqual(s.malformed, null, bad);
     }
   });
+});
+
+Deno.test("a call never asks for more than one choice (no n, no best_of), streamed or not, with tools or a schema", () => {
+  const c = tinyCase({
+    tools: [{ name: "lookup", description: "d", parameters: { type: "object", properties: {} } }],
+    expected_output_schema: { type: "object" },
+  });
+  for (const stream of [true, false]) {
+    const body = JSON.parse(chatBody(c, [{ role: "user", content: "hi" }], { model: "m", stream, maxTokens: 8 }));
+    assert.ok(!("n" in body) && !("best_of" in body), JSON.stringify(body));
+  }
 });
 
 Deno.test("an answer with several choices is refused (multiple_choices), never joined or picked by position", () => {
