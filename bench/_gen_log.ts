@@ -14,6 +14,7 @@ import { tableDtypes } from "../analysis/run/_dtypes.ts";
 import {
   type AttemptRow,
   COLUMNS,
+  EPOCH_COLUMNS,
   type Outcome,
   type RequestRow,
   type TableName,
@@ -85,10 +86,15 @@ export function benchStages(n: number): Stage[] {
 
 type Col = (number | null)[] | (boolean | null)[] | (string | null)[];
 
+/** makeManifest's epoch_iso (2026-01-01T00:00:00.000Z) in ms since the Unix epoch: each epoch column's base (1.6). */
+const EPOCH_MS = Date.parse(makeManifest([]).epoch_iso);
+
 function frame(table: Exclude<TableName, "server">, cols: Record<string, Col>): pl.DataFrame {
   const dtypes = tableDtypes(table);
+  const { name, of } = EPOCH_COLUMNS[table];
   return pl.DataFrame(COLUMNS[table].map((c) => {
-    const v = cols[c];
+    // The epoch column is the anchor + run.json epoch_iso, as the writers compute it.
+    const v = c === name ? (cols[of] as number[]).map((t) => EPOCH_MS + t) : cols[c];
     if (!v) throw new Error(`_gen_log: column ${table}.${c} not generated`);
     return pl.Series(c, v, dtypes[c]);
   }));

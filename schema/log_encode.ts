@@ -71,8 +71,8 @@ export function logCsvHeader(table: TableName): string {
   return encodeCsvRows([COLUMNS[table]]);
 }
 
-/** Per table: which columns are strings (their values are escaped, contract 1.2). */
-const STRING_COLUMNS = new Map<TableName, readonly boolean[]>();
+/** Per table, read once: which columns are strings (escaped, contract 1.2), and where its epoch column is (1.6). */
+const LINE_LAYOUT = new Map<TableName, { strings: readonly boolean[]; epochAt: number; anchor: string }>();
 
 /** What a log line needs beyond its row. */
 export interface LogLineOptions {
@@ -103,14 +103,18 @@ export interface LogLineOptions {
  */
 export function logCsvLine<T extends TableName>(table: T, row: RowOf<T>, options: LogLineOptions): string {
   const columns = COLUMNS[table] as readonly string[];
-  let strings = STRING_COLUMNS.get(table);
-  if (!strings) STRING_COLUMNS.set(table, strings = columnSpecs(table).map((c) => c.kind === "string"));
+  let layout = LINE_LAYOUT.get(table);
+  if (!layout) {
+    const strings = columnSpecs(table).map((c) => c.kind === "string");
+    const epochAt = columns.indexOf(EPOCH_COLUMNS[table].name);
+    LINE_LAYOUT.set(table, layout = { strings, epochAt, anchor: EPOCH_COLUMNS[table].of });
+  }
+  const { strings, epochAt } = layout;
   const r = row as Record<string, unknown>;
-  const epoch = EPOCH_COLUMNS[table];
   const cells = new Array<unknown>(columns.length);
   for (let i = 0; i < columns.length; i++) {
     const name = columns[i]!;
-    const v = name === epoch.name ? epochCell(table, r[epoch.of], options.epochMs) : r[name];
+    const v = i === epochAt ? epochCell(table, r[layout.anchor], options.epochMs) : r[name];
     if (v === undefined) throw new TypeError(`${table} row has no value for column ${name}`);
     cells[i] = strings[i] && typeof v === "string" ? escapeCell(v) : v;
   }
