@@ -108,6 +108,12 @@ function killedBy(m: AnyManifest): string {
   return `stopped by a failed log write (write_failed${w ? `: ${w.file}, ${w.code ?? w.message}` : ""})`;
 }
 
+/** A run whose log ends early because a shard's runner stopped on a failed log write: that shard's words. */
+function endedBy(manifests: AnyManifest[]): { ended_by?: string } {
+  const w = manifests.find((m) => isRunnerRun(m) && m.result.status === "write_failed");
+  return w ? { ended_by: killedBy(w) } : {};
+}
+
 /**
  * Finds how an opened run ended, where its log ends and where its window
  * ends ({@linkcode RUN_END_RULE}), with the rows to restore in each killed
@@ -146,6 +152,7 @@ async function findRunEnd(
   const end = await stoppedEnd(
     {
       status: killed ? "killed" : "interrupted",
+      ...endedBy(shards.map((s) => s.manifest)),
       log_end_ms: logEnd,
       log_end_rule: `${known.map((c) => c.rule).join("; ")}${known.length > 1 ? `; the earliest: ${logEnd} ms` : ""}`,
       planned_ms,

@@ -34,6 +34,11 @@ export interface RunEnd {
   rule: string;
   /** How `log_end_ms` alone was found, in words (the start of `rule`; null for a complete run). */
   log_end_rule: string | null;
+  /**
+   * What ended a run whose log ends early, when it was not a kill: the runner's own stop on a failed log write
+   * (run.json status `write_failed`: the file and the error code). Absent for a kill and every other end.
+   */
+  ended_by?: string;
   /** run.json's stages as planned: a loaded run's `manifest.stages` are clipped at `cut_ms`. */
   planned_stages: AnyStage[];
   /**
@@ -189,6 +194,8 @@ export function windowEnd(logEndMs: number, censored: readonly CensoredRequest[]
 /** What {@linkcode stoppedEnd} builds an incomplete run's end from, besides the requests the stop cut off. */
 export interface StoppedLog {
   status: "interrupted" | "killed";
+  /** What ended a log that ends early when it was not a kill ({@linkcode RunEnd.ended_by}). */
+  ended_by?: string;
   log_end_ms: number;
   /** How `log_end_ms` was found, in words. */
   log_end_rule: string;
@@ -228,6 +235,7 @@ export async function stoppedEnd(
         ? `; the window ends at the first censored request, ${first.request_id} scheduled at ${first.scheduled_ms} ms`
         : "; no request censored: the window ends there"),
     log_end_rule: log.log_end_rule,
+    ...(log.ended_by ? { ended_by: log.ended_by } : {}),
     planned_stages: log.planned_stages,
     // Every censored request is in [cut, log end): counted by between(cut), and not "other".
     after_cut: log.beyond + await log.between(cut) - censored.length,
@@ -253,10 +261,12 @@ export const HEADLINE_IDS = 10;
 export function runEndHeadline(end: Omit<RunEnd, "headline">): string | null {
   if (end.cut_ms === null) return null;
   const logEnd = end.log_end_ms ?? end.cut_ms;
-  const how = end.status === "killed"
+  const how = end.ended_by
+    ? `${end.ended_by}; log ends at ${secs(logEnd)} of ${secs(end.planned_ms)}`
+    : end.status === "killed"
     ? `killed, no final status; log ends at ${secs(logEnd)} of ${secs(end.planned_ms)}`
     : `interrupted at ${secs(logEnd)} of ${secs(end.planned_ms)}`;
-  const by = end.status === "killed" ? "the kill" : "the stop";
+  const by = end.ended_by ? "the runner's stop" : end.status === "killed" ? "the kill" : "the stop";
   const d = end.decided;
   if (!end.censored) {
     if (!d) return `INCOMPLETE RUN (${how}): no request was cut off by ${by}; window ends there`;

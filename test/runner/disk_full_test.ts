@@ -115,6 +115,11 @@ Deno.test({
         /full: stopped by a failed log write \(write_failed: \S+, ENOSPC\): latest time/,
       );
       assert.ok(run.warnings.some((w) => /write_failed.*ENOSPC/.test(w)), run.warnings.join("\n"));
+      // Its first line says the runner stopped on the failed write, not that the run was killed.
+      assert.match(
+        run.end.headline!,
+        /^INCOMPLETE RUN \(stopped by a failed log write \(write_failed: \S+, ENOSPC\); log ends at /,
+      );
       // The window ends where the log does; every scheduled request after it is counted as past the cut.
       assert.ok(run.end.log_end_ms! < 4000, `log ends at ${run.end.log_end_ms} ms`);
       assert.equal(run.end.after_cut, 800 - requests.length);
