@@ -13,7 +13,10 @@ export interface SimSequence {
   readonly kvTokens: number;
   /** Output tokens it will generate (the answer, cut at the cap). */
   readonly outputTokens: number;
-  /** Set when the client went away; the engine drops it at the next step. */
+  /**
+   * Set when the client went away (`Engine.cancel`): the engine drops it at its next step, or at once when the client
+   * left inside `onToken`, and frees its slot and KV.
+   */
   cancelled: boolean;
   /** It entered a replica's batch. */
   onAdmit(): void;
