@@ -33,6 +33,7 @@ const SERIAL = [
   "test/runner/open_loop_test.ts",
   "test/runner/shards_netns_test.ts",
   "test/sim/engine_test.ts",
+  "test/sim/cut_streams_test.ts",
   "test/sim/faults_test.ts",
   "test/sim/scaling_test.ts",
 ];
