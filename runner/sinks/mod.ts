@@ -8,7 +8,8 @@
  * import { CsvSink, readLogCsv } from "./mod.ts";
  * import assert from "node:assert/strict";
  * const dir = Deno.makeTempDirSync();
- * const sink = CsvSink.open(dir, "tools");
+ * // The epoch column (contract 1.6) of each row is run.json epoch_iso (here 2026-01-01T00:00:00Z) + started_ms.
+ * const sink = CsvSink.open(dir, "tools", { epochMs: Date.parse("2026-01-01T00:00:00.000Z") });
  * sink.append({
  *   run_id: "run-1", request_id: "r1", round: 1, tool: "t", started_ms: 0.1, ended_ms: 0.30000000000000004, ok: true,
  *   error_kind: null,
