@@ -23,6 +23,7 @@ const USER_FILES = [
   ...walk(join(ROOT, "notebooks")).filter((f) => f.endsWith(".ipynb")),
   ...walk(join(ROOT, "examples")),
   ...walk(join(ROOT, "data/claims")),
+  ...walk(join(ROOT, "data/plans")),
   join(ROOT, "docs/notebooks.md"),
   join(ROOT, "docs/importing.md"),
   join(ROOT, "importers/cli.ts"),

@@ -18,6 +18,9 @@ const PLANS = fileURLToPath(new URL("../../data/plans/", import.meta.url));
 const AZURE_CODE = fileURLToPath(
   new URL("../../../shared/data/traces/AzureLLMInferenceTrace_code.csv", import.meta.url),
 );
+const MOONCAKE = fileURLToPath(
+  new URL("../../../shared/data/traces/mooncake_conversation_trace.jsonl", import.meta.url),
+);
 
 /** A workload with `n` cases in each class (case ids `<class>-<i>`). */
 function workload(perClass: Record<string, number>): Workload {
@@ -299,17 +302,23 @@ Deno.test("the shipped plan files load and build", async (t) => {
       if (built.mode === "open") assert.ok(built.totalPlanned > 0);
     });
   }
-  await t.step("the Azure replay plan reads the shared trace relative to data/plans", async () => {
-    const p = await loadPlan(join(PLANS, "azure-code-replay.json"));
-    assert.equal(p.spec.arrivals.process, "trace");
-    const built = await buildSchedule(p.spec, W, { planDir: p.planDir });
-    const direct = await buildSchedule(
-      { ...p.spec, arrivals: { ...p.spec.arrivals, file: AZURE_CODE } as typeof p.spec.arrivals },
-      W,
-      { planDir: "/" },
-    );
-    assert.deepEqual(built.entries, direct.entries);
-  });
+  // The replay plans read the head of each trace that the clone carries (data/traces/README.md): the schedule they build
+  // is the one the whole published trace gives, entry for entry.
+  for (const [plan, whole] of [["azure-code-replay.json", AZURE_CODE], ["mooncake-replay.json", MOONCAKE]] as const) {
+    await t.step(`${plan} reads data/traces/ and builds the whole trace's schedule`, async () => {
+      const p = await loadPlan(join(PLANS, plan));
+      assert.equal(p.spec.arrivals.process, "trace");
+      assert.match((p.spec.arrivals as { file: string }).file, /^\.\.\/traces\//);
+      const built = await buildSchedule(p.spec, W, { planDir: p.planDir });
+      const direct = await buildSchedule(
+        { ...p.spec, arrivals: { ...p.spec.arrivals, file: whole } as typeof p.spec.arrivals },
+        W,
+        { planDir: "/" },
+      );
+      assert.ok(built.entries.length > 100, `${built.entries.length} entries`);
+      assert.deepEqual(built.entries, direct.entries);
+    });
+  }
   await t.step("demo-staged lasts 80-100 s and starts with a warmup", async () => {
     const p = await loadPlan(join(PLANS, "demo-staged.json"));
     const built = await buildSchedule(p.spec, W, { planDir: p.planDir });
