@@ -21,22 +21,21 @@ export const MAX_ROWS_INPUT_BYTES = 1024 * 1024 * 1024;
 const mib = (n: number) => `${Math.round((n / (1024 * 1024)) * 10) / 10} MiB`;
 
 /**
- * Reads an input file's bytes: a regular file of at most `maxBytes`, else an
- * {@linkcode InputError} naming the file, what it is and the limit.
+ * Checks, before it is opened, that an input file is a regular file of at most `maxBytes` (a FIFO would hang a reader,
+ * a device never end), else an {@linkcode InputError} naming the file, what it is and the limit.
  *
- * @example A folder is refused before it is opened
+ * @example A folder is refused
  * ```ts
  * import assert from "node:assert/strict";
- * import { readInputFile } from "./read_input.ts";
- * const dir = Deno.makeTempDirSync();
- * await assert.rejects(readInputFile(dir, "arrival plan"), /not a regular file/);
+ * import { checkInputFile } from "./read_input.ts";
+ * await assert.rejects(checkInputFile(Deno.makeTempDirSync(), "saved schedule"), /not a regular file \(a folder\)/);
  * ```
  */
-export async function readInputFile(
+export async function checkInputFile(
   file: string,
   what: string,
   maxBytes: number = MAX_JSON_INPUT_BYTES,
-): Promise<Uint8Array> {
+): Promise<void> {
   let info: Deno.FileInfo;
   try {
     info = await Deno.stat(file);
@@ -55,9 +54,31 @@ export async function readInputFile(
       : "not a regular file";
     throw new InputError(`${file}: cannot read ${what}: not a regular file (${kind}); give a file`);
   }
+  if (info.size > maxBytes) {
+    throw new InputError(`${file}: ${what} is larger than ${mib(maxBytes)}, the most an input file may hold`);
+  }
+}
+
+/**
+ * Reads an input file's bytes: a regular file of at most `maxBytes`, else an
+ * {@linkcode InputError} naming the file, what it is and the limit.
+ *
+ * @example A folder is refused before it is opened
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { readInputFile } from "./read_input.ts";
+ * const dir = Deno.makeTempDirSync();
+ * await assert.rejects(readInputFile(dir, "arrival plan"), /not a regular file/);
+ * ```
+ */
+export async function readInputFile(
+  file: string,
+  what: string,
+  maxBytes: number = MAX_JSON_INPUT_BYTES,
+): Promise<Uint8Array> {
+  await checkInputFile(file, what, maxBytes);
   const tooLarge = () =>
     new InputError(`${file}: ${what} is larger than ${mib(maxBytes)}, the most an input file may hold`);
-  if (info.size > maxBytes) throw tooLarge();
   // The size can change (or be misreported) between stat and read: the cap holds while reading too.
   let f: Deno.FsFile;
   try {

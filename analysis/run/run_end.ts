@@ -5,10 +5,10 @@
  * @module
  */
 import pl from "nodejs-polars";
-import { InputError } from "../../schema/errors.ts";
 import { type AnyManifest, isRunnerRun } from "../../schema/imported_manifest.ts";
 import { logEndsEarly } from "../../schema/run_manifest.ts";
 import { restoreFromSchedule } from "./_restore_rows.ts";
+import { checkSavedSchedule, scheduleCheck } from "./_schedule_check.ts";
 import { count, countBetween, cutOffRows } from "./_cut_off_rows.ts";
 import {
   type CensoredRequest,
@@ -189,13 +189,15 @@ export async function endOpenedRun(
   },
 ): Promise<RunEnd> {
   const scanOf = (k: number, t: string) => shards[k]!.find((x) => x.table === t)!.scan;
-  const check = async (file: string, want: string) => {
-    const got = await o.hash(file);
-    if (got === want) return;
-    const msg = `${file}: sha256 ${got} does not match run.json plan.schedule_sha256 ${want}: the schedule was changed`;
-    if (o.verify === "warn") o.warning(`UNVERIFIED SCHEDULE: ${msg}`);
-    else throw new InputError(msg);
-  };
+  const check = scheduleCheck(o);
+  // Every shard's saved schedule is tamper evidence too, whether or not the run's end reads it: checked here for a
+  // shard whose log is whole (a killed shard's is checked where its rows are restored from it).
+  await Promise.all(
+    dirs.map((dir, k) => {
+      const m = manifests[k]!;
+      return isRunnerRun(m) && logEndsEarly(m.result) ? undefined : checkSavedSchedule(dir, m, check);
+    }),
+  );
   const found = await findRunEnd(
     dirs.map((dir, k) => ({
       dir,

@@ -13,6 +13,7 @@ import { isProduction } from "../../schema/production_manifest.ts";
 import type { RunManifest } from "../../schema/run_manifest.ts";
 import { presentClasses, type WorkloadClasses } from "../goodput/policy.ts";
 import { checkShardSet, partialWarning, type ShardSet } from "../run/_shard_set.ts";
+import { checkSavedSchedule, scheduleCheck } from "../run/_schedule_check.ts";
 import { exists, importedShardSet, readManifest, runDirs, sha256File, warningCollector } from "../run/_run_folders.ts";
 import type { E2eDeadlines, RunEnd } from "../run/run_end_rule.ts";
 import { type EngineOptions, openEngine, type SqlEngine } from "./duckdb.ts";
@@ -202,7 +203,9 @@ export async function openSqlRun(path: string, options: OpenSqlRunOptions = {}):
     ]);
   }
   const located: { table: SqlTable; k: number; at: Located }[] = [];
+  const schedule = scheduleCheck({ verify, warning, hash: sha256File });
   for (const [k, dir] of dirs.entries()) {
+    await checkSavedSchedule(dir, manifests[k]!, schedule);
     for (const table of SQL_TABLES) {
       const at = await locate(dir, table, manifests[k]!);
       await verifyFiles(manifests[k]!, at, verify, warning);

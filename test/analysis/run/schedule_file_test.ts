@@ -8,8 +8,10 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { loadRun } from "../../../analysis/run/load_run.ts";
+import { scanRun } from "../../../analysis/run/scan_run.ts";
+import { openSqlRun } from "../../../analysis/sql/sql_run.ts";
 import { InputError } from "../../../schema/errors.ts";
-import { writeKilledRun } from "./_run_end_fixture.ts";
+import { writeInterruptedRun, writeKilledRun } from "./_run_end_fixture.ts";
 
 const quiet = { onWarning: () => {} };
 
@@ -45,6 +47,39 @@ Deno.test("a killed run's schedule.csv: a FIFO refused unopened, a changed one r
       const seen: string[] = [];
       await loadRun(dir, { verify: "warn", onWarning: (w) => seen.push(w) });
       assert.ok(seen.some((w) => /^UNVERIFIED SCHEDULE: .*schedule\.csv/.test(w)), seen.join("\n"));
+    });
+  } finally {
+    Deno.removeSync(root, { recursive: true });
+  }
+});
+
+Deno.test("a finalised run's schedule.csv is checked by every reader, though none reads its rows", async (t) => {
+  // An interrupted run is finalised: its end needs no row of the schedule, so before this check nothing read it and a
+  // changed schedule.csv went unnoticed.
+  const root = Deno.makeTempDirSync({ prefix: "schedule_final_" });
+  const changed = (name: string) => {
+    const dir = writeInterruptedRun(join(root, name));
+    const file = join(dir, "schedule.csv");
+    Deno.writeTextFileSync(file, Deno.readTextFileSync(file).replace("m13,16500", "m13,16501"));
+    return dir;
+  };
+  const refused = (e: unknown) =>
+    e instanceof InputError && /schedule\.csv: sha256 .* plan\.schedule_sha256 .*changed/.test(e.message);
+  try {
+    await t.step("loadRun and scanRun refuse it (strict) and warn (warn)", async () => {
+      const dir = changed("polars");
+      await assert.rejects(() => loadRun(dir, quiet), refused);
+      await assert.rejects(() => scanRun(dir, quiet), refused);
+      const seen: string[] = [];
+      await loadRun(dir, { verify: "warn", onWarning: (w) => seen.push(w) });
+      assert.ok(seen.some((w) => /^UNVERIFIED SCHEDULE: .*schedule\.csv/.test(w)), seen.join("\n"));
+    });
+    await t.step("the SQL path refuses it too", async () => {
+      await assert.rejects(() => openSqlRun(changed("sql"), quiet), refused);
+    });
+    await t.step("the unchanged schedule of the same run reads", async () => {
+      const run = await loadRun(writeInterruptedRun(join(root, "same")), quiet);
+      assert.equal(run.end.status, "interrupted");
     });
   } finally {
     Deno.removeSync(root, { recursive: true });
