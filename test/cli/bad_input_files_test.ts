@@ -9,18 +9,11 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { CLIS, copyDir, ROOT, writeGood } from "../support/bad_input.ts";
+import { runCli } from "../support/run_cli.ts";
 
-async function cli(name: keyof typeof CLIS, args: string[]): Promise<{ code: number; stderr: string }> {
+function cli(name: keyof typeof CLIS, args: string[]) {
   const [script, permissions] = CLIS[name];
-  const out = await new Deno.Command(Deno.execPath(), {
-    args: ["run", ...permissions, join(ROOT, script), ...args],
-    cwd: ROOT,
-    stdin: "null",
-    stdout: "piped",
-    stderr: "piped",
-    signal: AbortSignal.timeout(30_000),
-  }).output();
-  return { code: out.code, stderr: new TextDecoder().decode(out.stderr) };
+  return runCli(join(ROOT, script), args, [...permissions], { cwd: ROOT, timeoutMs: 30_000 });
 }
 
 function fifo(path: string): string {

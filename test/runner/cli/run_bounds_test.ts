@@ -8,6 +8,7 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { runCli } from "../../support/run_cli.ts";
 import { constantPlan, tinyCase, writeJson, writeWorkload } from "../../../testing/tiny_workload.ts";
 
 const ROOT = fileURLToPath(new URL("../../../", import.meta.url));
@@ -22,17 +23,8 @@ const PERMISSIONS = [
 ];
 
 /** The run CLI as a subprocess, killed after 30 s so that a hang (a FIFO read) fails the test instead of stalling it. */
-async function run(args: string[], permissions = PERMISSIONS): Promise<{ code: number; stderr: string }> {
-  const out = await new Deno.Command(Deno.execPath(), {
-    args: ["run", ...permissions, RUN, ...args],
-    cwd: ROOT,
-    stdin: "null",
-    stdout: "piped",
-    stderr: "piped",
-    signal: AbortSignal.timeout(30_000),
-  }).output();
-  return { code: out.code, stderr: new TextDecoder().decode(out.stderr) };
-}
+const run = (args: string[], permissions = PERMISSIONS) =>
+  runCli(RUN, args, permissions, { cwd: ROOT, timeoutMs: 30_000 });
 
 Deno.test("run refuses unbounded inputs with exit 2, before the target is contacted", async (t) => {
   let contacted = 0;
