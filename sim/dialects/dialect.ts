@@ -1,0 +1,122 @@
+/**
+ * The simulator's side of a provider dialect: which requests it answers, how
+ * its request body becomes the simulator's neutral request
+ * ({@linkcode ParsedChat}: the same messages, so the responder finds the same
+ * workload case by its prompt hash whatever the dialect), and how an answer,
+ * an error, a rate-limit refusal and an overload are written in that
+ * provider's own format. One engine, queue, quota and fault model serve every
+ * dialect; only the wire format differs. A new dialect is one file beside
+ * this one, registered in sim/dialects/mod.ts.
+ *
+ * @module
+ */
+import type { ParsedChat } from "../chat_request.ts";
+
+/** A request this dialect answers, read off its method and URL. */
+export interface SimMatch {
+  /** The model named in the path (Gemini `models/{model}`, Bedrock `model/{modelId}`, Azure deployment), if any. */
+  model?: string;
+  /** Whether the path itself asks for a stream (Gemini `:streamGenerateContent`, Bedrock `converse-stream`). */
+  stream?: boolean;
+}
+
+/**
+ * The simulator's error classes, in OpenAI's terms (`type`/`code` of its error body), which each dialect writes in
+ * its own: `invalid_request` (400), `not_found` (404), `server_error` (500), `unavailable` (503), `overloaded` (the
+ * queue shed it: OpenAI 429 `overloaded`, Anthropic 529 `overloaded_error`, Gemini 503 `UNAVAILABLE`, Bedrock 503
+ * `ServiceUnavailableException`), `rate_limited` (the profile's quota: OpenAI 429 `rate_limit_exceeded`, Anthropic
+ * 429 `rate_limit_error`, Gemini 429 `RESOURCE_EXHAUSTED`, Bedrock 429 `ThrottlingException`), `client_closed` (499).
+ */
+export type SimErrorClass =
+  | "invalid_request"
+  | "not_found"
+  | "server_error"
+  | "unavailable"
+  | "overloaded"
+  | "rate_limited"
+  | "client_closed";
+
+/** One error the simulator answers with. */
+export interface SimError {
+  class: SimErrorClass;
+  message: string;
+  /** The request field at fault (400s). */
+  param?: string | null;
+  /** OpenAI's `code` where the simulator has a finer one (`context_length_exceeded`, `prompt_too_complex`, …). */
+  code?: string | null;
+  /** Headers to send (retry-after and the like). */
+  headers?: Record<string, string>;
+}
+
+/** The quota state behind a rate-limit header set: the profile's request and token windows. */
+export interface SimQuota {
+  limitRequests: number | null;
+  remainingRequests: number | null;
+  limitTokens: number | null;
+  remainingTokens: number | null;
+  /** Until the windows refill, ms. */
+  resetMs: number | null;
+}
+
+/** An answer's usage in neutral counts: prompt includes cached and cache-written tokens; output includes reasoning. */
+export interface SimUsage {
+  prompt: number;
+  output: number;
+  cached: number;
+  /** Hidden reasoning tokens (part of output); absent: the profile does not report them. */
+  reasoning?: number;
+  /** Prompt-cache writes (part of prompt); absent: not reported. */
+  cacheWrite?: number;
+}
+
+/** The frames of one streamed answer: each returns what goes on the wire ("" or an empty array for nothing). */
+export interface SimStreamFormat {
+  /** The opening frames (OpenAI's role chunk, Anthropic's message_start + content_block_start, …). */
+  start(): string | Uint8Array;
+  /** One visible token of text. */
+  content(piece: string): string | Uint8Array;
+  /** The start of the answer's one tool call: its id and name. */
+  toolCallStart(callId: string, name: string): string | Uint8Array;
+  /** A piece of that tool call's arguments (JSON text). */
+  toolCallArguments(piece: string): string | Uint8Array;
+  /**
+   * The closing frames: the finish reason (neutral: `stop`, `length`, `tool_calls`) and the usage (sent only when
+   * `includeUsage`; dialects that always send usage ignore it), then the end marker.
+   */
+  end(finish: string, usage: SimUsage, includeUsage: boolean): string | Uint8Array;
+}
+
+/** Everything a whole (non-streamed) answer holds. */
+export interface SimAnswerBody {
+  id: string;
+  model: string;
+  created: number;
+  /** Visible text, or null when the answer is a tool call. */
+  text: string | null;
+  toolCall: { id: string; name: string; arguments: string } | null;
+  finish: string;
+  usage: SimUsage;
+  /** The service tier served (the request's, or the profile's default). */
+  serviceTier: string | null;
+}
+
+/** The simulator's side of one dialect. */
+export interface SimDialect {
+  readonly name: string;
+  /** The request's match when this dialect answers `method` on `url`, else null. */
+  match(method: string, url: URL): SimMatch | null;
+  /** The request body read into the neutral request; a problem names the field (`param`) for a 400. */
+  parse(
+    body: unknown,
+    match: SimMatch,
+  ): { ok: true; value: ParsedChat & { serviceTier?: string | null } } | { ok: false; param: string; message: string };
+  /** An error answer in the dialect's format. */
+  error(e: SimError): Response;
+  /** The rate-limit headers the provider sends on every answer (and on a 429), from the quota's state. */
+  limitHeaders(q: SimQuota): Record<string, string>;
+  /** The content type of a streamed answer. */
+  readonly streamContentType: string;
+  stream(id: string, model: string, created: number, serviceTier: string | null): SimStreamFormat;
+  /** A whole answer's JSON body. */
+  body(a: SimAnswerBody): unknown;
+}
