@@ -22,7 +22,7 @@ import { defaultThreads, startEngine, stopEngine } from "../engine/mod.ts";
 import { SIZE_NAMES, type SizeName } from "../engine/model.ts";
 import { closedLoopCapacity } from "../engine/capacity.ts";
 import { cacheBustPrefix, prefixFirstUser } from "../runner/cache_bust.ts";
-import { chatBody, type WireMessage } from "../runner/openai.ts";
+import { chatBody, type WireMessage } from "../runner/dialects/openai_chat.ts";
 import { loadWorkload } from "../schema/workload_file.ts";
 import type { WorkloadCase } from "../schema/workload.ts";
 
@@ -46,7 +46,7 @@ const { values: flags } = parseArgs({
   },
 });
 
-/** The body the runner sends for the case's first round (runner/openai.ts), unstreamed unless `--stream`. */
+/** The body the runner sends for the case's first round (runner/dialects/openai_chat.ts), unstreamed unless `--stream`. */
 function body(c: WorkloadCase, i: number): string {
   const messages = c.messages.map((m) => ({ ...m } as WireMessage));
   // `--cache-bust`: the runner's prefix (runner/cache_bust.ts), one per request.

@@ -2,15 +2,17 @@ import { type AttemptRow, type Outcome, recordedServiceMode, SERVICE_MODE_HEADER
 import type { Clock } from "./clock.ts";
 import type { HttpClient } from "./http/client.ts";
 import { SseDecoder } from "./http/sse.ts";
-import { ResponseState } from "./openai.ts";
+import type { AnswerParser, Dialect, PreparedRoute, ProviderLimits, StreamDecoder } from "./dialects/dialect.ts";
 import { type AttemptFailure, parseRetryAfter } from "./retry.ts";
 import { RUNNER_DEFAULTS } from "./settings.ts";
 import type { Watchdog, Watched } from "./watchdog.ts";
 
 /** Where an attempt goes and how long it may take. */
 export interface AttemptTarget {
-  url: URL;
-  headers: Record<string, string>;
+  /** How this route's provider is spoken to (runner/dialects/). */
+  dialect: Dialect;
+  /** The route prepared by its dialect: addresses, headers, signing. */
+  prepared: PreparedRoute;
   route: string;
   provider: string;
   model: string;
@@ -21,7 +23,9 @@ export interface AttemptTarget {
 /** The result of one HTTP call: a filled attempt row and, on success, the response. */
 export interface AttemptResult {
   row: AttemptRow;
-  state: ResponseState;
+  state: AnswerParser;
+  /** What the provider said in the answer's head about its rate limits; null when it said nothing. */
+  limits: ProviderLimits | null;
   /** null when the attempt produced a usable response. */
   failure: (AttemptFailure & { outcome: Outcome }) | null;
 }
@@ -53,7 +57,7 @@ export interface AttemptContext {
 }
 
 /**
- * Sends one Chat Completions call and classifies what came back. Never
+ * Sends one call in the route's dialect and classifies what came back. Never
  * throws: transport failures, bad statuses and malformed bodies are data.
  * Token counts are left to the caller when the response carries no usage.
  */
@@ -62,6 +66,10 @@ export async function runAttempt(
   target: AttemptTarget,
   call: { requestId: string; round: number; attempt: number; body: string; stream: boolean; deadlineMs: number },
 ): Promise<AttemptResult> {
+  const { dialect, prepared } = target;
+  const url = prepared.url(call.stream);
+  // A signing dialect (Bedrock) signs the final request; the signing is client work, inside the send lag.
+  const headers = prepared.sign ? await signed(prepared, url, call.body) : prepared.headers;
   // The attempt's timeout counts from when it was handed to the client; its row says when its first byte left.
   const handedMs = ctx.clock.now();
   let sentMs: number | null = null;
@@ -76,13 +84,15 @@ export async function runAttempt(
     reason: null,
   };
   ctx.watchdog.watch(w);
-  const state = new ResponseState();
+  const state = dialect.newAnswer();
   let status: number | null = null;
+  let head: Map<string, string> | null = null;
+  let limits: ProviderLimits | null = null;
   let headersMs: number | null = null;
   let contentType = "";
   let retryAfter: string | null = null;
   let serviceMode: string | null = null;
-  let sse: SseDecoder | null = null;
+  let sse: StreamDecoder | null = null;
   const parts: Uint8Array[] = [];
   const maxBytes = ctx.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES;
   let bodyBytes = 0;
@@ -98,7 +108,7 @@ export async function runAttempt(
   const tooLarge = () => refuse("response_too_large", new RangeError(`response over ${maxBytes} bytes`));
 
   const result = await (target.client ?? ctx.client).send(
-    { url: target.url, headers: target.headers, body: call.body, signal: w.controller.signal },
+    { url, headers, body: call.body, signal: w.controller.signal },
     {
       onSent(t) {
         sentMs = t;
@@ -106,13 +116,17 @@ export async function runAttempt(
       },
       onHeaders(s, headers, t) {
         status = s;
+        head = headers;
         headersMs = t;
         w.headersDeadlineMs = null;
         w.lastActivityMs = t;
         contentType = headers.get("content-type") ?? "";
         retryAfter = headers.get("retry-after") ?? null;
         serviceMode = recordedServiceMode(headers.get(SERVICE_MODE_HEADER) ?? null);
-        if (s >= 200 && s < 300 && call.stream && contentType.includes("text/event-stream")) sse = new SseDecoder();
+        limits = dialect.readLimits(headers);
+        if (s >= 200 && s < 300 && call.stream && contentType.includes(dialect.streamContentType)) {
+          sse = dialect.newDecoder?.() ?? new SseDecoder();
+        }
         const declared = Number(headers.get("content-length") ?? "0");
         if (declared > maxBytes) return tooLarge();
         // Both clients ask for `identity` and decode nothing (http/client.ts): an encoded answer cannot be read.
@@ -126,7 +140,7 @@ export async function runAttempt(
         if (refused !== null) return;
         bodyBytes += chunk.length;
         if (bodyBytes > maxBytes) return tooLarge();
-        if (sse) { for (const ev of sse.push(chunk)) state.feedChunk(ev.data, t); }
+        if (sse) { for (const ev of sse.push(chunk)) state.feedEvent(ev, t); }
         else parts.push(chunk);
       },
     },
@@ -144,12 +158,11 @@ export async function runAttempt(
     failure = { status: null, kind: result.kind, outcome: result.kind === "aborted" ? "aborted" : "transport_error" };
   } else if (status === null) {
     failure = { status: null, kind: "protocol_error", outcome: "transport_error" };
-  } else if (status === 429) {
-    failure = { status, kind: "http_429", outcome: "rejected", retryAfter };
   } else if (status < 200 || status >= 300) {
-    failure = { status, kind: `http_${status}`, outcome: "http_error", retryAfter };
+    const verdict = dialect.classifyError(status, head ?? new Map(), errorText(parts));
+    failure = { status, ...verdict, retryAfter };
   } else {
-    failure = classifyBody({ stream: call.stream, contentType, sse, parts, state, endMs });
+    failure = classifyBody({ stream: call.stream, contentType, sse, parts, state, endMs, dialect });
   }
 
   const usage = state.usage;
@@ -184,7 +197,19 @@ export async function runAttempt(
     cache_write_tokens: usage?.cache_write_tokens ?? null,
     retry_after_ms: parseRetryAfter(retryAfter),
   };
-  return { row, state, failure };
+  return { row, state, limits, failure };
+}
+
+/** The route's headers with the call's signature (the dialect signs the final URL, headers and body). */
+async function signed(prepared: PreparedRoute, url: URL, body: string): Promise<Record<string, string>> {
+  return await prepared.sign!({ url, headers: { ...prepared.headers }, body });
+}
+
+/** The start of an error answer's body as text, for its dialect to read the provider's error type (at most 64 KiB). */
+function errorText(parts: Uint8Array[]): string {
+  if (!parts.length) return "";
+  const bytes = concat(parts);
+  return new TextDecoder().decode(bytes.length > 65_536 ? bytes.subarray(0, 65_536) : bytes);
 }
 
 /** A finished 2xx answer as read off the wire, ready to be judged by {@linkcode classifyBody}. */
@@ -193,35 +218,43 @@ export interface AnswerBody {
   stream: boolean;
   /** The answer's Content-Type header ("" when absent). */
   contentType: string;
-  /** The SSE decoder the stream was fed through; null when the answer was not an event stream. */
-  sse: SseDecoder | null;
+  /** The decoder the stream was fed through; null when the answer was not the dialect's event stream. */
+  sse: StreamDecoder | null;
   /** The body's bytes, for an unstreamed answer. */
   parts: Uint8Array[];
-  /** The response state the stream or body is fed into. */
-  state: ResponseState;
+  /** The answer parser the stream or body is fed into. */
+  state: AnswerParser;
+  /** The route's dialect (what a failure reported inside the stream means). */
+  dialect: Dialect;
   /** The attempt's end, ms on the run clock (the time stamped on the stream's last events). */
   endMs: number;
 }
 
 /**
  * Classifies a finished 2xx answer the way every attempt is: content type, then the stream or body
- * through {@linkcode ResponseState} (runner/response_shape.ts, runner/usage.ts). null: a usable answer.
+ * through the dialect's answer parser (runner/dialects/). null: a usable answer.
  * Also used by the pre-flight probe (runner/preflight.ts), so both judge an answer alike.
+ *
+ * A failure the stream itself reported (an error event) comes first; then a framing problem of the decoder, a
+ * malformed event or body, a stream that never reached the dialect's end marker, an unusable usage report.
  */
 export function classifyBody(body: AnswerBody): AttemptResult["failure"] {
   const { stream, contentType, sse, parts, state, endMs } = body;
   const invalid = (kind: string) => ({ status: null, kind, outcome: "invalid_response" as const });
   if (stream) {
     if (!sse) return invalid("bad_content_type");
-    const tail = (sse as SseDecoder).end();
-    for (const ev of tail.events) state.feedChunk(ev.data, endMs);
+    const tail = sse.end();
+    for (const ev of tail.events) state.feedEvent(ev, endMs);
+    if (state.streamFailure) return { ...state.streamFailure };
+    if (sse.problem) return invalid(sse.problem.kind);
     if (state.malformed) return invalid(state.malformedKind ?? "malformed_sse");
-    if (!state.done && state.finishReason === null) return invalid("stream_incomplete");
+    if (!state.complete()) return invalid("stream_incomplete");
     return state.badUsage ? invalid("bad_usage") : null;
   }
   if (!contentType.includes("json")) return invalid("bad_content_type");
   state.feedBody(new TextDecoder().decode(concat(parts)), endMs);
-  // A usage count that breaks the wire format (runner/usage.ts) would price the answer wrongly: not usable.
+  if (state.streamFailure) return { ...state.streamFailure };
+  // A usage count that breaks the wire format (runner/dialects/) would price the answer wrongly: not usable.
   return state.malformed
     ? invalid(state.malformedKind ?? "invalid_json")
     : state.badUsage

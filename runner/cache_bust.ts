@@ -12,7 +12,7 @@
  * @module
  */
 import { createHash } from "node:crypto";
-import type { WireMessage } from "./openai.ts";
+import type { WireMessage } from "./dialects/openai_chat.ts";
 
 /** The rule run.json `runner.cache_bust` states when the prefix is on. */
 export const CACHE_BUST_RULE = "each request's first user message is sent as `[cb <first 8 hex of sha256(run_id)> " +

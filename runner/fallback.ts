@@ -9,7 +9,6 @@
 import type { AttemptRow, FallbackTrigger } from "../schema/mod.ts";
 import type { AttemptContext, AttemptResult, AttemptTarget } from "./attempt.ts";
 import { runAttempt } from "./attempt.ts";
-import { ResponseState } from "./openai.ts";
 import type { RetryController } from "./retry.ts";
 import type { RouteLimiter } from "./route_limiter.ts";
 import type { RoutedFailure } from "./router.ts";
@@ -41,8 +40,8 @@ export interface RoundRequest {
   chain: readonly FlowRoute[];
   /** The index in `chain` of the route the round before ended on. */
   at: number;
-  /** The request body for a route's model. */
-  bodyFor: (model: string) => string;
+  /** The request body for a route (its dialect and model). */
+  bodyFor: (route: AttemptTarget) => string;
   stream: boolean;
   /** The request's deadline on the run clock. */
   deadlineMs: number;
@@ -67,7 +66,7 @@ export async function attemptWithFallback(ctx: FallbackContext, req: RoundReques
   const { requestId, round, chain, bodyFor, stream, deadlineMs, settle } = req;
   let at = req.at;
   let target = withKey(chain[at]!, `${ctx.runId}:${requestId}:${round}`);
-  let body = bodyFor(target.model);
+  let body = bodyFor(target);
   let firstSentMs: number | null = null;
   let limitWaitMs = 0;
   for (let attempt = 1;; attempt++) {
@@ -97,8 +96,8 @@ export async function attemptWithFallback(ctx: FallbackContext, req: RoundReques
       r.row.retry_reason = decision.reason;
       r.row.backoff_ms = decision.backoffMs;
       if (trigger !== null) {
-        target = withKey(chain[++at]!, target.headers["idempotency-key"]!);
-        body = bodyFor(target.model);
+        target = withKey(chain[++at]!, target.prepared.headers["idempotency-key"]!);
+        body = bodyFor(target);
       }
       await sleep(decision.backoffMs);
       continue;
@@ -113,7 +112,8 @@ export async function attemptWithFallback(ctx: FallbackContext, req: RoundReques
 
 /** The route with the request's idempotency key added to its headers. */
 function withKey(route: FlowRoute, key: string): AttemptTarget {
-  return { ...route, headers: { ...route.headers, "idempotency-key": key } };
+  const prepared = route.prepared;
+  return { ...route, prepared: { ...prepared, headers: { ...prepared.headers, "idempotency-key": key } } };
 }
 
 /**
@@ -126,7 +126,7 @@ function heldBack(
   target: AttemptTarget,
   { requestId, round, attempt }: { requestId: string; round: number; attempt: number },
 ) {
-  const state = new ResponseState();
+  const state = target.dialect.newAnswer();
   const kind = "route_limit_wait";
   const row: AttemptRow = {
     run_id: ctx.runId,
@@ -158,7 +158,7 @@ function heldBack(
     cache_write_tokens: null,
     retry_after_ms: null,
   };
-  return { row, state, failure: { status: null, kind, outcome: "timeout" as const } };
+  return { row, state, limits: null, failure: { status: null, kind, outcome: "timeout" as const } };
 }
 
 function sleep(ms: number): Promise<void> {

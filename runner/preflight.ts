@@ -6,19 +6,21 @@
  *
  * The probe is `{"model": <route model>, "messages": [{"role": "user",
  * "content": "Reply with OK."}], "max_tokens": 1, "stream": <as the run's
- * first request>}` (a streamed probe asks for usage as a run does), POSTed
- * with the route's own headers to the route's chat URL — the one place the
- * run sends its key — by `fetch` with redirects not followed. It is a real
+ * first request>}` (a streamed probe asks for usage as a run does) in the
+ * route's dialect (runner/dialects/: the same message and cap in that
+ * provider's body), POSTed with the route's own headers (signed, for a
+ * signing dialect) to the route's URL by `fetch` with redirects not followed. It is a real
  * call on the target: its result goes to run.json `preflight`, never to the
  * requests or attempts tables (it is not an offered request).
  *
  * @module
  */
-import type { PreflightProbe } from "../schema/mod.ts";
+import type { PreflightProbe, WorkloadCase } from "../schema/mod.ts";
 import { classifyBody, concat } from "./attempt.ts";
 import { SseDecoder } from "./http/sse.ts";
-import { ResponseState } from "./openai.ts";
-import { isObject } from "./response_shape.ts";
+import type { Dialect, PreparedRoute } from "./dialects/dialect.ts";
+import { openaiChatDialect } from "./dialects/openai_chat.ts";
+import { isObject } from "./dialects/openai_chat_shape.ts";
 import { redactUrl, scrubUrl } from "./target_url.ts";
 
 /** Exit code of `deno task run` when a target fails the pre-flight probe. */
@@ -27,8 +29,16 @@ export const EXIT_PREFLIGHT = 4;
 /** Longest the probe waits for a whole answer: the run's attempt timeout, at most 30 s. */
 export const PREFLIGHT_MAX_TIMEOUT_MS = 30_000;
 
-/** Statuses that prove the API is spoken when the body is an OpenAI error object: the target is busy, not wrong. */
+/** Statuses that prove the API is spoken when the body is an error object: the target is busy, not wrong. */
 const BUSY = new Set([429, 503]);
+
+/** The probe's case: no tools, no output schema (only those and the class reach a dialect's body). */
+const PROBE_CASE = { class: "preflight", tools: [], expected_output_schema: null } as unknown as WorkloadCase;
+
+/** A route prepared by hand (tests): its URL and headers, no signing, no tier. */
+function plainRoute(t: PreflightTarget): PreparedRoute {
+  return { url: () => t.url, headers: t.headers, secretHeaders: [], sign: null, serviceTier: null, options: {} };
+}
 
 /** One route to probe. */
 export interface PreflightTarget {
@@ -37,6 +47,10 @@ export interface PreflightTarget {
   headers: Record<string, string>;
   model: string;
   stream: boolean;
+  /** The route's dialect. @default the OpenAI Chat Completions dialect */
+  dialect?: Dialect;
+  /** The route as its dialect prepared it (its signing and tier); absent: `url` and `headers` as given. */
+  prepared?: PreparedRoute;
 }
 
 /** One or more targets failed the probe; the message names each target and what was wrong. */
@@ -54,16 +68,21 @@ export class PreflightError extends Error {
   }
 }
 
-/** The probe's request body. */
-export function probeBody(model: string, stream: boolean): string {
-  const body: Record<string, unknown> = {
-    model,
-    messages: [{ role: "user", content: "Reply with OK." }],
-    max_tokens: 1,
-    stream,
-  };
-  if (stream) body.stream_options = { include_usage: true };
-  return JSON.stringify(body);
+/** The probe's request body in the route's dialect. */
+export function probeBody(
+  model: string,
+  stream: boolean,
+  dialect: Dialect = openaiChatDialect,
+  prepared?: PreparedRoute,
+): string {
+  const route = prepared ??
+    { url: () => new URL("http://x"), headers: {}, secretHeaders: [], sign: null, serviceTier: null, options: {} };
+  return dialect.body(
+    PROBE_CASE,
+    [{ role: "user", content: "Reply with OK." }],
+    { model, stream, maxTokens: 1 },
+    route,
+  );
 }
 
 /**
@@ -94,16 +113,15 @@ async function probe(t: PreflightTarget, timeoutMs: number, maxBytes: number): P
     ok,
     reason,
   });
+  const dialect = t.dialect ?? openaiChatDialect;
+  const prepared = t.prepared ?? plainRoute(t);
+  const name = dialect.name === "openai-chat" ? "an OpenAI" : `a ${dialect.name}`;
   const signal = AbortSignal.timeout(timeoutMs);
   let res: Response;
   try {
-    res = await fetch(t.url, {
-      method: "POST",
-      headers: t.headers,
-      body: probeBody(t.model, t.stream),
-      redirect: "manual",
-      signal,
-    });
+    const body = probeBody(t.model, t.stream, dialect, prepared);
+    const headers = prepared.sign ? await prepared.sign({ url: t.url, headers: { ...t.headers }, body }) : t.headers;
+    res = await fetch(t.url, { method: "POST", headers, body, redirect: "manual", signal });
   } catch (e) {
     return record(null, false, signal.aborted ? `no answer within ${timeoutMs} ms` : connectProblem(e, t.url));
   }
@@ -115,8 +133,10 @@ async function probe(t: PreflightTarget, timeoutMs: number, maxBytes: number): P
     return record(status, false, `HTTP ${status} redirect${to ? ` to ${printable(to)}` : ""}, not followed`);
   }
   const ok2xx = status >= 200 && status < 300;
-  const sse = ok2xx && t.stream && contentType.includes("text/event-stream") ? new SseDecoder() : null;
-  const state = new ResponseState();
+  const sse = ok2xx && t.stream && contentType.includes(dialect.streamContentType)
+    ? dialect.newDecoder?.() ?? new SseDecoder()
+    : null;
+  const state = dialect.newAnswer();
   const parts: Uint8Array[] = [];
   let bytes = 0;
   try {
@@ -124,7 +144,7 @@ async function probe(t: PreflightTarget, timeoutMs: number, maxBytes: number): P
       bytes += chunk.length;
       // Leaving the loop cancels the body.
       if (bytes > maxBytes) return record(status, false, `HTTP ${status}, answer over ${maxBytes} bytes`);
-      if (sse) { for (const ev of sse.push(chunk)) state.feedChunk(ev.data, 0); }
+      if (sse) { for (const ev of sse.push(chunk)) state.feedEvent(ev, 0); }
       else parts.push(chunk);
     }
   } catch (e) {
@@ -132,27 +152,36 @@ async function probe(t: PreflightTarget, timeoutMs: number, maxBytes: number): P
     return record(status, false, `HTTP ${status}, ${why}`);
   }
   if (ok2xx) {
-    const failure = classifyBody({ stream: t.stream, contentType, sse, parts, state, endMs: 0 });
+    const failure = classifyBody({ stream: t.stream, contentType, sse, parts, state, endMs: 0, dialect });
     if (failure === null) return record(status, true, null);
     if (failure.kind === "bad_content_type") {
       return record(
         status,
         false,
-        `HTTP ${status} with content-type ${JSON.stringify(printable(contentType))}, not an OpenAI answer`,
+        `HTTP ${status} with content-type ${JSON.stringify(printable(contentType))}, not ${name} answer`,
       );
     }
-    const what = state.malformed ?? state.badUsage ?? "the stream ended without [DONE] or a finish_reason";
-    return record(status, false, `HTTP ${status}, not an OpenAI answer (${failure.kind}): ${printable(what)}`);
+    const what = state.malformed ?? state.badUsage ??
+      (state.streamFailure ? `the stream reported ${state.streamFailure.kind}` : null) ??
+      (dialect.name === "openai-chat"
+        ? "the stream ended without [DONE] or a finish_reason"
+        : "the stream ended early");
+    return record(status, false, `HTTP ${status}, not ${name} answer (${failure.kind}): ${printable(what)}`);
   }
   const error = errorBody(parts);
-  if (BUSY.has(status) && error !== null) {
-    return record(status, true, `busy: HTTP ${status} with an OpenAI error body (${printable(error)})`);
+  const busy = BUSY.has(status) ||
+    dialect.classifyError(status, new Map(res.headers), new TextDecoder().decode(concat(parts))).outcome === "rejected";
+  if (busy && error !== null) {
+    return record(status, true, `busy: HTTP ${status} with ${name} error body (${printable(error)})`);
   }
   const hint = status === 401 || status === 403 ? " (the key was refused: see --api-key-env)" : "";
   return record(status, false, `HTTP ${status}${hint}${error === null ? "" : `: ${printable(error)}`}`);
 }
 
-/** The `error` of a JSON error body (its message when it has one), or null when the body is not one. */
+/**
+ * The `error` of a JSON error body (its message when it has one; Bedrock's body is `{"message": …}` alone), or null
+ * when the body is not one.
+ */
 function errorBody(parts: Uint8Array[]): string | null {
   let body: unknown;
   try {
@@ -160,7 +189,8 @@ function errorBody(parts: Uint8Array[]): string | null {
   } catch {
     return null;
   }
-  if (!isObject(body) || body.error == null) return null;
+  if (!isObject(body)) return null;
+  if (body.error == null) return typeof body.message === "string" ? body.message : null;
   const e = body.error;
   return isObject(e) && typeof e.message === "string" ? e.message : JSON.stringify(e);
 }
@@ -187,15 +217,17 @@ function printable(s: string): string {
  * target, and throws {@linkcode PreflightError} when any target failed. Returns run.json `preflight`.
  */
 export async function checkTargets(
-  routes: Iterable<Omit<PreflightTarget, "stream">>,
+  routes: Iterable<{ route: string; model: string; dialect: Dialect; prepared: PreparedRoute }>,
   options: { stream: boolean; timeoutMs: number; maxBytes: number },
 ): Promise<PreflightProbe[]> {
   const targets = [...routes].map((r) => ({
     route: r.route,
-    url: r.url,
-    headers: r.headers,
+    url: r.prepared.url(options.stream),
+    headers: r.prepared.headers,
     model: r.model,
     stream: options.stream,
+    dialect: r.dialect,
+    prepared: r.prepared,
   }));
   const timeoutMs = Math.min(options.timeoutMs, PREFLIGHT_MAX_TIMEOUT_MS);
   const probes = await preflight(targets, { timeoutMs, maxBytes: options.maxBytes });

@@ -110,6 +110,12 @@ async function nameModel(routes: PreparedRun["routes"]): Promise<void> {
   const [route] = routes.routes.values();
   const target = routes.targets[0];
   if (!route || !target) return;
+  if (route.dialect.name !== "openai-chat") {
+    throw new InputError(
+      `--dialect ${route.dialect.name}: the model cannot be read from the target (only an OpenAI-compatible server ` +
+        `lists its models); state it in --conditions (model)`,
+    );
+  }
   const found = await targetModel(route.url, route.headers);
   if (found.model !== null) route.model = target.model = found.model;
   target.model_note = found.note;

@@ -12,7 +12,8 @@ import type { ObservedToolCall } from "./checks/check.ts";
 import { applicableGates, evaluateChecks, failureDetail, notEvaluated } from "./checks/mod.ts";
 import { attemptWithFallback, type FallbackContext, type RoundResult } from "./fallback.ts";
 import { prefixFirstUser } from "./cache_bust.ts";
-import { chatBody, type WireMessage } from "./openai.ts";
+import type { WireMessage } from "./dialects/dialect.ts";
+import type { AttemptTarget } from "./attempt.ts";
 import { countTokens } from "./tokens.ts";
 import { recordRunnerError, type RequestInFlight } from "./request_guard.ts";
 import { sumReported } from "./usage.ts";
@@ -107,8 +108,8 @@ async function runRequest(ctx: FlowContext, flight: RequestInFlight): Promise<Re
   for (let round = 0; round < ctx.maxRounds; round++) {
     const sentMessages = round === 0 ? messages : messages.slice();
     const bodyFor = round === 0 && !busted
-      ? (model: string) => cachedBody(c, messages, { model, stream, maxTokens })
-      : (model: string) => chatBody(c, sentMessages, { model, stream, maxTokens });
+      ? (r: AttemptTarget) => cachedBody(c, messages, r, { stream, maxTokens })
+      : (r: AttemptTarget) => r.dialect.body(c, sentMessages, { model: r.model, stream, maxTokens }, r.prepared);
     last = await attemptWithFallback(ctx, {
       requestId: req.request_id,
       round,
@@ -373,14 +374,18 @@ function canonical(v: unknown): string {
 function cachedBody(
   c: WorkloadCase,
   m: WireMessage[],
-  options: { model: string; stream: boolean; maxTokens: number },
+  r: AttemptTarget,
+  options: { stream: boolean; maxTokens: number },
 ): string {
-  const { model, stream, maxTokens } = options;
+  const { stream, maxTokens } = options;
   let byKey = bodyCache.get(c);
   if (!byKey) bodyCache.set(c, byKey = new Map());
-  const key = `${stream}|${model}|${maxTokens}`;
+  // One body per route: routes differ in dialect, model and the options their bodies carry (a service tier).
+  const key = `${stream}|${r.dialect.name}|${r.route}|${r.model}|${r.prepared.serviceTier}|${maxTokens}`;
   let body = byKey.get(key);
-  if (body === undefined) byKey.set(key, body = chatBody(c, m, { model, stream, maxTokens }));
+  if (body === undefined) {
+    byKey.set(key, body = r.dialect.body(c, m, { model: r.model, stream, maxTokens }, r.prepared));
+  }
   return body;
 }
 

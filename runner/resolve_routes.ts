@@ -10,16 +10,21 @@ import {
 } from "../schema/mod.ts";
 import { readInputFile } from "../schema/read_input.ts";
 import type { AttemptTarget } from "./attempt.ts";
+import { dialectNamed } from "./dialects/mod.ts";
 import type { Clock } from "./clock.ts";
 import { createHttpClient, DEFAULT_HTTP_CLIENT, type HttpClient, type HttpClientKind } from "./http/mod.ts";
 import { RouteLimiter } from "./route_limiter.ts";
 import { RUNNER_DEFAULTS } from "./settings.ts";
 import { Router } from "./router.ts";
-import { chatUrl, redactUrl, scrubUrl } from "./target_url.ts";
+import { redactUrl, scrubUrl } from "./target_url.ts";
 import { keyEnvProblem } from "./api_key_env.ts";
 
 /** A route ready to send to: its target, its own HTTP client and its limiter. */
 export interface RuntimeRoute extends AttemptTarget {
+  /** The route's endpoint for an unstreamed call (its server's timeline and model list are found from it). */
+  url: URL;
+  /** The headers every call carries (the key's included). */
+  headers: Record<string, string>;
   client: HttpClient;
   limiter: RouteLimiter | null;
 }
@@ -47,6 +52,10 @@ export interface RouteSource {
   routeUrls?: Record<string, string>;
   /** Key variable of a single `--target`. @default RUNNER_DEFAULTS.api_key_env ("GOODPUT_API_KEY") */
   apiKeyEnv?: string;
+  /** Dialect of a single `--target`. @default "openai-chat" */
+  dialect?: string;
+  /** Dialect options of a single `--target`. */
+  dialectOptions?: Record<string, unknown>;
   httpClient?: HttpClientKind;
 }
 
@@ -64,7 +73,15 @@ export async function resolveRoutes(
   if (!src.target === !src.routes) throw new InputError("give exactly one of --target URL and --routes FILE");
   const specs = new Map<
     string,
-    { url: string; provider: string; model: string; keyEnv: string | null; limits: RouteLimits }
+    {
+      url: string;
+      provider: string;
+      model: string;
+      keyEnv: string | null;
+      limits: RouteLimits;
+      dialect: string | undefined;
+      options: Record<string, unknown>;
+    }
   >();
   let routing: RunRouting | undefined;
   let file = "--target";
@@ -77,6 +94,8 @@ export async function resolveRoutes(
       model: conditions.model,
       keyEnv: src.apiKeyEnv ?? RUNNER_DEFAULTS.api_key_env,
       limits: {},
+      dialect: src.dialect,
+      options: src.dialectOptions ?? {},
     });
   } else {
     file = src.routes!;
@@ -93,7 +112,15 @@ export async function resolveRoutes(
     }
     for (const [name, r] of Object.entries(f.routes)) {
       const url = src.routeUrls?.[name] ?? r.url;
-      specs.set(name, { url, provider: r.provider, model: r.model, keyEnv: r.api_key_env ?? null, limits: r.limits });
+      specs.set(name, {
+        url,
+        provider: r.provider,
+        model: r.model,
+        keyEnv: r.api_key_env ?? null,
+        limits: r.limits,
+        dialect: r.dialect,
+        options: r.dialect_options ?? {},
+      });
     }
     policy = f.policy;
     routing = {
@@ -113,29 +140,29 @@ export async function resolveRoutes(
   const routes = new Map<string, RuntimeRoute>();
   const targets: RunManifest["targets"] = [];
   for (const [name, s] of specs) {
-    let url: URL;
-    try {
-      url = chatUrl(s.url);
-    } catch (e) {
-      const where = src.target ? "--target" : `${file}: routes.${name}.url`;
-      throw new InputError(`${where}: ${(e as Error).message.replace(/^--target: /, "")}`, [], { cause: e });
-    }
+    const where = src.target ? "--target" : `${file}: routes.${name}`;
+    const dialect = dialectNamed(s.dialect, src.target ? "--dialect" : `${where}.dialect`);
     // The key itself given where its variable's name belongs would be written to run.json: refused, not echoed.
     const keyProblem = s.keyEnv ? keyEnvProblem(s.keyEnv, (n) => Deno.env.get(n)) : null;
     if (keyProblem) {
-      throw new InputError(`${src.target ? "--api-key-env" : `${file}: routes.${name}.api_key_env`}: ${keyProblem}`);
+      throw new InputError(`${src.target ? "--api-key-env" : `${where}.api_key_env`}: ${keyProblem}`);
     }
     const key = s.keyEnv ? Deno.env.get(s.keyEnv) ?? null : null;
-    const headers: Record<string, string> = {
-      "content-type": "application/json",
-      accept: "text/event-stream, application/json",
-    };
-    if (key) headers.authorization = `Bearer ${key}`;
+    const prepared = dialect.prepare({
+      url: s.url,
+      model: s.model,
+      key,
+      options: s.options,
+      where: src.target ? "--target" : where,
+    });
+    const url = prepared.url(false);
     const kind = src.httpClient ?? (url.protocol === "https:" ? "fetch" : DEFAULT_HTTP_CLIENT);
     const hasLimits = s.limits.max_in_flight !== undefined || s.limits.rps !== undefined;
     routes.set(name, {
       url,
-      headers,
+      headers: prepared.headers,
+      dialect,
+      prepared,
       route: name,
       provider: s.provider,
       model: s.model,
@@ -150,6 +177,8 @@ export async function resolveRoutes(
       api_key_env: s.keyEnv,
       api_key_present: key !== null,
       http_client: kind,
+      dialect: dialect.name,
+      dialect_options: prepared.options,
     });
   }
   router = new Router(policy, routes);
@@ -176,6 +205,36 @@ export async function resolveRoutes(
       await Promise.all([...routes.values()].map((r) => r.client.close()));
     },
   };
+}
+
+/**
+ * `--dialect-option KEY=VALUE` flags as a record: VALUE read as JSON when it is JSON (a number, a list), else as
+ * text; a malformed one is an {@linkcode InputError}.
+ *
+ * @example
+ * ```ts
+ * import { parseDialectOptions } from "./resolve_routes.ts";
+ * import assert from "node:assert/strict";
+ * assert.deepEqual(parseDialectOptions(["api_version=2024-10-21", "thinking_budget_tokens=1024"]),
+ *   { api_version: "2024-10-21", thinking_budget_tokens: 1024 });
+ * ```
+ */
+export function parseDialectOptions(flags: readonly string[]): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const f of flags) {
+    const i = f.indexOf("=");
+    if (i < 1) throw new InputError(`--dialect-option: expected KEY=VALUE, got ${JSON.stringify(f.slice(0, 60))}`);
+    const key = f.slice(0, i), raw = f.slice(i + 1);
+    if (key in out) throw new InputError(`--dialect-option: ${key} given twice`);
+    let value: unknown = raw;
+    try {
+      value = JSON.parse(raw);
+    } catch {
+      // Not JSON: the text as given (an api version, a region).
+    }
+    out[key] = value;
+  }
+  return out;
 }
 
 /** `--route-url NAME=URL` flags as a record; a malformed one is an {@linkcode InputError}. */

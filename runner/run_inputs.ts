@@ -28,6 +28,8 @@ export interface RunInputOptions {
   runId?: string | null;
   shard?: { index: number; count: number };
   apiKeyEnv?: string;
+  dialect?: string;
+  dialectOptions?: Record<string, unknown>;
   retryFile?: string | null;
   timeoutsFile?: string | null;
   maxResponseBytes?: number;
@@ -98,7 +100,15 @@ export async function loadRunInputs(o: RunInputOptions): Promise<RunInputs> {
   const clock = startClock();
   const routes = await check.load(() =>
     resolveRoutes(
-      { target: o.target, routes: o.routes, routeUrls: o.routeUrls, apiKeyEnv: o.apiKeyEnv, httpClient: o.httpClient },
+      {
+        target: o.target,
+        routes: o.routes,
+        routeUrls: o.routeUrls,
+        apiKeyEnv: o.apiKeyEnv,
+        dialect: o.dialect,
+        dialectOptions: o.dialectOptions,
+        httpClient: o.httpClient,
+      },
       conditions ?? parseWith(RunConditions, unstatedConditions(), "(no --conditions)", "run conditions"),
       clock,
     )

@@ -23,6 +23,10 @@ export interface RunOptions {
   /** Shared start time of all shards (ISO); the run waits for it. */
   startAt?: string | null;
   apiKeyEnv?: string;
+  /** The dialect of `--target` (runner/dialects/). @default "openai-chat" */
+  dialect?: string;
+  /** The dialect options of `--target`. */
+  dialectOptions?: Record<string, unknown>;
   retryFile?: string | null;
   timeoutsFile?: string | null;
   /** @default RUNNER_DEFAULTS.max_send_lag_ms (runner/settings.ts, as every setting below) */

@@ -7,7 +7,7 @@
  *
  * @module
  */
-import { isObject } from "./response_shape.ts";
+import { isObject } from "./dialects/openai_chat_shape.ts";
 import { redactUrl, scrubUrl } from "./target_url.ts";
 
 /** Longest model id taken from a list (a longer one is not a model name but something else). */

@@ -2,7 +2,7 @@ import { createHash } from "node:crypto";
 import type { WorkloadCase } from "../schema/mod.ts";
 import { evaluateChecks } from "./checks/mod.ts";
 import { SseDecoder } from "./http/sse.ts";
-import { chatBody, ResponseState, type WireMessage } from "./openai.ts";
+import { chatBody, ResponseState, type WireMessage } from "./dialects/openai_chat.ts";
 
 const enc = new TextEncoder();
 
@@ -24,7 +24,7 @@ export function warmUp(cases: readonly WorkloadCase[], iterations = 1500): void 
     }
     const state = new ResponseState();
     const sse = new SseDecoder();
-    for (const ev of sse.push(streams[k]!)) state.feedChunk(ev.data, i);
+    for (const ev of sse.push(streams[k]!)) state.feedEvent(ev, i);
     sse.end();
     evaluateChecks({
       case: c,

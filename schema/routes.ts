@@ -15,8 +15,18 @@ export type RouteLimits = z.infer<typeof RouteLimits>;
 
 /** One route: a target, who serves it, its price sheet and its limits. */
 export const RouteSpec = z.object({
-  /** Base URL of an OpenAI-compatible server, or its full chat completions URL. */
+  /**
+   * Base URL of the provider (or the full endpoint): an OpenAI-compatible server's, or the hosted API's of the
+   * route's dialect.
+   */
   url: z.string().min(1),
+  /**
+   * How the provider is spoken to (runner/dialects/, docs/dialects/): `openai-chat` (the default), `openai-responses`,
+   * `anthropic-messages`, `gemini`, `bedrock-converse`, `azure-openai`. Checked against the dialects the runner has.
+   */
+  dialect: z.string().min(1).optional(),
+  /** The dialect's own options (api version, deployment, region, service tier…), each checked by the dialect. */
+  dialect_options: z.record(z.string(), z.unknown()).optional(),
   provider: z.string().min(1),
   /** Model name sent in the request body and written to `attempts.model`. */
   model: z.string().min(1),

@@ -73,6 +73,10 @@ export const Target = z.object({
   api_key_env: z.string().nullable(),
   api_key_present: z.boolean(),
   http_client: z.string(),
+  /** The route's dialect (runner/dialects/). Absent in runs written before dialects: `openai-chat`. */
+  dialect: z.string().optional(),
+  /** The dialect's options as the runner applied them (validated, never a secret). */
+  dialect_options: z.record(z.string(), z.unknown()).optional(),
 }).strict();
 
 /** How requests were spread over `targets` (a run started with a routes file). */

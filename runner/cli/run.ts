@@ -6,7 +6,7 @@
 import { runCommand } from "../../lib/command.ts";
 import { InputError } from "../../schema/errors.ts";
 import { formatRunSummary } from "../run_summary.ts";
-import { parseRouteUrls } from "../resolve_routes.ts";
+import { parseDialectOptions, parseRouteUrls } from "../resolve_routes.ts";
 import { runLoadTest } from "../run.ts";
 import { EXIT_WRITE_FAILED, finishedRunVerdict } from "../verdict.ts";
 import { LogWriteError } from "../sinks/log_write_error.ts";
@@ -25,6 +25,8 @@ if (import.meta.main) {
     // Every flag is checked here, before anything is read or written, and every problem is named at once.
     check.require(!v.target === !v.routes, "give exactly one of --target and --routes");
     check.require(v["route-url"].length > 0 && !v.routes, "--route-url needs --routes");
+    check.require(v.dialect !== undefined && !v.target, "--dialect needs --target (a routes file names each route's)");
+    check.require(v["dialect-option"].length > 0 && !v.target, "--dialect-option needs --target");
     check.require(
       v["no-server-timeline"] && v["server-metrics"] !== "off" &&
         v["server-metrics"] !== RUNNER_DEFAULTS.server_metrics,
@@ -45,8 +47,10 @@ if (import.meta.main) {
     check.require(v["as-worker"] && count > 1, "--as-worker is how --workers runs each worker: give one of them");
     const runId = check.runName("run-id", v["run-id"]);
     let routeUrls: Record<string, string> = {};
+    let dialectOptions: Record<string, unknown> = {};
     try {
       routeUrls = parseRouteUrls(v["route-url"]);
+      dialectOptions = parseDialectOptions(v["dialect-option"]);
     } catch (e) {
       if (!(e instanceof InputError)) throw e;
       check.problems.push(e.message);
@@ -67,6 +71,8 @@ if (import.meta.main) {
       shard,
       startAt: v["start-at"] ?? null,
       apiKeyEnv: v["api-key-env"],
+      dialect: v.dialect,
+      dialectOptions,
       retryFile: v.retry ?? null,
       timeoutsFile: v.timeouts ?? null,
       maxSendLagMs: v["max-send-lag-ms"],

@@ -87,6 +87,20 @@ export const RUN_COMMAND = {
       multiple: true,
       description: "with `--routes`: points the route NAME at URL instead of the file's `url`",
     },
+    dialect: {
+      type: "string",
+      arg: "NAME",
+      defaultText: "openai-chat",
+      description: "with `--target`: the provider's API (openai-chat, openai-responses, anthropic-messages, gemini, " +
+        "bedrock-converse, azure-openai; docs/dialects/); a routes file names each route's own",
+    },
+    "dialect-option": {
+      type: "string",
+      arg: "KEY=VALUE",
+      multiple: true,
+      description: "with `--target`: one of the dialect's options (a routes file's `dialect_options`); VALUE is read " +
+        "as JSON when it is JSON, else as text",
+    },
     out: {
       type: "string",
       arg: "DIR",
@@ -157,8 +171,8 @@ export const RUN_COMMAND = {
       arg: "NAME",
       defaultText: shown("api_key_env", RUNNER_DEFAULTS.api_key_env),
       values: allowed("api_key_env"),
-      description: "environment variable holding the API key of `--target`; sent as `Authorization: Bearer`, " +
-        "never written",
+      description: "environment variable holding the API key of `--target`; sent in the dialect's key header " +
+        "(`Authorization: Bearer` for openai-chat), never written",
     },
     retry: {
       type: "string",

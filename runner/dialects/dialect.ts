@@ -99,8 +99,21 @@ export interface PreparedRoute {
  * an exception frame), `data` the payload decoded as UTF-8.
  */
 export interface StreamEvent {
-  event: string | null;
+  event?: string | null;
   data: string;
+}
+
+/**
+ * Decodes a streamed answer's bytes into events as they arrive (runner/http/sse.ts `SseDecoder` for SSE; the AWS
+ * event-stream decoder for Bedrock). `end()` returns the events only the stream's end completed, and whether bytes
+ * were left over (the stream was cut inside an event). A decoder never throws on bad input; a framing problem is
+ * reported in `problem` (the attempt becomes `invalid_response` with `kind`).
+ */
+export interface StreamDecoder {
+  push(bytes: Uint8Array): readonly StreamEvent[];
+  end(): { events: readonly StreamEvent[]; partial: boolean };
+  /** The first framing problem found (an AWS frame with a bad checksum…); null when none. */
+  readonly problem?: { kind: string; message: string } | null;
 }
 
 /**
@@ -175,6 +188,8 @@ export interface Dialect {
   body(c: WorkloadCase, messages: readonly WireMessage[], call: DialectCall, route: PreparedRoute): string;
   /** How a streamed answer is framed on the wire. */
   readonly framing: "sse" | "aws-eventstream";
+  /** A fresh decoder of a streamed answer; absent: SSE (runner/http/sse.ts). */
+  newDecoder?(): StreamDecoder;
   /** A streamed answer must carry a content type containing this. */
   readonly streamContentType: string;
   /** A fresh parser for one attempt's answer. */

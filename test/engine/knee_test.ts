@@ -31,7 +31,7 @@ import { capacityError, type CapacityResult, closedLoopCapacity } from "../../en
 import { defaultThreads, startEngine, stopEngine } from "../../engine/engine.ts";
 import { REPO_ROOT } from "../../engine/paths.ts";
 import { cacheBustPrefix, prefixFirstUser } from "../../runner/cache_bust.ts";
-import { chatBody, type WireMessage } from "../../runner/openai.ts";
+import { chatBody, type WireMessage } from "../../runner/dialects/openai_chat.ts";
 import { runLoadTest } from "../../runner/run.ts";
 import { readLogCsv } from "../../runner/sinks/csv_read.ts";
 import { loadWorkload } from "../../schema/workload_file.ts";

@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { CACHE_BUST_RULE, cacheBustPrefix, prefixFirstUser } from "../../runner/cache_bust.ts";
-import type { WireMessage } from "../../runner/openai.ts";
+import type { WireMessage } from "../../runner/dialects/openai_chat.ts";
 import { runLoadTest } from "../../runner/run.ts";
 import { readLogCsv } from "../../runner/sinks/csv_read.ts";
 import { type FaultMode, startFaultServer } from "../support/fault_server.ts";

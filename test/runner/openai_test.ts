@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { chatBody, ResponseState } from "../../runner/openai.ts";
+import { chatBody, ResponseState } from "../../runner/dialects/openai_chat.ts";
 import { tinyCase } from "../../testing/tiny_workload.ts";
 
 const chunk = (delta: object, finish: string | null = null) =>

@@ -93,7 +93,7 @@ Deno.test("bad /sim/timeline rows are dropped and counted; the good one is kept 
 });
 
 Deno.test("a well-formed stream with tool calls at index 0 then 1 is read whole (the index check refuses only gaps)", async () => {
-  const { ResponseState } = await import("../../runner/openai.ts");
+  const { ResponseState } = await import("../../runner/dialects/openai_chat.ts");
   const s = new ResponseState();
   const call = (index: number, name: string) =>
     JSON.stringify({ choices: [{ delta: { tool_calls: [{ index, id: `c${index}`, function: { name } }] } }] });

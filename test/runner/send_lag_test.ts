@@ -3,6 +3,7 @@
  * client reports it, less the waits the workload and the routes policy put before the first call.
  */
 import assert from "node:assert/strict";
+import { dialectTarget } from "../../testing/dialect_target.ts";
 import { type AttemptRow, type RequestRow, RetryPolicy, type ToolRow } from "../../schema/mod.ts";
 import type { Clock } from "../../runner/clock.ts";
 import type { HttpClient, HttpOutcome, HttpRequest, ResponseHandler } from "../../runner/http/client.ts";
@@ -51,14 +52,7 @@ function fakeClient(clock: ManualClock, o: { waitMs: number; refuse?: boolean })
 
 function context(clock: ManualClock, client: HttpClient, limiter: RouteLimiter | null = null) {
   const rows = { requests: [] as RequestRow[], attempts: [] as AttemptRow[], tools: [] as ToolRow[] };
-  const route: FlowRoute = {
-    url: new URL("http://127.0.0.1:1/v1/chat/completions"),
-    headers: {},
-    route: "primary",
-    provider: "p",
-    model: "m",
-    limiter,
-  };
+  const route: FlowRoute = { ...dialectTarget("http://127.0.0.1:1", { route: "primary" }), limiter };
   const watchdog = new Watchdog(clock.now, 60_000);
   const ctx: FlowContext = {
     runId: "run-1",

@@ -1,8 +1,10 @@
 import assert from "node:assert/strict";
+import { dialectTarget } from "../../testing/dialect_target.ts";
 import { type AttemptContext, runAttempt } from "../../runner/attempt.ts";
 import type { HttpClient, HttpOutcome, ResponseHandler } from "../../runner/http/client.ts";
-import { ResponseState } from "../../runner/openai.ts";
-import { readUsage, sumReported } from "../../runner/usage.ts";
+import { ResponseState } from "../../runner/dialects/openai_chat.ts";
+import { sumReported } from "../../runner/usage.ts";
+import { readUsage } from "../../runner/dialects/openai_chat_usage.ts";
 import { Watchdog } from "../../runner/watchdog.ts";
 
 Deno.test("readUsage() keeps reasoning and cache-write counts and reads absent ones as not reported", async (t) => {
@@ -135,13 +137,7 @@ async function attemptWith(client: HttpClient, stream: boolean) {
       watchdog,
       attemptTimeoutMs: 60_000,
     };
-    const target = {
-      url: new URL("http://127.0.0.1:1/v1/chat/completions"),
-      headers: {},
-      route: "r",
-      provider: "p",
-      model: "m",
-    };
+    const target = dialectTarget("http://127.0.0.1:1");
     return await runAttempt(ctx, target, { requestId: "q", round: 0, attempt: 1, body: "{}", stream, deadlineMs: 1e9 });
   } finally {
     watchdog.stop();
