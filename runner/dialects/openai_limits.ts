@@ -33,27 +33,6 @@ export function parseDurationMs(text: string): number | null {
   return Number.isFinite(ms) ? Math.round(ms) : null;
 }
 
-/**
- * Milliseconds written the way OpenAI writes a reset (`20ms`, `1.5s`, `6m0s`, `1h0m0s`).
- *
- * @example
- * ```ts
- * import { formatDuration, parseDurationMs } from "./openai_limits.ts";
- * import assert from "node:assert/strict";
- * assert.equal(formatDuration(20), "20ms");
- * assert.equal(formatDuration(360_000), "6m0s");
- * assert.equal(parseDurationMs(formatDuration(3_723_500)), 3_723_500);
- * ```
- */
-export function formatDuration(ms: number): string {
-  const whole = Math.max(0, Math.round(ms));
-  if (whole < 1000) return `${whole}ms`;
-  const h = Math.floor(whole / 3_600_000);
-  const m = Math.floor((whole % 3_600_000) / 60_000);
-  const s = (whole % 60_000) / 1000;
-  return (h ? `${h}h` : "") + (h || m ? `${m}m` : "") + `${s}s`;
-}
-
 /** A count header: a non-negative integer, else null. */
 function count(v: string | undefined): number | null {
   if (v === undefined || !/^\s*\d{1,15}\s*$/.test(v)) return null;
