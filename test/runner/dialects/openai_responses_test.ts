@@ -186,7 +186,7 @@ Deno.test("openai-responses parser gives each malformed fixture its kind, never 
     "body_output_not_array.json": "bad_output",
     "body_content_not_array.json": "bad_content_part",
     "body_status_unknown.json": "bad_status",
-    "body_not_json.json": "invalid_json",
+    "body_not_json.txt": "invalid_json",
   };
   for (const [file, kind] of Object.entries(bodies)) {
     await t.step(`${file} → ${kind}`, () => {
