@@ -159,7 +159,14 @@ export async function runAttempt(
   } else if (status === null) {
     failure = { status: null, kind: "protocol_error", outcome: "transport_error" };
   } else if (status < 200 || status >= 300) {
-    const verdict = dialect.classifyError(status, head ?? new Map(), errorText(parts));
+    const text = errorText(parts);
+    const verdict = dialect.classifyError(status, head ?? new Map(), text);
+    // A wait or quota stated in the body (Gemini) counts as the header would; a header, when sent, wins.
+    const said = dialect.readErrorBody?.(text);
+    if (said) {
+      limits ??= said.limits;
+      if (retryAfter === null && said.retryAfterMs !== null) retryAfter = String(said.retryAfterMs / 1000);
+    }
     failure = { status, ...verdict, retryAfter };
   } else {
     failure = classifyBody({ stream: call.stream, contentType, sse, parts, state, endMs, dialect });

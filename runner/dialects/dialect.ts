@@ -201,4 +201,9 @@ export interface Dialect {
   classifyError(status: number, headers: ReadonlyMap<string, string>, body: string): ErrorVerdict;
   /** The provider's limits read off a response head (any status); null when it sent none of them. */
   readLimits(headers: ReadonlyMap<string, string>): ProviderLimits | null;
+  /**
+   * What an error answer's body says beyond its status, for a provider that puts it there rather than in headers
+   * (Gemini's `RetryInfo.retryDelay` and `QuotaFailure`): the wait it asks for, and its limits. Absent: nothing.
+   */
+  readErrorBody?(body: string): { retryAfterMs: number | null; limits: ProviderLimits | null };
 }

@@ -279,4 +279,5 @@ export const geminiDialect: Dialect = {
   },
   /** Gemini sends no rate-limit headers: its quota is stated only in a 429's body (see {@linkcode quotaLimits}). */
   readLimits: (_headers): ProviderLimits | null => null,
+  readErrorBody: (body: string) => ({ retryAfterMs: retryDelayMs(body), limits: quotaLimits(body) }),
 };

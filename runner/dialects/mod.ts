@@ -5,7 +5,9 @@
  */
 import { InputError } from "../../schema/errors.ts";
 import { DEFAULT_DIALECT, type Dialect, DIALECT_NAMES, type DialectName } from "./dialect.ts";
+import { geminiDialect } from "./gemini.ts";
 import { azureOpenaiDialect, openaiChatDialect } from "./openai_chat.ts";
+import { openaiResponsesDialect } from "./openai_responses.ts";
 
 export * from "./dialect.ts";
 export { DEFAULT_DIALECT, DIALECT_NAMES };
@@ -13,6 +15,8 @@ export { DEFAULT_DIALECT, DIALECT_NAMES };
 const DIALECTS: Partial<Record<DialectName, Dialect>> = {
   "openai-chat": openaiChatDialect,
   "azure-openai": azureOpenaiDialect,
+  gemini: geminiDialect,
+  "openai-responses": openaiResponsesDialect,
 };
 
 /** The dialect of that name; an {@linkcode InputError} naming `where` and the known names otherwise. */

@@ -16,11 +16,11 @@ import type {
   DialectRouteSpec,
   ErrorVerdict,
   PreparedRoute,
-  ProviderLimits,
   StreamEvent,
   WireMessage,
 } from "./dialect.ts";
 import { checkBody, checkChunk, type Chunk, isObject } from "./openai_chat_shape.ts";
+import { readOpenAiLimits } from "./openai_limits.ts";
 import { readUsage } from "./openai_chat_usage.ts";
 import { checkedBaseUrl } from "./url.ts";
 
@@ -203,50 +203,6 @@ function callPiece(tc: { index?: number; id?: string; function?: { name?: string
   return { index: tc.index, id: tc.id, name: tc.function?.name, arguments: tc.function?.arguments };
 }
 
-/**
- * A duration as OpenAI's `x-ratelimit-reset-*` headers write it (`1s`, `6m0s`, `20ms`, `1h2m3.5s`), or a plain
- * number of seconds, in ms; null when it is neither.
- *
- * @example
- * ```ts
- * import { parseResetDuration } from "./openai_chat.ts";
- * import assert from "node:assert/strict";
- * assert.equal(parseResetDuration("6m0s"), 360_000);
- * assert.equal(parseResetDuration("20ms"), 20);
- * assert.equal(parseResetDuration("1.5"), 1500);
- * assert.equal(parseResetDuration("soon"), null);
- * ```
- */
-export function parseResetDuration(v: string | undefined): number | null {
-  if (v === undefined) return null;
-  const t = v.trim();
-  if (/^\d+(\.\d+)?$/.test(t)) return Number(t) * 1000;
-  const m = /^(?:(\d+)h)?(?:(\d+)m(?!s))?(?:(\d+(?:\.\d+)?)s)?(?:(\d+(?:\.\d+)?)ms)?$/.exec(t);
-  if (!m || t === "") return null;
-  const [, h, min, s, ms] = m;
-  return (Number(h ?? 0) * 3600 + Number(min ?? 0) * 60 + Number(s ?? 0)) * 1000 + Number(ms ?? 0);
-}
-
-/** A non-negative integer header, or null. */
-export function intHeader(headers: ReadonlyMap<string, string>, name: string): number | null {
-  const v = headers.get(name)?.trim();
-  if (v === undefined || !/^\d{1,15}$/.test(v)) return null;
-  return Number(v);
-}
-
-/** OpenAI's `x-ratelimit-*` headers (also sent by Azure OpenAI and many OpenAI-compatible gateways). */
-export function readOpenAILimits(headers: ReadonlyMap<string, string>): ProviderLimits | null {
-  const limits: ProviderLimits = {
-    limit_requests: intHeader(headers, "x-ratelimit-limit-requests"),
-    remaining_requests: intHeader(headers, "x-ratelimit-remaining-requests"),
-    limit_tokens: intHeader(headers, "x-ratelimit-limit-tokens"),
-    remaining_tokens: intHeader(headers, "x-ratelimit-remaining-tokens"),
-    reset_requests_ms: parseResetDuration(headers.get("x-ratelimit-reset-requests")),
-    reset_tokens_ms: parseResetDuration(headers.get("x-ratelimit-reset-tokens")),
-  };
-  return Object.values(limits).every((v) => v === null) ? null : limits;
-}
-
 /** 429 is the provider refusing for load or quota (`rejected`); any other status is `http_error`. */
 export function classifyOpenAIError(status: number): ErrorVerdict {
   return status === 429 ? { kind: "http_429", outcome: "rejected" } : { kind: `http_${status}`, outcome: "http_error" };
@@ -298,7 +254,7 @@ export const openaiChatDialect: Dialect = {
   },
   newAnswer: () => new ResponseState(),
   classifyError: (status) => classifyOpenAIError(status),
-  readLimits: readOpenAILimits,
+  readLimits: readOpenAiLimits,
 };
 
 /**
@@ -363,7 +319,7 @@ export const azureOpenaiDialect: Dialect = {
     if (status === 400 && azureErrorCode(body) === "content_filter") return { ...v, kind: "http_400+content_filter" };
     return v;
   },
-  readLimits: readOpenAILimits,
+  readLimits: readOpenAiLimits,
 };
 
 /** `error.code` of an Azure OpenAI error body, or null. */

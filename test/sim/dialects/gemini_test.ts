@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { geminiDialect, quotaLimits, retryDelayMs } from "../../../runner/dialects/gemini.ts";
 import type { AnswerParser, WireMessage } from "../../../runner/dialects/dialect.ts";
-import { chatBody } from "../../../runner/openai.ts";
+import { chatBody } from "../../../runner/dialects/openai_chat.ts";
 import { SseDecoder } from "../../../runner/http/sse.ts";
 import { parseChatRequest } from "../../../sim/chat_request.ts";
 import { geminiSimDialect } from "../../../sim/dialects/gemini.ts";
