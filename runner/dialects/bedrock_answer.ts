@@ -103,7 +103,9 @@ export class BedrockAnswer extends AnswerBase {
   feedEvent(ev: StreamEvent, tMs: number): void {
     if (this.streamFailure !== null) return;
     const name = ev.event;
-    if (name === null) return this.bad("bad_event", "an event-stream message without an event or exception type");
+    if (name === null || name === undefined) {
+      return this.bad("bad_event", "an event-stream message without an event or exception type");
+    }
     // The exception's message is the provider's prose: the kind and status carry the verdict.
     if (name.startsWith("exception:")) {
       const type = name.slice(10);

@@ -12,8 +12,17 @@ import { z } from "zod";
 import type { WorkloadCase } from "../../schema/mod.ts";
 import { InputError } from "../../schema/errors.ts";
 import { parseArgs } from "./answer_base.ts";
+import { AwsEventStreamDecoder, BAD_FRAME_KIND } from "./aws_eventstream.ts";
 import { BedrockAnswer } from "./bedrock_answer.ts";
-import type { Dialect, DialectCall, DialectRouteSpec, ErrorVerdict, PreparedRoute, WireMessage } from "./dialect.ts";
+import type {
+  Dialect,
+  DialectCall,
+  DialectRouteSpec,
+  ErrorVerdict,
+  PreparedRoute,
+  StreamDecoder,
+  WireMessage,
+} from "./dialect.ts";
 import { checkedBaseUrl, withPath } from "./url.ts";
 
 /** The route's `dialect_options` for Bedrock. */
@@ -202,6 +211,18 @@ function classifyError(status: number, _headers: ReadonlyMap<string, string>, _b
   return { kind: `http_${status}`, outcome: status === 429 || status === 503 ? "rejected" : "http_error" };
 }
 
+/** The binary event stream's decoder, its framing problem named `bad_eventstream_frame` for the attempt. */
+function newDecoder(): StreamDecoder {
+  const d = new AwsEventStreamDecoder();
+  return {
+    push: (bytes) => d.push(bytes),
+    end: () => d.end(),
+    get problem() {
+      return d.problem === null ? null : { kind: BAD_FRAME_KIND, message: d.problem };
+    },
+  };
+}
+
 /** The Bedrock Converse dialect. */
 export const bedrockConverseDialect: Dialect = {
   name: "bedrock-converse",
@@ -209,6 +230,7 @@ export const bedrockConverseDialect: Dialect = {
   body,
   framing: "aws-eventstream",
   streamContentType: "application/vnd.amazon.eventstream",
+  newDecoder,
   newAnswer: () => new BedrockAnswer(),
   classifyError,
   // Bedrock sends no rate-limit headers: its quotas are account settings (Service Quotas), not response headers.
