@@ -113,7 +113,7 @@ export class AnthropicAnswer extends AnswerBase {
   readonly #blocks: Block[] = [];
   #raw: RawUsage = { input: null, cacheWrite: null, cacheRead: null, output: null };
 
-  /** One SSE event; `event` is its `event:` name (null when the line was absent), which must match `data.type`. */
+  /** One SSE event; `event` is its `event:` name (null or absent when the line was), which must match `data.type`. */
   feedEvent(ev: StreamEvent, tMs: number): void {
     if (this.malformed !== null || this.streamFailure !== null) return;
     if (this.#stopped) return this.bad("data_after_stop", `${ev.event ?? "data"} after message_stop`);
@@ -126,7 +126,7 @@ export class AnthropicAnswer extends AnswerBase {
     if (!isObject(raw) || typeof raw.type !== "string") {
       return this.bad("bad_event", `event data has no string type: ${ev.data.slice(0, 60)}`);
     }
-    if (ev.event !== null && ev.event !== raw.type) {
+    if (ev.event != null && ev.event !== raw.type) {
       return this.bad("bad_event", `event: ${ev.event.slice(0, 40)} carries data of type ${raw.type.slice(0, 40)}`);
     }
     const type = raw.type;

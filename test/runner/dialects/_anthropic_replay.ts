@@ -1,7 +1,7 @@
 /**
  * Replays an Anthropic Messages fixture through the runner's answer parser: an SSE transcript is decoded by the
  * runner's own `SseDecoder` (fed in 13-byte pieces, so events and UTF-8 characters split across reads) and event `i`
- * is fed at `1000 + 10·i²` ms, so gaps between events differ and ITL has something to measure.
+ * is fed at `1000 + 10·i²` ms (as the attempt feeds them: `event` absent when the line was), so gaps between events differ and ITL has something to measure.
  *
  * @module
  */
@@ -21,11 +21,12 @@ export const at = (i: number): number => 1000 + 10 * i * i;
 export function sseEvents(text: string): StreamEvent[] {
   const bytes = new TextEncoder().encode(text);
   const dec = new SseDecoder();
+  // The decoder's events as the attempt hands them over: `event` left out when the stream had no `event:` line.
   const out: StreamEvent[] = [];
   for (let o = 0; o < bytes.length; o += 13) {
-    for (const ev of dec.push(bytes.subarray(o, o + 13))) out.push({ event: ev.event ?? null, data: ev.data });
+    out.push(...dec.push(bytes.subarray(o, o + 13)) as StreamEvent[]);
   }
-  for (const ev of dec.end().events) out.push({ event: ev.event ?? null, data: ev.data });
+  out.push(...dec.end().events as StreamEvent[]);
   return out;
 }
 

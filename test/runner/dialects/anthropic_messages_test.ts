@@ -220,6 +220,15 @@ Deno.test("anthropic-messages: a stream failure ends reading; a stream cut befor
     Deno.readTextFileSync(new URL("overloaded.sse", FIXTURES)) + 'event: ping\ndata: {"type":"ping"}\n\n',
   );
   assert.equal(failed.malformed, null, "events after an error are not read");
+  // A gateway that drops the `event:` lines: the events are read by their data's type alone.
+  const bare = replayText(text.replace(/^event: .*\n/gm, ""));
+  assert.equal(bare.malformed, null);
+  assert.equal(bare.text, "Paris is the capital of France.");
+  assert.equal(bare.complete(), true);
+  assert.equal(bare.firstTokenMs, at(3));
+  const nullEvent = dialect.newAnswer();
+  nullEvent.feedEvent({ event: null, data: '{"type":"ping"}' }, 1);
+  assert.equal(nullEvent.malformed, null);
   const unknown = replayText('event: error\ndata: {"type":"error","error":{"type":"new_kind_error"}}\n\n');
   assert.deepEqual(unknown.streamFailure, { kind: "stream_error", outcome: "http_error", status: null });
 });
