@@ -5,6 +5,7 @@
  */
 import { InputError } from "../../schema/errors.ts";
 import { DEFAULT_DIALECT, type Dialect, DIALECT_NAMES, type DialectName } from "./dialect.ts";
+import { anthropicMessagesDialect } from "./anthropic_messages.ts";
 import { bedrockConverseDialect } from "./bedrock_converse.ts";
 import { geminiDialect } from "./gemini.ts";
 import { azureOpenaiDialect, openaiChatDialect } from "./openai_chat.ts";
@@ -16,6 +17,7 @@ export { DEFAULT_DIALECT, DIALECT_NAMES };
 const DIALECTS: Partial<Record<DialectName, Dialect>> = {
   "openai-chat": openaiChatDialect,
   "azure-openai": azureOpenaiDialect,
+  "anthropic-messages": anthropicMessagesDialect,
   gemini: geminiDialect,
   "bedrock-converse": bedrockConverseDialect,
   "openai-responses": openaiResponsesDialect,
