@@ -131,16 +131,17 @@ export function readGeminiUsage(u: unknown): { ok: true; usage: Usage } | { ok: 
 }
 
 /**
- * The failure an `error` object in a stream reports: kind `http_<code>` (as the dialect's `classifyError`
- * names an error status), `rejected` for `RESOURCE_EXHAUSTED`/429 and `UNAVAILABLE`/503,
- * `http_error` otherwise; kind `stream_error` when the object has no integer code.
+ * The failure an `error` object in a stream reports: kind `stream_<status>` (its `status` lower-cased, e.g.
+ * `stream_unavailable`, as the other dialects name a failure inside a stream), `stream_error` without a status;
+ * `rejected` for `RESOURCE_EXHAUSTED`/429 and `UNAVAILABLE`/503, `http_error` otherwise; the status is its `code`.
  */
 export function streamError(err: Record<string, unknown>): StreamFailure {
   const code = typeof err.code === "number" && Number.isSafeInteger(err.code) && err.code > 0 ? err.code : null;
   const st = typeof err.status === "string" ? err.status : null;
   const load = st === "RESOURCE_EXHAUSTED" || st === "UNAVAILABLE" || code === 429 || code === 503;
   return {
-    kind: code === null ? "stream_error" : `http_${code}`,
+    // Named like the other dialects' failures inside a stream: `stream_<the provider's error name>`.
+    kind: st !== null && /^[A-Z_]{1,40}$/.test(st) ? `stream_${st.toLowerCase()}` : "stream_error",
     outcome: load ? "rejected" : "http_error",
     status: code,
   };
@@ -156,7 +157,7 @@ export class GeminiAnswer extends AnswerBase {
 
   feedEvent(ev: StreamEvent, tMs: number): void {
     if (this.malformed !== null || this.streamFailure !== null) return;
-    if (ev.event !== null && ev.event !== "message") {
+    if (ev.event != null && ev.event !== "message") {
       return this.bad("unknown_event", `SSE event ${show(ev.event)}; Gemini sends data lines only`);
     }
     let raw: unknown;

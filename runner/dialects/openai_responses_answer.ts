@@ -72,7 +72,7 @@ export class ResponsesAnswer extends AnswerBase {
     }
     if (!isObject(o) || typeof o.type !== "string") return this.bad("bad_event", `event is ${show(o)}`);
     const type = o.type;
-    if (ev.event !== null && ev.event !== type) {
+    if (ev.event != null && ev.event !== type) {
       return this.bad("event_type_mismatch", `SSE event ${show(ev.event)} carries type ${show(type)}`);
     }
     switch (type) {

@@ -93,10 +93,10 @@ Deno.test("gemini parser: fixtures replayed give the text, calls, finish, usage 
     assert.equal(a.text, "");
     assert.equal(a.usage?.prompt_tokens, 17);
   });
-  await t.step("overload_midstream.sse: the error object → rejected http_503, stream incomplete", () => {
+  await t.step("overload_midstream.sse: the error object → rejected stream_unavailable, stream incomplete", () => {
     const a = replay("overload_midstream.sse");
     assert.equal(a.text, "Step one:");
-    assert.deepEqual(a.streamFailure, { kind: "http_503", outcome: "rejected", status: 503 });
+    assert.deepEqual(a.streamFailure, { kind: "stream_unavailable", outcome: "rejected", status: 503 });
     assert.equal(a.complete(), false);
     assert.equal(a.malformed, null);
   });
