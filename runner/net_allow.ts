@@ -89,9 +89,9 @@ export function guardClient(client: HttpClient, allow: NetAllowList): HttpClient
     },
     ...(client.preconnect
       ? {
-        preconnect(url: URL, n: number): Promise<void> {
+        async preconnect(url: URL, n: number): Promise<void> {
           allow.check(url);
-          return client.preconnect!(url, n);
+          await client.preconnect!(url, n);
         },
       }
       : {}),
