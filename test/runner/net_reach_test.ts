@@ -254,6 +254,15 @@ Deno.test("an https target: a certificate not trusted fails the pre-flight namin
       assert.throws(() => Deno.statSync(r.dir), Deno.errors.NotFound);
     });
 
+    await t.step("not trusted, --no-preflight: each attempt is a connect_error, not a reset", async () => {
+      const r = await run([...args, "--no-preflight"], { out, runId: "untrusted-attempts" });
+      assert.notEqual(r.code, 0, r.stderr);
+      const [head, ...rows] = Deno.readTextFileSync(join(r.dir, "attempts.csv")).trim().split("\n");
+      const kind = head!.split(",").indexOf("error_kind");
+      assert.ok(rows.length >= 4 && kind >= 0);
+      for (const row of rows) assert.equal(row.split(",")[kind], "connect_error", row);
+    });
+
     await t.step("DENO_CERT=<the CA>: the run succeeds over https, by fetch", async () => {
       const r = await run(args, { out, runId: "trusted", env: { DENO_CERT: pki.ca } });
       assert.equal(r.code, 0, r.stderr);
