@@ -28,6 +28,8 @@ export interface ManifestInputs {
   targets: RunManifest["targets"];
   /** The routing of a run started with a routes file. */
   routing?: RunManifest["routing"];
+  /** The hosts the run may reach (runner/net_allow.ts). */
+  netAllow?: readonly string[];
   retryPolicy: RetryPolicy;
   timeouts: Timeouts;
   runner: Omit<RunManifest["runner"], "name" | "version" | "deno">;
@@ -70,6 +72,7 @@ export function initialManifest(a: ManifestInputs): RunManifest {
       start_iso: a.startIso,
     },
     targets: a.targets,
+    ...(a.netAllow ? { net_allow: [...a.netAllow] } : {}),
     ...(a.routing ? { routing: a.routing } : {}),
     retry: a.retryPolicy,
     timeouts: a.timeouts,

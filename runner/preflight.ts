@@ -22,6 +22,7 @@ import type { Dialect, PreparedRoute } from "./dialects/dialect.ts";
 import { openaiChatDialect } from "./dialects/openai_chat.ts";
 import { isObject } from "./dialects/openai_chat_shape.ts";
 import { redactUrl, scrubUrl } from "./target_url.ts";
+import { hostPort } from "./net_allow.ts";
 
 /** Exit code of `deno task run` when a target fails the pre-flight probe. */
 export const EXIT_PREFLIGHT = 4;
@@ -200,6 +201,12 @@ function connectProblem(e: unknown, url: URL): string {
   const messages: string[] = [];
   for (let c: unknown = e; c instanceof Error && messages.length < 4; c = c.cause) messages.push(c.message);
   const m = scrubUrl(messages.join(": ") || String(e), url);
+  // A certificate the run does not trust stops the run here, named: never retried, never a run of failed attempts.
+  const cert = /invalid peer certificate: ([^:]+)/i.exec(m);
+  if (cert) {
+    return `TLS certificate of ${hostPort(url)} not trusted: ${printable(cert[1]!.trim())} (set DENO_CERT=FILE to ` +
+      "trust a private CA's PEM certificate: docs/reach.md)";
+  }
   if (/connection refused/i.test(m)) return "connection refused";
   if (/connection reset/i.test(m)) return "connection reset";
   if (/dns|lookup|resolve/i.test(m)) return `name not resolved: ${printable(m)}`;

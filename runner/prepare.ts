@@ -75,6 +75,7 @@ export async function prepareRun(o: RunOptions): Promise<PreparedRun> {
     shard,
     startIso,
     targets: routes.targets,
+    netAllow: routes.allow.hosts,
     routing: routes.routing,
     retryPolicy,
     timeouts,

@@ -18,6 +18,8 @@ import { RUNNER_DEFAULTS } from "./settings.ts";
 import { Router } from "./router.ts";
 import { redactUrl, scrubUrl } from "./target_url.ts";
 import { keyEnvProblem } from "./api_key_env.ts";
+import { guardClient, NetAllowList } from "./net_allow.ts";
+import { proxyFor } from "./net_proxy.ts";
 
 /** A route ready to send to: its target, its own HTTP client and its limiter. */
 export interface RuntimeRoute extends AttemptTarget {
@@ -37,6 +39,8 @@ export interface ResolvedRoutes {
   targets: RunManifest["targets"];
   /** run.json `routing`; undefined for a single `--target`. */
   routing: RunRouting | undefined;
+  /** The hosts the run may reach (targets and their proxies); every client request is checked against it. */
+  allow: NetAllowList;
   /** Opens keep-alive connections to every route's target before the run. */
   preconnect(n: number): Promise<void>;
   /** Attempts waiting on a route limit give up (the run is stopping). */
@@ -139,6 +143,7 @@ export async function resolveRoutes(
 
   const routes = new Map<string, RuntimeRoute>();
   const targets: RunManifest["targets"] = [];
+  const proxyHosts: string[] = [];
   for (const [name, s] of specs) {
     const where = src.target ? "--target" : `${file}: routes.${name}`;
     const dialect = dialectNamed(s.dialect, src.target ? "--dialect" : `${where}.dialect`);
@@ -156,7 +161,15 @@ export async function resolveRoutes(
       where: src.target ? "--target" : where,
     });
     const url = prepared.url(false);
-    const kind = src.httpClient ?? (url.protocol === "https:" ? "fetch" : DEFAULT_HTTP_CLIENT);
+    // The raw client honours no proxy variable: a route a proxy applies to goes by fetch, which does (net_proxy.ts).
+    const proxy = proxyFor(url);
+    if (proxy && src.httpClient === "raw" && url.protocol === "http:") {
+      throw new InputError(
+        `--http-client raw: ${redactUrl(url)} (route ${name}) goes through the proxy ${proxy.url} (${proxy.env}), ` +
+          "which only the fetch client honours: use --http-client fetch, or name the host in NO_PROXY",
+      );
+    }
+    const kind = src.httpClient ?? (url.protocol === "https:" || proxy ? "fetch" : DEFAULT_HTTP_CLIENT);
     const hasLimits = s.limits.max_in_flight !== undefined || s.limits.rps !== undefined;
     routes.set(name, {
       url,
@@ -179,14 +192,20 @@ export async function resolveRoutes(
       http_client: kind,
       dialect: dialect.name,
       dialect_options: prepared.options,
+      proxy: proxy ? { url: proxy.url, env: proxy.env } : null,
     });
+    if (proxy) proxyHosts.push(proxy.hostPort);
   }
+  // Every request of the run is checked against the hosts named above (a request elsewhere is a runner bug).
+  const allow = new NetAllowList([...routes.values()].map((r) => r.url), proxyHosts);
+  for (const r of routes.values()) r.client = guardClient(r.client, allow);
   router = new Router(policy, routes);
   return {
     routes,
     router,
     targets,
     routing,
+    allow,
     async preconnect(n) {
       for (const r of routes.values()) {
         await r.client.preconnect?.(r.url, n).catch((e) =>

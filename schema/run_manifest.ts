@@ -77,6 +77,12 @@ export const Target = z.object({
   dialect: z.string().optional(),
   /** The dialect's options as the runner applied them (validated, never a secret). */
   dialect_options: z.record(z.string(), z.unknown()).optional(),
+  /**
+   * The proxy this route's requests went through, from the environment as Deno's fetch reads it
+   * (runner/net_proxy.ts, docs/reach.md): `url` as `scheme://host:port` (credentials, path and query left out) and
+   * `env`, the variable that set it; null when they went direct. Absent in runs written before it was recorded.
+   */
+  proxy: z.object({ url: z.string(), env: z.string() }).strict().nullable().optional(),
 }).strict();
 
 /** How requests were spread over `targets` (a run started with a routes file). */
@@ -228,6 +234,12 @@ export const RunManifest = z.object({
   }).strict(),
   /** One per route. */
   targets: z.array(Target).min(1),
+  /**
+   * The hosts the run could reach, `host:port` sorted: every target and the proxy that applies to it
+   * (runner/net_allow.ts). A request to any other host is refused; the workers of `--workers` were allowed exactly
+   * these. Absent in runs written before it was recorded.
+   */
+  net_allow: z.array(z.string()).optional(),
   /** Present when the run was started with `--routes`; absent for a single `--target`. */
   routing: RunRouting.optional(),
   retry: RetryPolicy,

@@ -29,6 +29,7 @@ const SERIAL = [
   "test/runner/dispatch_test.ts",
   "test/runner/fault_table_test.ts",
   "test/runner/kill_test.ts",
+  "test/runner/net_reach_test.ts",
   "test/notebooks/notebooks_test.ts",
   "test/runner/open_loop_test.ts",
   "test/runner/shards_netns_test.ts",

@@ -4,7 +4,8 @@
  * @module
  */
 import { type CommandSpec, type ParsedCommand, runCommand } from "../lib/command.ts";
-import { loadSimProfile } from "../schema/mod.ts";
+import { InputError, loadSimProfile } from "../schema/mod.ts";
+import { readInputFile } from "../schema/read_input.ts";
 import { loadWorkload } from "../schema/workload_file.ts";
 import { startSim } from "./server.ts";
 
@@ -70,6 +71,18 @@ export const SIM_COMMAND = {
       description: "stop after N seconds",
     },
     quiet: { type: "boolean", description: "no `sim:` log lines on stderr" },
+    "tls-cert": {
+      type: "string",
+      arg: "FILE",
+      defaultText: "none: plain http",
+      description: "serve https with this PEM certificate chain (with `--tls-key`); the URL printed is then `https://`",
+    },
+    "tls-key": {
+      type: "string",
+      arg: "FILE",
+      defaultText: "none",
+      description: "the PEM private key of `--tls-cert`",
+    },
   },
   examples: [
     "npx deno task sim",
@@ -82,6 +95,16 @@ async function main({ values: flags, check }: ParsedCommand<typeof SIM_COMMAND>)
   // Every flag and both files checked together: every problem named at once.
   const profile = await check.load(() => loadSimProfile(flags.profile));
   const workload = await check.load(() => loadWorkload(flags.workload));
+  check.require(
+    (flags["tls-cert"] === undefined) !== (flags["tls-key"] === undefined),
+    "--tls-cert and --tls-key: give both or neither",
+  );
+  const tls = flags["tls-cert"] !== undefined && flags["tls-key"] !== undefined
+    ? await check.load(async () => ({
+      cert: await readPem(flags["tls-cert"]!, "--tls-cert"),
+      key: await readPem(flags["tls-key"]!, "--tls-key"),
+    }))
+    : undefined;
   check.throwIfAny();
   const sim = await startSim({
     port: flags.port,
@@ -92,6 +115,7 @@ async function main({ values: flags, check }: ParsedCommand<typeof SIM_COMMAND>)
     seed: flags.seed,
     quiet: flags.quiet,
     timelineFile: flags.timeline,
+    ...(tls ? { tls } : {}),
   });
   console.log(sim.url);
   const { promise: done, resolve } = Promise.withResolvers<void>();
@@ -104,6 +128,13 @@ async function main({ values: flags, check }: ParsedCommand<typeof SIM_COMMAND>)
   Deno.removeSignalListener("SIGINT", onSignal);
   Deno.removeSignalListener("SIGTERM", onSignal);
   await sim.stop();
+}
+
+/** A PEM file's text; a file that is not PEM is an {@linkcode InputError} naming the flag. */
+async function readPem(path: string, flag: string): Promise<string> {
+  const text = new TextDecoder().decode(await readInputFile(path, `${flag} file`));
+  if (!text.includes("-----BEGIN ")) throw new InputError(`${flag} ${path}: not a PEM file (no -----BEGIN line)`);
+  return text;
 }
 
 if (import.meta.main) await runCommand(SIM_COMMAND, main);

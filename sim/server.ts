@@ -34,6 +34,8 @@ export interface SimOptions {
   quiet?: boolean;
   /** Also append timeline rows to this JSONL file. */
   timelineFile?: string;
+  /** Serve https with this certificate chain and key (PEM text); the URL is then `https://`. Absent: plain http. */
+  tls?: { cert: string; key: string };
 }
 
 /** A running simulator. */
@@ -124,7 +126,7 @@ function start(options: SimOptions): SimHandle {
   };
   const servers: Deno.HttpServer<Deno.NetAddr>[] = [];
   const listen = (port: number) => {
-    const s = Deno.serve({ hostname, port, onListen: () => {}, onError }, handler);
+    const s = Deno.serve({ hostname, port, onListen: () => {}, onError, ...options.tls }, handler);
     servers.push(s);
     return s;
   };
@@ -144,7 +146,7 @@ function start(options: SimOptions): SimHandle {
   outageMode = () => outages.current();
   const timeline = new Timeline(profile.timeline_ms, () => engine.snapshot(), options.timelineFile);
   const host = hostname.includes(":") ? `[${hostname}]` : hostname;
-  const url = `http://${host}:${port}`;
+  const url = `${options.tls ? "https" : "http"}://${host}:${port}`;
   log(`${profile.name} (${responder.size} cases) listening on ${url}`);
 
   const reset = (s?: number) => {

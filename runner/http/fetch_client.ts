@@ -91,7 +91,10 @@ function fetchErrorKind(err: unknown, afterHead: boolean): TransportErrorKind {
   if (err instanceof DOMException && err.name === "AbortError") return "aborted";
   if (!afterHead) {
     if (/connection refused|os error 111|ConnectionRefused/i.test(msg)) return "connect_refused";
-    if (/tcp connect error|dns error|connect error|timed out/i.test(msg)) return "connect_error";
+    // "client error (Connect)": hyper could not open the connection, e.g. a TLS certificate not trusted.
+    if (/tcp connect error|dns error|connect error|timed out|client error \(Connect\)|certificate/i.test(msg)) {
+      return "connect_error";
+    }
   }
   // After the head every body failure is `stream_cut`: fetch says "error reading a body from connection" alike for a
   // bad chunk size, a chunk cut short and a missing last chunk, and the raw client names them the same (transport_error.ts).

@@ -23,7 +23,7 @@ export async function launchWorkers(
   const own = o.shard ?? { index: 0, count: 1 };
   const shards = workerShards(own, w.count);
   const inputs = await loadRunInputs({ ...o, shard: shards[0]! });
-  const hosts = [...inputs.routes.routes.values()].map((r) => r.url.host);
+  const hosts = inputs.routes.allow.hosts;
   await inputs.routes.close();
   // Once for the run (the workers keep them in run.json without printing them).
   for (const line of planLengthOf(inputs.built.stages, inputs.loaded, inputs.plan.spec.mix, o.plan).warnings) {

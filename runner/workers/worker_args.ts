@@ -61,21 +61,21 @@ export function passedFlags<S extends CommandSpec>(spec: S, values: FlagValues<S
   return out;
 }
 
-/** The kinds of permission passed on as this process holds them (net is passed by host when not held whole). */
+/** The kinds of permission passed on as this process holds them (net is passed as the run's allow-list). */
 const WHOLE = ["read", "write", "env", "sys", "run", "ffi"] as const;
 
 /**
  * This process's permissions as `deno run` flags: each held for everything is
- * passed whole; net, when not held whole, as the hosts of the run's targets
- * this process may reach. A worker can then do what this process could, no
- * more.
+ * passed whole; net as exactly the run's allow-list (runner/net_allow.ts:
+ * its targets and their proxies, `host:port`), those of them this process may
+ * reach — never more, even when this process holds net whole. A worker can
+ * then do what this process could, and reach nothing the run does not name.
  */
-export function heldPermissions(targetHosts: readonly string[]): string[] {
+export function heldPermissions(allowHosts: readonly string[]): string[] {
   const flags = WHOLE.filter((name) => Deno.permissions.querySync({ name }).state === "granted").map((n) =>
     `--allow-${n}`
   );
-  if (Deno.permissions.querySync({ name: "net" }).state === "granted") return [...flags, "--allow-net"];
-  const hosts = [...new Set(targetHosts)].filter((host) =>
+  const hosts = [...new Set(allowHosts)].filter((host) =>
     Deno.permissions.querySync({ name: "net", host }).state === "granted"
   );
   return hosts.length ? [...flags, `--allow-net=${hosts.join(",")}`] : flags;

@@ -34,6 +34,18 @@ Deno.test("sim CLI: bad input exits 2 with a message, never a stack trace", asyn
       /hostname 0\.0\.0\.0: the simulator listens on loopback only .* unless exposed \(--expose\)/,
     );
   });
+  await t.step("--tls-cert without --tls-key, or a file that is not PEM, is refused", async () => {
+    const file = await Deno.makeTempFile({ suffix: ".pem" });
+    await Deno.writeTextFile(file, "not a certificate");
+    const one = await runCli(["--tls-cert", file, "--port", "0"]);
+    assert.equal(one.code, 2);
+    assert.match(one.stderr, /--tls-cert and --tls-key: give both or neither/);
+    const both = await runCli(["--tls-cert", file, "--tls-key", file, "--port", "0"]);
+    await Deno.remove(file);
+    assert.equal(both.code, 2);
+    assert.match(both.stderr, /--tls-cert .*\.pem: not a PEM file/);
+    assert.doesNotMatch(both.stderr, /\n\s+at /);
+  });
   await t.step("a missing workload names the path", async () => {
     const r = await runCli(["--workload", "no/such/workload", "--port", "0"]);
     assert.equal(r.code, 2);

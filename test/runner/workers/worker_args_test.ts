@@ -47,14 +47,15 @@ Deno.test("workerArgs() runs the run CLI with the project's config, the run task
   assert.ok(task.includes(` ${RUN_V8_FLAGS} `), task);
 });
 
-Deno.test("heldPermissions() passes on what this process holds (the tests run with -A: all of it)", () => {
-  assert.deepEqual(heldPermissions(["127.0.0.1:8787"]), [
+Deno.test("heldPermissions() passes on what this process holds, net narrowed to the run's allow-list", () => {
+  // The tests run with -A: every kind is held whole, net too; the workers still get only the hosts of the run.
+  assert.deepEqual(heldPermissions(["127.0.0.2:8787", "127.0.0.1:3128", "127.0.0.2:8787"]), [
     "--allow-read",
     "--allow-write",
     "--allow-env",
     "--allow-sys",
     "--allow-run",
     "--allow-ffi",
-    "--allow-net",
+    "--allow-net=127.0.0.2:8787,127.0.0.1:3128",
   ]);
 });
