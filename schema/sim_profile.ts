@@ -209,6 +209,12 @@ export const SimProfile = z.object({
   faults: SimFaults.prefault({}),
   /** Hosted-API quotas (429 with Retry-After); absent = none. */
   rate_limits: SimRateLimits.optional(),
+  /**
+   * The service tier an answer says it was served at when the request pins none (OpenAI `service_tier`, Anthropic
+   * `usage.service_tier`, in the request's dialect); a request that pins one is served at it. null: an answer says a
+   * tier only when its request pinned one. @default null
+   */
+  service_tier: z.string().min(1).max(64).nullable().default(null),
   behaviour: SimBehaviour.prefault({}),
   /** A degraded mode the simulator serves under load and announces; absent = none. */
   degraded_mode: SimDegradedMode.optional(),

@@ -1,11 +1,10 @@
 import { SERVICE_MODE_HEADER, type SimProfile } from "../schema/mod.ts";
-import { parseChatRequest } from "./chat_request.ts";
 import type { Engine } from "./engine.ts";
 import { degradedModeAt, shortened } from "./degraded_mode.ts";
+import type { SimDialect, SimError, SimMatch, SimStreamFormat, SimUsage } from "./dialects/dialect.ts";
 import type { IntakeSwitch } from "./intake.ts";
 import { PROMPT_COUNT_STOPPED, type PromptCounter } from "./prompt_counter.ts";
 import { MAX_TOKENIZED_CHARS, MAX_TOKENIZER_WORK } from "../schema/tokenizer_bound.ts";
-import { ChunkFormat, errorResponse, usage, type UsageDetails } from "./openai_format.ts";
 import type { RateLimiter, RateLimitRefusal } from "./rate_limiter.ts";
 import type { Answer, Responder } from "./responder.ts";
 import type { SimSequence } from "./sequence.ts";
@@ -36,23 +35,88 @@ const encoder = new TextEncoder();
 /** The error a stream in flight is cut with when the sim stops. */
 export const STOPPED = "simulator stopped";
 
+/** One dialect's answers to one request: its errors carry the quota's headers when the profile has one. */
+class Reply {
+  readonly dialect: SimDialect;
+  readonly #limiter: RateLimiter | null;
+
+  constructor(dialect: SimDialect, limiter: RateLimiter | null) {
+    this.dialect = dialect;
+    this.#limiter = limiter;
+  }
+
+  /** The dialect's rate-limit headers of the quota's state now, or null without a quota. */
+  limits(): Record<string, string> | null {
+    return this.#limiter ? this.dialect.limitHeaders(this.#limiter.snapshot()) : null;
+  }
+
+  /** An error answer in the dialect's format, with the quota's headers (the error's own win). */
+  error(e: SimError): Response {
+    const limits = this.limits();
+    return this.dialect.error(limits ? { ...e, headers: { ...limits, ...e.headers } } : e);
+  }
+
+  /** A quota 429: only the short bucket's headers (today's OpenAI 429, header for header) and the wait. */
+  rateLimited(r: RateLimitRefusal, tokens: number): Response {
+    const unit = r.kind === "requests" ? "requests per min (RPM)" : "tokens per min (TPM)";
+    const requests = r.kind === "requests";
+    const headers = this.dialect.limitHeaders({
+      limitRequests: requests ? r.limit : null,
+      remainingRequests: requests ? r.remaining : null,
+      limitTokens: requests ? null : r.limit,
+      remainingTokens: requests ? null : r.remaining,
+      resetMs: null,
+    });
+    let message = `Rate limit reached for ${unit}: Limit ${r.limit}, Remaining ${r.remaining}`;
+    if (r.retryAfterMs === null) message = `Request too large for ${unit}: Limit ${r.limit}, Requested ${tokens}`;
+    else {
+      // Whole seconds, rounded up, like hosted APIs: waiting that long always fits.
+      headers["retry-after"] = String(Math.max(1, Math.ceil(r.retryAfterMs / 1000)));
+      headers["retry-after-ms"] = String(r.retryAfterMs);
+      message += `. Please try again in ${r.retryAfterMs} ms.`;
+    }
+    return this.dialect.error({ class: "rate_limited", limit: r.kind, message, code: "rate_limit_exceeded", headers });
+  }
+
+  /** The queue shed it: 429 `overloaded` (each dialect's overload) with Retry-After. */
+  shed(profile: SimProfile, why: string): Response {
+    return this.error({
+      class: "overloaded",
+      message: `The server is overloaded (${why}); retry later.`,
+      code: "overloaded",
+      headers: { "retry-after": String(profile.queue.retry_after_s) },
+    });
+  }
+}
+
+const STOPPING: SimError = { class: "unavailable", message: "The simulator is stopping.", code: "service_unavailable" };
+
 /**
- * `POST /v1/chat/completions`: faults first (outage 503, a new task while
- * intake is stopped 503 + Retry-After, then `error_rate` 500, all before
- * admission), then the answer is decided, the rate limits
- * are checked (429 quota, never queued), and the request is offered to the
- * engine. Headers go out only when it is admitted, so a
- * request shed from the queue still gets a clean 429.
+ * A chat request in any dialect (`dialect` answers `match`, sim/dialects/): faults first (outage 503, a new task
+ * while intake is stopped 503 + Retry-After, then `error_rate` 500, all before admission), then the answer is
+ * decided, the rate limits are checked (429 quota, never queued), and the request is offered to the engine. Headers
+ * go out only when it is admitted, so a request shed from the queue still gets a clean 429. The dialect only reads
+ * the body and writes the answers and errors; the draws, counts and engine are the same for every dialect.
  *
  * The prompt's tokens are counted after the draws and the `error_rate` fault (sim/prompt_counter.ts: inline when
  * small, else in a worker while other requests are answered); the queue's degraded state and the service mode are
  * judged at arrival, before the count. A prompt over the tokenizer bound gets 400 `prompt_too_complex`.
+ *
+ * While the profile has a quota, every answer carries the dialect's rate-limit headers of the quota's state.
  */
-export async function handleChat(req: Request, ctx: ChatContext): Promise<Response> {
+export async function handleChat(
+  req: Request,
+  ctx: ChatContext,
+  dialect: SimDialect,
+  match: SimMatch,
+): Promise<Response> {
+  const reply = new Reply(dialect, ctx.rateLimiter);
+  if (match.error) return reply.error(match.error);
   if (ctx.outage() === "503") {
     ctx.engine.countError();
-    return errorResponse(503, "The server is temporarily unavailable (simulated outage).", {
-      type: "server_error",
+    return reply.error({
+      class: "unavailable",
+      message: "The server is temporarily unavailable (simulated outage).",
       code: "service_unavailable",
     });
   }
@@ -60,15 +124,17 @@ export async function handleChat(req: Request, ctx: ChatContext): Promise<Respon
   try {
     body = await req.json();
   } catch (e) {
-    return errorResponse(400, `Request body is not valid JSON: ${(e as Error).message}`, {
-      type: "invalid_request_error",
+    return reply.error({
+      class: "invalid_request",
+      message: `Request body is not valid JSON: ${(e as Error).message}`,
       code: "invalid_json",
     });
   }
-  const parsed = parseChatRequest(body);
+  const parsed = dialect.parse(body, match);
   if (!parsed.ok) {
-    return errorResponse(400, parsed.message, {
-      type: "invalid_request_error",
+    return reply.error({
+      class: "invalid_request",
+      message: parsed.message,
       code: "invalid_value",
       param: parsed.param,
     });
@@ -76,14 +142,15 @@ export async function handleChat(req: Request, ctx: ChatContext): Promise<Respon
   const chat = parsed.value;
   // Intake stopped by the operator: a new task is refused before any draw; later rounds of tasks in flight go on.
   const stopped = ctx.intake.refusal(chat.messages);
-  if (stopped) return stopped;
+  if (stopped) return reply.error(stopped);
   // Always four draws per accepted request, so the sequence depends only on the seed and arrival order.
   const uError = ctx.draw(), accuracy = ctx.draw(), validity = ctx.draw(), variant = ctx.draw();
   const { profile, engine } = ctx;
   if (uError < profile.faults.error_rate) {
     engine.countError();
-    return errorResponse(500, "The server had an error while processing your request (simulated).", {
-      type: "server_error",
+    return reply.error({
+      class: "server_error",
+      message: "The server had an error while processing your request (simulated).",
       code: "internal_error",
     });
   }
@@ -94,22 +161,24 @@ export async function handleChat(req: Request, ctx: ChatContext): Promise<Respon
   const mode = dm ? degradedModeAt(dm, engine.snapshot()) : null;
   const counted = await ctx.counter.count(ctx.responder.countedTexts(chat.messages));
   if ("refused" in counted) {
-    return errorResponse(
-      400,
-      `The prompt is over the simulator's tokenizer bound (${counted.refused}; at most ${MAX_TOKENIZED_CHARS} ` +
-        `characters and BPE work, the sum over pre-token pieces of their UTF-8 length squared, of at most ` +
-        `${MAX_TOKENIZER_WORK}), so its tokens ` +
+    return reply.error({
+      class: "invalid_request",
+      message: `The prompt is over the simulator's tokenizer bound (${counted.refused}; at most ` +
+        `${MAX_TOKENIZED_CHARS} characters and BPE work, the sum over pre-token pieces of their UTF-8 length ` +
+        `squared, of at most ${MAX_TOKENIZER_WORK}), so its tokens ` +
         `are not counted; a long run of one character without spaces is the usual cause.`,
-      { type: "invalid_request_error", code: "prompt_too_complex", param: "messages" },
-    );
+      code: "prompt_too_complex",
+      param: "messages",
+    });
   }
   if ("failed" in counted) {
-    return counted.failed === PROMPT_COUNT_STOPPED
-      ? errorResponse(503, "The simulator is stopping.", { type: "server_error", code: "service_unavailable" })
-      : errorResponse(500, `The simulator could not count the prompt: ${counted.failed}.`, {
-        type: "server_error",
+    return reply.error(
+      counted.failed === PROMPT_COUNT_STOPPED ? STOPPING : {
+        class: "server_error",
+        message: `The simulator could not count the prompt: ${counted.failed}.`,
         code: "internal_error",
-      });
+      },
+    );
   }
   const decided = ctx.responder.respond(chat.messages, { accuracy, validity, variant }, {
     maxTokens: cap,
@@ -119,37 +188,43 @@ export async function handleChat(req: Request, ctx: ChatContext): Promise<Respon
   const answer = dm && mode ? shortened(decided, dm.max_output_tokens) : decided;
   const kvTokens = answer.promptTokens + cap;
   if (!engine.fits(kvTokens)) {
-    return errorResponse(
-      400,
-      `This request needs ${kvTokens} tokens (prompt ${answer.promptTokens} + max_tokens ${cap}); a replica holds ${profile.engine.max_kv_tokens}.`,
-      { type: "invalid_request_error", code: "context_length_exceeded", param: "messages" },
-    );
+    return reply.error({
+      class: "invalid_request",
+      message: `This request needs ${kvTokens} tokens (prompt ${answer.promptTokens} + max_tokens ${cap}); ` +
+        `a replica holds ${profile.engine.max_kv_tokens}.`,
+      code: "context_length_exceeded",
+      param: "messages",
+    });
   }
   const refused = ctx.rateLimiter?.admit(kvTokens) ?? null;
   if (refused) {
     engine.countRateLimited();
-    return rateLimitResponse(refused, kvTokens);
+    return reply.rateLimited(refused, kvTokens);
   }
-  return await serve(req, ctx, answer, {
+  return await serve(req, ctx, reply, answer, {
     cap,
     stream: chat.stream,
     includeUsage: chat.includeUsage,
     model: chat.model,
     mode,
+    serviceTier: chat.serviceTier ?? profile.service_tier,
   });
 }
 
-/** How one answer is served: its token cap, streamed or not, with usage or not, the model named and the service mode. */
+/** How one answer is served: its token cap, streamed or not, with usage or not, the model named, the service mode and tier. */
 interface ServeOptions {
   cap: number;
   stream: boolean;
   includeUsage: boolean;
   model: string;
   mode: string | null;
+  /** The tier the answer says it was served at (the request's, else the profile's), null for none. */
+  serviceTier: string | null;
 }
 
-function serve(req: Request, ctx: ChatContext, answer: Answer, o: ServeOptions): Promise<Response> {
-  const { cap, stream, includeUsage, model, mode } = o;
+function serve(req: Request, ctx: ChatContext, reply: Reply, answer: Answer, o: ServeOptions): Promise<Response> {
+  const { cap, stream, includeUsage, model, mode, serviceTier } = o;
+  const { dialect } = reply;
   const n = ctx.nextId();
   const id = `chatcmpl-sim-${n}`;
   const callId = `call_sim_${n}`;
@@ -161,22 +236,23 @@ function serve(req: Request, ctx: ChatContext, answer: Answer, o: ServeOptions):
   const hidden = Math.min(answer.reasoningTokens ?? 0, outputTokens);
   const visible = outputTokens - hidden;
   const finish = planned > cap ? "length" : answer.finishReason;
-  const u = usage(answer.promptTokens, outputTokens, answer.cachedTokens, usageDetails(ctx.profile, answer, hidden));
+  const u = simUsage(ctx.profile, answer, outputTokens, hidden);
   const headers = {
+    ...reply.limits(),
     "x-request-id": id,
     "x-sim-case-id": answer.caseId ?? "",
     "x-sim-verdict": answer.verdict + (answer.brokenJson ? "+broken_json" : ""),
     ...(mode ? { [SERVICE_MODE_HEADER]: mode } : {}),
   };
-  const fmt = new ChunkFormat(id, model, created);
-  const tail = fmt.finish(finish) + (includeUsage ? fmt.usage(u) : "") + ChunkFormat.DONE;
+  const fmt = stream ? dialect.stream(id, model, created, serviceTier) : null;
+  const tail = fmt ? fmt.end(finish, u, includeUsage) : "";
   const nameTokens = out.kind === "tool_call" ? out.nameTokens : 0;
-  const tokenLine = (step: number): string => {
+  const tokenFrame = (f: SimStreamFormat, step: number): string | Uint8Array => {
     const i = step - hidden;
     if (i < 0) return "";
-    if (out.kind === "text") return fmt.content(out.pieces[i]!);
-    if (i === 0) return fmt.toolCallStart(callId, out.name);
-    return i < nameTokens ? "" : fmt.toolCallArguments(out.pieces[i]!);
+    if (out.kind === "text") return f.content(out.pieces[i]!);
+    if (i === 0) return f.toolCallStart(callId, out.name);
+    return i < nameTokens ? "" : f.toolCallArguments(out.pieces[i]!);
   };
 
   const { promise, resolve: settle } = Promise.withResolvers<Response>();
@@ -184,7 +260,7 @@ function serve(req: Request, ctx: ChatContext, answer: Answer, o: ServeOptions):
   let listening = false;
   const onAbort = () => {
     ctx.engine.cancel(seq);
-    resolve(errorResponse(499, "Client closed the request.", { type: "invalid_request_error", code: "client_closed" }));
+    resolve(reply.error({ class: "client_closed", message: "Client closed the request.", code: "client_closed" }));
   };
   const resolve = (r: Response) => {
     if (listening) req.signal.removeEventListener("abort", onAbort);
@@ -195,8 +271,10 @@ function serve(req: Request, ctx: ChatContext, answer: Answer, o: ServeOptions):
   let open = true;
   // Deno's body writer takes an enqueued chunk at once; when the client is gone, it cancels the stream inside
   // enqueue (the source's cancel() below runs and `open` turns false), so `open` is read again before close.
-  const write = (text: string, close: boolean) => {
-    if (open && controller && text) controller.enqueue(encoder.encode(text));
+  const write = (frame: string | Uint8Array, close: boolean) => {
+    if (open && controller && frame.length) {
+      controller.enqueue(typeof frame === "string" ? encoder.encode(frame) : frame);
+    }
     if (open && controller && close) {
       open = false;
       end();
@@ -210,7 +288,7 @@ function serve(req: Request, ctx: ChatContext, answer: Answer, o: ServeOptions):
       open = false;
       controller.error(new Error(STOPPED));
     }
-    settle(errorResponse(503, "The simulator is stopping.", { type: "server_error", code: "service_unavailable" }));
+    settle(reply.error(STOPPING));
   };
   ctx.live.add(terminate);
   const seq: SimSequence = {
@@ -220,7 +298,7 @@ function serve(req: Request, ctx: ChatContext, answer: Answer, o: ServeOptions):
     outputTokens,
     cancelled: false,
     onAdmit() {
-      if (!stream) return;
+      if (!fmt) return;
       const body = new ReadableStream<Uint8Array>({
         start(c) {
           controller = c;
@@ -236,32 +314,40 @@ function serve(req: Request, ctx: ChatContext, answer: Answer, o: ServeOptions):
       });
       resolve(
         new Response(body, {
-          headers: { ...headers, "content-type": "text/event-stream", "cache-control": "no-cache" },
+          headers: { ...headers, "content-type": dialect.streamContentType, "cache-control": "no-cache" },
         }),
       );
-      write(fmt.role(), false);
+      write(fmt.start(), false);
     },
     onToken(i) {
-      // The last token, the finish chunk, usage and [DONE] leave in one write.
-      if (stream) write(tokenLine(i) + (i === outputTokens - 1 ? tail : ""), i === outputTokens - 1);
+      if (!fmt) return;
+      const frame = tokenFrame(fmt, i);
+      if (i !== outputTokens - 1) write(frame, false);
+      // The last token, the finish, usage and end marker leave in one write (two when either is bytes).
+      else if (typeof frame === "string" && typeof tail === "string") write(frame + tail, true);
+      else {
+        write(frame, false);
+        write(tail, true);
+      }
     },
     onFinish() {
-      if (stream) {
+      if (fmt) {
         if (outputTokens === 0) write(tail, true);
         return;
       }
-      resolve(
-        Response.json(completion(answer, { id, created, model, outputTokens: visible, finish, callId, usage: u }), {
-          headers,
-        }),
-      );
+      const text = out.kind === "text" ? out.pieces.slice(0, visible).join("") : null;
+      const toolCall = out.kind === "tool_call"
+        ? { id: callId, name: out.name, arguments: out.pieces.slice(out.nameTokens, visible).join("") }
+        : null;
+      const body = dialect.body({ id, model, created, text, toolCall, finish, usage: u, serviceTier });
+      resolve(Response.json(body, { headers }));
     },
     onShed(reason) {
-      resolve(shedResponse(ctx.profile, reason === "queue_full" ? "queue is full" : "waited too long in the queue"));
+      resolve(reply.shed(ctx.profile, reason === "queue_full" ? "queue is full" : "waited too long in the queue"));
     },
   };
   const where = ctx.engine.submit(seq);
-  if (where === "shed") resolve(shedResponse(ctx.profile, "queue is full"));
+  if (where === "shed") resolve(reply.shed(ctx.profile, "queue is full"));
   // A queued client that goes away is dropped from the queue. Only queued requests listen: Deno's legacy
   // request.signal also fires after a successful response and warns once when it was used.
   if (where === "queued") {
@@ -271,76 +357,14 @@ function serve(req: Request, ctx: ChatContext, answer: Answer, o: ServeOptions):
   return promise;
 }
 
-function shedResponse(profile: SimProfile, why: string): Response {
-  return errorResponse(429, `The server is overloaded (${why}); retry later.`, {
-    type: "rate_limit_error",
-    code: "overloaded",
-    headers: { "retry-after": String(profile.queue.retry_after_s) },
-  });
-}
-
-/** A hosted API's quota error: 429 `rate_limit_exceeded`, apart from the queue's `overloaded`. */
-function rateLimitResponse(r: RateLimitRefusal, tokens: number): Response {
-  const unit = r.kind === "requests" ? "requests per min (RPM)" : "tokens per min (TPM)";
-  const headers: Record<string, string> = {
-    [`x-ratelimit-limit-${r.kind}`]: String(r.limit),
-    [`x-ratelimit-remaining-${r.kind}`]: String(r.remaining),
-  };
-  let message = `Rate limit reached for ${unit}: Limit ${r.limit}, Remaining ${r.remaining}`;
-  if (r.retryAfterMs === null) message = `Request too large for ${unit}: Limit ${r.limit}, Requested ${tokens}`;
-  else {
-    // Whole seconds, rounded up, like hosted APIs: waiting that long always fits.
-    headers["retry-after"] = String(Math.max(1, Math.ceil(r.retryAfterMs / 1000)));
-    headers["retry-after-ms"] = String(r.retryAfterMs);
-    message += `. Please try again in ${r.retryAfterMs} ms.`;
-  }
-  return errorResponse(429, message, { type: r.kind, code: "rate_limit_exceeded", headers });
-}
-
-/** The usage counts beyond prompt, completion and cached tokens that the profile reports. */
-function usageDetails(profile: SimProfile, answer: Answer, reasoning: number): UsageDetails {
+/** The answer's usage in neutral counts, with the reasoning and cache-write counts the profile reports. */
+function simUsage(profile: SimProfile, answer: Answer, outputTokens: number, reasoning: number): SimUsage {
+  const u: SimUsage = { prompt: answer.promptTokens, output: outputTokens, cached: answer.cachedTokens };
+  if (answer.reasoningTokens !== null) u.reasoning = reasoning;
   const field = profile.engine.cache_write_field;
-  const written = profile.engine.prefix_caching ? answer.promptTokens - answer.cachedTokens : 0;
-  return {
-    ...(answer.reasoningTokens === null ? {} : { reasoning }),
-    ...(field === "none" ? {} : { cacheWrite: { field, tokens: written } }),
-  };
-}
-
-/** The fields of a non-streamed completion besides the answer. */
-interface CompletionFields {
-  id: string;
-  created: number;
-  model: string;
-  /** Visible tokens (hidden reasoning excluded). */
-  outputTokens: number;
-  finish: string;
-  callId: string;
-  usage: ReturnType<typeof usage>;
-}
-
-function completion(answer: Answer, f: CompletionFields): unknown {
-  const { id, created, model, outputTokens, finish, callId } = f;
-  const out = answer.output;
-  const message = out.kind === "text"
-    ? { role: "assistant", content: out.pieces.slice(0, outputTokens).join(""), refusal: null }
-    : {
-      role: "assistant",
-      content: null,
-      refusal: null,
-      tool_calls: [{
-        id: callId,
-        type: "function",
-        function: { name: out.name, arguments: out.pieces.slice(out.nameTokens, outputTokens).join("") },
-      }],
-    };
-  return {
-    id,
-    object: "chat.completion",
-    created,
-    model,
-    system_fingerprint: "sim",
-    choices: [{ index: 0, message, logprobs: null, finish_reason: finish }],
-    usage: f.usage,
-  };
+  if (field !== "none") {
+    u.cacheWrite = profile.engine.prefix_caching ? answer.promptTokens - answer.cachedTokens : 0;
+    u.cacheWriteField = field;
+  }
+  return u;
 }

@@ -1,5 +1,5 @@
 import type { SimMessage } from "./chat_request.ts";
-import { errorResponse } from "./openai_format.ts";
+import type { SimError } from "./dialects/dialect.ts";
 
 /**
  * The operator's intake switch (`POST /admin/intake`): while stopped, a new
@@ -44,15 +44,19 @@ export class IntakeSwitch {
     };
   }
 
-  /** The refusal of `messages` when intake is stopped and they start a new task (no tool result yet), else null. */
-  refusal(messages: readonly SimMessage[]): Response | null {
+  /**
+   * The refusal of `messages` when intake is stopped and they start a new task (no tool result yet), else null: 503
+   * `intake_stopped` with Retry-After, in the request's dialect.
+   */
+  refusal(messages: readonly SimMessage[]): SimError | null {
     if (this.#accepting || messages.some((m) => m.role === "tool")) return null;
     this.#refused++;
-    return errorResponse(503, "The service is not accepting new tasks (intake stopped by the operator).", {
-      type: "server_error",
+    return {
+      class: "unavailable",
+      message: "The service is not accepting new tasks (intake stopped by the operator).",
       code: "intake_stopped",
       headers: { "retry-after": String(this.#retryAfterS) },
-    });
+    };
   }
 }
 

@@ -1,4 +1,5 @@
 import type { SimRateLimits } from "../schema/mod.ts";
+import type { SimQuota } from "./dialects/dialect.ts";
 
 /** Why a request was refused, and when it would fit. */
 export interface RateLimitRefusal {
@@ -34,6 +35,11 @@ class Bucket {
 
   take(n: number): void {
     this.#level -= n;
+  }
+
+  /** Until the bucket is full again, whole ms. */
+  untilFull(now: number): number {
+    return Math.max(0, Math.ceil((this.capacity - this.level(now)) / this.perMs));
   }
 }
 
@@ -90,6 +96,40 @@ export class RateLimiter {
     r?.take(1);
     k?.take(tokens);
     return null;
+  }
+
+  /**
+   * The quota's state now, for the rate-limit headers of an answer: per-minute limits, what each bucket holds (whole
+   * units) and until each is full again; a bucket the profile does not limit is all null.
+   *
+   * @example One request of a 60-per-minute quota taken: 59 left, full again in a second
+   * ```ts
+   * import { RateLimiter } from "./rate_limiter.ts";
+   * import assert from "node:assert/strict";
+   * const rl = new RateLimiter({ requests_per_minute: 60, tokens_per_minute: null, window_s: 60 }, () => 0);
+   * rl.admit(10);
+   * assert.deepEqual(rl.snapshot(), {
+   *   limitRequests: 60, remainingRequests: 59, limitTokens: null, remainingTokens: null,
+   *   resetMs: 1000, resetRequestsMs: 1000, resetTokensMs: null,
+   * });
+   * ```
+   */
+  snapshot(): SimQuota {
+    const t = this.#now();
+    const r = this.#requests, k = this.#tokens;
+    const resetRequestsMs = r ? r.untilFull(t) : null;
+    const resetTokensMs = k ? k.untilFull(t) : null;
+    return {
+      limitRequests: r ? this.#limits.requests_per_minute : null,
+      remainingRequests: r ? Math.max(0, Math.floor(r.level(t))) : null,
+      limitTokens: k ? this.#limits.tokens_per_minute : null,
+      remainingTokens: k ? Math.max(0, Math.floor(k.level(t))) : null,
+      resetMs: resetRequestsMs === null && resetTokensMs === null
+        ? null
+        : Math.max(resetRequestsMs ?? 0, resetTokensMs ?? 0),
+      resetRequestsMs,
+      resetTokensMs,
+    };
   }
 }
 

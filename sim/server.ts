@@ -3,7 +3,9 @@ import { InputError } from "../schema/mod.ts";
 import { type ChatContext, handleChat, STOPPED } from "./chat_handler.ts";
 import { Engine } from "./engine.ts";
 import { OutageSchedule } from "./faults.ts";
-import { errorResponse } from "./openai_format.ts";
+import type { SimDialect } from "./dialects/dialect.ts";
+import { matchDialect, SIM_DIALECTS } from "./dialects/mod.ts";
+import { errorResponse } from "./dialects/openai_chat.ts";
 import { IntakeSwitch, parseIntakeBody } from "./intake.ts";
 import { createPrng } from "./prng.ts";
 import { RateLimiter } from "./rate_limiter.ts";
@@ -36,6 +38,11 @@ export interface SimOptions {
   timelineFile?: string;
   /** Serve https with this certificate chain and key (PEM text); the URL is then `https://`. Absent: plain http. */
   tls?: { cert: string; key: string };
+  /**
+   * The dialects answered, tried in this order on every POST before the simulator's own routes (tests add one of their
+   * own). @default SIM_DIALECTS (sim/dialects/mod.ts)
+   */
+  dialects?: readonly SimDialect[];
 }
 
 /** A running simulator. */
@@ -60,9 +67,9 @@ export function isLoopback(host: string): boolean {
 }
 
 /**
- * Starts the simulator in this process: an OpenAI-compatible Chat
- * Completions server on loopback with the profile's capacity model, faults
- * and timeline.
+ * Starts the simulator in this process: a server on loopback answering
+ * chat requests in every provider dialect of sim/dialects/ (OpenAI Chat
+ * Completions first) with the profile's capacity model, faults and timeline.
  *
  * @example Start on a free port, ask for the models, stop
  * ```ts
@@ -105,6 +112,7 @@ function start(options: SimOptions): SimHandle {
   const rateLimiter = profile.rate_limits ? new RateLimiter(profile.rate_limits, () => performance.now()) : null;
   let outageMode: () => "503" | "refuse" | null = () => null;
   const intake = new IntakeSwitch(profile.queue.retry_after_s);
+  const dialects = options.dialects ?? SIM_DIALECTS;
   const ctx: ChatContext = {
     profile,
     engine,
@@ -159,11 +167,16 @@ function start(options: SimOptions): SimHandle {
   };
 
   async function route(req: Request): Promise<Response> {
-    const path = new URL(req.url).pathname;
+    const url = new URL(req.url);
+    if (req.method === "POST") {
+      const found = matchDialect("POST", url, dialects);
+      if (found) {
+        return found.dialect.authorize?.(req.headers) ?? await handleChat(req, ctx, found.dialect, found.match);
+      }
+    }
+    const path = url.pathname;
     const key = `${req.method} ${path}`;
     switch (key) {
-      case "POST /v1/chat/completions":
-        return await handleChat(req, ctx);
       case "GET /v1/models":
         return Response.json({
           object: "list",

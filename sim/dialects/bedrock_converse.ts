@@ -199,6 +199,7 @@ class StreamFormat implements SimStreamFormat {
 
 /** The simulator's Bedrock Converse dialect. */
 export const bedrockConverseSimDialect: SimDialect = {
+  authorize: (headers: Headers) => bedrockAuthProblem(headers.get("authorization")),
   name: "bedrock-converse",
   match(method, url) {
     const m = method === "POST" ? PATH.exec(url.pathname) : null;

@@ -18,6 +18,11 @@ export interface SimMatch {
   model?: string;
   /** Whether the path itself asks for a stream (Gemini `:streamGenerateContent`, Bedrock `converse-stream`). */
   stream?: boolean;
+  /**
+   * The request is refused as addressed, before its body is read and before any fault or draw (Azure without
+   * `api-version`): the handler answers `dialect.error(error)` and nothing else.
+   */
+  error?: SimError;
 }
 
 /**
@@ -42,9 +47,17 @@ export interface SimError {
   message: string;
   /** The request field at fault (400s). */
   param?: string | null;
-  /** OpenAI's `code` where the simulator has a finer one (`context_length_exceeded`, `prompt_too_complex`, …). */
+  /**
+   * OpenAI's `code` where the simulator has a finer one (`invalid_json`, `context_length_exceeded`,
+   * `prompt_too_complex`, `intake_stopped`, …); absent: the class's own.
+   */
   code?: string | null;
-  /** Headers to send (retry-after and the like). */
+  /** `rate_limited`: the quota bucket that was short (OpenAI writes it as the error's `type`). */
+  limit?: "requests" | "tokens";
+  /**
+   * Headers to send, all of them (retry-after, retry-after-ms, and the dialect's own {@linkcode SimDialect.limitHeaders}
+   * which the handler has already put here when the profile has a quota).
+   */
   headers?: Record<string, string>;
 }
 
@@ -54,8 +67,12 @@ export interface SimQuota {
   remainingRequests: number | null;
   limitTokens: number | null;
   remainingTokens: number | null;
-  /** Until the windows refill, ms. */
+  /** Until both windows are full again, ms (the later of the two below). */
   resetMs: number | null;
+  /** Until the request window is full again, ms; absent or null: not said. */
+  resetRequestsMs?: number | null;
+  /** Until the token window is full again, ms; absent or null: not said. */
+  resetTokensMs?: number | null;
 }
 
 /** An answer's usage in neutral counts: prompt includes cached and cache-written tokens; output includes reasoning. */
@@ -67,9 +84,18 @@ export interface SimUsage {
   reasoning?: number;
   /** Prompt-cache writes (part of prompt); absent: not reported. */
   cacheWrite?: number;
+  /**
+   * Where an OpenAI-compatible proxy reports `cacheWrite` (the profile's `engine.cache_write_field`):
+   * `cache_write_tokens` in prompt_tokens_details, or `cache_creation_input_tokens` at the top of usage. Dialects with
+   * a field of their own ignore it.
+   */
+  cacheWriteField?: "cache_write_tokens" | "cache_creation_input_tokens";
 }
 
-/** The frames of one streamed answer: each returns what goes on the wire ("" or an empty array for nothing). */
+/**
+ * The frames of one streamed answer: each returns what goes on the wire ("" or an empty array for nothing): text
+ * (encoded as UTF-8 by the handler) or bytes (Bedrock's binary event stream).
+ */
 export interface SimStreamFormat {
   /** The opening frames (OpenAI's role chunk, Anthropic's message_start + content_block_start, …). */
   start(): string | Uint8Array;
@@ -105,17 +131,36 @@ export interface SimDialect {
   readonly name: string;
   /** The request's match when this dialect answers `method` on `url`, else null. */
   match(method: string, url: URL): SimMatch | null;
-  /** The request body read into the neutral request; a problem names the field (`param`) for a 400. */
+  /**
+   * A refusal of the request's credentials in the dialect's format (Bedrock: no SigV4 `Authorization` header is 403
+   * `AccessDeniedException`), read before its body, before any fault and with no draw; null: go on. Absent: any.
+   */
+  authorize?(headers: Headers): Response | null;
+  /**
+   * The request body read into the neutral request; a problem names the field (`param`) for a 400. `serviceTier`: the
+   * tier the request pins, absent or null when it names none or lets the provider choose (`auto`); the tier served is
+   * then the profile's `service_tier` (null: none said).
+   */
   parse(
     body: unknown,
     match: SimMatch,
-  ): { ok: true; value: ParsedChat & { serviceTier?: string | null } } | { ok: false; param: string; message: string };
+  ): { ok: true; value: ParsedChat } | { ok: false; param: string; message: string };
   /** An error answer in the dialect's format. */
   error(e: SimError): Response;
-  /** The rate-limit headers the provider sends on every answer (and on a 429), from the quota's state. */
+  /**
+   * The rate-limit headers the provider sends, from the quota's state: on every answer while the profile has a quota
+   * (its whole state), and on a quota 429 (only the bucket that was short: the other's fields are null). Null fields
+   * give no header.
+   */
   limitHeaders(q: SimQuota): Record<string, string>;
-  /** The content type of a streamed answer. */
+  /** The content type of a streamed answer (sent with `cache-control: no-cache`). */
   readonly streamContentType: string;
+  /**
+   * The frames of one streamed answer. The handler writes `start()` when the engine admits the request, one frame per
+   * decoded visible token (hidden reasoning tokens and a tool name's later tokens write nothing), and `end(…)` (built
+   * before the first token) with the last token: joined into one write when both are strings. Pre-render what does
+   * not change per token; a token should cost one concatenation.
+   */
   stream(id: string, model: string, created: number, serviceTier: string | null): SimStreamFormat;
   /** A whole answer's JSON body. */
   body(a: SimAnswerBody): unknown;

@@ -10,7 +10,7 @@
  */
 import { z } from "zod";
 import type { SimMessage } from "../chat_request.ts";
-import { errorResponse } from "../openai_format.ts";
+import { errorResponse } from "./openai_chat.ts";
 import type {
   SimAnswerBody,
   SimDialect,

@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { anthropicLimits, anthropicMessagesDialect as runner } from "../../../runner/dialects/anthropic_messages.ts";
 import type { WireMessage } from "../../../runner/dialects/dialect.ts";
-import { parseChatRequest } from "../../../sim/chat_request.ts";
+import { parseChatRequest } from "../../../sim/dialects/openai_chat.ts";
 import { anthropicMessagesSimDialect as sim, ERRORS } from "../../../sim/dialects/anthropic_messages.ts";
 import type { SimErrorClass, SimStreamFormat, SimUsage } from "../../../sim/dialects/dialect.ts";
 import { tinyCase } from "../../../testing/tiny_workload.ts";

@@ -4,7 +4,7 @@ import { BedrockAnswer } from "../../../runner/dialects/bedrock_answer.ts";
 import { bedrockConverseDialect as bedrock } from "../../../runner/dialects/bedrock_converse.ts";
 import type { WireMessage } from "../../../runner/dialects/dialect.ts";
 import { chatBody } from "../../../runner/dialects/openai_chat.ts";
-import { parseChatRequest } from "../../../sim/chat_request.ts";
+import { parseChatRequest } from "../../../sim/dialects/openai_chat.ts";
 import { bedrockAuthProblem, bedrockConverseSimDialect as sim } from "../../../sim/dialects/bedrock_converse.ts";
 import type { SimErrorClass } from "../../../sim/dialects/dialect.ts";
 import { makeCase } from "../../runner/checks/_cases.ts";

@@ -3,7 +3,7 @@ import { geminiDialect, quotaLimits, retryDelayMs } from "../../../runner/dialec
 import type { AnswerParser, WireMessage } from "../../../runner/dialects/dialect.ts";
 import { chatBody } from "../../../runner/dialects/openai_chat.ts";
 import { SseDecoder } from "../../../runner/http/sse.ts";
-import { parseChatRequest } from "../../../sim/chat_request.ts";
+import { parseChatRequest } from "../../../sim/dialects/openai_chat.ts";
 import { geminiSimDialect } from "../../../sim/dialects/gemini.ts";
 import type { SimUsage } from "../../../sim/dialects/dialect.ts";
 import { tinyCase } from "../../../testing/tiny_workload.ts";

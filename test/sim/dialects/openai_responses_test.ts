@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import type { AnswerParser, WireMessage } from "../../../runner/dialects/dialect.ts";
 import { openaiResponsesDialect as d } from "../../../runner/dialects/openai_responses.ts";
 import { SseDecoder } from "../../../runner/http/sse.ts";
-import { parseChatRequest } from "../../../sim/chat_request.ts";
+import { parseChatRequest } from "../../../sim/dialects/openai_chat.ts";
 import type { SimErrorClass, SimUsage } from "../../../sim/dialects/dialect.ts";
 import { openaiResponsesSimDialect as sim } from "../../../sim/dialects/openai_responses.ts";
 import { tinyCase } from "../../../testing/tiny_workload.ts";
