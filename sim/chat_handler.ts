@@ -245,7 +245,8 @@ function serve(req: Request, ctx: ChatContext, reply: Reply, answer: Answer, o: 
     ...(mode ? { [SERVICE_MODE_HEADER]: mode } : {}),
   };
   const fmt = stream ? dialect.stream(id, model, created, serviceTier) : null;
-  const tail = fmt ? fmt.end(finish, u, includeUsage) : "";
+  // The closing frames are made after the last token's (a stateful format, e.g. Anthropic's, closes its open block).
+  const tailOf = (f: SimStreamFormat) => f.end(finish, u, includeUsage);
   const nameTokens = out.kind === "tool_call" ? out.nameTokens : 0;
   const tokenFrame = (f: SimStreamFormat, step: number): string | Uint8Array => {
     const i = step - hidden;
@@ -322,9 +323,10 @@ function serve(req: Request, ctx: ChatContext, reply: Reply, answer: Answer, o: 
     onToken(i) {
       if (!fmt) return;
       const frame = tokenFrame(fmt, i);
-      if (i !== outputTokens - 1) write(frame, false);
+      if (i !== outputTokens - 1) return write(frame, false);
       // The last token, the finish, usage and end marker leave in one write (two when either is bytes).
-      else if (typeof frame === "string" && typeof tail === "string") write(frame + tail, true);
+      const tail = tailOf(fmt);
+      if (typeof frame === "string" && typeof tail === "string") write(frame + tail, true);
       else {
         write(frame, false);
         write(tail, true);
@@ -332,7 +334,7 @@ function serve(req: Request, ctx: ChatContext, reply: Reply, answer: Answer, o: 
     },
     onFinish() {
       if (fmt) {
-        if (outputTokens === 0) write(tail, true);
+        if (outputTokens === 0) write(tailOf(fmt), true);
         return;
       }
       const text = out.kind === "text" ? out.pieces.slice(0, visible).join("") : null;

@@ -99,7 +99,8 @@ async function startOn(profile: SimProfile, seed: number): Promise<SimHandle> {
 }
 
 Deno.test({
-  name: "every dialect end to end against the simulator: complete logs, keys nowhere, compare and a cross-dialect hybrid",
+  name:
+    "every dialect end to end against the simulator: complete logs, keys nowhere, compare and a cross-dialect hybrid",
   sanitizeResources: false,
   sanitizeOps: false,
   async fn(t) {
