@@ -6,6 +6,7 @@ import type { AnswerParser, Dialect, PreparedRoute, ProviderLimits, StreamDecode
 import { type AttemptFailure, parseRetryAfter } from "./retry.ts";
 import { RUNNER_DEFAULTS } from "./settings.ts";
 import type { Watchdog, Watched } from "./watchdog.ts";
+import { NO_PROVIDER_SIGNALS } from "./provider_signals.ts";
 
 /** Where an attempt goes and how long it may take. */
 export interface AttemptTarget {
@@ -203,6 +204,7 @@ export async function runAttempt(
     reasoning_tokens: usage?.reasoning_tokens ?? null,
     cache_write_tokens: usage?.cache_write_tokens ?? null,
     retry_after_ms: parseRetryAfter(retryAfter),
+    ...NO_PROVIDER_SIGNALS,
   };
   return { row, state, limits, failure };
 }

@@ -12,6 +12,7 @@ import { runAttempt } from "./attempt.ts";
 import type { RetryController } from "./retry.ts";
 import type { RouteLimiter } from "./route_limiter.ts";
 import type { RoutedFailure } from "./router.ts";
+import { NO_PROVIDER_SIGNALS } from "./provider_signals.ts";
 
 /** A route as a request uses it: a target and, when the route has limits, its limiter. */
 export interface FlowRoute extends AttemptTarget {
@@ -157,6 +158,7 @@ function heldBack(
     reasoning_tokens: null,
     cache_write_tokens: null,
     retry_after_ms: null,
+    ...NO_PROVIDER_SIGNALS,
   };
   return { row, state, limits: null, failure: { status: null, kind, outcome: "timeout" as const } };
 }

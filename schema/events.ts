@@ -156,6 +156,30 @@ export const AttemptRow = z.object({
    * clean only with it (429/503 + Retry-After).
    */
   retry_after_ms: duration.nonnegative().nullable(),
+  // Added in contract 1.7 (an older log reads them as null: not recorded).
+  /**
+   * The service tier the route asked for (its `dialect_options.service_tier`, e.g. `flex`, `priority`); null when it
+   * asked for none.
+   */
+  service_tier_requested: z.string().nullable(),
+  /**
+   * The service tier the provider says served this answer (OpenAI's and Anthropic's `service_tier` in the answer);
+   * null when the answer did not say (an error, a provider or target that names none).
+   */
+  service_tier: z.string().nullable(),
+  /**
+   * The provider's stated rate limits in this response's head (OpenAI `x-ratelimit-*`, Anthropic
+   * `anthropic-ratelimit-*`…; runner/dialects): requests and tokens allowed per window, and how many remain after
+   * this call. Null when the head did not carry that one.
+   */
+  rl_limit_requests: count.nullable(),
+  rl_remaining_requests: count.nullable(),
+  rl_limit_tokens: count.nullable(),
+  rl_remaining_tokens: count.nullable(),
+  /** Time until the provider's request window resets, ms, as the head states it; null when not stated. */
+  rl_reset_requests_ms: duration.nonnegative().nullable(),
+  /** Time until the provider's token window resets, ms; null when not stated. */
+  rl_reset_tokens_ms: duration.nonnegative().nullable(),
 }).strict();
 export type AttemptRow = z.infer<typeof AttemptRow>;
 
@@ -284,11 +308,35 @@ export const COLUMN_SINCE_MINOR: Partial<Record<TableName, Record<string, number
     cache_write_tokens: 1,
     retry_after_ms: 1,
     sent_epoch_ms: 6,
+    service_tier_requested: 7,
+    service_tier: 7,
+    rl_limit_requests: 7,
+    rl_remaining_requests: 7,
+    rl_limit_tokens: 7,
+    rl_remaining_tokens: 7,
+    rl_reset_requests_ms: 7,
+    rl_reset_tokens_ms: 7,
   },
   tools: { run_id: 3, started_epoch_ms: 6 },
   server: { run_id: 3, t_epoch_ms: 6 },
   phases: { started_epoch_ms: 6 },
 };
+
+/**
+ * The attempts columns of contract 1.7 that hold what the provider said about itself: the service tier asked for and
+ * served, and the rate limits stated in the response head. No runner before 1.7 read them, so an older log lacks
+ * nothing a reader could miss: its attempts read them as null, and the analysis says no quota was recorded.
+ */
+export const PROVIDER_SIGNAL_COLUMNS = [
+  "service_tier_requested",
+  "service_tier",
+  "rl_limit_requests",
+  "rl_remaining_requests",
+  "rl_limit_tokens",
+  "rl_remaining_tokens",
+  "rl_reset_requests_ms",
+  "rl_reset_tokens_ms",
+] as const satisfies readonly (keyof AttemptRow)[];
 
 /** A table's row columns (its zod schema's keys), then its epoch column. */
 function fileColumns<K extends string, E extends string>(shape: Record<K, unknown>, epoch: E): (K | E)[] {

@@ -32,6 +32,25 @@ export const ContextTier = z.object({
 export type ContextTier = z.infer<typeof ContextTier>;
 
 /**
+ * The prices of one service tier (OpenAI `flex`, `priority`; Anthropic `priority`…), as the provider publishes them:
+ * the same fields as the route's base prices, each with the same meaning and defaults, and the tier's own context
+ * tiers. An attempt the answer says was served at this tier (attempts `service_tier`, contract 1.7) is priced by them.
+ */
+export const ServiceTierPrice = z.object({
+  input_per_mtok: usd,
+  /** null: the tier's input price. */
+  cached_input_per_mtok: usd.nullable().default(null),
+  output_per_mtok: usd,
+  /** null: the tier's output price. */
+  reasoning_per_mtok: usd.nullable().default(null),
+  /** null: the tier's input price. */
+  cache_write_per_mtok: usd.nullable().default(null),
+  /** Higher prices of this tier above a context length (the base's context tiers do not apply to it). */
+  context_tiers: z.array(ContextTier).default([]),
+}).strict();
+export type ServiceTierPrice = z.infer<typeof ServiceTierPrice>;
+
+/**
  * Which failed attempts a provider bills. An attempt is `rejected` when
  * its HTTP status is 429; `cancelled` when the client aborted it (timeouts,
  * run stop); `failed` for any other error (other non-2xx, transport errors).
@@ -73,19 +92,42 @@ export const HostedPrice = z.object({
   per_request: usd.default(0),
   /** Higher prices above a context length; the highest threshold below the attempt's input applies. */
   context_tiers: z.array(ContextTier).default([]),
-  /** The tier the run is billed at: `standard`, `batch` (batch_discount applies) or a key of tier_multipliers. */
+  /**
+   * The tier an attempt is billed at when its answer does not say which tier served it (attempts `service_tier`
+   * null): `standard` (the base prices), `batch` (batch_discount applies), or a key of `tiers` or `tier_multipliers`.
+   * An attempt whose answer names its tier is billed at that one.
+   */
   service_tier: z.string().min(1).default("standard"),
   /** Fraction off under the batch API (0.5 = half price). null: no batch API. */
   batch_discount: z.union([fraction, z.object({ input: fraction, cached_input: fraction, output: fraction }).strict()])
     .nullable().default(null),
-  /** Price multipliers of other service tiers (priority, flex, ...). */
+  /** Price multipliers of other service tiers (priority, flex, ...) on the base prices. */
   tier_multipliers: z.record(z.string(), factor).default({}),
+  /**
+   * Other service tiers' own prices (`{"flex": {"input_per_mtok": …, "output_per_mtok": …}}`), as providers publish
+   * them; a tier is named here or in tier_multipliers, not both.
+   */
+  tiers: z.record(z.string().min(1), ServiceTierPrice).default({}),
   charge: ChargePolicy,
   /** Overrides the sheet's source and date for this route. */
   source: source.optional(),
   as_of: z.iso.date().optional(),
 }).strict().superRefine((p, ctx) => {
-  const known = ["standard", ...(p.batch_discount !== null ? ["batch"] : []), ...Object.keys(p.tier_multipliers)];
+  const known = [
+    "standard",
+    ...(p.batch_discount !== null ? ["batch"] : []),
+    ...Object.keys(p.tier_multipliers),
+    ...Object.keys(p.tiers),
+  ];
+  for (const t of Object.keys(p.tiers)) {
+    if (t in p.tier_multipliers || t === "standard" || t === "batch") {
+      ctx.addIssue({
+        code: "custom",
+        path: ["tiers", t],
+        message: `"${t}" is priced twice (${t in p.tier_multipliers ? "tier_multipliers" : "the base prices"} too)`,
+      });
+    }
+  }
   if (!known.includes(p.service_tier)) {
     ctx.addIssue({
       code: "custom",

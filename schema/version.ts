@@ -33,8 +33,12 @@ export const SCHEMA_VERSION = 1;
  *   (`Date.parse(epoch_iso)` + the anchor, float64): requests `scheduled_epoch_ms`, attempts `sent_epoch_ms`, tools
  *   and phases `started_epoch_ms`, server `t_epoch_ms` (schema/events.ts `EPOCH_COLUMNS`); a reader of an older log
  *   derives them from run.json `epoch_iso`.
+ * - 1.7: attempts `service_tier_requested`, `service_tier` (the tier asked for and the tier the provider says served)
+ *   and the provider's stated rate limits read off the response head: `rl_limit_requests`, `rl_remaining_requests`,
+ *   `rl_limit_tokens`, `rl_remaining_tokens` (counts), `rl_reset_requests_ms`, `rl_reset_tokens_ms` (ms); an older
+ *   log reads them as null.
  */
-export const SCHEMA_MINOR = 6;
+export const SCHEMA_MINOR = 7;
 
 /**
  * Rejects a log whose schema major version this code does not know.
@@ -59,13 +63,13 @@ export function assertSchemaVersion(found: unknown, file: string): void {
 /**
  * Rejects a log written under a newer minor version of the contract than this reader knows.
  *
- * @example 1.0 to 1.6 pass, 1.7 is refused
+ * @example 1.0 to 1.7 pass, 1.8 is refused
  * ```ts
  * import { assertSchemaMinor } from "./version.ts";
  * import assert from "node:assert/strict";
  * assertSchemaMinor(0, "run.json");
- * assertSchemaMinor(6, "run.json");
- * assert.throws(() => assertSchemaMinor(7, "run.json"), /schema_minor 7/);
+ * assertSchemaMinor(7, "run.json");
+ * assert.throws(() => assertSchemaMinor(8, "run.json"), /schema_minor 8/);
  * ```
  */
 export function assertSchemaMinor(minor: number, file: string): void {

@@ -8,6 +8,8 @@ import { waitBreakdown } from "../latency/wait_breakdown.ts";
 import { formatWaitBreakdown } from "../latency/format_wait_breakdown.ts";
 import { formatGoodput } from "../goodput/format_goodput.ts";
 import { goodput } from "../goodput/goodput.ts";
+import { providerQuota } from "../goodput/provider_quota.ts";
+import { formatProviderQuota } from "../goodput/format_provider_quota.ts";
 import { formatIntakeDrills } from "../recovery/format_intake_drill.ts";
 import { intakeDrills } from "../recovery/intake_drill.ts";
 import type { LatencyRow } from "../latency/latency.ts";
@@ -39,6 +41,9 @@ export const ANALYZE_COMMAND = {
   details: [
     "Accepted goodput, acceptance and SLO miss rates overall and by class, stage and service mode, under an SLO " +
     "policy, with every rule that counted them (docs/analysis.md).",
+    "The provider's quota per stage beside the goodput (the least remaining share of the stated rate limits, the " +
+    "implied quota rate, 429 refusals) and which bound first, the quota or the service's capacity; the tiers " +
+    "served, when recorded (docs/analysis.md#the-providers-quota).",
     "Where the wait went, for every run: each completed task's e2e wait split into page, network, queue, retrieval, " +
     "model, tools, render and the rest, per class (docs/production_analysis.md); a run without phases (a runner's " +
     "or an imported run) shows network, queue and render as n/a.",
@@ -81,6 +86,7 @@ async function main({ values: v, positionals, check }: ParsedCommand<typeof ANAL
   // The first screen: the verdict, the headline, one line per caveat (the latency table marks its own UNSUPPORTED).
   const caveats = reportCaveats({ run, verdicts, disclosure: result.disclosure, supportConfidence });
   const wait = waitBreakdown(run, effective);
+  const quota = providerQuota(run, result);
   const drills = intakeDrills(run);
   const hasDrills = drills.drills.length > 0 || drills.not_measured.length > 0;
   if (v.json) {
@@ -98,6 +104,7 @@ async function main({ values: v, positionals, check }: ParsedCommand<typeof ANAL
           by_class,
           by_stage,
           by_mode,
+          provider_quota: quota,
           latency: { window: window.description, rows: latency },
           wait_breakdown: { disclosure: wait.disclosure, rows: wait.rows },
           ...(alt ? { alternatives: { class: alt.class, lenient_factor: alt.lenient_factor, rows: altRows } } : {}),
@@ -111,6 +118,7 @@ async function main({ values: v, positionals, check }: ParsedCommand<typeof ANAL
     const policyLine = `SLO policy: ${sloFile}${den ? ` (denominator overridden by --denominator ${den})` : ""}`;
     console.log(firstScreenText(caveats, [goodputHeadline(result)]).join("\n"));
     console.log(`\n${formatGoodput(result, { verdicts: [], header: [policyLine] })}`);
+    console.log(`\n${formatProviderQuota(quota)}`);
     console.log(`\n${formatLatency(latency, window.description)}`);
     console.log(`\n${formatWaitBreakdown(wait)}`);
     if (alt) console.log(`\n${formatAlternatives(alt)}`);

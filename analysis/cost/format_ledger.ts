@@ -87,6 +87,7 @@ export function formatLedger(r: LedgerResult, options: { verdicts?: string[]; he
     `accepted tasks as in goodput: denominator ${d.denominator}; window ${d.window.description}; measurement_seconds = ${d.window.measurement_seconds}; n = ${d.n.overall} offered (full disclosure: --json or npx deno task analyze)`,
     "pricing rules:",
     ...r.pricing.rules.map((s) => `  - ${s}`),
+    ...serviceTierLines(r),
     ...r.gpu_time.map(gpuTimeLine),
     ...[...d.warnings, ...r.pricing.warnings].map((w) => `WARNING: ${w}`),
     "",
@@ -115,4 +116,16 @@ export function formatLedger(r: LedgerResult, options: { verdicts?: string[]; he
     "by class",
     ...costTable("class", r.by_class.map((x) => ({ name: x.class, row: x }))),
   ].join("\n");
+}
+
+/** The charged attempts of each hosted route by the service tier prices that applied, one line per route. */
+function serviceTierLines(r: LedgerResult): string[] {
+  const routes = [...new Set(r.pricing.service_tiers.map((t) => t.route))];
+  return routes.map((route) =>
+    `service tier prices, route ${route}: ${
+      r.pricing.service_tiers.filter((t) => t.route === route).map((t) => `${t.applied} (${t.attempts} attempts)`).join(
+        "; ",
+      )
+    }`
+  );
 }

@@ -169,6 +169,7 @@ export function importLitellm(map: Record<string, unknown>, model: string, optio
     service_tier: options.service_tier ?? "standard",
     batch_discount: factorOf("batches", true),
     tier_multipliers,
+    tiers: {},
     charge: options.charge ?? DEFAULT_CHARGE,
   };
   const sheet = {

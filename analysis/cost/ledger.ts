@@ -46,6 +46,11 @@ export interface LedgerResult {
     overheads: { name: string; as_of: string; source: string } | null;
     /** How each cost was computed, in words. */
     rules: string[];
+    /**
+     * Per hosted route, its charged attempts by the service tier prices that applied (`TierPricing.applied`: the
+     * tier the answer says served the attempt, else the sheet's `service_tier`, and which prices priced it).
+     */
+    service_tiers: { route: string; applied: string; attempts: number }[];
     warnings: string[];
   };
   /** The goodput disclosure: denominator, window, inclusion rules, SLO, n. */
@@ -134,6 +139,7 @@ export function ledger(
     output: numbers(att, "output_tokens"),
     reasoning: att.getColumn("reasoning_tokens").toArray() as (number | null)[],
     cache_write: att.getColumn("cache_write_tokens").toArray() as (number | null)[],
+    service_tier: att.getColumn("service_tier").toArray() as (string | null)[],
   };
 
   const byRoute = new Map<string, number[]>();
@@ -156,11 +162,15 @@ export function ledger(
   const book = new LineBook(n);
   const warnings: string[] = [];
   let tokens = 0;
+  const service_tiers: LedgerResult["pricing"]["service_tiers"] = [];
   for (const r of routes) {
     const p = price.get(r)!, idx = byRoute.get(r)!;
     if (p.kind === "hosted") {
       const charge = priceHostedAttempts(book, cols, idx, r, p, priceSource(prices, p));
       tokens += charge.tokens;
+      for (const [applied, attempts] of Object.entries(charge.tiers)) {
+        service_tiers.push({ route: r, applied, attempts });
+      }
       const models = [...new Set(idx.map((i) => cols.model[i]!))].sort();
       if (p.model !== null && models.some((m) => m !== p.model)) {
         warnings.push(`route ${r}: priced as model ${p.model}; the log's attempts name ${models.join(", ")}`);
@@ -220,6 +230,7 @@ export function ledger(
       price_sheet: sheetInfo(prices),
       overheads: overheads ? sheetInfo(overheads) : null,
       rules: ledgerRules(overheads),
+      service_tiers,
       warnings,
     },
     disclosure: gp.disclosure,

@@ -1,4 +1,4 @@
-import type { HostedPrice, PriceFactor } from "../../schema/prices.ts";
+import type { ContextTier, HostedPrice, PriceFactor } from "../../schema/prices.ts";
 import type { LineBook } from "./price_lines.ts";
 
 /** How a provider sees an attempt, for billing. */
@@ -52,6 +52,8 @@ export interface AttemptColumns {
   reasoning: (number | null)[];
   /** Prompt-cache write tokens (part of input; null: not reported, or a contract 1.0 log). */
   cache_write: (number | null)[];
+  /** The service tier the answer says served the attempt (null: not stated, or a log before contract 1.7). */
+  service_tier: (string | null)[];
 }
 
 /** What {@linkcode priceHostedAttempts} charged. */
@@ -62,6 +64,8 @@ export interface HostedCharge {
   not_reported: { reasoning: number; cache_write: number };
   /** Charged attempts whose tokens the count applies to (output > 0, resp. uncached input > 0). */
   applicable: { reasoning: number; cache_write: number };
+  /** Charged attempts by the tier prices that applied ({@linkcode TierPricing} `applied`), in first-seen order. */
+  tiers: Record<string, number>;
 }
 
 type Component = "input" | "cached_input" | "output";
@@ -70,22 +74,100 @@ function part(f: PriceFactor, c: Component): number {
   return typeof f === "number" ? f : f[c];
 }
 
-/** The service tier's factor on each token kind. */
-export function tierFactor(price: HostedPrice, c: Component): number {
-  if (price.service_tier === "standard") return 1;
-  if (price.service_tier === "batch" && price.batch_discount !== null) return 1 - part(price.batch_discount, c);
-  const m = price.tier_multipliers[price.service_tier];
+/** The service tier's factor on each token kind (`tier`: the sheet's `service_tier` unless given). */
+export function tierFactor(price: HostedPrice, c: Component, tier: string = price.service_tier): number {
+  if (tier === "standard") return 1;
+  if (tier === "batch" && price.batch_discount !== null) return 1 - part(price.batch_discount, c);
+  const m = price.tier_multipliers[tier];
   // The schema refuses an unknown tier; this guards a sheet built in code.
-  if (m === undefined) throw new TypeError(`service tier "${price.service_tier}" is not priced`);
+  if (m === undefined) throw new TypeError(`service tier "${tier}" is not priced`);
   return part(m, c);
 }
 
-/** Whether a route's sheet prices reasoning tokens, resp. cache writes, apart (base price or a context tier's). */
-export function pricedApart(price: HostedPrice): { reasoning: boolean; cache_write: boolean } {
-  const tiers = price.context_tiers;
+/** The prices one attempt is billed at, chosen by its service tier. */
+export interface TierPricing {
+  /**
+   * What applied, as the disclosure counts it: `<tier>: <prices>`, the tier being the one the answer says served the
+   * attempt (`served <tier>`) or, when it says none, the sheet's (`sheet <tier>`), and the prices `base prices`,
+   * `tiers.<tier>`, `tier_multipliers.<tier>`, `batch_discount` or `base prices (not on the sheet)`.
+   */
+  applied: string;
+  /** What each ledger line of the attempt adds to its detail: "" at the standard tier. */
+  suffix: string;
+  /** The token prices before the factor, and the context tiers (highest threshold first). */
+  base: Pick<
+    ContextTier,
+    "input_per_mtok" | "cached_input_per_mtok" | "output_per_mtok" | "reasoning_per_mtok" | "cache_write_per_mtok"
+  >;
+  context_tiers: ContextTier[];
+  factor: Record<Component, number>;
+}
+
+/**
+ * The prices of an attempt served at `served` (null: the answer did not say; the sheet's `service_tier` applies): a
+ * tier of `tiers` by its own prices, `standard` at the base prices, `batch` and a tier of `tier_multipliers` at the
+ * base prices times their factor, any other served tier at the base prices (named as not on the sheet).
+ *
+ * @example
+ * ```ts
+ * import { tierPricing } from "./price_attempts.ts";
+ * import { HostedPrice } from "../../schema/prices.ts";
+ * import assert from "node:assert/strict";
+ * const price = HostedPrice.parse({
+ *   kind: "hosted", input_per_mtok: 2, output_per_mtok: 8, tier_multipliers: { flex: 0.5 },
+ *   tiers: { priority: { input_per_mtok: 3.5, output_per_mtok: 14 } },
+ *   charge: { rejected: false, failed: false, cancelled: false },
+ * });
+ * assert.equal(tierPricing(price, "priority").base.input_per_mtok, 3.5);
+ * assert.equal(tierPricing(price, "priority").applied, "served priority: tiers.priority");
+ * assert.equal(tierPricing(price, "flex").factor.output, 0.5);
+ * assert.equal(tierPricing(price, null).applied, "sheet standard: base prices");
+ * assert.equal(tierPricing(price, "default").applied, "served default: base prices (not on the sheet)");
+ * ```
+ */
+export function tierPricing(price: HostedPrice, served: string | null): TierPricing {
+  const t = served ?? price.service_tier;
+  const who = `${served === null ? "sheet" : "served"} ${t}`;
+  const byThreshold = (tiers: ContextTier[]) => [...tiers].sort((a, b) => b.above_input_tokens - a.above_input_tokens);
+  const own = Object.hasOwn(price.tiers, t) ? price.tiers[t]! : null;
+  if (own) {
+    return {
+      applied: `${who}: tiers.${t}`,
+      suffix: `, ${t} tier`,
+      base: own,
+      context_tiers: byThreshold(own.context_tiers),
+      factor: { input: 1, cached_input: 1, output: 1 },
+    };
+  }
+  const onSheet = t === "standard" || (t === "batch" && price.batch_discount !== null) ||
+    Object.hasOwn(price.tier_multipliers, t);
+  const how = t === "standard"
+    ? "base prices"
+    : !onSheet
+    ? "base prices (not on the sheet)"
+    : t === "batch"
+    ? "batch_discount"
+    : `tier_multipliers.${t}`;
+  const factor = (c: Component) => (onSheet ? tierFactor(price, c, t) : 1);
   return {
-    reasoning: price.reasoning_per_mtok !== null || tiers.some((t) => t.reasoning_per_mtok !== null),
-    cache_write: price.cache_write_per_mtok !== null || tiers.some((t) => t.cache_write_per_mtok !== null),
+    applied: `${who}: ${how}`,
+    suffix: t === "standard" ? "" : onSheet ? `, ${t} tier` : `, ${t} tier (not on the sheet: base prices)`,
+    base: price,
+    context_tiers: byThreshold(price.context_tiers),
+    factor: { input: factor("input"), cached_input: factor("cached_input"), output: factor("output") },
+  };
+}
+
+/**
+ * Whether a route's sheet prices reasoning tokens, resp. cache writes, apart (base price, a service tier's of `tiers`,
+ * or a context tier's of either).
+ */
+export function pricedApart(price: HostedPrice): { reasoning: boolean; cache_write: boolean } {
+  const sets = [price, ...Object.values(price.tiers)];
+  const all = [...sets, ...sets.flatMap((p) => p.context_tiers)];
+  return {
+    reasoning: all.some((t) => t.reasoning_per_mtok !== null),
+    cache_write: all.some((t) => t.cache_write_per_mtok !== null),
   };
 }
 
@@ -118,18 +200,13 @@ export function priceHostedAttempts(
   price: HostedPrice,
   source: string,
 ): HostedCharge {
-  const tiers = [...price.context_tiers].sort((a, b) => b.above_input_tokens - a.above_input_tokens);
-  const f = {
-    input: tierFactor(price, "input"),
-    cached_input: tierFactor(price, "cached_input"),
-    output: tierFactor(price, "output"),
-  };
   const apart = pricedApart(price);
-  const tierName = price.service_tier === "standard" ? "" : `, ${price.service_tier} tier`;
+  const pricing = new Map<string | null, TierPricing>();
   const out: HostedCharge = {
     tokens: 0,
     not_reported: { reasoning: 0, cache_write: 0 },
     applicable: { reasoning: 0, cache_write: 0 },
+    tiers: {},
   };
   for (const i of rows) {
     const req = cols.req[i]!;
@@ -143,23 +220,21 @@ export function priceHostedAttempts(
     const input = cols.input[i]!, cached = Math.min(cols.cached[i]!, input), output = cols.output[i]!;
     const writes = cols.cache_write[i] ?? null, reasoning = cols.reasoning[i] ?? null;
     out.tokens += input + output;
-    const tier = tiers.find((t) => input > t.above_input_tokens);
-    const p = tier
-      ? {
-        in: tier.input_per_mtok,
-        cached: tier.cached_input_per_mtok ?? tier.input_per_mtok,
-        out: tier.output_per_mtok,
-        reasoning: tier.reasoning_per_mtok ?? tier.output_per_mtok,
-        write: tier.cache_write_per_mtok ?? tier.input_per_mtok,
-      }
-      : {
-        in: price.input_per_mtok,
-        cached: price.cached_input_per_mtok ?? price.input_per_mtok,
-        out: price.output_per_mtok,
-        reasoning: price.reasoning_per_mtok ?? price.output_per_mtok,
-        write: price.cache_write_per_mtok ?? price.input_per_mtok,
-      };
-    const suffix = `${tier ? `, input above ${tier.above_input_tokens} tokens` : ""}${tierName}${
+    const served = cols.service_tier[i] ?? null;
+    let tp = pricing.get(served);
+    if (!tp) pricing.set(served, tp = tierPricing(price, served));
+    out.tiers[tp.applied] = (out.tiers[tp.applied] ?? 0) + 1;
+    const f = tp.factor;
+    const tier = tp.context_tiers.find((t) => input > t.above_input_tokens);
+    const b = tier ?? tp.base;
+    const p = {
+      in: b.input_per_mtok,
+      cached: b.cached_input_per_mtok ?? b.input_per_mtok,
+      out: b.output_per_mtok,
+      reasoning: b.reasoning_per_mtok ?? b.output_per_mtok,
+      write: b.cache_write_per_mtok ?? b.input_per_mtok,
+    };
+    const suffix = `${tier ? `, input above ${tier.above_input_tokens} tokens` : ""}${tp.suffix}${
       cat === "served" ? "" : ` (${cat}, charged)`
     }`;
     const put = (detail: string, mtok: number, unitPrice: number) => {

@@ -10,6 +10,10 @@ export function ledgerRules(overheads: OverheadSheet | null): string[] {
     "failed attempts, retries and review stay in the numerator, only accepted tasks (as in goodput) in the denominator",
     "hosted routes: uncached input = input_tokens − cached_input_tokens, cached input and output tokens per attempt at the route's service tier; " +
     "a context tier prices the whole attempt when its input is above the tier's threshold",
+    "service tiers: each hosted attempt is priced at the tier its answer says served it (attempts service_tier, contract 1.7), else at " +
+    "the sheet's service_tier; a tier of the entry's tiers at its own prices (and its own context tiers), standard at the base prices, " +
+    "batch and a tier of tier_multipliers at the base prices × their factor, a served tier the sheet does not name at the base prices " +
+    "(said so on its lines); the disclosure counts the charged attempts of each route by the tier prices that applied",
     "reasoning and cache writes: with reasoning_per_mtok set, an attempt's reasoning_tokens (which the target counts inside output_tokens) are " +
     "billed at it and output_tokens − reasoning_tokens at output_per_mtok, each token once; with cache_write_per_mtok set, cache_write_tokens " +
     "(inside input_tokens) are billed at it and uncached input = input − cached − cache writes; an attempt whose count is null (not reported " +

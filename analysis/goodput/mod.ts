@@ -19,3 +19,5 @@ export * from "./disclosure.ts";
 export * from "./goodput.ts";
 export * from "./format_goodput.ts";
 export * from "./service_modes.ts";
+export * from "./provider_quota.ts";
+export * from "./format_provider_quota.ts";

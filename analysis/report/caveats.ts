@@ -9,7 +9,7 @@
  *
  * @module
  */
-import { COLUMN_SINCE_MINOR, EPOCH_COLUMNS, type TableName } from "../../schema/events.ts";
+import { COLUMN_SINCE_MINOR, EPOCH_COLUMNS, PROVIDER_SIGNAL_COLUMNS, type TableName } from "../../schema/events.ts";
 import { SCHEMA_MINOR, SCHEMA_VERSION } from "../../schema/version.ts";
 import { sig } from "../../lib/number_format.ts";
 import type { Disclosure } from "../goodput/disclosure.ts";
@@ -240,11 +240,13 @@ function planTooShort(x: CaveatInput): Caveat[] {
 
 /**
  * Columns of the current contract the log's minor version predates (run.json `schema_minor`): read as null. The epoch
- * columns (1.6) are not among them: a reader derives them from run.json exactly as a writer of 1.6 does.
+ * columns (1.6) are not among them: a reader derives them from run.json exactly as a writer of 1.6 does; nor are the
+ * provider's tier and limit columns (1.7): no runner before them read a provider's limits, so nothing was lost, and
+ * the provider-quota section says none were recorded.
  */
 function logLacksFields(x: CaveatInput): Caveat[] {
   const minor = Math.min(...x.run.manifests.map((m) => m.schema_minor));
-  const derived = new Set<string>(Object.values(EPOCH_COLUMNS).map((e) => e.name));
+  const derived = new Set<string>([...Object.values(EPOCH_COLUMNS).map((e) => e.name), ...PROVIDER_SIGNAL_COLUMNS]);
   const missing = Object.entries(COLUMN_SINCE_MINOR).flatMap(([table, since]) => {
     const cols = Object.entries(since ?? {}).filter(([c, m]) => m > minor && !derived.has(c)).map(([c]) => c);
     return cols.length ? [{ table: table as TableName, cols }] : [];

@@ -38,6 +38,8 @@ import { sig } from "../../lib/number_format.ts";
 import { waitBreakdown } from "../latency/wait_breakdown.ts";
 import { waitBreakdownFigure } from "../plots/wait_breakdown.ts";
 import { waitHtml } from "./report_wait.ts";
+import { providerQuota } from "../goodput/provider_quota.ts";
+import { quotaHtml } from "./report_quota.ts";
 
 /** Options of {@linkcode buildReport}. */
 export interface ReportOptions {
@@ -91,7 +93,8 @@ const esc = escapeHtml;
  * render and the rest: `waitBreakdown`), e2e and TTFT CDFs against the
  * SLO, the e2e SLO sweep, the alternatives chart, and, when supplied, the
  * cost waterfall (`extras.ledger`) and the route comparison
- * (`extras.routes`). Then the tables (the wait breakdown's among them) and
+ * (`extras.routes`). Then the tables (the wait breakdown's among them, and the provider's quota per stage beside
+ * the goodput: `providerQuota`) and
  * each absent figure or mark with its reason.
  */
 export function buildReport(run: LoadedRun, policy: SloPolicy, options: ReportOptions = {}): Report {
@@ -196,6 +199,7 @@ export function buildReport(run: LoadedRun, policy: SloPolicy, options: ReportOp
   const after = [
     caveatsDetailHtml(caveats),
     tablesHtml(g, latency, support),
+    quotaHtml(providerQuota(run, g)),
     waitHtml(wait),
     '<h2 id="absent">Absent figures and marks</h2>',
     absent.length

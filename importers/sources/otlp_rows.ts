@@ -121,6 +121,14 @@ export function taskRows(task: SpanTask, originNs: bigint, problems: string[]): 
       reasoning_tokens: a.count(SEMCONV.reasoningTokens),
       cache_write_tokens: a.count(SEMCONV.cacheCreationTokens),
       retry_after_ms: a.num("goodput.retry_after_ms"),
+      service_tier_requested: null,
+      service_tier: null,
+      rl_limit_requests: null,
+      rl_remaining_requests: null,
+      rl_limit_tokens: null,
+      rl_remaining_tokens: null,
+      rl_reset_requests_ms: null,
+      rl_reset_tokens_ms: null,
     };
   });
 

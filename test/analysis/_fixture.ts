@@ -92,6 +92,14 @@ export function att(over: Partial<AttemptRow> & Pick<AttemptRow, "request_id" | 
     reasoning_tokens: null,
     cache_write_tokens: null,
     retry_after_ms: null,
+    service_tier_requested: null,
+    service_tier: null,
+    rl_limit_requests: null,
+    rl_remaining_requests: null,
+    rl_limit_tokens: null,
+    rl_remaining_tokens: null,
+    rl_reset_requests_ms: null,
+    rl_reset_tokens_ms: null,
     ...over,
   };
 }

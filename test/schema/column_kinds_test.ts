@@ -38,7 +38,14 @@ Deno.test("columnSpecs follows COLUMNS and reads each kind from the zod schema",
       "last_token_ms",
       "completed_ms",
     ]);
-    assert.deepEqual(units("attempts", "ms"), ["backoff_ms", "itl_p50_ms", "itl_max_ms", "retry_after_ms"]);
+    assert.deepEqual(units("attempts", "ms"), [
+      "backoff_ms",
+      "itl_p50_ms",
+      "itl_max_ms",
+      "retry_after_ms",
+      "rl_reset_requests_ms",
+      "rl_reset_tokens_ms",
+    ]);
     assert.deepEqual(units("tools", instant), ["started_ms", "ended_ms"]);
     assert.deepEqual(units("server", instant), ["t_ms"]);
     assert.deepEqual(units("server", "ms"), ["oldest_queued_ms"]);

@@ -37,9 +37,12 @@ Deno.test("the analyze CLI", async (t) => {
       "by_class",
       "by_stage",
       "by_mode",
+      "provider_quota",
       "latency",
       "wait_breakdown",
     ]);
+    // The fixture's attempts state no rate limits: the quota section is its one line.
+    assert.equal(j.provider_quota.bound.line, "provider quota: no quota headers recorded");
     const fields = [
       "offered",
       "sent",

@@ -137,6 +137,7 @@ export function hosted(
     service_tier: "standard",
     batch_discount: null,
     tier_multipliers: {},
+    tiers: {},
     charge,
   };
 }

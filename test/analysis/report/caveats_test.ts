@@ -3,7 +3,7 @@ import assert from "node:assert/strict";
 import { CAVEAT_DOCS, type CaveatInput, reportCaveats } from "../../../analysis/report/caveats.ts";
 import { anchors } from "../../docs/links_test.ts";
 import type { LatencyRow } from "../../../analysis/latency/latency.ts";
-import { COLUMN_SINCE_MINOR, EPOCH_COLUMNS } from "../../../schema/events.ts";
+import { COLUMN_SINCE_MINOR, EPOCH_COLUMNS, PROVIDER_SIGNAL_COLUMNS } from "../../../schema/events.ts";
 import { SCHEMA_MINOR } from "../../../schema/version.ts";
 
 const row = (o: Partial<LatencyRow>): LatencyRow => latencyRow({ stage: null, ...o });
@@ -51,8 +51,9 @@ Deno.test("reportCaveats() says nothing about a complete, current, supported run
 Deno.test("reportCaveats() names a log that lacks the columns of a later contract minor", () => {
   // A 1.0 log lacks the 1.1 columns: requests streamed, applicable_gates, service_mode, reasoning_tokens,
   // cache_write_tokens (5) and attempts streamed, service_mode, reasoning_tokens, cache_write_tokens, retry_after_ms
-  // (5): 10 columns, and any column a later minor added, but the epoch columns (1.6), which are derived, never null.
-  const derived = new Set<string>(Object.values(EPOCH_COLUMNS).map((e) => e.name));
+  // (5): 10 columns, and any column a later minor added, but the epoch columns (1.6), which are derived, never null,
+  // and the provider's tier and limit columns (1.7), which no runner before them read.
+  const derived = new Set<string>([...Object.values(EPOCH_COLUMNS).map((e) => e.name), ...PROVIDER_SIGNAL_COLUMNS]);
   const later = Object.values(COLUMN_SINCE_MINOR).flatMap((s) => Object.entries(s ?? {}))
     .filter(([c, m]) => m > 1 && !derived.has(c)).length;
   const [c, ...rest] = reportCaveats(input({ minor: 0 }));
@@ -77,6 +78,8 @@ Deno.test("reportCaveats() names a log that lacks the columns of a later contrac
   // are derived from run.json epoch_iso.
   assert.deepEqual(reportCaveats(input({ minor: SCHEMA_MINOR })), []);
   assert.deepEqual(reportCaveats(input({ minor: 5 })), []);
+  // Nor a 1.6 log, whose only missing columns (1.7) are the provider's tier and limits, which no runner read before.
+  assert.deepEqual(reportCaveats(input({ minor: 6 })), []);
 });
 
 Deno.test("reportCaveats() counts the unsupported bars and table rows with the n the rule needs", () => {

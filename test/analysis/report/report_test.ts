@@ -141,6 +141,26 @@ Deno.test("buildReport() leads with the verdict: rules, headline, caveats; then 
     assert.ok(at('<details id="latency-table"><summary>Latency (') > at('<h2 id="tables">'));
     assert.ok(at('<details id="disclosure"><summary>') > 0);
   });
+  await t.step("the provider's quota beside the per-stage goodput: one line when no head stated a limit", async () => {
+    const html = buildReport(run, POLICY).html;
+    const at = (s: string) => html.indexOf(s);
+    assert.ok(at('<details id="provider-quota" open>') > at('<details id="goodput-tables" open>'));
+    assert.ok(html.includes('<p id="provider-quota-line">provider quota: no quota headers recorded</p>'));
+    assert.ok(!html.includes("least requests left"), "no table without a stated limit");
+    // The same run with its attempts stating limits (30 of 100 left, none refused): the table and the rules.
+    const tables = fixtureTables();
+    const stated = {
+      ...tables,
+      attempts: tables.attempts.map((a) => ({ ...a, rl_limit_requests: 100, rl_remaining_requests: 30 })),
+    };
+    const limited = await loadRun(writeRun(join(tmp, "limited"), fixtureManifest(), stated), {
+      onWarning: () => {},
+    });
+    const with_ = buildReport(limited, POLICY).html;
+    assert.match(with_, /<p id="provider-quota-line">provider quota: neither bound in this run/);
+    assert.ok(with_.includes("<th>least requests left</th>"));
+    assert.ok(with_.includes("<td>30/100 (30 %)</td>"));
+  });
   await t.step("no headroom chosen: no limit applied; no knee found: the reason, and no limit", () => {
     const open = buildReport(run, POLICY, { extras: EXTRAS }).html;
     assert.ok(open.includes('<div class="gp-value">not applied</div><div class="gp-sub">no headroom chosen'));

@@ -11,8 +11,8 @@ const QUIET = { onWarning: () => {} };
 /** The polars dtype (its variant) of each column kind of the contract. */
 const VARIANT = { string: "String", int: "Int64", float: "Float64", boolean: "Bool" } as const;
 const TABLES = ["requests", "attempts", "tools", "server"] as const;
-/** The committed run of contract 1.6 (written by `writeAllNullRun`, Parquet and CSV). */
-const V1_6 = new URL("../../testdata/contract-1.6", import.meta.url).pathname;
+/** The committed run of the current contract, 1.7 (written by `writeAllNullRun`, Parquet and CSV). */
+const V1_7 = new URL("../../testdata/contract-1.7", import.meta.url).pathname;
 
 /** The fixture's CSV alone: a copy of its folder without the Parquet files (so the CSV is what is read). */
 function csvOnly(src: string): string {
@@ -25,8 +25,8 @@ function csvOnly(src: string): string {
 }
 
 Deno.test("the epoch columns are epoch_iso + their anchor, exactly, in CSV and in Parquet", async (t) => {
-  const pq = await loadRun(V1_6, QUIET);
-  const csv = await loadRun(csvOnly(V1_6), QUIET);
+  const pq = await loadRun(V1_7, QUIET);
+  const csv = await loadRun(csvOnly(V1_7), QUIET);
   assert.deepEqual([pq.format, csv.format], ["parquet", "csv"]);
   await t.step("by hand: epoch 2026-01-01T00:00:00.000Z = 1767225600000 ms", () => {
     for (const run of [pq, csv]) {
@@ -51,19 +51,19 @@ Deno.test("the epoch columns are epoch_iso + their anchor, exactly, in CSV and i
     }
   });
   await t.step("the files hold it as written: the raw CSV cell and the raw Parquet value", () => {
-    const text = Deno.readTextFileSync(join(V1_6, "requests.csv"));
+    const text = Deno.readTextFileSync(join(V1_7, "requests.csv"));
     assert.ok(text.startsWith(`${COLUMNS.requests.join(",")}\n`));
     assert.match(text.split("\n")[1]!, /,1767225601234\.5$/);
-    const raw = pl.readParquet(join(V1_6, "attempts.parquet"));
+    const raw = pl.readParquet(join(V1_7, "attempts.parquet"));
     assert.deepEqual(raw.getColumn("sent_epoch_ms").toArray(), [1767225601240.25, 1767225602240.25]);
   });
 });
 
 Deno.test("a run whose optional columns are all null reads with the same dtypes from CSV and from Parquet", async (t) => {
-  const pq = await loadRun(V1_6, QUIET);
-  const csv = await loadRun(csvOnly(V1_6), QUIET);
-  const lazyPq = await scanRun(V1_6, QUIET);
-  const lazyCsv = await scanRun(csvOnly(V1_6), QUIET);
+  const pq = await loadRun(V1_7, QUIET);
+  const csv = await loadRun(csvOnly(V1_7), QUIET);
+  const lazyPq = await scanRun(V1_7, QUIET);
+  const lazyCsv = await scanRun(csvOnly(V1_7), QUIET);
   for (const table of TABLES) {
     await t.step(table, () => {
       const frames = {
@@ -89,14 +89,14 @@ Deno.test("a run whose optional columns are all null reads with the same dtypes 
   }
 });
 
-Deno.test("writeAllNullRun writes what test/testdata/contract-1.6 holds (the fixture is the writers' output)", async () => {
+Deno.test("writeAllNullRun writes what test/testdata/contract-1.7 holds (the fixture is the writers' output)", async () => {
   const dir = await writeAllNullRun(join(Deno.makeTempDirSync(), "run"), true);
-  for (const e of Deno.readDirSync(V1_6)) {
+  for (const e of Deno.readDirSync(V1_7)) {
     if (e.name === "README.md") continue;
     const name = e.name;
     const same = name.endsWith(".parquet")
-      ? pl.readParquet(join(dir, name)).frameEqual(pl.readParquet(join(V1_6, name)), true)
-      : Deno.readTextFileSync(join(dir, name)) === Deno.readTextFileSync(join(V1_6, name)) || name === "run.json";
+      ? pl.readParquet(join(dir, name)).frameEqual(pl.readParquet(join(V1_7, name)), true)
+      : Deno.readTextFileSync(join(dir, name)) === Deno.readTextFileSync(join(V1_7, name)) || name === "run.json";
     assert.ok(same, name);
   }
 });
