@@ -6,7 +6,7 @@ import type { AnswerParser, Dialect, PreparedRoute, ProviderLimits, StreamDecode
 import { type AttemptFailure, parseRetryAfter } from "./retry.ts";
 import { RUNNER_DEFAULTS } from "./settings.ts";
 import type { Watchdog, Watched } from "./watchdog.ts";
-import { NO_PROVIDER_SIGNALS } from "./provider_signals.ts";
+import { NO_PROVIDER_SIGNALS, providerSignals } from "./provider_signals.ts";
 
 /** Where an attempt goes and how long it may take. */
 export interface AttemptTarget {
@@ -204,7 +204,10 @@ export async function runAttempt(
     reasoning_tokens: usage?.reasoning_tokens ?? null,
     cache_write_tokens: usage?.cache_write_tokens ?? null,
     retry_after_ms: parseRetryAfter(retryAfter),
-    ...NO_PROVIDER_SIGNALS,
+    // What the provider said of its limits and the tier asked for and served (contract 1.7); none said: all null.
+    ...(limits === null && prepared.serviceTier === null && state.serviceTier === null
+      ? NO_PROVIDER_SIGNALS
+      : providerSignals(limits, prepared.serviceTier, state.serviceTier)),
   };
   return { row, state, limits, failure };
 }

@@ -186,6 +186,59 @@ Deno.test({
       await sim.stop();
     }
 
+    await t.step(
+      "the provider's stated limits and the tier asked for and served reach the log and analyze",
+      async () => {
+        // A quota of 100 req/s held over a minute (never reached here): every answer states it; a priority tier asked.
+        const quota: SimProfile = {
+          ...fast,
+          rate_limits: { requests_per_minute: 6000, tokens_per_minute: 90_000_000, window_s: 60 },
+        };
+        for (
+          const [dialect, options] of [["openai-chat", ["service_tier=priority"]], ["anthropic-messages", []]] as const
+        ) {
+          const sim2 = await startOn(quota, 5);
+          try {
+            const runId = `e2e-limits-${dialect}`;
+            const r = await deno("runner/cli/run.ts", runTaskFlags(), [
+              "--workload",
+              DESIGN_V1,
+              "--plan",
+              plan,
+              "--target",
+              sim2.url,
+              "--dialect",
+              dialect,
+              ...options.flatMap((o) => ["--dialect-option", o]),
+              "--conditions",
+              join(ROOT, "data/conditions/sim-demo.json"),
+              "--out",
+              out,
+              "--run-id",
+              runId,
+              "--no-progress",
+            ]);
+            assert.equal(r.code, 0, r.stderr);
+            const runDir = join(out, runId);
+            const attempts = await readLogCsv(join(runDir, "attempts.csv"), "attempts");
+            for (const a of attempts) {
+              assert.equal(a.rl_limit_requests, 6000, `${dialect} ${a.request_id}`);
+              assert.ok(a.rl_remaining_requests !== null && a.rl_remaining_requests < 6000);
+              assert.equal(a.service_tier_requested, dialect === "openai-chat" ? "priority" : null);
+              assert.equal(a.service_tier, dialect === "openai-chat" ? "priority" : null);
+            }
+            const an = await deno("analysis/cli/analyze.ts", taskFlags("analyze"), [runDir, "--json"]);
+            assert.equal(an.code, 0, an.stderr);
+            const quotaOut = JSON.parse(an.stdout).provider_quota;
+            assert.equal(quotaOut.recorded, true);
+            assert.ok(quotaOut.stages[0].least_requests.fraction > 0.9, "far from the stated quota");
+          } finally {
+            await sim2.stop();
+          }
+        }
+      },
+    );
+
     await t.step("a hybrid whose fallback is another dialect pays both providers' attempts", async () => {
       // The self-hosted side holds a quota of 3 req/s (HTTP 429 past it): at 6 req/s about half fall back to Anthropic.
       const failing: SimProfile = {
