@@ -1,5 +1,6 @@
 import { createHash } from "node:crypto";
 import {
+  type BatchSpec,
   InputError,
   parseWith,
   type RouteLimits,
@@ -18,6 +19,7 @@ import { RUNNER_DEFAULTS } from "./settings.ts";
 import { Router } from "./router.ts";
 import { redactUrl, scrubUrl } from "./target_url.ts";
 import { keyEnvProblem } from "./api_key_env.ts";
+import { batchProviderFor, BatchRoom, type RouteBatcher } from "./batch/mod.ts";
 
 /** A route ready to send to: its target, its own HTTP client and its limiter. */
 export interface RuntimeRoute extends AttemptTarget {
@@ -27,6 +29,8 @@ export interface RuntimeRoute extends AttemptTarget {
   headers: Record<string, string>;
   client: HttpClient;
   limiter: RouteLimiter | null;
+  /** A batch route's batcher (runner/batch/, docs/batch.md); null for a live route. */
+  batcher: RouteBatcher | null;
 }
 
 /** The routes of a run, the router over them, and what run.json says about them. */
@@ -39,7 +43,9 @@ export interface ResolvedRoutes {
   routing: RunRouting | undefined;
   /** Opens keep-alive connections to every route's target before the run. */
   preconnect(n: number): Promise<void>;
-  /** Attempts waiting on a route limit give up (the run is stopping). */
+  /** The run's batch routes: their batchers and run.json `batches` (docs/batch.md). */
+  batching: BatchRoom;
+  /** Attempts waiting on a route limit give up, batch items are no longer waited for (the run is stopping). */
   abortWaiting(): void;
   close(): Promise<void>;
 }
@@ -81,6 +87,7 @@ export async function resolveRoutes(
       limits: RouteLimits;
       dialect: string | undefined;
       options: Record<string, unknown>;
+      batch: BatchSpec | null;
     }
   >();
   let routing: RunRouting | undefined;
@@ -96,6 +103,7 @@ export async function resolveRoutes(
       limits: {},
       dialect: src.dialect,
       options: src.dialectOptions ?? {},
+      batch: null,
     });
   } else {
     file = src.routes!;
@@ -120,6 +128,7 @@ export async function resolveRoutes(
         limits: r.limits,
         dialect: r.dialect,
         options: r.dialect_options ?? {},
+        batch: r.batch ?? null,
       });
     }
     policy = f.policy;
@@ -129,7 +138,9 @@ export async function resolveRoutes(
       name: f.name,
       policy: f.policy,
       routes: Object.fromEntries(
-        Object.entries(f.routes).map(([n, r]) => [n, { limits: r.limits, price_sheet: r.price_sheet ?? null }]),
+        Object.entries(f.routes).map((
+          [n, r],
+        ) => [n, { limits: r.limits, price_sheet: r.price_sheet ?? null, ...(r.batch ? { batch: r.batch } : {}) }]),
       ),
       note: "attempts.route/provider/model: the route of each attempt (a fallback is an attempt with retry_reason " +
         "fallback:<trigger> on the failed one); requests.route: the route of the last attempt, which produced the " +
@@ -138,6 +149,7 @@ export async function resolveRoutes(
   }
 
   const routes = new Map<string, RuntimeRoute>();
+  const batching = new BatchRoom(clock.now);
   const targets: RunManifest["targets"] = [];
   for (const [name, s] of specs) {
     const where = src.target ? "--target" : `${file}: routes.${name}`;
@@ -158,7 +170,7 @@ export async function resolveRoutes(
     const url = prepared.url(false);
     const kind = src.httpClient ?? (url.protocol === "https:" ? "fetch" : DEFAULT_HTTP_CLIENT);
     const hasLimits = s.limits.max_in_flight !== undefined || s.limits.rps !== undefined;
-    routes.set(name, {
+    const runtime: RuntimeRoute = {
       url,
       headers: prepared.headers,
       dialect,
@@ -168,7 +180,10 @@ export async function resolveRoutes(
       model: s.model,
       client: createHttpClient(kind, { clock }),
       limiter: hasLimits ? new RouteLimiter(s.limits, clock.now) : null,
-    });
+      batcher: null,
+    };
+    if (s.batch) runtime.batcher = batching.add(runtime, s.batch, batchProviderFor(runtime, where));
+    routes.set(name, runtime);
     targets.push({
       route: name,
       url: redactUrl(url),
@@ -187,6 +202,7 @@ export async function resolveRoutes(
     router,
     targets,
     routing,
+    batching,
     async preconnect(n) {
       for (const r of routes.values()) {
         await r.client.preconnect?.(r.url, n).catch((e) =>
@@ -200,6 +216,7 @@ export async function resolveRoutes(
     },
     abortWaiting() {
       for (const r of routes.values()) r.limiter?.abortAll();
+      batching.stop();
     },
     async close() {
       await Promise.all([...routes.values()].map((r) => r.client.close()));
