@@ -1,5 +1,6 @@
 import type { SimProfile, SimTimelineRow, Workload } from "../schema/mod.ts";
-import { InputError } from "../schema/mod.ts";
+import { DEFAULT_BATCH_TURNAROUND_MS, InputError } from "../schema/mod.ts";
+import { SimBatches } from "./batch.ts";
 import { type ChatContext, handleChat, STOPPED } from "./chat_handler.ts";
 import { Engine } from "./engine.ts";
 import { OutageSchedule } from "./faults.ts";
@@ -156,9 +157,30 @@ function start(options: SimOptions): SimHandle {
     intake.set(true);
   };
 
+  // --- batch endpoints (sim/batch.ts): OpenAI Batch and Anthropic Message Batches, answered by the chat path. ---
+  const batches = new SimBatches({
+    chat: (body) =>
+      handleChat(
+        new Request(`${url}/v1/chat/completions`, {
+          method: "POST",
+          headers: { "content-type": "application/json" },
+          body: JSON.stringify(body),
+        }),
+        ctx,
+      ),
+    // Wired to the Anthropic sim dialect (sim/dialects/) once the simulator has one.
+    anthropic: null,
+    turnaroundMs: profile.batch?.turnaround_ms ?? DEFAULT_BATCH_TURNAROUND_MS,
+    now: () => Date.now(),
+    baseUrl: () => url,
+  });
+  // --- end of batch endpoints ---
+
   async function route(req: Request): Promise<Response> {
     const path = new URL(req.url).pathname;
     const key = `${req.method} ${path}`;
+    const batch = batches.handle(req, path);
+    if (batch) return await batch;
     switch (key) {
       case "POST /v1/chat/completions":
         return await handleChat(req, ctx);

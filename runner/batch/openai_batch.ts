@@ -14,7 +14,6 @@ import {
   BatchCallError,
   type BatchItemIn,
   type BatchItemResult,
-  type BatchPoll,
   type BatchProvider,
   jsonLines,
   jsonObject,
