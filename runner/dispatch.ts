@@ -16,6 +16,11 @@ export interface DispatchOptions {
   skip(entry: ScheduledRequest, outcome: "not_sent" | "client_shed", sendLagMs: number | null, reason: string): void;
   /** Called for every finished request row. */
   done?(row: RequestRow): void;
+  /**
+   * Called once when every entry of the schedule has been offered (or withheld, or given a `not_sent` row after a
+   * stop), before the started requests have finished: batch routes submit their open batches then (docs/batch.md).
+   */
+  offeredAll?(): void;
   /** Stops dispatching: the rest of the schedule becomes `not_sent` (run_stopped). */
   signal?: AbortSignal;
   /**
@@ -86,7 +91,12 @@ export async function dispatchOpenLoop(
   let cancelSleep: (() => void) | null = null;
   let finishedAll: () => void;
   const finished = new Promise<void>((r) => finishedAll = r);
+  let arrivalsOver = false;
   const settle = () => {
+    if (i >= end && !arrivalsOver) {
+      arrivalsOver = true;
+      o.offeredAll?.();
+    }
     if (i >= end && counters.inFlight === 0) finishedAll();
   };
   /** Asks every checkpoint due by `ms` (and by the clock); true when one withheld the rest. */

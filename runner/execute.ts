@@ -222,6 +222,8 @@ export async function executeRun(run: PreparedRun, o: RunOptions): Promise<Execu
       : null;
     const counters = newCounters();
     const tally: ProgressTally = { ok: 0, errors: 0, rejected: 0 };
+    // A batch route's progress lines (submissions, polls, collections) go to stderr with the progress line's.
+    if (!(o.progress ?? RUNNER_DEFAULTS.progress)) routes.batching.log = null;
     const progress = startProgress(counters, tally, {
       total: built.entries.length,
       now: clock.now,
@@ -239,6 +241,8 @@ export async function executeRun(run: PreparedRun, o: RunOptions): Promise<Execu
         wait: o.dispatch?.wait,
       });
     } finally {
+      // Every batch item is settled by now (its request waited for it); run.json says what each batch did.
+      if (routes.batching.any) manifest.batches = routes.batching.records;
       contention = sampler.stop();
       await polling.stop();
       waker?.close();
@@ -314,6 +318,8 @@ async function runSchedule(
         });
       },
       done,
+      // The arrivals are over: batch routes submit their open batches (docs/batch.md).
+      offeredAll: () => routes.batching.endArrivals(),
       signal,
       timers: waiting.timers,
       ...(waiting.wait ? { wait: waiting.wait } : {}),

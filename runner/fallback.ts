@@ -11,12 +11,17 @@ import type { AttemptContext, AttemptResult, AttemptTarget } from "./attempt.ts"
 import { runAttempt } from "./attempt.ts";
 import type { RetryController } from "./retry.ts";
 import type { RouteLimiter } from "./route_limiter.ts";
+import type { RouteBatcher } from "./batch/batcher.ts";
 import type { RoutedFailure } from "./router.ts";
 import { NO_PROVIDER_SIGNALS } from "./provider_signals.ts";
 
-/** A route as a request uses it: a target and, when the route has limits, its limiter. */
+/**
+ * A route as a request uses it: a target and, when the route has limits, its limiter; a batch route's batcher
+ * (runner/batch/: its rounds join the route's batch instead of being sent).
+ */
 export interface FlowRoute extends AttemptTarget {
   limiter: RouteLimiter | null;
+  batcher?: RouteBatcher | null;
 }
 
 /** Picks the routes of each request (runner/router.ts). */

@@ -10,6 +10,7 @@ import type { AttemptRow, FrozenToolResponse, RequestRow, ToolRow, WorkloadCase 
 import type { AttemptResult } from "./attempt.ts";
 import type { ObservedToolCall } from "./checks/check.ts";
 import { applicableGates, evaluateChecks, failureDetail, notEvaluated } from "./checks/mod.ts";
+import { batchRound } from "./batch/mod.ts";
 import { attemptWithFallback, type FallbackContext, type RoundResult } from "./fallback.ts";
 import { prefixFirstUser } from "./cache_bust.ts";
 import type { WireMessage } from "./dialects/dialect.ts";
@@ -82,7 +83,8 @@ export async function executeRequest(
 async function runRequest(ctx: FlowContext, flight: RequestInFlight): Promise<RequestRow> {
   const { req, c, startedMs, written } = flight;
   const chain = ctx.router.chain(req.request_id, c.class);
-  const stream = ctx.stream(c.class);
+  // A batch route's answers come whole from the provider's batch results (docs/batch.md).
+  const stream = chain[0]!.batcher ? false : ctx.stream(c.class);
   const row = offeredRow({ runId: ctx.runId, route: chain[0]!.route, stream }, req, c, startedMs - req.scheduled_ms);
   const deadlineMs = req.scheduled_ms + ctx.requestTimeoutMs;
   const maxTokens = Math.min(c.max_output_tokens, ctx.outputCap ?? Infinity);
@@ -110,19 +112,31 @@ async function runRequest(ctx: FlowContext, flight: RequestInFlight): Promise<Re
     const bodyFor = round === 0 && !busted
       ? (r: AttemptTarget) => cachedBody(c, messages, r, { stream, maxTokens })
       : (r: AttemptTarget) => r.dialect.body(c, sentMessages, { model: r.model, stream, maxTokens }, r.prepared);
-    last = await attemptWithFallback(ctx, {
-      requestId: req.request_id,
-      round,
-      chain,
-      at,
-      bodyFor,
-      stream,
-      deadlineMs,
-      settle: (r) => {
-        attemptRows.push(r.row);
-        counting.push(fillTokens(ctx, r, { case: c, round, messages: sentMessages, prefix: busted ? bust : null }));
-      },
-    });
+    const settle = (r: AttemptResult) => {
+      attemptRows.push(r.row);
+      counting.push(fillTokens(ctx, r, { case: c, round, messages: sentMessages, prefix: busted ? bust : null }));
+    };
+    const route = chain[at]!;
+    // A batch route's round is one item of its open batch: no retries, no fallback, no request deadline.
+    last = route.batcher
+      ? await batchRound({ ...route, batcher: route.batcher }, {
+        runId: ctx.runId,
+        requestId: req.request_id,
+        round,
+        body: bodyFor(route),
+        at,
+        settle,
+      })
+      : await attemptWithFallback(ctx, {
+        requestId: req.request_id,
+        round,
+        chain,
+        at,
+        bodyFor,
+        stream,
+        deadlineMs,
+        settle,
+      });
     at = last.at;
     row.route = chain[at]!.route;
     row.attempts += last.row.attempt;

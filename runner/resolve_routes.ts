@@ -1,5 +1,6 @@
 import { createHash } from "node:crypto";
 import {
+  type BatchSpec,
   InputError,
   parseWith,
   type RouteLimits,
@@ -20,6 +21,7 @@ import { redactUrl, scrubUrl } from "./target_url.ts";
 import { keyEnvProblem } from "./api_key_env.ts";
 import { guardClient, NetAllowList } from "./net_allow.ts";
 import { proxyFor } from "./net_proxy.ts";
+import { batchProviderFor, BatchRoom, type RouteBatcher } from "./batch/mod.ts";
 
 /** A route ready to send to: its target, its own HTTP client and its limiter. */
 export interface RuntimeRoute extends AttemptTarget {
@@ -29,6 +31,8 @@ export interface RuntimeRoute extends AttemptTarget {
   headers: Record<string, string>;
   client: HttpClient;
   limiter: RouteLimiter | null;
+  /** A batch route's batcher (runner/batch/, docs/batch.md); null for a live route. */
+  batcher: RouteBatcher | null;
 }
 
 /** The routes of a run, the router over them, and what run.json says about them. */
@@ -43,7 +47,9 @@ export interface ResolvedRoutes {
   allow: NetAllowList;
   /** Opens keep-alive connections to every route's target before the run. */
   preconnect(n: number): Promise<void>;
-  /** Attempts waiting on a route limit give up (the run is stopping). */
+  /** The run's batch routes: their batchers and run.json `batches` (docs/batch.md). */
+  batching: BatchRoom;
+  /** Attempts waiting on a route limit give up, batch items are no longer waited for (the run is stopping). */
   abortWaiting(): void;
   close(): Promise<void>;
 }
@@ -85,6 +91,7 @@ export async function resolveRoutes(
       limits: RouteLimits;
       dialect: string | undefined;
       options: Record<string, unknown>;
+      batch: BatchSpec | null;
     }
   >();
   let routing: RunRouting | undefined;
@@ -100,6 +107,7 @@ export async function resolveRoutes(
       limits: {},
       dialect: src.dialect,
       options: src.dialectOptions ?? {},
+      batch: null,
     });
   } else {
     file = src.routes!;
@@ -124,6 +132,7 @@ export async function resolveRoutes(
         limits: r.limits,
         dialect: r.dialect,
         options: r.dialect_options ?? {},
+        batch: r.batch ?? null,
       });
     }
     policy = f.policy;
@@ -133,7 +142,9 @@ export async function resolveRoutes(
       name: f.name,
       policy: f.policy,
       routes: Object.fromEntries(
-        Object.entries(f.routes).map(([n, r]) => [n, { limits: r.limits, price_sheet: r.price_sheet ?? null }]),
+        Object.entries(f.routes).map((
+          [n, r],
+        ) => [n, { limits: r.limits, price_sheet: r.price_sheet ?? null, ...(r.batch ? { batch: r.batch } : {}) }]),
       ),
       note: "attempts.route/provider/model: the route of each attempt (a fallback is an attempt with retry_reason " +
         "fallback:<trigger> on the failed one); requests.route: the route of the last attempt, which produced the " +
@@ -142,6 +153,7 @@ export async function resolveRoutes(
   }
 
   const routes = new Map<string, RuntimeRoute>();
+  const batching = new BatchRoom(clock.now);
   const targets: RunManifest["targets"] = [];
   const proxyHosts: string[] = [];
   for (const [name, s] of specs) {
@@ -171,7 +183,7 @@ export async function resolveRoutes(
     }
     const kind = src.httpClient ?? (url.protocol === "https:" || proxy ? "fetch" : DEFAULT_HTTP_CLIENT);
     const hasLimits = s.limits.max_in_flight !== undefined || s.limits.rps !== undefined;
-    routes.set(name, {
+    const runtime: RuntimeRoute = {
       url,
       headers: prepared.headers,
       dialect,
@@ -181,7 +193,10 @@ export async function resolveRoutes(
       model: s.model,
       client: createHttpClient(kind, { clock }),
       limiter: hasLimits ? new RouteLimiter(s.limits, clock.now) : null,
-    });
+      batcher: null,
+    };
+    if (s.batch) runtime.batcher = batching.add(runtime, s.batch, batchProviderFor(runtime, where));
+    routes.set(name, runtime);
     targets.push({
       route: name,
       url: redactUrl(url),
@@ -206,6 +221,7 @@ export async function resolveRoutes(
     targets,
     routing,
     allow,
+    batching,
     async preconnect(n) {
       for (const r of routes.values()) {
         await r.client.preconnect?.(r.url, n).catch((e) =>
@@ -219,6 +235,7 @@ export async function resolveRoutes(
     },
     abortWaiting() {
       for (const r of routes.values()) r.limiter?.abortAll();
+      batching.stop();
     },
     async close() {
       await Promise.all([...routes.values()].map((r) => r.client.close()));

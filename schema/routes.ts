@@ -13,6 +13,27 @@ export const RouteLimits = z.object({
 }).strict();
 export type RouteLimits = z.infer<typeof RouteLimits>;
 
+/**
+ * A batch route's batching (docs/batch.md): requests the policy sends to the route join its open batch at their
+ * scheduled time; the batch is submitted through the provider's batch API once it holds `max_requests`, `window_s`
+ * after its first request, or when the schedule's arrivals are over; the run polls every submitted batch each
+ * `poll_interval_s` and waits for it at most `max_wait_s` from its submission.
+ */
+export const BatchSpec = z.object({
+  /** Seconds a batch stays open after its first request. @default 60 */
+  window_s: z.number().positive().max(86_400).default(60),
+  /** Most requests in one batch (OpenAI takes 50,000 per file, Anthropic 100,000 per batch). @default 10000 */
+  max_requests: z.number().int().positive().max(50_000).default(10_000),
+  /** Seconds between two polls of a submitted batch. @default 30 */
+  poll_interval_s: z.number().positive().max(3600).default(30),
+  /** Longest wait for a submitted batch, seconds from its submission; unfinished items become timeouts. @default 86400 */
+  max_wait_s: z.number().positive().max(7 * 86_400).default(86_400),
+}).strict();
+export type BatchSpec = z.infer<typeof BatchSpec>;
+
+/** The dialects whose provider has a batch API the runner speaks (runner/batch/). */
+export const BATCH_DIALECTS = ["openai-chat", "anthropic-messages"] as const;
+
 /** One route: a target, who serves it, its price sheet and its limits. */
 export const RouteSpec = z.object({
   /**
@@ -35,7 +56,20 @@ export const RouteSpec = z.object({
   /** Price sheet that prices this route (informational: costs are computed at analysis time). */
   price_sheet: z.string().min(1).optional(),
   limits: RouteLimits.prefault({}),
-}).strict();
+  /**
+   * Makes this a batch route (docs/batch.md): its requests go through the provider's batch API, not one call each.
+   * Dialects `openai-chat` (OpenAI Batch) and `anthropic-messages` (Message Batches) only.
+   */
+  batch: BatchSpec.optional(),
+}).strict().superRefine((r, ctx) => {
+  if (r.batch && !(BATCH_DIALECTS as readonly string[]).includes(r.dialect ?? "openai-chat")) {
+    ctx.addIssue({
+      code: "custom",
+      path: ["batch"],
+      message: `dialect ${r.dialect} has no batch API here; a batch route speaks ${BATCH_DIALECTS.join(" or ")}`,
+    });
+  }
+});
 export type RouteSpec = z.infer<typeof RouteSpec>;
 
 /** Failures a fallback policy moves on for: HTTP 429, a timeout, or a 5xx/transport error. */
@@ -123,6 +157,18 @@ export const RoutesFile = z.object({
         });
       }
     });
+  }
+  if (p.kind === "fallback") {
+    // A batch item is never retried inside the run, so a chain cannot move past (or onto) a batch route.
+    for (const [name, path] of policyRoutes(p)) {
+      if (f.routes[name]?.batch) {
+        ctx.addIssue({
+          code: "custom",
+          path: ["policy", ...path],
+          message: `"${name}" is a batch route: a fallback chain cannot hold one (batch items are not retried)`,
+        });
+      }
+    }
   }
   if (p.kind === "split_by_percent" && !Object.values(p.weights).some((w) => w > 0)) {
     ctx.addIssue({ code: "custom", path: ["policy", "weights"], message: "at least one weight must be above 0" });

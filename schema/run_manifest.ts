@@ -2,7 +2,7 @@ import { z } from "zod";
 import { RunConditions } from "./conditions.ts";
 import { DrillRecord } from "./drill.ts";
 import { PlanSpec, Stage } from "./plan.ts";
-import { RouteLimits, RoutingPolicy } from "./routes.ts";
+import { BatchSpec, RouteLimits, RoutingPolicy } from "./routes.ts";
 import { ServerMetricsRecord } from "./server_metrics.ts";
 
 const sha = z.string().regex(/^[0-9a-f]{64}$/);
@@ -92,8 +92,14 @@ export const RunRouting = z.object({
   sha256: sha,
   name: z.string(),
   policy: RoutingPolicy,
-  /** Route → the limits the runner held it to and its (informational) price sheet. */
-  routes: z.record(z.string(), z.object({ limits: RouteLimits, price_sheet: z.string().nullable() }).strict()),
+  /**
+   * Route → the limits the runner held it to, its (informational) price sheet, and for a batch route its batching
+   * (docs/batch.md; absent for a live route).
+   */
+  routes: z.record(
+    z.string(),
+    z.object({ limits: RouteLimits, price_sheet: z.string().nullable(), batch: BatchSpec.optional() }).strict(),
+  ),
   /** What `requests.route` and `attempts.route` mean, stated in the log. */
   note: z.string(),
 }).strict();
@@ -195,6 +201,27 @@ export const ClientLimitCause = z.enum(["busy_machine", "slow_client"]);
 export type ClientLimitCause = z.infer<typeof ClientLimitCause>;
 
 /** run.json: everything the result is conditional on. */
+/** One batch a batch route submitted (run.json `batches`). */
+export const BatchRecord = z.object({
+  route: z.string(),
+  /** The provider's batch id; null when the submission failed before one was given. */
+  id: z.string().nullable(),
+  /** Items in the batch. */
+  items: z.number().int().nonnegative(),
+  /** When the batch was submitted: its items' `sent_ms`. */
+  submitted_ms: z.number(),
+  /** When its results were collected, it failed, or the run stopped waiting for it (`max_wait_s`, a stop). */
+  ended_ms: z.number().nullable(),
+  /**
+   * The provider's last status (OpenAI `completed`, `failed`, `expired`, `cancelled`…; Anthropic `ended`…), or the
+   * runner's: `submit_failed`, `max_wait` (still unfinished at `max_wait_s`), `run_stopped`.
+   */
+  status: z.string(),
+  /** The provider's last `request_counts` as it gave them (null: none read). */
+  counts: z.record(z.string(), z.number()).nullable(),
+}).strict();
+export type BatchRecord = z.infer<typeof BatchRecord>;
+
 export const RunManifest = z.object({
   schema_version: z.literal(1),
   /** The contract's minor version (absent in 1.0 logs); see schema/version.ts. */
@@ -362,6 +389,12 @@ export const RunManifest = z.object({
   preflight: z.array(PreflightProbe).optional(),
   /** The plan's operator drills and each hook call's result (1.1; absent when the plan has none). */
   drills: z.array(DrillRecord).optional(),
+  /**
+   * Every batch a batch route submitted (docs/batch.md): its provider id, when it was submitted and when the run
+   * stopped following it (ms on the run clock), its last status and request counts. Absent when the run had no batch
+   * route.
+   */
+  batches: z.array(BatchRecord).optional(),
   /** File name → sha256 when the run was finalised (tamper evidence). */
   files: z.record(z.string(), sha),
 }).strict();

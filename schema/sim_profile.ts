@@ -184,6 +184,9 @@ export const SimDegradedMode = z.object({
 }).strict();
 export type SimDegradedMode = z.infer<typeof SimDegradedMode>;
 
+/** A batch's turnaround in the simulator when the profile sets none (ms). */
+export const DEFAULT_BATCH_TURNAROUND_MS = 200;
+
 /** A simulator profile file (`data/sim/*.json`). */
 export const SimProfile = z.object({
   name: z.string().min(1),
@@ -218,6 +221,14 @@ export const SimProfile = z.object({
   behaviour: SimBehaviour.prefault({}),
   /** A degraded mode the simulator serves under load and announces; absent = none. */
   degraded_mode: SimDegradedMode.optional(),
+  /**
+   * The batch endpoints (sim/batch.ts): how long a batch takes from creation to its end. Absent: a turnaround of
+   * `DEFAULT_BATCH_TURNAROUND_MS` (200 ms, so that tests are fast).
+   */
+  batch: z.object({
+    /** Ms from a batch's creation to its end (OpenAI `completed`, Anthropic `ended`). @default 200 */
+    turnaround_ms: z.number().int().nonnegative().max(86_400_000).default(200),
+  }).strict().optional(),
   /** Timeline row interval. @default 1000 */
   timeline_ms: z.number().int().min(10).max(60_000).default(1000),
 }).strict();

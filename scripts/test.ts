@@ -26,6 +26,7 @@ const SERIAL = [
   "test/engine/engine_test.ts",
   "test/engine/knee_test.ts",
   "test/engine/server_test.ts",
+  "test/runner/batch_route_test.ts",
   "test/runner/dispatch_test.ts",
   "test/runner/fault_table_test.ts",
   "test/runner/kill_test.ts",

@@ -1,10 +1,12 @@
 import type { SimProfile, SimTimelineRow, Workload } from "../schema/mod.ts";
-import { InputError } from "../schema/mod.ts";
+import { DEFAULT_BATCH_TURNAROUND_MS, InputError } from "../schema/mod.ts";
+import { SimBatches } from "./batch.ts";
 import { type ChatContext, handleChat, STOPPED } from "./chat_handler.ts";
 import { Engine } from "./engine.ts";
 import { OutageSchedule } from "./faults.ts";
 import type { SimDialect } from "./dialects/dialect.ts";
-import { matchDialect, SIM_DIALECTS } from "./dialects/mod.ts";
+import { matchDialect, OPENAI_CHAT, SIM_DIALECTS } from "./dialects/mod.ts";
+import { anthropicMessagesSimDialect } from "./dialects/anthropic_messages.ts";
 import { errorResponse } from "./dialects/openai_chat.ts";
 import { IntakeSwitch, parseIntakeBody } from "./intake.ts";
 import { createPrng } from "./prng.ts";
@@ -166,6 +168,26 @@ function start(options: SimOptions): SimHandle {
     intake.set(true);
   };
 
+  // --- batch endpoints (sim/batch.ts): OpenAI Batch and Anthropic Message Batches, answered by the chat path. ---
+  const batches = new SimBatches({
+    chat: (body) =>
+      handleChat(
+        new Request(`${url}/v1/chat/completions`, {
+          method: "POST",
+          headers: { "content-type": "application/json" },
+          body: JSON.stringify(body),
+        }),
+        ctx,
+        OPENAI_CHAT,
+        {},
+      ),
+    anthropic: anthropicMessagesSimDialect,
+    turnaroundMs: profile.batch?.turnaround_ms ?? DEFAULT_BATCH_TURNAROUND_MS,
+    now: () => Date.now(),
+    baseUrl: () => url,
+  });
+  // --- end of batch endpoints ---
+
   async function route(req: Request): Promise<Response> {
     const url = new URL(req.url);
     if (req.method === "POST") {
@@ -176,6 +198,8 @@ function start(options: SimOptions): SimHandle {
     }
     const path = url.pathname;
     const key = `${req.method} ${path}`;
+    const batch = batches.handle(req, path);
+    if (batch) return await batch;
     switch (key) {
       case "GET /v1/models":
         return Response.json({

@@ -271,6 +271,7 @@ export function knee(runs: LoadedRun[], policy: SloPolicy, options: KneeOptions 
       ...check.warnings,
       ...runs.flatMap((r) => r.warnings),
       ...prepared.flatMap((p) => p.coster?.warnings ?? []),
+      ...prepared.flatMap((p) => p.disclosures),
     ],
     skipped,
     levels,

@@ -73,6 +73,8 @@ export interface PreparedRun {
   serverNotExposed: ReadonlySet<string>;
   /** Prices its stages with the cost ledger, when price sheets were given. */
   coster: LevelCoster | null;
+  /** What was left out of the levels and why, one line each (a batch route's requests: docs/batch.md). */
+  disclosures: string[];
 }
 
 const F64 = pl.Float64;
@@ -110,7 +112,7 @@ export function prepareRun(run: LoadedRun, policy: SloPolicy, pricing: LevelPric
   }
   if (!hasTimeWindow(run.manifest)) throw new InputError(`${run.dir}: ${NO_TIME_WINDOW_RULE}: there is no load level`);
   const window = runWindow(run, { exclude_stage_kinds: recorded ? [] : ["warmup", "drain"] });
-  const rows = classify(run, policy, window);
+  const { kept: rows, disclosures } = withoutBatchRoutes(run, classify(run, policy, window));
   // Calls are sent attempts: a row held back by its route's limit made no HTTP call (as in retries.ts).
   const att = run.attempts.filter(pl.col("error_kind").eq(pl.lit(HELD_BACK_KIND)).fillNull(false).not()).withColumns(
     pl.col("round").cast(F64).mul(1e6).add(pl.col("attempt").cast(F64)).alias("_order"),
@@ -163,7 +165,33 @@ export function prepareRun(run: LoadedRun, policy: SloPolicy, pricing: LevelPric
     run.manifests.flatMap((m) => ("server_metrics" in m ? m.server_metrics?.targets ?? [] : []))
       .filter((t) => t.source !== null).flatMap((t) => t.not_exposed),
   );
-  return { run_id: run.manifest.run_id, dir: run.dir, stages, requests, server, serverNotExposed, coster };
+  return { run_id: run.manifest.run_id, dir: run.dir, stages, requests, server, serverNotExposed, coster, disclosures };
+}
+
+/**
+ * The classified rows less the requests of the run's batch routes (run.json `routing.routes.<name>.batch`), with one
+ * disclosure line per batch route naming it and its count. A batch route's requests wait for their batch to close and
+ * for the provider's turnaround, whatever the offered rate: they say nothing about the load a live service bears, so
+ * the knee and the capacity are those of the live routes. Goodput and cost per accepted task count them
+ * (docs/batch.md).
+ */
+export function withoutBatchRoutes(run: LoadedRun, rows: pl.DataFrame): { kept: pl.DataFrame; disclosures: string[] } {
+  const routes = ("routing" in run.manifest ? run.manifest.routing?.routes : undefined) ?? {};
+  const batch = Object.keys(routes).filter((r) => (routes[r] as { batch?: unknown }).batch !== undefined);
+  if (!batch.length || !rows.height) return { kept: rows, disclosures: [] };
+  const ids = run.requests.filter(pl.col("route").isIn(batch)).select("request_id", pl.col("route").alias("_batch"));
+  const out = rows.join(ids, { on: "request_id", how: "left" });
+  const disclosures: string[] = [];
+  for (const route of batch) {
+    const n = out.filter(pl.col("_batch").eq(pl.lit(route))).height;
+    if (n) {
+      disclosures.push(
+        `${run.dir}: ${n} request(s) of batch route "${route}" left out of the knee and capacity (a batch route's ` +
+          "latency is its batch window and turnaround, not load); goodput and cost per accepted task count them",
+      );
+    }
+  }
+  return { kept: out.filter(pl.col("_batch").isNull()).drop("_batch"), disclosures };
 }
 
 const sumOf = (df: pl.DataFrame, col: string): number => (df.height ? Number(df.getColumn(col).sum()) : 0);
