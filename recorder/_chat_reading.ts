@@ -18,7 +18,7 @@ function count(o: unknown, key: string): number | null | undefined {
   return typeof v === "number" && Number.isSafeInteger(v) && v >= 0 ? v : undefined;
 }
 
-/** The usage fields OpenAI-compatible servers use for prompt-cache writes (the runner's list, runner/usage.ts). */
+/** The usage fields OpenAI-compatible servers use for prompt-cache writes (the runner's list, runner/dialects/openai_chat_usage.ts). */
 const CACHE_WRITES: [string | null, string][] = [
   ["prompt_tokens_details", "cache_write_tokens"],
   ["prompt_tokens_details", "cache_creation_tokens"],
