@@ -3,6 +3,7 @@
  * the nanosecond, the GenAI semantic-convention names, and every other contract field under `goodput.`.
  */
 import assert from "node:assert/strict";
+import { SCHEMA_MINOR, SCHEMA_VERSION } from "../../schema/version.ts";
 import type { OtlpSpan } from "../../schema/otlp.ts";
 import { fromAnyValue } from "../../schema/otlp.ts";
 import { NanoClock, spanIdOf, taskSpans, traceIdOf } from "../../recorder/otlp_spans.ts";
@@ -58,7 +59,7 @@ Deno.test("the root span is the task: SERVER, `task {class}`, every request fiel
   assert.deepEqual(root!.status, { code: 0 });
   const a = attrs(root!);
   assert.equal(a["goodput.epoch_unix_nano"], "1796119200000250000");
-  assert.equal(a["goodput.contract"], "1.6");
+  assert.equal(a["goodput.contract"], `${SCHEMA_VERSION}.${SCHEMA_MINOR}`);
   assert.equal(a["http.response.status_code"], 200);
   assert.equal(a["goodput.outcome"], "ok");
   assert.equal(a["goodput.class"], "chat");

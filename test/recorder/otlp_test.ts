@@ -4,6 +4,7 @@
  * to the app.
  */
 import assert from "node:assert/strict";
+import { SCHEMA_MINOR, SCHEMA_VERSION } from "../../schema/version.ts";
 import { join } from "node:path";
 import { otlpExporter, tracesUrl } from "../../recorder/otlp.ts";
 import type { OtlpTraces } from "../../schema/otlp.ts";
@@ -28,7 +29,10 @@ Deno.test("a file gets one OTLP/JSON line per batch: one resource (service.name)
       { key: "service.name", value: { stringValue: "chat-app" } },
       { key: "service.version", value: { stringValue: "2.1" } },
     ]);
-    assert.deepEqual(docs[0]!.resourceSpans![0]!.scopeSpans![0]!.scope, { name: "goodput-recorder", version: "1.6" });
+    assert.deepEqual(docs[0]!.resourceSpans![0]!.scopeSpans![0]!.scope, {
+      name: "goodput-recorder",
+      version: `${SCHEMA_VERSION}.${SCHEMA_MINOR}`,
+    });
     assert.deepEqual(ex.stats(), {
       exported: 3,
       spans: 6,

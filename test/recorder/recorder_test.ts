@@ -1,4 +1,5 @@
 import assert from "node:assert/strict";
+import { SCHEMA_MINOR } from "../../schema/version.ts";
 import { recorder } from "../../recorder/mod.ts";
 import { DEFINITIONS } from "../../recorder/manifest.ts";
 import { SAMPLING_RULE } from "../../recorder/sampling.ts";
@@ -73,7 +74,7 @@ Deno.test("run.json at the start says what is recorded and under which condition
     async ({ rec, out }) => {
       const m = readManifest(out);
       assert.equal(m.kind, "production");
-      assert.equal(m.schema_minor, 6);
+      assert.equal(m.schema_minor, SCHEMA_MINOR);
       assert.equal(m.epoch_iso, new Date(T0).toISOString());
       assert.deepEqual(m.app, app);
       assert.deepEqual(m.conditions, { region: "eu-west-1" });

@@ -1,4 +1,5 @@
 import assert from "node:assert/strict";
+import { SCHEMA_MINOR, SCHEMA_VERSION } from "../../schema/version.ts";
 import { createHash } from "node:crypto";
 import { parquetMetadata } from "hyparquet";
 import pl from "nodejs-polars";
@@ -53,7 +54,7 @@ Deno.test("rotation by time: the part becomes typed Parquet with the contract's 
       assert.equal(kv.get("accepted_goodput.table"), t);
       assert.equal(kv.get("accepted_goodput.run_id"), "prod-1");
       assert.equal(kv.get("accepted_goodput.epoch_iso"), new Date(T0).toISOString());
-      assert.equal(kv.get("accepted_goodput.contract"), "1.6");
+      assert.equal(kv.get("accepted_goodput.contract"), `${SCHEMA_VERSION}.${SCHEMA_MINOR}`);
     }
     assert.deepEqual(names(`${out}/part-00001`), [
       "attempts.csv",

@@ -127,6 +127,7 @@ Deno.test("analyze prints the latency table with n and CI and, with --alternativ
     "by_class",
     "by_stage",
     "by_mode",
+    "provider_quota",
     "latency",
     "wait_breakdown",
   ]);
