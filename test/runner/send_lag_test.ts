@@ -3,7 +3,7 @@
  * client reports it, less the waits the workload and the routes policy put before the first call.
  */
 import assert from "node:assert/strict";
-import { dialectTarget } from "../../testing/dialect_target.ts";
+import { dialectTarget } from "../support/dialect_target.ts";
 import { type AttemptRow, type RequestRow, RetryPolicy, type ToolRow } from "../../schema/mod.ts";
 import type { Clock } from "../../runner/clock.ts";
 import type { HttpClient, HttpOutcome, HttpRequest, ResponseHandler } from "../../runner/http/client.ts";

@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { dialectTarget } from "../../testing/dialect_target.ts";
+import { dialectTarget } from "../support/dialect_target.ts";
 import { type AttemptContext, runAttempt } from "../../runner/attempt.ts";
 import type { HttpClient, HttpOutcome, ResponseHandler } from "../../runner/http/client.ts";
 import { ResponseState } from "../../runner/dialects/openai_chat.ts";

@@ -4,8 +4,8 @@
  *
  * @module
  */
-import type { AttemptTarget } from "../runner/attempt.ts";
-import { dialectNamed } from "../runner/dialects/mod.ts";
+import type { AttemptTarget } from "../../runner/attempt.ts";
+import { dialectNamed } from "../../runner/dialects/mod.ts";
 
 /**
  * The route `route` of `dialect` (default `openai-chat`) at `url`, serving `model`.
