@@ -8,7 +8,9 @@
  * {@linkcode formatCompare}, {@linkcode compareRouteCosts}; a production
  * recording beside a load test of the same workload:
  * {@linkcode productionVsTest}, {@linkcode formatProductionVsTest},
- * {@linkcode productionVsTestFindings}.
+ * {@linkcode productionVsTestFindings}; routes ranked with their
+ * uncertainty (paired bootstrap intervals and one verdict line):
+ * {@linkcode decision} and {@linkcode formatDecision}.
  *
  * @module
  */
@@ -17,3 +19,8 @@ export * from "./format_compare.ts";
 export * from "./route_costs.ts";
 export * from "./production_vs_test.ts";
 export * from "./format_production_vs_test.ts";
+export * from "./decision.ts";
+export * from "./decision_flags.ts";
+export * from "./decision_level.ts";
+export * from "./format_decision.ts";
+export * from "./paired_resample.ts";

@@ -106,6 +106,28 @@ export function ledger(
   prices: PriceSheet,
   options: LedgerOptions = {},
 ): LedgerResult {
+  return pricedLedger(run, policy, prices, options).ledger;
+}
+
+/** What {@linkcode pricedLedger} returns: the ledger and what it was summed from. */
+export interface PricedLedger {
+  ledger: LedgerResult;
+  /** Each request's amount of each item (`perRequest`, `charged`) by index into `requests`, and the spread lines. */
+  book: LineBook;
+  /** The window's requests as classified under the policy ({@linkcode classify}'s columns), in the book's order. */
+  requests: pl.DataFrame;
+}
+
+/**
+ * {@linkcode ledger} with the line book it summed and the window's requests in the book's order: for a per-request
+ * attribution of the same ledger (analysis/cost/request_costs.ts).
+ */
+export function pricedLedger(
+  run: LoadedRun,
+  policy: SloPolicy,
+  prices: PriceSheet,
+  options: LedgerOptions = {},
+): PricedLedger {
   policy = policyForRun(policy, run, "ledger() policy");
   const overheads = options.overheads ?? null;
   if (overheads && overheads.currency !== prices.currency) {
@@ -224,7 +246,7 @@ export function ledger(
     as_of: s.as_of,
     source: s.source,
   });
-  return {
+  const result: LedgerResult = {
     currency: prices.currency,
     pricing: {
       price_sheet: sheetInfo(prices),
@@ -245,6 +267,7 @@ export function ledger(
     by_class: rolled.by_class,
     gpu_time,
   };
+  return { ledger: result, book, requests: rows };
 }
 
 /** Warnings for a route whose sheet prices reasoning or cache writes apart but whose attempts lack the count. */

@@ -6,7 +6,8 @@
  *
  * Entry points: {@linkcode ledger} and its text form {@linkcode formatLedger},
  * {@linkcode loadPriceSheet}, {@linkcode loadOverheadSheet},
- * {@linkcode importLitellm}.
+ * {@linkcode importLitellm}; the ledger split per request into variable
+ * and fixed cost: {@linkcode requestCosts}.
  *
  * @module
  */
@@ -15,3 +16,4 @@ export * from "./format_ledger.ts";
 export * from "./price_sheet.ts";
 export * from "./price_lines.ts";
 export * from "./import_litellm.ts";
+export * from "./request_costs.ts";

@@ -36,25 +36,36 @@ export class LineBook {
   readonly #lines = new Map<string, LedgerLine>();
   /** Each request's amount of each item, by request index. */
   readonly perRequest: Record<LedgerItem, Float64Array>;
+  /**
+   * Each request's amount of each item charged to it alone ({@linkcode LineBook.add}): what scales with the
+   * requests. `perRequest` minus this is the request's share of the spread lines.
+   */
+  readonly charged: Record<LedgerItem, Float64Array>;
+  /** The amount of each item's spread lines ({@linkcode LineBook.addSpread}), allocated or not: fixed over the window. */
+  readonly spread: Record<LedgerItem, number>;
   readonly unallocated: Record<LedgerItem, number>;
 
   constructor(requests: number) {
-    this.perRequest = Object.fromEntries(LEDGER_ITEMS.map((i) => [i, new Float64Array(requests)])) as Record<
-      LedgerItem,
-      Float64Array
-    >;
-    this.unallocated = Object.fromEntries(LEDGER_ITEMS.map((i) => [i, 0])) as Record<LedgerItem, number>;
+    const arrays = () =>
+      Object.fromEntries(LEDGER_ITEMS.map((i) => [i, new Float64Array(requests)])) as Record<LedgerItem, Float64Array>;
+    const zeros = () => Object.fromEntries(LEDGER_ITEMS.map((i) => [i, 0])) as Record<LedgerItem, number>;
+    this.perRequest = arrays();
+    this.charged = arrays();
+    this.spread = zeros();
+    this.unallocated = zeros();
   }
 
   /** Adds `quantity` at the line's unit price, charged to one request. */
   add(key: LineKey, quantity: number, request: number): void {
     const amount = this.#line(key, quantity);
     this.perRequest[key.item][request]! += amount;
+    this.charged[key.item][request]! += amount;
   }
 
   /** Adds `quantity` at the line's unit price, spread over requests in proportion to `weights`. */
   addSpread(key: LineKey, quantity: number, weights: Float64Array): void {
     const amount = this.#line(key, quantity);
+    this.spread[key.item] += amount;
     let sum = 0;
     for (const w of weights) sum += w;
     if (sum <= 0) {
