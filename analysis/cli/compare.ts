@@ -6,6 +6,10 @@
 import type { OverheadSheet, PriceSheet } from "../../schema/prices.ts";
 import type { SloPolicy } from "../../schema/slo.ts";
 import { compare } from "../compare/compare.ts";
+import { decision } from "../compare/decision.ts";
+import { DECISION_FLAGS, decisionOptions } from "../compare/decision_flags.ts";
+import { formatDecision } from "../compare/format_decision.ts";
+import type { DecisionResult } from "../compare/decision_result.ts";
 import { policySourceLabel } from "../report/policy_source.ts";
 import { formatCompare } from "../compare/format_compare.ts";
 import { knee } from "../knee/knee.ts";
@@ -63,6 +67,7 @@ export const COMPARE_COMMAND = {
       description: "compare runs that differ in what they ran (the differences are still listed)",
     },
     ...CONFIDENCE_FLAG,
+    ...DECISION_FLAGS,
     ...JSON_FLAG,
     ...OPEN_FLAGS,
   },
@@ -115,6 +120,13 @@ async function main({ values: v, positionals, check }: ParsedCommand<typeof COMP
   const sheets = await priceSheets(check, v);
   const loaded = await loadRuns(check, positionals, open);
   const loadedSingles = await loadRuns(check, v.single, open);
+  let resampling: ReturnType<typeof decisionOptions> | null = null;
+  try {
+    resampling = decisionOptions(v);
+  } catch (e) {
+    if (!(e instanceof InputError)) throw e;
+    check.problems.push(...(e.problems.length ? e.problems : [e.message]));
+  }
   const slo = await sloPolicyFor(check, loaded && loadedSingles ? [...loaded, ...loadedSingles] : undefined, v.slo);
   if (loaded && loadedSingles) checkSheetRoutes(check, [...loaded, ...loadedSingles], v.prices!, sheets.prices);
   check.throwIfAny();
@@ -138,6 +150,10 @@ async function main({ values: v, positionals, check }: ParsedCommand<typeof COMP
     };
   });
   const caveats = linesCaveats(verdicts.flatMap((v) => v.lines.map((l) => `${v.run_id}: ${l}`)));
+  // The ranked verdict (docs/routes.md): priced routes only, two or more of them.
+  const ranked: DecisionResult | null = prices && runs.length >= 2
+    ? decision(runs, policy, { ...resampling!, prices, overheads, headroom, sloLabel: sloFile })
+    : null;
   const pricing = prices
     ? {
       price_sheet: { name: prices.name, as_of: prices.as_of, source: prices.source },
@@ -148,7 +164,13 @@ async function main({ values: v, positionals, check }: ParsedCommand<typeof COMP
     // slo_source names the policy file as a report does (name and sha256, not the folder): reports take it from here.
     const sloSource = await policySourceLabel(sloFile);
     const first = { verdict: verdictOf(caveats), caveats, verdicts };
-    console.log(JSON.stringify({ ...first, slo_file: sloFile, slo_source: sloSource, pricing, ...result }, null, 2));
+    console.log(
+      JSON.stringify(
+        { ...first, slo_file: sloFile, slo_source: sloSource, pricing, ...result, decision: ranked },
+        null,
+        2,
+      ),
+    );
   } else {
     console.log(firstScreenText(caveats, result.routes.map(routeHeadline)).join("\n"));
     console.log(`\nSLO policy: ${sloFile}`);
@@ -159,6 +181,8 @@ async function main({ values: v, positionals, check }: ParsedCommand<typeof COMP
       );
     } else console.log("prices: none given (--prices FILE adds cost per accepted task)");
     console.log(formatCompare(result));
+    if (ranked) console.log(`\n${formatDecision(ranked).join("\n")}`);
+    else if (!prices) console.log("\nranked verdict: none without prices (--prices FILE ranks the routes by cost)");
     for (const line of caveatDetailText(caveats)) console.log(line);
   }
 }
