@@ -8,7 +8,9 @@
  * {@linkcode formatCompare}, {@linkcode compareRouteCosts}; a production
  * recording beside a load test of the same workload:
  * {@linkcode productionVsTest}, {@linkcode formatProductionVsTest},
- * {@linkcode productionVsTestFindings}.
+ * {@linkcode productionVsTestFindings}; what would change the answer (break-even
+ * prices, the tornado, assumed lines): {@linkcode sensitivity},
+ * {@linkcode formatSensitivity}.
  *
  * @module
  */
@@ -17,3 +19,5 @@ export * from "./format_compare.ts";
 export * from "./route_costs.ts";
 export * from "./production_vs_test.ts";
 export * from "./format_production_vs_test.ts";
+export * from "./sensitivity.ts";
+export * from "./format_sensitivity.ts";
