@@ -86,14 +86,14 @@ export function tornadoFigure(r: SensitivityResult): Figure {
         y0: 0,
         y1: 1,
         line: { dash: "dot", width: 1, color: "#555555" },
-        label: { text: other.route, textposition: "end", font: { size: 10 } },
+        label: { text: other.route, textposition: "start", font: { size: 10 } },
       });
     }
     const start = k * (width + GAP);
     layout[k === 0 ? "xaxis" : `xaxis${k + 1}`] = {
       domain: [start, start + width],
       anchor: "y",
-      title: { text: `${route.route}: ${r.currency} per accepted task (now ${sig(base, 5)})` },
+      title: { text: `${route.route} (now ${sig(base, 5)} ${r.currency})` },
       ...(k === 0 ? {} : { matches: "x" }),
     };
   });
@@ -108,6 +108,7 @@ export function tornadoFigure(r: SensitivityResult): Figure {
       `n = ${routes.map((x) => `${x.route} ${x.accepted} accepted of ${x.offered} offered`).join(", ")}; ` +
       `prices ${r.prices.name} (as of ${r.prices.as_of}); overheads ${o}; each line alone over its range, other prices as on the sheets`,
     notes: [
+      `x: ${r.currency} per accepted task of each route, one panel per route on one scale`,
       "* = assumption: the line's source says ILLUSTRATIVE, ASSUMPTION or PLACEHOLDER, or the caller marked it",
       "ranges: --range LINE=LOW:HIGH, else ×0.5 to ×2 of the sheet's price (--range-factor); a line at 0 is not drawn",
       "a dotted line marks another route's cost now: a bar that crosses it flips the two routes' order",
@@ -119,7 +120,8 @@ export function tornadoFigure(r: SensitivityResult): Figure {
       barmode: "overlay",
       yaxis: { type: "category", automargin: true },
       shapes,
-      height: Math.max(320, 120 + 28 * rows.length),
+      legend: { orientation: "h", x: 0, y: 1, yanchor: "bottom", yref: "paper" },
+      height: Math.max(460, 260 + 36 * rows.length),
     },
   });
 }
