@@ -11,6 +11,9 @@
  * {@linkcode productionVsTestFindings}; routes ranked with their
  * uncertainty (paired bootstrap intervals and one verdict line):
  * {@linkcode decision} and {@linkcode formatDecision}.
+ * {@linkcode productionVsTestFindings}; what would change the answer (break-even
+ * prices, the tornado, assumed lines): {@linkcode sensitivity},
+ * {@linkcode formatSensitivity}.
  *
  * @module
  */
@@ -24,3 +27,5 @@ export * from "./decision_flags.ts";
 export * from "./decision_level.ts";
 export * from "./format_decision.ts";
 export * from "./paired_resample.ts";
+export * from "./sensitivity.ts";
+export * from "./format_sensitivity.ts";

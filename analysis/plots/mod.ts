@@ -27,3 +27,4 @@ export * from "./route_comparison.ts";
 export * from "./wait_breakdown.ts";
 export * from "./production_vs_test.ts";
 export * from "./production_vs_test_wait.ts";
+export * from "./tornado.ts";

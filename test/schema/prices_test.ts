@@ -13,8 +13,30 @@ Deno.test("the sample sheets in data/prices validate and state their date and so
   }
   const self = (await loadPriceSheet(DATA + "selfhosted-sim.json")).routes["*"]!;
   assert.ok(self.kind === "self_hosted" && self.gpu_type === "H100-80GB");
+});
+
+Deno.test("the shipped overheads sheet prices nothing and says so (no made-up number in anyone's cost)", async () => {
   const o = await loadOverheadSheet(DATA + "overheads-default.json");
-  assert.match(o.source, /ILLUSTRATIVE/);
+  assert.match(o.source, /^NOT PRICED: every overhead of this shipped sheet is 0/);
+  const prices = [
+    o.retrieval.per_call,
+    o.tools.per_call,
+    ...Object.values(o.tools.per_tool),
+    o.storage.per_gb_month,
+    o.observability.per_request,
+    o.observability.per_attempt,
+    o.human_review.hourly,
+    o.human_review.sample_rate,
+    o.allocated_operations.per_hour,
+  ];
+  assert.deepEqual(prices.filter((p) => p !== 0), []);
+});
+
+Deno.test("routes-sim.json: each route states its own source, so only the self-hosted price reads as an assumption", async () => {
+  const s = await loadPriceSheet(DATA + "routes-sim.json");
+  assert.match(s.routes.hosted!.source!, /^LiteLLM model price map snapshot/);
+  assert.match(s.routes.selfhosted!.source!, /^ILLUSTRATIVE ASSUMPTION/);
+  assert.doesNotMatch(s.source, /ILLUSTRATIVE|ASSUMPTION/);
 });
 
 Deno.test("the sample sheets in data/prices name no local folder (a sheet is shared; its author's folders are not)", () => {
