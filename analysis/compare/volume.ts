@@ -182,9 +182,9 @@ function model(m: VolumeMeasurement, all: VolumeMeasurement[], d: PlannedDemand)
       const provisioned = replicas * 24;
       if (need > s.measured_replicas + 1e-9) {
         extrapolation.push(
-          `${part.route}: ${need} replicas needed at ${sig(c, 4)} accepted/s each, measured on ${
-            sig(s.measured_replicas, 4)
-          }: linear scaling per replica assumed`,
+          `${m.kind === "hybrid" ? `its ${part.route} part: ` : ""}${need} replicas needed at ${
+            sig(c, 4)
+          } accepted/s each, measured on ${sig(s.measured_replicas, 4)}: linear scaling per replica assumed`,
         );
       }
       return {

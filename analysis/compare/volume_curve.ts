@@ -35,7 +35,8 @@ const POINTS = 240;
  * ```
  */
 export function demandGrid(max: number, steps: number[]): number[] {
-  const xs = Array.from({ length: POINTS + 1 }, (_, i) => (max * i) / POINTS);
+  // The point just above 0 draws the first step (the spares alone at 0, the first replica above it).
+  const xs = [...Array.from({ length: POINTS + 1 }, (_, i) => (max * i) / POINTS), max * 1e-9];
   for (const w of steps) {
     if (!(w > 0) || !Number.isFinite(w)) continue;
     for (let k = 1; k * w < max && k <= 10_000; k++) xs.push(k * w, k * w * (1 + 1e-7));

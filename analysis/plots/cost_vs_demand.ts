@@ -75,13 +75,17 @@ export function costVsDemandFigure(v: VolumeResult): Figure {
     });
   }
   const d = v.demand;
-  const n = v.measured.map((m) => `${m.route} ${m.accepted}/${m.offered} accepted/offered (${m.window})`);
+  const windows = [...new Set(v.measured.map((m) => m.window))];
+  const n = v.measured.map((m) =>
+    `${m.route} ${m.accepted}/${m.offered}${windows.length > 1 ? ` (window ${m.window})` : ""}`
+  );
+  const measured = `accepted/offered measured: ${n.join(", ")}${windows.length === 1 ? `; window ${windows[0]}` : ""}`;
   return makeFigure({
     id: "cost-vs-demand",
     title: `Monthly cost vs peak demand: ${v.curve.routes.map((r) => r.route).join(" vs ")}`,
     disclosure: `${v.currency} a month (${v.hours_per_month} h) at each peak, the volume scaled with it ` +
       `(planned: ${sig(d.peak_accepted_rps, 6)} accepted tasks/s, ${sig(d.monthly_accepted, 6)} a month, ` +
-      `${d.monthly_from}); offered = accepted / measured acceptance; measured: ${n.join("; ")}`,
+      `${d.monthly_from}); offered = accepted / measured acceptance; ${measured}`,
     notes: [
       "x: peak accepted tasks per second; y: every monthly cost of the route (per-request costs × the offered " +
       "volume, per-hour costs, GPUs of the replicas the peak needs plus the spares, kept all month)",

@@ -212,7 +212,11 @@ Deno.test("costAtVolume() says when the answer is an extrapolation, and refuses 
   await t.step("one route within its measurement is enough", () => {
     const v = costAtVolume([selfHosted(), hosted()], demand({ peak_accepted_rps: 8 }));
     assert.deepEqual(v.routes.map((r) => r.extrapolated), [true, false]);
-    assert.ok(formatVolume(v).some((l) => l.startsWith("  EXTRAPOLATION: selfhosted: 3 replicas needed")));
+    assert.ok(
+      formatVolume(v).some((l) =>
+        l.startsWith("  EXTRAPOLATION: 3 replicas needed at 2.7 accepted/s each, measured on 2")
+      ),
+    );
   });
 });
 
@@ -299,7 +303,10 @@ Deno.test("costAtVolume() finds where the routes' monthly costs cross", () => {
   const f = costVsDemandFigure(v);
   const marks = f.data.find((d) => d.name === "crossings")!;
   assert.equal((marks.x as number[]).length, 5);
-  assert.match(f.disclosure, /; hosted 800\/1000 accepted\/offered \(steady stages\)$/);
+  assert.match(
+    f.disclosure,
+    /accepted\/offered measured: selfhosted 900\/1000, hosted 800\/1000; window steady stages$/,
+  );
   const text = formatVolume(v);
   assert.ok(text.includes("crossings (0 to 8 tasks/s; where the cheaper of two routes changes):"));
   assert.ok(text.includes(
