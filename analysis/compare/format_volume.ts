@@ -58,7 +58,7 @@ export function formatVolume(v: VolumeResult): string[] {
         r.extrapolated ? "EXTRAPOLATION" : "no",
         capacity(r),
       ]),
-      { left: 2 },
+      { left: 2, lastLeft: true },
     ),
   ];
   const range = `0 to ${sig(2 * d.peak_accepted_rps, 4)} tasks/s`;
