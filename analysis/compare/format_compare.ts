@@ -1,15 +1,21 @@
 import type { CompareResult } from "./compare.ts";
 import { supportRuleText } from "../latency/early_stopping.ts";
 import { roundDown } from "../latency/round_display.ts";
-import { fixed } from "../../lib/number_format.ts";
+import { fixed, sig } from "../../lib/number_format.ts";
+import { distinctDigits } from "../../lib/distinct_digits.ts";
 import { textTable } from "../../lib/text_table.ts";
 
 /** Extras that are capacity figures (the knee, a limit): shown rounded down, never up. */
 const isCapacity = (key: string): boolean => key.startsWith("knee_rps") || key.startsWith("limit_rps");
 
-function extraCell(key: string, v: number | string | null | undefined): string {
+/**
+ * One extra figure: a capacity rounded down; any other number with as many significant digits as the column needs
+ * for its different values to print differently (`digits`, at least 3), so two routes that differ never look equal.
+ */
+function extraCell(key: string, v: number | string | null | undefined, digits: number): string {
   if (typeof v === "string") return v;
-  return typeof v === "number" && isCapacity(key) ? String(roundDown(v)) : fixed(v, 4);
+  if (typeof v !== "number") return fixed(v, 4);
+  return isCapacity(key) ? String(roundDown(v)) : sig(v, digits);
 }
 
 /**
@@ -33,6 +39,9 @@ export function formatCompare(result: CompareResult): string {
     out.push(`run ${r.run_id}:`, ...r.caveats.map((c) => `  ${c}`));
   }
   const extraKeys = [...new Set(result.routes.flatMap((r) => Object.keys(r.extras)))];
+  const digits = Object.fromEntries(
+    extraKeys.map((k) => [k, distinctDigits(result.routes.map((r) => r.extras[k] as number | null | undefined))]),
+  );
   out.push(
     "",
     "by route",
@@ -45,7 +54,7 @@ export function formatCompare(result: CompareResult): string {
         String(r.overall.accepted),
         fixed(r.overall.accepted_goodput, 3),
         fixed(r.overall.acceptance_rate, 3),
-        ...extraKeys.map((k) => extraCell(k, r.extras[k])),
+        ...extraKeys.map((k) => extraCell(k, r.extras[k], digits[k]!)),
       ]),
       { left: 2 },
     ),
