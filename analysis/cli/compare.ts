@@ -10,6 +10,14 @@ import { decision } from "../compare/decision.ts";
 import { DECISION_FLAGS, decisionOptions } from "../compare/decision_flags.ts";
 import { formatDecision } from "../compare/format_decision.ts";
 import type { DecisionResult } from "../compare/decision_result.ts";
+import { compareRouteCosts, type RouteCostResult } from "../compare/route_costs.ts";
+import { volumeCosts, type VolumeResult } from "../compare/volume.ts";
+import { parseVolumeFlags, type PlannedDemand, VOLUME_FLAGS } from "../compare/volume_demand.ts";
+import { formatVolume } from "../compare/format_volume.ts";
+import { DEFAULT_RANGE_FACTOR, sensitivity, type SensitivityResult } from "../compare/sensitivity.ts";
+import { parseRangeFactor, parseRangeFlag, type RangeSpec } from "../compare/sensitivity_lines.ts";
+import { formatSensitivity } from "../compare/format_sensitivity.ts";
+import { verdictLine } from "../compare/format_decision.ts";
 import { policySourceLabel } from "../report/policy_source.ts";
 import { formatCompare } from "../compare/format_compare.ts";
 import { knee } from "../knee/knee.ts";
@@ -68,6 +76,20 @@ export const COMPARE_COMMAND = {
     },
     ...CONFIDENCE_FLAG,
     ...DECISION_FLAGS,
+    ...VOLUME_FLAGS,
+    range: {
+      type: "string",
+      arg: "LINE=LOW:HIGH",
+      multiple: true,
+      description: "the range one price line is varied over in the sensitivity (its id, or a unique end of it, e.g. " +
+        "`gpu_hour=1.5:6`); it must contain the line's price",
+    },
+    "range-factor": {
+      type: "string",
+      arg: "LOW:HIGH",
+      defaultText: `${DEFAULT_RANGE_FACTOR.low}:${DEFAULT_RANGE_FACTOR.high}`,
+      description: "the range of every other price line, as factors of its price (must contain 1)",
+    },
     ...JSON_FLAG,
     ...OPEN_FLAGS,
   },
@@ -127,6 +149,27 @@ async function main({ values: v, positionals, check }: ParsedCommand<typeof COMP
     if (!(e instanceof InputError)) throw e;
     check.problems.push(...(e.problems.length ? e.problems : [e.message]));
   }
+  // Cost at a planned volume: only when one is asked for (--demand, --monthly or --profile), and then priced.
+  let demand: PlannedDemand | null = null;
+  if (v.demand !== undefined || v.monthly !== undefined || v.profile !== undefined) {
+    try {
+      demand = parseVolumeFlags(v);
+    } catch (e) {
+      if (!(e instanceof InputError)) throw e;
+      check.problems.push(...(e.problems.length ? e.problems : [e.message]));
+    }
+    check.require(!v.prices, "--demand (a volume) needs --prices: the cost at a volume is priced");
+  } else check.require(v.extrapolate || v.redundancy !== undefined, "--extrapolate and --redundancy need --demand");
+  const ranges: RangeSpec[] = [];
+  let rangeFactor: { low: number; high: number } | undefined;
+  try {
+    for (const r of v.range) ranges.push(parseRangeFlag(r));
+    if (v["range-factor"] !== undefined) rangeFactor = parseRangeFactor(v["range-factor"]);
+  } catch (e) {
+    if (!(e instanceof InputError)) throw e;
+    check.problems.push(e.message);
+  }
+  check.require((v.range.length > 0 || v["range-factor"] !== undefined) && !v.prices, "--range needs --prices");
   const slo = await sloPolicyFor(check, loaded && loadedSingles ? [...loaded, ...loadedSingles] : undefined, v.slo);
   if (loaded && loadedSingles) checkSheetRoutes(check, [...loaded, ...loadedSingles], v.prices!, sheets.prices);
   check.throwIfAny();
@@ -150,9 +193,37 @@ async function main({ values: v, positionals, check }: ParsedCommand<typeof COMP
     };
   });
   const caveats = linesCaveats(verdicts.flatMap((v) => v.lines.map((l) => `${v.run_id}: ${l}`)));
-  // The ranked verdict (docs/routes.md): priced routes only, two or more of them.
-  const ranked: DecisionResult | null = prices && runs.length >= 2
-    ? decision(runs, policy, { ...resampling!, prices, overheads, headroom, sloLabel: sloFile })
+  // The answer for a buyer (docs/routes.md, docs/cost.md), on priced routes only, two or more of them: the ranked
+  // verdict with its intervals, the cost at the planned volume, and what would change the answer.
+  const priced = prices !== null && runs.length >= 2;
+  const routeCosts: RouteCostResult | null = priced && demand
+    ? compareRouteCosts(runs, policy, { prices, overheads, headroom, supportConfidence })
+    : null;
+  const knees = routeCosts?.routes.map((r) => ({ run_id: r.run_id, knee: r.knee, limit: r.limit }));
+  const ranked: DecisionResult | null = priced
+    ? decision(runs, policy, {
+      ...resampling!,
+      prices,
+      overheads,
+      headroom,
+      sloLabel: sloFile,
+      ...(knees ? { knees } : {}),
+    })
+    : null;
+  const volume: VolumeResult | null = routeCosts && demand
+    ? volumeCosts(runs, routeCosts, policy, prices!, demand)
+    : null;
+  const extrapolated = volume?.routes.filter((r) => r.extrapolated) ?? [];
+  const sens: SensitivityResult | null = priced
+    ? sensitivity(runs, policy, prices!, {
+      overheads,
+      ranges,
+      ...(rangeFactor ? { rangeFactor } : {}),
+      otherAssumptions: extrapolated.map((r) => ({
+        name: `the volume on ${r.route}`,
+        reason: `EXTRAPOLATION: ${r.extrapolation.join("; ")}`,
+      })),
+    })
     : null;
   const pricing = prices
     ? {
@@ -166,13 +237,24 @@ async function main({ values: v, positionals, check }: ParsedCommand<typeof COMP
     const first = { verdict: verdictOf(caveats), caveats, verdicts };
     console.log(
       JSON.stringify(
-        { ...first, slo_file: sloFile, slo_source: sloSource, pricing, ...result, decision: ranked },
+        {
+          ...first,
+          slo_file: sloFile,
+          slo_source: sloSource,
+          pricing,
+          ...result,
+          decision: ranked,
+          volume,
+          sensitivity: sens,
+        },
         null,
         2,
       ),
     );
   } else {
-    console.log(firstScreenText(caveats, result.routes.map(routeHeadline)).join("\n"));
+    // The buyer's answer leads: the ranked verdict line, then each route's headline.
+    const answer = ranked ? [verdictLine(ranked, ranked.verdict)] : [];
+    console.log(firstScreenText(caveats, [...answer, ...result.routes.map(routeHeadline)]).join("\n"));
     console.log(`\nSLO policy: ${sloFile}`);
     if (prices) {
       console.log(
@@ -183,6 +265,11 @@ async function main({ values: v, positionals, check }: ParsedCommand<typeof COMP
     console.log(formatCompare(result));
     if (ranked) console.log(`\n${formatDecision(ranked).join("\n")}`);
     else if (!prices) console.log("\nranked verdict: none without prices (--prices FILE ranks the routes by cost)");
+    if (volume) console.log(`\n${formatVolume(volume).join("\n")}`);
+    else if (priced) {
+      console.log("\ncost at a volume: none asked for (--demand RATE --monthly N costs each route at it)");
+    }
+    if (sens) console.log(`\n${formatSensitivity(sens).join("\n")}`);
     for (const line of caveatDetailText(caveats)) console.log(line);
   }
 }

@@ -34,11 +34,13 @@ export function verdictLine(
   const best = byId(v.best);
   const cur = r.currency;
   const lvl = pct(r.method.level);
+  // Runs on different schedules (--unpaired) are resampled apart: their differences are not paired.
+  const paired = r.method.paired ? "paired" : "unpaired";
   const figure = (x: RouteDecision) => `${x.route} ${cost(x.cost_per_accepted.point)}`;
   if (v.kind === "cheapest") {
     const next = r.cost_differences[0];
     const nextText = next
-      ? `; next ${next.route}, ${diff(next.point)} ${cur} (${lvl} paired interval ${interval(next, diff)})`
+      ? `; next ${next.route}, ${diff(next.point)} ${cur} (${lvl} ${paired} interval ${interval(next, diff)})`
       : "";
     return `verdict: ${best.route} is the cheapest per accepted task under the stated SLO and gates: ` +
       `${cost(best.cost_per_accepted.point)} ${cur} (${lvl} interval ${interval(best.cost_per_accepted, cost)})` +
@@ -56,7 +58,7 @@ export function verdictLine(
   return `verdict: not distinguishable at this sample size: ${figure(best)} and ${
     tied.map((d) => figure(byId(d.run_id))).join(", ")
   } ${cur} per accepted task under the stated SLO and gates (${closest.route} ${diff(closest.point)} ${cur}, ` +
-    `${lvl} paired interval ${interval(closest, diff)}); ${more}`;
+    `${lvl} ${paired} interval ${interval(closest, diff)}); ${more}`;
 }
 
 /**
@@ -85,7 +87,7 @@ export function formatDecision(r: DecisionResult): string[] {
     r.verdict.text,
     "",
     `ranked by cost per accepted task (${r.currency}, the ledger's: whole ledger / accepted tasks; ${lvl} intervals; ` +
-    "difference to the cheapest, paired)",
+    `difference to the cheapest, ${r.method.paired ? "paired" : "unpaired"})`,
     ...textTable(
       ["rank", "route", "run", "offered", "accepted", "cost/accepted", "interval", "vs best", "interval", "separable"],
       ranked("cost_rank").map((x) => {
@@ -107,7 +109,7 @@ export function formatDecision(r: DecisionResult): string[] {
     ),
     "",
     `ranked by accepted goodput at the production limit (tasks/s measured at the knee level at or below the limit; ` +
-    `${lvl} intervals; difference to the highest, paired)`,
+    `${lvl} intervals; difference to the highest, ${r.method.paired ? "paired" : "unpaired"})`,
     ...textTable(
       ["rank", "route", "goodput/s", "interval", "level req/s", "at", "vs best", "interval", "separable"],
       ranked("goodput_rank").map((x) => {
