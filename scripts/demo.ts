@@ -43,6 +43,8 @@ const PRICES = "data/prices/routes-sim.json";
 /** The timeline run's route is "self-hosted-sim" (data/conditions/sim-demo.json): priced by the sheet's "*" entry. */
 const TIMELINE_PRICES = "data/prices/selfhosted-sim.json";
 const OVERHEADS = "data/prices/overheads-default.json";
+/** The planned volume the demo costs its routes at (within what the route runs measure on the hosted route). */
+const DEMO_DEMAND = ["--demand", "5/s", "--monthly", "5M"];
 
 /** `npx deno task demo`: its flags and help (lib/command.ts). */
 export const DEMO_COMMAND = {
@@ -162,7 +164,18 @@ async function main({ values: v, check }: ParsedCommand<typeof DEMO_COMMAND>): P
     const kneeArgs = [runDir, "--headroom", String(headroom)];
     await save(join(runDir, "knee.txt"), await analysisCli(ROOT, "knee", kneeArgs));
     phase("6/6 route comparison (same schedule and workload on each route) and the HTML report");
-    const compareArgs = [...routeDirs, "--prices", PRICES, "--overheads", OVERHEADS, "--headroom", String(headroom)];
+    // A buyer's question: at a planned 5 accepted tasks/s peak and 5 million a month, which route, how sure, at what
+    // cost, and what would change the answer (docs/routes.md, docs/cost.md).
+    const compareArgs = [
+      ...routeDirs,
+      "--prices",
+      PRICES,
+      "--overheads",
+      OVERHEADS,
+      "--headroom",
+      String(headroom),
+      ...DEMO_DEMAND,
+    ];
     const compared = await analysisCli(ROOT, "compare", compareArgs);
     await save(join(runDir, "compare.txt"), compared);
     const extras = demoReportExtras(
