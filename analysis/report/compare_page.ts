@@ -115,19 +115,14 @@ export function buildComparePage(input: ComparePageInput): ComparePage {
         : `${NO_PRICES} and no planned demand (--demand RATE with --monthly N or --profile FRACTIONS)`,
     ),
   ];
-  const sens = s
-    ? [
-      sensitivityTablesHtml(s),
-      draw(tornadoFigure(s)),
-      ...s.caveats.map((x) => para(`caveat: ${x}`, "gp-note")),
-    ]
-    : [
-      missing(
-        "sensitivity-tornado",
-        "break-even prices and sensitivity",
-        input.pricing ? "not computed (sensitivity() was not given)" : NO_PRICES,
-      ),
-    ];
+  // The sensitivity's caveats are the tornado's notes, under it.
+  const sens = s ? [sensitivityTablesHtml(s, draw(tornadoFigure(s)))] : [
+    missing(
+      "sensitivity-tornado",
+      "break-even prices and sensitivity",
+      input.pricing ? "not computed (sensitivity() was not given)" : NO_PRICES,
+    ),
+  ];
   const knees = routeCosts
     ? routeCosts.routes.map((r) => {
       const f = goodputVsLoadFigure(r);
@@ -242,4 +237,5 @@ background:#eef3fb;border:1px solid #1f4e99}.gp-rank-verdict.gp-decided{border-w
 .gp-headroom{font-size:14px;margin:0 0 6px}.gp-assumptions{font-size:13px;margin:0 0 6px;padding-left:18px;color:#7a4100}
 .gp-note{font-size:13px;color:#444;margin:4px 0}.gp-notes{font-size:13px;color:#444}
 .gp-absent{font-size:14px;color:#7a4100;font-style:italic}.gp-section{margin:24px 0}
+.gp-section th,.gp-section td{text-align:left}.gp-section td.gp-num{text-align:right}
 tr.gp-assumed td{background:#fff4e0}.gp-disclosure li{font-size:13px;line-height:1.45}`;

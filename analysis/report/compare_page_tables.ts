@@ -18,12 +18,18 @@ import { supportRuleText } from "../latency/early_stopping.ts";
 import { roundDown } from "../latency/round_display.ts";
 import { escapeHtml as esc } from "../plots/html.ts";
 
-/** A table; `marked` rows get the class `gp-assumed` (an assumption, not a measurement). */
+/** A cell that is a number (signed, with an exponent or a unit after it): right-aligned. */
+const NUMERIC = /^[-+]?\d[\d.,]*(e[-+]?\d+)?( [a-z/]+)?$/;
+
+/**
+ * A table; `marked` rows get the class `gp-assumed` (an assumption, not a measurement), numeric cells the class
+ * `gp-num` (right-aligned; text is left-aligned).
+ */
 export function tableHtml(head: string[], rows: string[][], options: { id?: string; marked?: boolean[] } = {}): string {
   const th = head.map((h) => `<th>${esc(h)}</th>`).join("");
-  const body = rows.map((r, i) =>
-    `<tr${options.marked?.[i] ? ' class="gp-assumed"' : ""}>${r.map((c) => `<td>${esc(c)}</td>`).join("")}</tr>`
-  ).join("\n");
+  const td = (c: string) => `<td${NUMERIC.test(c) ? ' class="gp-num"' : ""}>${esc(c)}</td>`;
+  const body = rows.map((r, i) => `<tr${options.marked?.[i] ? ' class="gp-assumed"' : ""}>${r.map(td).join("")}</tr>`)
+    .join("\n");
   return `<table${options.id ? ` id="${esc(options.id)}"` : ""}><thead><tr>${th}</tr></thead><tbody>\n${body}\n` +
     "</tbody></table>";
 }
@@ -203,10 +209,10 @@ const num = (v: number | null | undefined) => sig(v, 5);
 const mark = (l: SensitivityLine) => (l.assumed ? `${l.id} *` : l.id);
 
 /**
- * The break-even prices (pairs whose flip needs no negative price, or whose reason is one) and the price lines with
- * their ranges and sources; an assumed line carries `*` and its row is marked.
+ * The break-even prices (pairs whose flip needs no negative price, or whose reason is one), then `between` (the
+ * tornado), then the price lines with their ranges and sources; an assumed line carries `*` and its row is marked.
  */
-export function sensitivityTablesHtml(s: SensitivityResult): string {
+export function sensitivityTablesHtml(s: SensitivityResult, between = ""): string {
   const byId = new Map(s.lines.map((l) => [l.id, l]));
   const listed = s.break_even.filter((b) => b.price !== null || /negative/.test(b.reason ?? ""));
   const hidden = s.break_even.length - listed.length;
@@ -239,6 +245,7 @@ export function sensitivityTablesHtml(s: SensitivityResult): string {
         "gp-note",
       )
       : "",
+    between,
     "<h3>Price lines</h3>",
     tableHtml(
       ["line", "unit", "now", "range", "basis"],
