@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { VOLUME_RULES } from "../../../analysis/compare/volume.ts";
 import { escapeHtml } from "../../../analysis/plots/html.ts";
-import { buildComparePage, type ComparePageInput } from "../../../analysis/report/compare_page.ts";
+import { buildComparePage } from "../../../analysis/report/compare_page.ts";
 import { makeCaveat } from "../../../analysis/report/caveats.ts";
 import { DEMO_ROUTES, demoPageInput } from "./_compare_page_inputs.ts";
 
