@@ -132,7 +132,9 @@ export function buildComparePage(input: ComparePageInput): ComparePage {
       missing(
         "goodput-vs-load",
         "goodput vs offered load per route with the knee",
-        "no knee reports given (compareRouteCosts)",
+        input.pricing
+          ? "no knee reports given (compareRouteCosts)"
+          : `${NO_PRICES}: the knee curves come with the priced comparison (compareRouteCosts)`,
       ),
     ];
 
