@@ -12,13 +12,17 @@
  * - **Knee, limit and recovery** — `knee`, `productionLimit`, `clientLimit`,
  *   `recovery`, outages, autoscaling, retries, cold start, intake drills.
  * - **Cost** — `ledger` against a price sheet, `loadPriceSheet`, `importLitellm`.
- * - **Compare** — `compare`, `compareRouteCosts`; `productionVsTest`: a production
+ * - **Compare** — `compare`, `compareRouteCosts`; the routes ranked with their
+ *   intervals (`decision`, `formatDecision`), the cost at a planned volume
+ *   (`parseVolumeFlags`, `volumeCosts`, `formatVolume`), what would change the
+ *   answer (`sensitivity`, `formatSensitivity`); `productionVsTest`: a production
  *   recording beside a load test of the same workload.
  * - **Audit** — `audit` of a published claim, `alternatives`, `claimMoves`.
  * - **Import** — `importPeer`: another tool's result files (vLLM bench, GuideLLM,
  *   AIPerf, inference-perf, LLMPerf, MLPerf LoadGen, generic) as a run folder of
  *   kind `imported`, or a summary as audit claims; `formatImportSummary`.
- * - **Report** — `buildReport`, one self-contained HTML page.
+ * - **Report** — `buildReport`, one self-contained HTML page; `buildComparePage`,
+ *   the route comparison as one page to share.
  * - **Figures** — one `*Figure(result, options)` per chart, taking the result it
  *   draws, and `show`, `figureHtml`, `pageHtml`, `exportPng` to render them.
  * - **Contract** — the event-log and input-file schemas (zod, with their
@@ -233,11 +237,19 @@ export {
   type CompareResult,
   compareRouteCosts,
   type CrowdingRow,
+  decision,
+  type DecisionOptions,
+  type DecisionResult,
   type Difference,
   formatCompare,
+  formatDecision,
   formatProductionVsTest,
+  formatSensitivity,
+  formatVolume,
   type LatencyComparison,
   type OutsideModelComparison,
+  parseVolumeFlags,
+  type PlannedDemand,
   PRODUCTION_VS_TEST_RULES,
   productionVsTest,
   productionVsTestFindings,
@@ -247,7 +259,12 @@ export {
   type RouteCost,
   type RouteCostOptions,
   type RouteCostResult,
+  sensitivity,
+  type SensitivityOptions,
+  type SensitivityResult,
   type UnseenSegment,
+  volumeCosts,
+  type VolumeResult,
 } from "./analysis/compare/mod.ts";
 
 // Audit: a published claim against the raw log, the same number under other rules.
@@ -280,10 +297,14 @@ export { formatAudit, formatClaimMoves } from "./analysis/notebook/mod.ts";
 export { importPeer, type ImportPeerOptions, type PeerImport } from "./importers/import_peer.ts";
 export { formatImportSummary } from "./importers/import_summary.ts";
 
-// Report: one self-contained HTML page for a run.
+// Report: one self-contained HTML page for a run; the route comparison as one page.
 export {
   type AbsentFigure,
+  buildComparePage,
   buildReport,
+  type ComparePage,
+  type ComparePageInput,
+  type ComparePricing,
   type Report,
   type ReportOptions,
   type RunExtrasOptions,
@@ -294,6 +315,7 @@ export {
 // goodput, latency, alternatives or ledger result, a route-cost comparison), and the renderers (notebook, HTML, PNG).
 export {
   alternativesFigure,
+  costVsDemandFigure,
   costWaterfallFigure,
   exportPng,
   failuresFigure,
@@ -328,6 +350,7 @@ export {
   type SloSweepFigureOptions,
   timelineFigure,
   type TimelineFigureOptions,
+  tornadoFigure,
   type Trace,
   waitBreakdownFigure,
   type WaitBreakdownFigureOptions,

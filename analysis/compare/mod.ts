@@ -13,7 +13,9 @@
  * {@linkcode decision} and {@linkcode formatDecision}.
  * {@linkcode productionVsTestFindings}; what would change the answer (break-even
  * prices, the tornado, assumed lines): {@linkcode sensitivity},
- * {@linkcode formatSensitivity}.
+ * {@linkcode formatSensitivity}; the cost at a planned volume (replicas,
+ * quota, monthly cost, the crossings): {@linkcode volumeCosts},
+ * {@linkcode parseVolumeFlags}, {@linkcode formatVolume}.
  *
  * @module
  */
@@ -29,3 +31,6 @@ export * from "./format_decision.ts";
 export * from "./paired_resample.ts";
 export * from "./sensitivity.ts";
 export * from "./format_sensitivity.ts";
+export * from "./volume.ts";
+export * from "./volume_demand.ts";
+export * from "./format_volume.ts";

@@ -28,3 +28,4 @@ export * from "./wait_breakdown.ts";
 export * from "./production_vs_test.ts";
 export * from "./production_vs_test_wait.ts";
 export * from "./tornado.ts";
+export * from "./cost_vs_demand.ts";

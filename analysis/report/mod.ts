@@ -5,7 +5,8 @@
  * waterfall with a price sheet).
  *
  * Entry points: {@linkcode buildReport}, {@linkcode runReportExtras},
- * {@linkcode policySourceLabel}, {@linkcode reportCaveats}.
+ * {@linkcode policySourceLabel}, {@linkcode reportCaveats}; the route
+ * comparison as one page to share: {@linkcode buildComparePage}.
  *
  * @module
  */
@@ -13,3 +14,4 @@ export * from "./report.ts";
 export * from "./report_extras.ts";
 export * from "./caveats.ts";
 export * from "./policy_source.ts";
+export * from "./compare_page.ts";
