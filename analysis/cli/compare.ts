@@ -18,6 +18,7 @@ import { DEFAULT_RANGE_FACTOR, sensitivity, type SensitivityResult } from "../co
 import { parseRangeFactor, parseRangeFlag, type RangeSpec } from "../compare/sensitivity_lines.ts";
 import { formatSensitivity } from "../compare/format_sensitivity.ts";
 import { verdictLine } from "../compare/format_decision.ts";
+import { buildComparePage } from "../report/compare_page.ts";
 import { policySourceLabel } from "../report/policy_source.ts";
 import { formatCompare } from "../compare/format_compare.ts";
 import { knee } from "../knee/knee.ts";
@@ -89,6 +90,13 @@ export const COMPARE_COMMAND = {
       arg: "LOW:HIGH",
       defaultText: `${DEFAULT_RANGE_FACTOR.low}:${DEFAULT_RANGE_FACTOR.high}`,
       description: "the range of every other price line, as factors of its price (must contain 1)",
+    },
+    html: {
+      type: "string",
+      arg: "FILE",
+      description: "also write the comparison as one self-contained HTML page: the verdict first, the ranked routes " +
+        "with their intervals, the cost at the planned volume, what would change the answer, classes side by side, " +
+        "knees and limits, every rule",
     },
     ...JSON_FLAG,
     ...OPEN_FLAGS,
@@ -170,6 +178,7 @@ async function main({ values: v, positionals, check }: ParsedCommand<typeof COMP
     check.problems.push(e.message);
   }
   check.require((v.range.length > 0 || v["range-factor"] !== undefined) && !v.prices, "--range needs --prices");
+  check.outputFolder("html", v.html);
   const slo = await sloPolicyFor(check, loaded && loadedSingles ? [...loaded, ...loadedSingles] : undefined, v.slo);
   if (loaded && loadedSingles) checkSheetRoutes(check, [...loaded, ...loadedSingles], v.prices!, sheets.prices);
   check.throwIfAny();
@@ -196,7 +205,8 @@ async function main({ values: v, positionals, check }: ParsedCommand<typeof COMP
   // The answer for a buyer (docs/routes.md, docs/cost.md), on priced routes only, two or more of them: the ranked
   // verdict with its intervals, the cost at the planned volume, and what would change the answer.
   const priced = prices !== null && runs.length >= 2;
-  const routeCosts: RouteCostResult | null = priced && demand
+  // Knees, limits and ledgers per route: for the volume, and for the page's knee figures.
+  const routeCosts: RouteCostResult | null = priced && (demand || v.html !== undefined)
     ? compareRouteCosts(runs, policy, { prices, overheads, headroom, supportConfidence })
     : null;
   const knees = routeCosts?.routes.map((r) => ({ run_id: r.run_id, knee: r.knee, limit: r.limit }));
@@ -231,6 +241,20 @@ async function main({ values: v, positionals, check }: ParsedCommand<typeof COMP
       overheads: overheads?.name ?? null,
     }
     : null;
+  if (v.html !== undefined) {
+    const page = buildComparePage({
+      compare: result,
+      routeCosts,
+      decision: ranked,
+      volume,
+      sensitivity: sens,
+      caveats,
+      policy_source: await policySourceLabel(sloFile),
+      pricing,
+    });
+    await Deno.writeTextFile(v.html, page.html);
+    console.error(`comparison page written to ${v.html} (${page.figures.length} figures)`);
+  }
   if (v.json) {
     // slo_source names the policy file as a report does (name and sha256, not the folder): reports take it from here.
     const sloSource = await policySourceLabel(sloFile);

@@ -5,15 +5,41 @@ import { rateText } from "../knee/limit.ts";
 import type { DecisionResult, DecisionVerdict, Estimate, RankDifference, RouteDecision } from "./decision_result.ts";
 
 /** Significant digits for a family of figures: enough that two different ones print differently. */
-function digitsOf(es: readonly (Estimate | undefined)[]): (v: number | null) => string {
+export function digitsOf(es: readonly (Estimate | undefined)[]): (v: number | null) => string {
   const d = distinctDigits(es.flatMap((e) => (e ? [e.point, e.lo, e.hi] : [])));
   return (v) => sig(v, d);
 }
 
-const pct = (level: number) => `${sig(level * 100, 6)} %`;
-const interval = (e: Estimate, f: (v: number | null) => string) =>
+/** An interval level as a percentage (`95 %`). */
+export const pct = (level: number): string => `${sig(level * 100, 6)} %`;
+/** An estimate's interval, `[lo, hi]` in the family's digits; `-` when it has none. */
+export const interval = (e: Estimate, f: (v: number | null) => string): string =>
   e.lo === null && e.hi === null ? "-" : `[${f(e.lo)}, ${f(e.hi)}]`;
-const signed = (f: (v: number | null) => string) => (v: number | null) => v === null ? "-" : v > 0 ? `+${f(v)}` : f(v);
+/** A formatter that puts `+` before a positive value. */
+export const signed = (f: (v: number | null) => string) => (v: number | null): string =>
+  v === null ? "-" : v > 0 ? `+${f(v)}` : f(v);
+/** Whether a route is told apart from the best: `best`, `yes`, or why not and how many more requests would. */
+export const separable = (d: RankDifference | undefined): string =>
+  !d
+    ? "best"
+    : d.distinguishable
+    ? "yes"
+    : d.more_requests === null
+    ? "no: no difference observed"
+    : `no: ~${d.more_requests} more requests`;
+
+/**
+ * A goodput difference as shown: the route's goodput minus the highest (negative: below it), with its interval
+ * mirrored. The result keeps the shortfall (highest − route, positive) that the ranking and the n-needed rule use.
+ */
+export function belowHighest(d: RankDifference): RankDifference {
+  return {
+    ...d,
+    point: d.point === null ? null : -d.point,
+    lo: d.hi === null ? null : -d.hi,
+    hi: d.lo === null ? null : -d.lo,
+  };
+}
 
 /**
  * The verdict in one line: the cheapest route per accepted task under the
@@ -72,17 +98,9 @@ export function formatDecision(r: DecisionResult): string[] {
   const cost = digitsOf(r.routes.map((x) => x.cost_per_accepted));
   const costDiff = signed(digitsOf(r.cost_differences));
   const good = digitsOf(r.routes.map((x) => x.goodput_at_limit));
-  const goodDiff = signed(digitsOf(r.goodput_differences));
+  const goodDiff = signed(digitsOf(r.goodput_differences.map(belowHighest)));
   const ranked = (key: "cost_rank" | "goodput_rank") =>
     [...r.routes].sort((a, b) => (a[key] ?? Infinity) - (b[key] ?? Infinity));
-  const separable = (d: RankDifference | undefined) =>
-    !d
-      ? "best"
-      : d.distinguishable
-      ? "yes"
-      : d.more_requests === null
-      ? "no: no difference observed"
-      : `no: ~${d.more_requests} more requests`;
   const out = [
     r.verdict.text,
     "",
@@ -121,8 +139,8 @@ export function formatDecision(r: DecisionResult): string[] {
           interval(g, good),
           g.at.level ? rateText(g.at.level.pooled.offered_rps, "") : "-",
           g.at.basis === null ? "-" : g.at.rate_rps === null ? g.at.basis : `${g.at.basis} ${rateText(g.at.rate_rps)}`,
-          d ? goodDiff(d.point) : "-",
-          d ? interval(d, goodDiff) : "-",
+          d ? goodDiff(belowHighest(d).point) : "-",
+          d ? interval(belowHighest(d), goodDiff) : "-",
           x.goodput_rank === null ? "-" : separable(d),
         ];
       }),

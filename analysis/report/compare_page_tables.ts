@@ -6,10 +6,10 @@
  *
  * @module
  */
-import { distinctDigits } from "../../lib/distinct_digits.ts";
 import { fixed, sig } from "../../lib/number_format.ts";
 import type { CompareResult } from "../compare/compare.ts";
-import type { DecisionResult, Estimate, RankDifference, RouteDecision } from "../compare/decision_result.ts";
+import type { DecisionResult, RankDifference, RouteDecision } from "../compare/decision_result.ts";
+import { belowHighest, digitsOf, interval, pct as levelPct, separable, signed } from "../compare/format_decision.ts";
 import type { RouteCostResult } from "../compare/route_costs.ts";
 import type { SensitivityLine, SensitivityResult } from "../compare/sensitivity.ts";
 import type { RouteAtVolume, VolumeResult } from "../compare/volume.ts";
@@ -37,24 +37,6 @@ export function tableHtml(head: string[], rows: string[][], options: { id?: stri
 /** A paragraph of escaped text, with an optional class. */
 export const para = (text: string, cls?: string): string => `<p${cls ? ` class="${esc(cls)}"` : ""}>${esc(text)}</p>`;
 
-/** Significant digits for a family of estimates: enough that two different ones print differently. */
-function digitsOf(es: readonly (Estimate | undefined)[]): (v: number | null) => string {
-  const d = distinctDigits(es.flatMap((e) => (e ? [e.point, e.lo, e.hi] : [])));
-  return (v) => sig(v, d);
-}
-const interval = (e: Estimate, f: (v: number | null) => string) =>
-  e.lo === null && e.hi === null ? "-" : `[${f(e.lo)}, ${f(e.hi)}]`;
-const signed = (f: (v: number | null) => string) => (v: number | null) => v === null ? "-" : v > 0 ? `+${f(v)}` : f(v);
-const separable = (d: RankDifference | undefined) =>
-  !d
-    ? "best"
-    : d.distinguishable
-    ? "yes"
-    : d.more_requests === null
-    ? "no: no difference observed"
-    : `no: ~${d.more_requests} more requests`;
-const levelPct = (level: number) => `${sig(level * 100, 6)} %`;
-
 /**
  * The two rankings of a {@linkcode DecisionResult}: by cost per accepted task and by accepted goodput at the
  * production limit, each route's figure and its difference to the best with their intervals and whether they are
@@ -65,7 +47,7 @@ export function rankedTablesHtml(r: DecisionResult): string {
   const cost = digitsOf(r.routes.map((x) => x.cost_per_accepted));
   const costDiff = signed(digitsOf(r.cost_differences));
   const good = digitsOf(r.routes.map((x) => x.goodput_at_limit));
-  const goodDiff = signed(digitsOf(r.goodput_differences));
+  const goodDiff = signed(digitsOf(r.goodput_differences.map(belowHighest)));
   const ranked = (key: "cost_rank" | "goodput_rank") =>
     [...r.routes].sort((a, b) => (a[key] ?? Infinity) - (b[key] ?? Infinity));
   const rank = (n: number | null) => (n === null ? "-" : String(n));
@@ -96,7 +78,7 @@ export function rankedTablesHtml(r: DecisionResult): string {
       interval(g, good),
       g.at.level ? rateText(g.at.level.pooled.offered_rps, "") : "-",
       g.at.basis === null ? "-" : g.at.rate_rps === null ? g.at.basis : `${g.at.basis} ${rateText(g.at.rate_rps)}`,
-      ...diffCells(d, goodDiff, x.goodput_rank !== null),
+      ...diffCells(d && belowHighest(d), goodDiff, x.goodput_rank !== null),
     ];
   });
   return [

@@ -34,7 +34,7 @@ export const CLIS = {
   audit: ["analysis/cli/audit.ts", ANALYSIS],
   knee: ["analysis/cli/knee.ts", ANALYSIS],
   ledger: ["analysis/cli/ledger.ts", ANALYSIS],
-  compare: ["analysis/cli/compare.ts", ANALYSIS],
+  compare: ["analysis/cli/compare.ts", [...ANALYSIS, "--allow-write"]],
   report: ["analysis/cli/report.ts", [...ANALYSIS, "--allow-write", "--allow-run"]],
   import_prices: ["analysis/cli/import_prices.ts", ["-A"]],
 } as const satisfies Record<string, readonly [string, readonly string[]]>;

@@ -100,13 +100,21 @@ Deno.test("formatCompare() rounds knee and limit columns down and states the sup
   const b = await run(dir, "run-b", "selfhosted", rows("b", "x", 20, 10));
   // Knee 9.05678 → 9.056 (to nearest 9.057); limit 7.5 × (1 − 0.095) = 6.7875 → 6.787 (to nearest 6.788).
   const extras = () => ({ knee_rps: 9.05678, "limit_rps @0.095": 6.7875, "cost/accepted USD": 0.123456 });
-  await t.step("capacity columns rounded down, the others as before; JSON keeps the exact values", () => {
+  await t.step("capacity columns rounded down, the others to 3 significant digits; JSON keeps the exact values", () => {
     const result = compare([a, b], POLICY, { extras });
     const text = formatCompare(result);
-    assert.match(text, /^hosted\s+run-a\s+20\s+20\s+2\.000\s+1\.000\s+9\.056\s+6\.787\s+0\.1235$/m);
+    assert.match(text, /^hosted\s+run-a\s+20\s+20\s+2\.000\s+1\.000\s+9\.056\s+6\.787\s+0\.123$/m);
     assert.doesNotMatch(text, /9\.057|6\.788/);
     assert.match(text, /knee_rps and limit_rps are rounded down to 4 significant digits, never up/);
     assert.equal(result.routes[0]!.extras["limit_rps @0.095"], 6.7875);
+  });
+  await t.step("two costs that differ print differently (0.0009 and 0.0009 at four decimals)", () => {
+    const costs: Record<string, number> = { "run-a": 0.00092479, "run-b": 0.00093678 };
+    const text = formatCompare(
+      compare([a, b], POLICY, { extras: (r) => ({ "cost/accepted USD": costs[r.manifest.run_id]! }) }),
+    );
+    assert.match(text, /^hosted\s+run-a .* 0\.000925$/m);
+    assert.match(text, /^selfhosted\s+run-b .* 0\.000937$/m);
   });
   await t.step("the per-class percentiles carry the rule and its confidence", () => {
     // 20 samples: p95 needs 90 (ln 0.01 / ln 0.95 = 89.8), p99 needs 459 at 99 %; at 90 %: 45 and 230.
