@@ -13,7 +13,7 @@ const PERMISSIONS: Record<string, string[]> = {
   analyze: READ_ONLY,
   knee: READ_ONLY,
   ledger: READ_ONLY,
-  compare: READ_ONLY,
+  compare: [...READ_ONLY, "--allow-write"],
   report: [...READ_ONLY, "--allow-write", "--allow-run"],
 };
 

@@ -176,7 +176,8 @@ async function main({ values: v, check }: ParsedCommand<typeof DEMO_COMMAND>): P
       String(headroom),
       ...DEMO_DEMAND,
     ];
-    const compared = await analysisCli(ROOT, "compare", compareArgs);
+    const comparePage = join(runDir, "compare.html");
+    const compared = await analysisCli(ROOT, "compare", [...compareArgs, "--html", comparePage]);
     await save(join(runDir, "compare.txt"), compared);
     const extras = demoReportExtras(
       JSON.parse(await analysisCli(ROOT, "knee", [...kneeArgs, "--json"])),
@@ -200,6 +201,7 @@ async function main({ values: v, check }: ParsedCommand<typeof DEMO_COMMAND>): P
         routeDirs,
         files: saved,
         reportFile: resolve(ROOT, reportFile),
+        comparePage: resolve(ROOT, comparePage),
       }).join("\n"),
     );
   } finally {
@@ -251,6 +253,8 @@ export function demoSummary(x: {
   routeDirs: string[];
   files: string[];
   reportFile: string;
+  /** The route comparison's page (`compare --html`). */
+  comparePage?: string;
 }): string[] {
   const indent = (ls: string[]) => ls.map((l) => `  ${l}`);
   return [
@@ -261,6 +265,7 @@ export function demoSummary(x: {
     "each command's full output:",
     ...indent(byFolder(x.files)),
     `HTML report: ${x.reportFile} (open it in a browser)`,
+    ...(x.comparePage ? [`route comparison page: ${x.comparePage}`] : []),
   ];
 }
 
