@@ -9,17 +9,11 @@
  *
  * @module
  */
-import type { CompareResult } from "../compare/compare.ts";
-import type { DecisionResult } from "../compare/decision_result.ts";
-import type { RouteCostResult } from "../compare/route_costs.ts";
-import type { SensitivityResult } from "../compare/sensitivity.ts";
-import type { VolumeResult } from "../compare/volume.ts";
 import { costVsDemandFigure } from "../plots/cost_vs_demand.ts";
 import type { Figure } from "../plots/figure.ts";
 import { goodputVsLoadFigure } from "../plots/goodput_vs_load.ts";
 import { escapeHtml as esc, figureHtml, pageHtml } from "../plots/html.ts";
 import { tornadoFigure } from "../plots/tornado.ts";
-import type { Caveat } from "./caveats.ts";
 import { comparePageDisclosureHtml } from "./compare_page_disclosure.ts";
 import {
   classTablesHtml,
@@ -30,36 +24,13 @@ import {
   volumeTableHtml,
 } from "./compare_page_tables.ts";
 import { verdictOf } from "./first_screen.ts";
+import type { ComparePageInput } from "./compare_page_input.ts";
+import type { CompareResult } from "../compare/compare.ts";
 import type { AbsentFigure } from "./report.ts";
 import { TABLES_CSS } from "./report_tables.ts";
 import { caveatsDetailHtml, VERDICT_CSS } from "./verdict_block.ts";
 
-/** The price sheets a comparison was priced with, as the compare CLI's `pricing` names them. */
-export interface ComparePricing {
-  price_sheet: { name: string; as_of: string; source: string };
-  /** The overheads sheet's name; null when none was given. */
-  overheads: string | null;
-}
-
-/** The input of {@linkcode buildComparePage}: what the compare command computed. */
-export interface ComparePageInput {
-  /** The routes side by side (`compare`, or `compareRouteCosts(...).comparison`). */
-  compare: CompareResult;
-  /** Knee reports, limits and load curves per route (`compareRouteCosts`); null: the knee figures are absent. */
-  routeCosts: RouteCostResult | null;
-  /** The ranked verdict (`decision`); null without prices. */
-  decision: DecisionResult | null;
-  /** The cost at the planned volume (`volumeCosts`); null when no demand was given. */
-  volume: VolumeResult | null;
-  /** What would change the answer (`sensitivity`); null when not computed. */
-  sensitivity: SensitivityResult | null;
-  /** The runs' verdict caveats, INVALID first, each line named by run (the compare CLI's `linesCaveats`). */
-  caveats: Caveat[];
-  /** The SLO policy file by name and sha256 (`policySourceLabel`), never a local path. */
-  policy_source: string;
-  /** The price sheets; null when none was given. */
-  pricing: ComparePricing | null;
-}
+export type { ComparePageInput, ComparePricing } from "./compare_page_input.ts";
 
 /** The result of {@linkcode buildComparePage}. */
 export interface ComparePage {

@@ -8,7 +8,7 @@
  */
 import { sig } from "../../lib/number_format.ts";
 import { escapeHtml as esc } from "../plots/html.ts";
-import type { ComparePageInput } from "./compare_page.ts";
+import type { ComparePageInput } from "./compare_page_input.ts";
 
 const list = (items: readonly string[]) => `<ul>${items.map((i) => `<li>${esc(i)}</li>`).join("")}</ul>`;
 
