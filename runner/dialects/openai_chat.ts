@@ -222,6 +222,30 @@ export function dialectOptions<T extends z.ZodType>(schema: T, spec: DialectRout
   throw new InputError(`${spec.where}.dialect_options${field ? `.${field}` : ""}: ${i.message}`);
 }
 
+/**
+ * A Chat Completions route at `url`: JSON in, a stream or JSON out, the key (when there is one) in `keyHeader` on every
+ * call; that header is the route's secret.
+ */
+function chatRoute(url: URL, keyHeader: string, key: string | null, o: { service_tier?: string }): PreparedRoute {
+  return {
+    url: () => url,
+    headers: {
+      "content-type": "application/json",
+      accept: "text/event-stream, application/json",
+      ...(key ? { [keyHeader]: key } : {}),
+    },
+    secretHeaders: [keyHeader],
+    sign: null,
+    serviceTier: o.service_tier ?? null,
+    options: o,
+  };
+}
+
+/** A Chat Completions body asking for the route's service tier. */
+function chatRouteBody(c: WorkloadCase, messages: readonly WireMessage[], call: DialectCall, route: PreparedRoute) {
+  return chatBody(c, messages, { ...call, serviceTier: route.serviceTier });
+}
+
 /** OpenAI Chat Completions: `POST {base}/v1/chat/completions`, `Authorization: Bearer <key>`. */
 export const openaiChatDialect: Dialect = {
   name: "openai-chat",
@@ -235,23 +259,9 @@ export const openaiChatDialect: Dialect = {
     } catch (e) {
       throw new InputError(`${spec.where}: ${(e as Error).message.replace(/^--target: /, "")}`, [], { cause: e });
     }
-    const headers: Record<string, string> = {
-      "content-type": "application/json",
-      accept: "text/event-stream, application/json",
-    };
-    if (spec.key) headers.authorization = `Bearer ${spec.key}`;
-    return {
-      url: () => url,
-      headers,
-      secretHeaders: ["authorization"],
-      sign: null,
-      serviceTier: o.service_tier ?? null,
-      options: o,
-    };
+    return chatRoute(url, "authorization", spec.key ? `Bearer ${spec.key}` : null, o);
   },
-  body(c: WorkloadCase, messages: readonly WireMessage[], call: DialectCall, route: PreparedRoute): string {
-    return chatBody(c, messages, { ...call, serviceTier: route.serviceTier });
-  },
+  body: chatRouteBody,
   newAnswer: () => new ResponseState(),
   classifyError: (status) => classifyOpenAIError(status),
   readLimits: readOpenAiLimits,
@@ -296,23 +306,9 @@ export const azureOpenaiDialect: Dialect = {
       url.pathname = `${root}/openai/deployments/${deployment}/chat/completions`;
       url.search = `?api-version=${o.api_version}`;
     }
-    const headers: Record<string, string> = {
-      "content-type": "application/json",
-      accept: "text/event-stream, application/json",
-    };
-    if (spec.key) headers["api-key"] = spec.key;
-    return {
-      url: () => url,
-      headers,
-      secretHeaders: ["api-key"],
-      sign: null,
-      serviceTier: o.service_tier ?? null,
-      options: o,
-    };
+    return chatRoute(url, "api-key", spec.key, o);
   },
-  body(c: WorkloadCase, messages: readonly WireMessage[], call: DialectCall, route: PreparedRoute): string {
-    return chatBody(c, messages, { ...call, serviceTier: route.serviceTier });
-  },
+  body: chatRouteBody,
   newAnswer: () => new ResponseState(),
   classifyError(status: number, _headers: ReadonlyMap<string, string>, body: string): ErrorVerdict {
     const v = classifyOpenAIError(status);
