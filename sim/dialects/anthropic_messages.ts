@@ -19,6 +19,7 @@ import type {
   SimStreamFormat,
   SimUsage,
 } from "./dialect.ts";
+import { bodyProblem } from "./dialect.ts";
 
 const TextBlock = z.looseObject({ type: z.literal("text"), text: z.string() });
 const Block = z.union([
@@ -217,11 +218,7 @@ export const anthropicMessagesSimDialect: SimDialect = {
 
   parse(body) {
     const r = MessagesRequest.safeParse(body);
-    if (!r.success) {
-      const i = r.error.issues[0]!;
-      const param = i.path.map(String).join(".") || "(body)";
-      return { ok: false, param, message: `${param}: ${i.message}` };
-    }
+    if (!r.success) return bodyProblem(r.error.issues);
     const b = r.data;
     return {
       ok: true,

@@ -12,6 +12,7 @@ import { fromUtf8, toUtf8 } from "@smithy/util-utf8";
 import { z } from "zod";
 import type { SimMessage } from "../chat_request.ts";
 import type { SimAnswerBody, SimDialect, SimError, SimErrorClass, SimStreamFormat, SimUsage } from "./dialect.ts";
+import { bodyProblem } from "./dialect.ts";
 
 const codec = new EventStreamCodec(toUtf8, fromUtf8);
 const PATH = /^\/model\/([^/]+)\/(converse|converse-stream)$/;
@@ -214,11 +215,7 @@ export const bedrockConverseSimDialect: SimDialect = {
   },
   parse(body, match) {
     const r = ConverseRequest.safeParse(body);
-    if (!r.success) {
-      const i = r.error.issues[0]!;
-      const param = i.path.map(String).join(".") || "(body)";
-      return { ok: false, param, message: `${param}: ${i.message}` };
-    }
+    if (!r.success) return bodyProblem(r.error.issues);
     return {
       ok: true,
       value: {

@@ -165,3 +165,14 @@ export interface SimDialect {
   /** A whole answer's JSON body. */
   body(a: SimAnswerBody): unknown;
 }
+
+/** A request body's first schema problem as the `param: message` a dialect's 400 names (`(body)` for the whole). */
+export function bodyProblem(issues: readonly { path: readonly PropertyKey[]; message: string }[]): {
+  ok: false;
+  param: string;
+  message: string;
+} {
+  const i = issues[0]!;
+  const param = i.path.map(String).join(".") || "(body)";
+  return { ok: false, param, message: `${param}: ${i.message}` };
+}

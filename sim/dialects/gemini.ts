@@ -19,6 +19,7 @@ import type {
   SimStreamFormat,
   SimUsage,
 } from "./dialect.ts";
+import { bodyProblem } from "./dialect.ts";
 
 const Part = z.looseObject({
   text: z.string().optional(),
@@ -211,11 +212,7 @@ export const geminiSimDialect: SimDialect = {
   },
   parse(body, match) {
     const r = GenerateRequest.safeParse(body);
-    if (!r.success) {
-      const i = r.error.issues[0]!;
-      const param = i.path.map(String).join(".") || "(body)";
-      return { ok: false, param, message: `${param}: ${i.message}` };
-    }
+    if (!r.success) return bodyProblem(r.error.issues);
     const messages = messagesOf(r.data);
     if (!Array.isArray(messages)) return { ok: false, ...messages };
     const stream = match.stream === true;

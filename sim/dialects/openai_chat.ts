@@ -21,6 +21,7 @@ import type {
   SimStreamFormat,
   SimUsage,
 } from "./dialect.ts";
+import { bodyProblem } from "./dialect.ts";
 
 const Part = z.looseObject({ type: z.string(), text: z.string().optional() });
 
@@ -83,11 +84,7 @@ export function parseChatRequest(
   body: unknown,
 ): { ok: true; value: ParsedChat } | { ok: false; param: string; message: string } {
   const r = ChatRequest.safeParse(body);
-  if (!r.success) {
-    const i = r.error.issues[0]!;
-    const param = i.path.map(String).join(".") || "(body)";
-    return { ok: false, param, message: `${param}: ${i.message}` };
-  }
+  if (!r.success) return bodyProblem(r.error.issues);
   const b = r.data;
   return {
     ok: true,

@@ -20,6 +20,7 @@ import type {
   SimStreamFormat,
   SimUsage,
 } from "./dialect.ts";
+import { bodyProblem } from "./dialect.ts";
 
 const Text = z.union([z.string(), z.array(z.looseObject({ type: z.string(), text: z.string().optional() }))]);
 const MessageItem = z.looseObject({
@@ -272,11 +273,7 @@ export const openaiResponsesSimDialect: SimDialect = {
 
   parse(body) {
     const r = ResponsesRequest.safeParse(body);
-    if (!r.success) {
-      const i = r.error.issues[0]!;
-      const param = i.path.map(String).join(".") || "(body)";
-      return { ok: false, param, message: `${param}: ${i.message}` };
-    }
+    if (!r.success) return bodyProblem(r.error.issues);
     const b = r.data;
     const messages: SimMessage[] = [];
     if (b.instructions) messages.push({ role: "system", content: b.instructions, toolCallText: "" });
