@@ -237,7 +237,7 @@ Deno.test({
         console.log(
           `answers of 40 requests: ${retokenized} tokens re-tokenized, ${usage} by usage (${ratio.toFixed(3)})`,
         );
-        assert.ok(ratio > 0.8 && ratio <= 1.05, `answers: ${retokenized} tokens re-tokenized, ${usage} by usage`);
+        assert.ok(ratio > 0.8 && ratio <= 1.1, `answers: ${retokenized} tokens re-tokenized, ${usage} by usage`);
       });
 
       await t.step("the server timeline: the engine's own slots and queue, once a second", async () => {
