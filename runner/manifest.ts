@@ -56,6 +56,9 @@ export function initialManifest(a: ManifestInputs): RunManifest {
       sha256: a.loaded.sha256,
       prompt_hashes: Object.fromEntries(a.loaded.workload.cases.map((c) => [c.case_id, c.prompt_sha256])),
       classes: [...new Set(a.loaded.workload.cases.map((c) => c.class))].sort(),
+      ...(a.loaded.rubrics
+        ? { rubric_hashes: Object.fromEntries(a.loaded.rubrics.rubrics.map((r) => [r.rubric_id, r.sha256])) }
+        : {}),
     },
     plan: {
       path: relative(Deno.cwd(), resolve(a.planPath)),

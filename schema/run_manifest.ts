@@ -238,6 +238,8 @@ export const RunManifest = z.object({
     prompt_hashes: z.record(z.string(), sha),
     /** Every class the workload defines (1.1; absent in 1.0 logs). */
     classes: z.array(z.string()).optional(),
+    /** rubric_id → sha256 of every rubric of the workload's rubrics.json (1.8; absent when it has none). */
+    rubric_hashes: z.record(z.string(), sha).optional(),
   }).strict(),
   plan: z.object({
     path: z.string().nullable(),

@@ -37,8 +37,13 @@ export const SCHEMA_VERSION = 1;
  *   and the provider's stated rate limits read off the response head: `rl_limit_requests`, `rl_remaining_requests`,
  *   `rl_limit_tokens`, `rl_remaining_tokens` (counts), `rl_reset_requests_ms`, `rl_reset_tokens_ms` (ms); an older
  *   log reads them as null.
+ * - 1.8: no new column in the run's tables; a run may carry a quality table of its own beside them, `RUN/quality/`
+ *   (schema/quality.ts): verdicts on its answers by rubric, from a model judge, blinded human raters or an
+ *   adjudication, each part listed with its sha256 in `quality/quality.json`; a workload may carry rubrics
+ *   (`rubrics.json`, schema/rubric.ts), whose hashes run.json records in `workload.rubric_hashes`. An older log has
+ *   neither.
  */
-export const SCHEMA_MINOR = 7;
+export const SCHEMA_MINOR = 8;
 
 /**
  * Rejects a log whose schema major version this code does not know.
@@ -63,13 +68,13 @@ export function assertSchemaVersion(found: unknown, file: string): void {
 /**
  * Rejects a log written under a newer minor version of the contract than this reader knows.
  *
- * @example 1.0 to 1.7 pass, 1.8 is refused
+ * @example 1.0 to 1.8 pass, 1.9 is refused
  * ```ts
  * import { assertSchemaMinor } from "./version.ts";
  * import assert from "node:assert/strict";
  * assertSchemaMinor(0, "run.json");
- * assertSchemaMinor(7, "run.json");
- * assert.throws(() => assertSchemaMinor(8, "run.json"), /schema_minor 8/);
+ * assertSchemaMinor(8, "run.json");
+ * assert.throws(() => assertSchemaMinor(9, "run.json"), /schema_minor 9/);
  * ```
  */
 export function assertSchemaMinor(minor: number, file: string): void {

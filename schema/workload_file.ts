@@ -4,6 +4,7 @@ import { InputError } from "./errors.ts";
 import { readInputFile } from "./read_input.ts";
 import { loadJsonFile, parseWith } from "./load.ts";
 import { type ChatMessage, ClassDefaultsFile, Workload, type WorkloadCase } from "./workload.ts";
+import { type Rubric, RubricsFile, rubricSha256 } from "./rubric.ts";
 
 /** A workload read from disk, validated and indexed. */
 export interface LoadedWorkload {
@@ -17,6 +18,19 @@ export interface LoadedWorkload {
   byCaseId: Map<string, WorkloadCase>;
   /** Cases by `prompt_sha256`: how a target finds the case a request belongs to. */
   byPromptSha: Map<string, WorkloadCase>;
+  /** rubrics.json from beside workload.json, or null when the workload has none. */
+  rubrics: LoadedRubrics | null;
+}
+
+/** A workload's rubrics, checked and indexed. */
+export interface LoadedRubrics {
+  /** The rubrics.json that was read. */
+  path: string;
+  /** Hex sha256 of the file's bytes. */
+  sha256: string;
+  rubrics: Rubric[];
+  /** The rubric that scores each case that has one: its own, else its class's. */
+  byCaseId: Map<string, Rubric>;
 }
 
 /**
@@ -101,8 +115,67 @@ export async function loadWorkload(path: string): Promise<LoadedWorkload> {
       docIds.add(d.doc_id);
     });
   });
+  const rubricsFile = join(dirname(file), "rubrics.json");
+  const rubrics = await collect(() => loadRubrics(rubricsFile, workload, problems));
   if (problems.length) throw new InputError(`${file}: workload failed its integrity checks`, problems);
-  return { path: file, workload, classDefaults, sha256, byCaseId, byPromptSha };
+  return { path: file, workload, classDefaults, sha256, byCaseId, byPromptSha, rubrics: rubrics ?? null };
+}
+
+/**
+ * Reads rubrics.json (null when there is none) and checks it against the workload: the workload's name, every
+ * rubric's hash, unique rubric ids, known classes and cases, and at most one rubric per class and per case. Problems
+ * are added to `problems`.
+ */
+async function loadRubrics(file: string, workload: Workload, problems: string[]): Promise<LoadedRubrics | null> {
+  try {
+    await Deno.stat(file);
+  } catch (e) {
+    if (e instanceof Deno.errors.NotFound) return null;
+    throw new InputError(`${file}: cannot read rubrics: ${(e as Error).message}`, [], { cause: e });
+  }
+  const bytes = await readInputFile(file, "rubrics");
+  let value: unknown;
+  try {
+    value = JSON.parse(new TextDecoder("utf-8", { fatal: true }).decode(bytes));
+  } catch (e) {
+    throw new InputError(`${file}: rubrics is not valid UTF-8 JSON: ${(e as Error).message}`, [], { cause: e });
+  }
+  const parsed = parseWith(RubricsFile, value, file, "rubrics");
+  if (parsed.workload !== workload.workload) {
+    problems.push(`${file}: workload: "${parsed.workload}" does not match "${workload.workload}"`);
+  }
+  const classes = new Set(workload.cases.map((c) => c.class));
+  const cases = new Set(workload.cases.map((c) => c.case_id));
+  const ids = new Set<string>();
+  const byClass = new Map<string, Rubric>();
+  const byCase = new Map<string, Rubric>();
+  parsed.rubrics.forEach((r, i) => {
+    const at = `${file}: rubrics.${i}`;
+    const hash = rubricSha256(r);
+    if (hash !== r.sha256) problems.push(`${at}.sha256: does not match rubric ${r.rubric_id} (it hashes to ${hash})`);
+    if (ids.has(r.rubric_id)) problems.push(`${at}.rubric_id: "${r.rubric_id}" repeats`);
+    ids.add(r.rubric_id);
+    for (
+      const [kind, names, known, taken] of [
+        ["classes", r.applies_to.classes, classes, byClass],
+        ["cases", r.applies_to.cases, cases, byCase],
+      ] as const
+    ) {
+      names.forEach((name, j) => {
+        if (!known.has(name)) problems.push(`${at}.applies_to.${kind}.${j}: "${name}" is not in the workload`);
+        const other = taken.get(name);
+        if (other) problems.push(`${at}.applies_to.${kind}.${j}: "${name}" already has rubric ${other.rubric_id}`);
+        else taken.set(name, r);
+      });
+    }
+  });
+  const byCaseId = new Map<string, Rubric>();
+  for (const c of workload.cases) {
+    const r = byCase.get(c.case_id) ?? byClass.get(c.class);
+    if (r) byCaseId.set(c.case_id, r);
+  }
+  const sha256 = createHash("sha256").update(bytes).digest("hex");
+  return { path: file, sha256, rubrics: parsed.rubrics, byCaseId };
 }
 
 /** The workload.json behind `path` (a folder or the file itself). */
