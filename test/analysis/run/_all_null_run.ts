@@ -1,7 +1,8 @@
 /**
  * A runner's run whose optional columns are null in every row, written by the runner's own writers (`CsvSink`, the
  * schema sidecars and `csvToParquet`, as runner/finalise.ts does): the fixture of the epoch column and all-null dtype
- * tests, and the writer of `test/testdata/contract-1.7/` (and, before contract 1.7, of `contract-1.6/`).
+ * tests, and the writer of `test/testdata/contract-1.8/` (and, before contract 1.8, of `contract-1.7/`; before 1.7, of
+ * `contract-1.6/`).
  *
  * @module
  */

@@ -13,6 +13,7 @@ const VARIANT = { string: "String", int: "Int64", float: "Float64", boolean: "Bo
 const TABLES = ["requests", "attempts", "tools", "server"] as const;
 /** The committed run of the current contract, 1.7 (written by `writeAllNullRun`, Parquet and CSV). */
 const V1_7 = new URL("../../testdata/contract-1.7", import.meta.url).pathname;
+const V1_8 = new URL("../../testdata/contract-1.8", import.meta.url).pathname;
 
 /** The fixture's CSV alone: a copy of its folder without the Parquet files (so the CSV is what is read). */
 function csvOnly(src: string): string {
@@ -89,14 +90,14 @@ Deno.test("a run whose optional columns are all null reads with the same dtypes 
   }
 });
 
-Deno.test("writeAllNullRun writes what test/testdata/contract-1.7 holds (the fixture is the writers' output)", async () => {
+Deno.test("writeAllNullRun writes what test/testdata/contract-1.8 holds (the fixture is the writers' output)", async () => {
   const dir = await writeAllNullRun(join(Deno.makeTempDirSync(), "run"), true);
-  for (const e of Deno.readDirSync(V1_7)) {
+  for (const e of Deno.readDirSync(V1_8)) {
     if (e.name === "README.md") continue;
     const name = e.name;
     const same = name.endsWith(".parquet")
-      ? pl.readParquet(join(dir, name)).frameEqual(pl.readParquet(join(V1_7, name)), true)
-      : Deno.readTextFileSync(join(dir, name)) === Deno.readTextFileSync(join(V1_7, name)) || name === "run.json";
+      ? pl.readParquet(join(dir, name)).frameEqual(pl.readParquet(join(V1_8, name)), true)
+      : Deno.readTextFileSync(join(dir, name)) === Deno.readTextFileSync(join(V1_8, name)) || name === "run.json";
     assert.ok(same, name);
   }
 });
