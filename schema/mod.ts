@@ -17,6 +17,8 @@ export * from "./version.ts";
 export * from "./load.ts";
 export * from "./workload.ts";
 export * from "./workload_file.ts";
+export * from "./rubric.ts";
+export * from "./quality.ts";
 export * from "./drill.ts";
 export * from "./run_name.ts";
 export * from "./plan.ts";
