@@ -145,7 +145,7 @@ export function criterionPasses(scale: CriterionScale, score: number): boolean {
  * ```
  */
 export function rubricVerdict(
-  rubric: Pick<Rubric, "criteria">,
+  rubric: { readonly criteria: readonly Criterion[] },
   scores: Readonly<Record<string, number>>,
 ): { pass: boolean | null; problems: string[] } {
   const problems: string[] = [];
