@@ -116,10 +116,16 @@ export function priceJudge(
       restOut = Math.max(restOut, 0);
     }
     const noTokens = judged.filter((r) => r.input_tokens === null || r.output_tokens === null).length;
+    const noUsage = tokens(part.details.replies_without_usage) ?? 0;
     if (noTokens && !totals) {
       warnings.push(
         `judge part ${part.file}: ${noTokens} of its ${judged.length} verdicts record no token counts and the part ` +
           `no totals: their tokens are not known and not charged`,
+      );
+    } else if (totals && (noUsage || noTokens)) {
+      warnings.push(
+        `judge part ${part.file}: ${noUsage || noTokens} ${noUsage ? "replies carried" : "verdicts record"} no ` +
+          `token counts: the recorded totals are a lower bound, and those tokens are not charged`,
       );
     }
     const c: JudgeCharge = {

@@ -228,3 +228,15 @@ Deno.test("a judge part without token totals is charged by its verdicts' own tok
   const j = r.pricing.evaluation.judge[0]!;
   assert.deepEqual([j.basis, j.input_tokens, j.output_tokens, j.unjudged_input_tokens], ["rows", 4000, 400, 0]);
 });
+
+Deno.test("a judge whose replies carried no usage: its totals charged as a lower bound, said in a warning", async () => {
+  // The judge writes replies_without_usage when a reply had no usage: its totals leave those tokens out.
+  const run = await qualityRun("judge", { ...JUDGE_DETAILS, replies_without_usage: 2 });
+  const r = ledger(run, LEDGER_POLICY, sheetA(), { overheads: priced() });
+  close(r.overall.cost.judge, 0.01125, "judge, the recorded totals");
+  assert.ok(
+    r.pricing.warnings.some((w) =>
+      /^judge part judge-m\.csv: 2 replies carried no token counts: .*lower bound/.test(w)
+    ),
+  );
+});
