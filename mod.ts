@@ -89,6 +89,7 @@ export {
   type ScannedShard,
   scanRun,
   type ScanRunOptions,
+  withQuality,
 } from "./analysis/run/mod.ts";
 
 // Goodput and policy: the SLO policy, the window, accepted goodput with its disclosure.

@@ -185,7 +185,10 @@ export type PriceSheet = z.infer<typeof PriceSheet>;
 
 const sourced = { source: source.optional() };
 
-/** Human review of a sample of tasks, plus the corrections it finds. */
+/**
+ * Human review of a sample of tasks, plus the corrections it finds: an expected-count model. For a run whose quality
+ * table records human or adjudicated verdicts, the ledger charges their recorded time at `hourly` instead.
+ */
 export const HumanReview = z.object({
   /** Which tasks are sampled: accepted ones, or every completed one. */
   basis: z.enum(["accepted", "completed"]),
@@ -200,8 +203,31 @@ export const HumanReview = z.object({
 export type HumanReview = z.infer<typeof HumanReview>;
 
 /**
+ * The price of a model judge's tokens (per million), as its provider bills them: every call the judge made, retries
+ * and calls on items it could not score included (the quality table records them).
+ */
+export const JudgeModelPrice = z.object({
+  input_per_mtok: usd,
+  output_per_mtok: usd,
+  source: source.optional(),
+  as_of: z.iso.date().optional(),
+}).strict();
+export type JudgeModelPrice = z.infer<typeof JudgeModelPrice>;
+
+/**
+ * Evaluating the answers: the price of each model judge's tokens, keyed by the model the quality table names
+ * (`judge:<model>`). A judge whose model is not here is NOT PRICED in the ledger (its tokens listed at 0, said so).
+ * Human review is priced by `human_review.hourly`.
+ */
+export const Evaluation = z.object({
+  judge_models: z.record(z.string().min(1), JudgeModelPrice).default({}),
+  ...sourced,
+}).strict();
+export type Evaluation = z.infer<typeof Evaluation>;
+
+/**
  * Costs around the model that every route pays: retrieval, tools, storage,
- * observability, human review and allocated operations. Each section may
+ * observability, evaluation (a model judge), human review and allocated operations. Each section may
  * state its own source; otherwise the sheet's applies.
  */
 export const OverheadSheet = z.object({
@@ -225,6 +251,8 @@ export const OverheadSheet = z.object({
   /** Traces and logs: per sent request and per attempt (span). */
   observability: z.object({ per_request: usd, per_attempt: usd.default(0), ...sourced }).strict(),
   human_review: HumanReview,
+  /** A model judge's tokens, per judge model (absent: no judge priced). */
+  evaluation: Evaluation.optional(),
   /** Shared operations (platform, on-call, licences) allocated per hour of the measurement window. */
   allocated_operations: z.object({ per_hour: usd, ...sourced }).strict(),
 }).strict();

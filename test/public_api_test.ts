@@ -312,6 +312,7 @@ const PUBLIC = [
   "WaitSegmentStats",
   "WINDOW_VARIANTS",
   "WindowVariant",
+  "withQuality",
   "Workload",
   "WorkloadCase",
   "WorkloadClasses",

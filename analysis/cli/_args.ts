@@ -19,6 +19,7 @@ import type { OverheadSheet, PriceSheet } from "../../schema/prices.ts";
 import type { SloPolicy } from "../../schema/slo.ts";
 import { loadRun, type LoadRunOptions } from "../run/load_run.ts";
 import type { LoadedRun } from "../run/loaded_run.ts";
+import { withQuality } from "../run/run_quality.ts";
 import { loadSloPolicy, policyForRuns } from "../goodput/policy.ts";
 import { e2eDeadlines } from "../goodput/e2e_deadlines.ts";
 import { decideStopped } from "../run/run_end_decide.ts";
@@ -77,8 +78,8 @@ export const PRICE_FLAGS = {
     type: "string",
     arg: "FILE",
     defaultText: "none: overheads not priced",
-    description: "an overheads sheet (retrieval, storage, observability, human review, operations) in the price " +
-      "sheet's currency; needs `--prices`",
+    description: "an overheads sheet (retrieval, storage, observability, judge models, human review, operations) in " +
+      "the price sheet's currency; needs `--prices`",
   },
 } as const;
 
@@ -87,7 +88,10 @@ export function openOptions(v: { verify: "strict" | "warn"; "partial-shards": bo
   return { verify: v.verify, allowPartialShards: v["partial-shards"] };
 }
 
-/** Loads every run folder; each one that cannot be loaded is named (undefined when any failed). */
+/**
+ * Loads every run folder with its quality table (`withQuality`: null when it has none); each one that cannot be
+ * loaded, or whose quality table fails its checks, is named (undefined when any failed).
+ */
 export async function loadRuns(
   check: InputCheck,
   dirs: readonly string[],
@@ -96,7 +100,7 @@ export async function loadRuns(
   const runs: LoadedRun[] = [];
   let failed = false;
   for (const dir of dirs) {
-    const run = await check.load(() => loadRun(dir, open));
+    const run = await check.load(async () => await withQuality(await loadRun(dir, open)));
     if (run) runs.push(run);
     else failed = true;
   }

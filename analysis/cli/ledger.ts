@@ -30,8 +30,9 @@ export const LEDGER_COMMAND = {
   summary: "the cost ledger of one run: cost per accepted task with every line item, beside the naive cost per " +
     "request",
   details: [
-    "Failed calls, retries and human review in the numerator, only accepted tasks in the denominator " +
-    "(docs/cost.md).",
+    "Failed calls, retries, a model judge's recorded tokens and human review (the minutes the run's quality table " +
+    "records, else the overheads sheet's expected counts) in the numerator, only accepted tasks in the denominator " +
+    "(docs/cost.md, docs/quality_cost.md).",
   ],
   positionals: [runArgument(1, 1)],
   flags: {

@@ -61,7 +61,9 @@ function assumedBy(source: string): string | null {
 /**
  * Every price line of the sheets that the runs' routes use (`routeKeys`: the price-sheet keys their attempts are
  * priced by): hosted token prices and fee (a null price is not a line of its own: it follows the price it defaults
- * to), self-hosted GPU-hour and operations, and each overhead price. `assumed` adds the caller's assumptions by line
+ * to), self-hosted GPU-hour and operations, and each overhead price, a judge model's input and output price
+ * (`overheads.evaluation.judge_models.<model>.input_per_mtok`) and the reviewer's hourly price among them (which
+ * prices recorded review minutes and expected reviews alike). `assumed` adds the caller's assumptions by line
  * id.
  */
 export function priceLines(
@@ -149,6 +151,19 @@ export function priceLines(
     obs,
   );
   over(["observability", "per_attempt"], "observability per span", "per attempt", o.observability.per_attempt, obs);
+  const ev = o.evaluation;
+  for (const [model, p] of Object.entries(ev?.judge_models ?? {}).sort(([a], [b]) => (a < b ? -1 : 1))) {
+    const judgeSource = p.source ?? src(ev!.source);
+    for (const [field, kind] of [["input_per_mtok", "input"], ["output_per_mtok", "output"]] as const) {
+      over(
+        ["evaluation", "judge_models", model, field],
+        `judge ${model} ${kind} price`,
+        `per Mtok of judge ${kind}`,
+        p[field],
+        judgeSource,
+      );
+    }
+  }
   over(
     ["human_review", "hourly"],
     "human review",

@@ -1,5 +1,6 @@
 import type { LedgerResult } from "./ledger.ts";
 import { LEDGER_ITEMS } from "./price_lines.ts";
+import { NOT_PRICED_MARK } from "./_overhead_source.ts";
 import type { CostRow } from "./price_rollup.ts";
 import { sig } from "../../lib/number_format.ts";
 import { textTable } from "../../lib/text_table.ts";
@@ -69,8 +70,9 @@ export function formatLedger(r: LedgerResult, options: { verdicts?: string[]; he
       l.detail,
       sig(l.quantity, QTY_DIGITS),
       l.unit,
-      sig(l.unit_price),
-      sig(l.amount),
+      ...(l.source.startsWith(NOT_PRICED_MARK)
+        ? [NOT_PRICED_MARK, NOT_PRICED_MARK]
+        : [sig(l.unit_price), sig(l.amount)]),
       `[${sources.indexOf(l.source) + 1}]`,
     ]),
     { left: 3 },
@@ -89,6 +91,7 @@ export function formatLedger(r: LedgerResult, options: { verdicts?: string[]; he
     ...r.pricing.rules.map((s) => `  - ${s}`),
     ...serviceTierLines(r),
     ...r.gpu_time.map(gpuTimeLine),
+    ...evaluationLines(r),
     ...[...d.warnings, ...r.pricing.warnings].map((w) => `WARNING: ${w}`),
     "",
     `line items (${c})`,
@@ -128,4 +131,27 @@ function serviceTierLines(r: LedgerResult): string[] {
       )
     }`
   );
+}
+
+/** How evaluation was charged: the basis of human review, and each judge part's recorded tokens. */
+function evaluationLines(r: LedgerResult): string[] {
+  const e = r.pricing.evaluation, h = e.human_review;
+  const review = h.basis === "recorded"
+    ? `human review: recorded minutes, ${sig(h.minutes, QTY_DIGITS)} min of ${h.verdicts_in_window} verdicts on the ` +
+      `window's requests (${h.verdicts} in the quality table; ${h.sources.join(", ")})` +
+      (h.no_time ? `, ${h.no_time} recording no time` : "")
+    : h.basis === "expected"
+    ? "human review: expected counts (the overheads sheet's sample and minutes; no human verdict recorded)"
+    : null;
+  const judges = e.judge.map((j) =>
+    `judge ${
+      j.models.join(", ")
+    } (part ${j.part}, from the ${j.basis}): ${j.input_tokens} input + ${j.output_tokens} ` +
+    `output tokens over ${j.items} judged items, of which calls on items left unjudged ${j.unjudged_input_tokens} + ` +
+    `${j.unjudged_output_tokens}; charged to the window's ${j.items_in_window} items ${
+      sig(j.charged_input_tokens, QTY_DIGITS)
+    } + ${sig(j.charged_output_tokens, QTY_DIGITS)}` +
+    (j.not_priced.length ? `; NOT PRICED: ${j.not_priced.join(", ")}` : "")
+  );
+  return [...(review ? [review] : []), ...judges];
 }

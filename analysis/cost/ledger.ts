@@ -1,6 +1,7 @@
 import pl from "nodejs-polars";
 import { InputError } from "../../schema/errors.ts";
 import type { OverheadSheet, PriceSheet, RoutePrice } from "../../schema/prices.ts";
+import type { QualityTable } from "../../schema/quality_file.ts";
 import type { SloPolicy } from "../../schema/slo.ts";
 import { classify } from "../goodput/classify.ts";
 import type { Disclosure } from "../goodput/disclosure.ts";
@@ -17,13 +18,13 @@ import {
 } from "./price_attempts.ts";
 import { type GpuTimeSummary, priceSelfHosted } from "./price_gpu.ts";
 import { LEDGER_ITEMS, type LedgerLine, LineBook } from "./price_lines.ts";
-import { priceOverheads } from "./price_overheads.ts";
+import { type EvaluationCharges, priceOverheads } from "./price_overheads.ts";
 import { priceSource, routePrice } from "./price_sheet.ts";
 import { type CostRow, rollUpCosts } from "./price_rollup.ts";
 import { ledgerRules } from "./price_rules.ts";
 import { selfHostedTargets, targetWeights } from "./self_hosted_targets.ts";
 
-export type { CostRow, GpuTimeSummary };
+export type { CostRow, EvaluationCharges, GpuTimeSummary };
 
 /** The figures a price calculator would give, for comparison. */
 export interface NaiveFigures {
@@ -51,6 +52,11 @@ export interface LedgerResult {
      * tier the answer says served the attempt, else the sheet's `service_tier`, and which prices priced it).
      */
     service_tiers: { route: string; applied: string; attempts: number }[];
+    /**
+     * How evaluation was charged: each judge part of the quality table (its tokens as recorded, the unjudged items'
+     * share, models NOT PRICED) and the basis of human review (recorded minutes, or the sheet's expected counts).
+     */
+    evaluation: Omit<EvaluationCharges, "warnings">;
     warnings: string[];
   };
   /** The goodput disclosure: denominator, window, inclusion rules, SLO, n. */
@@ -80,6 +86,11 @@ export interface LedgerOptions {
    * burst stage). @default the policy's window (the window gets all of it)
    */
   measured?: SloPolicy["window"];
+  /**
+   * The run's quality table (analysis/run/run_quality.ts `withQuality`): its judge parts' recorded tokens and its
+   * human and adjudicated verdicts' recorded minutes are charged. @default run.quality ?? null
+   */
+  quality?: QualityTable | null;
 }
 
 const strings = (df: pl.DataFrame, c: string) => df.getColumn(c).toArray() as string[];
@@ -92,6 +103,9 @@ const numbers = (df: pl.DataFrame, c: string) => df.getColumn(c).toArray() as nu
  * overall, by route and by class. Accepted tasks, the window and the
  * disclosure are those of {@linkcode goodput} under `policy`. Priced from
  * the log's usage at analysis time, so another sheet re-prices the same run.
+ * A run's quality table (`options.quality`, else `run.quality`) adds what
+ * evaluation cost: a model judge's recorded tokens and the reviewers'
+ * recorded minutes (docs/quality_cost.md).
  *
  * @example Cost per accepted task of a run
  * ```ts ignore
@@ -229,7 +243,9 @@ export function pricedLedger(
     tools: { req: Int32Array.from(strings(tl, "request_id"), (id) => index.get(id)!), tool: strings(tl, "tool") },
     measurement_seconds: window.measurement_seconds,
   };
-  priceOverheads(book, usage, overheads);
+  const table = options.quality === undefined ? run.quality ?? null : options.quality;
+  const evaluation = priceOverheads(book, { ...usage, quality: table ? { table, index } : null }, overheads);
+  warnings.push(...evaluation.warnings);
 
   const rolled = rollUpCosts(book, { ...usage, class: strings(rows, "class"), route: strings(rows, "req_route") });
   const model_bill = rolled.overall.cost.provider_or_gpu + rolled.overall.cost.retries;
@@ -251,8 +267,9 @@ export function pricedLedger(
     pricing: {
       price_sheet: sheetInfo(prices),
       overheads: overheads ? sheetInfo(overheads) : null,
-      rules: ledgerRules(overheads),
+      rules: ledgerRules(overheads, evaluation),
       service_tiers,
+      evaluation: { judge: evaluation.judge, human_review: evaluation.human_review },
       warnings,
     },
     disclosure: gp.disclosure,

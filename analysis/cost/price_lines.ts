@@ -6,6 +6,7 @@ export const LEDGER_ITEMS = [
   "tools",
   "storage",
   "observability",
+  "judge",
   "human_review",
   "allocated_operations",
 ] as const;

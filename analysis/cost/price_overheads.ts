@@ -1,5 +1,9 @@
 import type { OverheadSheet } from "../../schema/prices.ts";
+import type { QualityTable } from "../../schema/quality_file.ts";
+import { overheadSource } from "./_overhead_source.ts";
 import type { LineBook } from "./price_lines.ts";
+import { type JudgeCharge, priceJudge } from "./price_judge.ts";
+import { priceReview, type ReviewBasis } from "./price_review.ts";
 
 /** What overheads are charged on: the window's requests (by index) and their tool calls. */
 export interface OverheadUsage {
@@ -11,21 +15,34 @@ export interface OverheadUsage {
   /** Tool calls of the window's requests: request index and tool name. */
   tools: { req: Int32Array; tool: string[] };
   measurement_seconds: number;
+  /** The run's quality table and the window's requests by request_id (their index); null: the run has none. */
+  quality: { table: QualityTable; index: ReadonlyMap<string, number> } | null;
 }
 
-const NOT_PRICED = "not priced: no overheads sheet given (--overheads)";
+/** How the evaluation lines were charged: each judge part, and the basis of human review. */
+export interface EvaluationCharges {
+  judge: JudgeCharge[];
+  human_review: ReviewBasis;
+  /** One line each: a judge model NOT PRICED, verdicts that record no time or tokens, totals below their rows. */
+  warnings: string[];
+}
 
 /**
  * Prices the overheads every route pays, per request where a request causes
  * them: retrieval and tool calls (failed calls included), storage and
- * observability of every sent request, human review of a sample of
- * accepted or completed tasks (expected reviews = sample_rate × tasks; the
- * basis is stated in the line) plus the corrections it finds, and shared
- * operations over the window, spread evenly over the offered requests.
- * Without a sheet the same lines are written at price 0 and say so.
+ * observability of every sent request, a model judge's recorded tokens
+ * (analysis/cost/price_judge.ts), human review — its recorded time when the
+ * quality table has human verdicts, else the sheet's expected counts
+ * (analysis/cost/price_review.ts) — and shared operations over the window,
+ * spread evenly over the offered requests. Without a sheet the same lines
+ * are written at price 0 and say so.
  */
-export function priceOverheads(book: LineBook, usage: OverheadUsage, sheet: OverheadSheet | null): void {
-  const src = (s?: string) => (sheet ? `${sheet.name}: ${s ?? sheet.source} (as of ${sheet.as_of})` : NOT_PRICED);
+export function priceOverheads(
+  book: LineBook,
+  usage: OverheadUsage,
+  sheet: OverheadSheet | null,
+): EvaluationCharges {
+  const src = (s?: string) => overheadSource(sheet, s);
   const n = usage.sent.length;
 
   const retrievalTool = sheet?.retrieval.tool ?? "retrieval";
@@ -110,42 +127,10 @@ export function priceOverheads(book: LineBook, usage: OverheadUsage, sheet: Over
     }
   }
 
-  const hr = sheet?.human_review;
-  if (hr) {
-    const basis = hr.basis === "accepted" ? usage.accepted : usage.completed;
-    const reviewHours = hr.minutes_per_review / 60, fixHours = hr.minutes_per_correction / 60;
-    const reviewDetail =
-      `reviews: ${hr.sample_rate} of ${hr.basis} tasks × ${hr.minutes_per_review} min (expected count)`;
-    const fixDetail =
-      `corrections: ${hr.correction_rate} of reviews × ${hr.minutes_per_correction} min (expected count)`;
-    for (let i = 0; i < n; i++) {
-      if (!basis[i]) continue;
-      book.add(
-        {
-          item: "human_review",
-          route: null,
-          detail: reviewDetail,
-          unit: "review",
-          unit_price: reviewHours * hr.hourly,
-          source: src(hr.source),
-        },
-        hr.sample_rate,
-        i,
-      );
-      book.add(
-        {
-          item: "human_review",
-          route: null,
-          detail: fixDetail,
-          unit: "correction",
-          unit_price: fixHours * hr.hourly,
-          source: src(hr.source),
-        },
-        hr.sample_rate * hr.correction_rate,
-        i,
-      );
-    }
-  }
+  // The design's order: ... observability, judge, human review, allocated operations.
+  const warnings: string[] = [];
+  const judge = priceJudge(book, usage.quality, sheet, warnings);
+  const human_review = priceReview(book, usage, sheet, warnings);
 
   const ops = sheet?.allocated_operations;
   book.addSpread(
@@ -160,4 +145,5 @@ export function priceOverheads(book: LineBook, usage: OverheadUsage, sheet: Over
     usage.measurement_seconds / 3600,
     new Float64Array(n).fill(1),
   );
+  return { judge, human_review, warnings };
 }

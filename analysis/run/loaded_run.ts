@@ -3,6 +3,7 @@ import type { AnyManifest } from "../../schema/imported_manifest.ts";
 import type { RunEnd } from "./run_end.ts";
 import type { ShardSet } from "./_shard_set.ts";
 import type { PartRead } from "./production_run.ts";
+import type { QualityTable } from "../../schema/quality_file.ts";
 
 /**
  * A run read back from its folder: the manifest and the log tables as
@@ -41,6 +42,11 @@ export interface LoadedRun {
    * run folder.
    */
   shard_set?: ShardSet;
+  /**
+   * The run's quality verdicts (RUN/quality/, contract 1.8), read and checked by `withQuality`: null when the run has
+   * no quality table; absent when it was not read (loadRun alone does not read it).
+   */
+  quality?: QualityTable | null;
   /** Loud warnings raised while loading (a hash mismatch downgraded by option, a killed run, ...). */
   warnings: string[];
 }

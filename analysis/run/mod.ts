@@ -11,7 +11,8 @@
  * what a run imported from another tool's file lacks (its caveats);
  * `production_run.ts` what a production recording's numbers mean (offered,
  * measurement seconds, sampling, drops) and where a recording still open
- * ends. The `_` files (column dtypes, file scans, row checks, shard sets, a
+ * ends; `run_quality.ts` reads a run's quality verdicts beside it
+ * ({@linkcode withQuality}). The `_` files (column dtypes, file scans, row checks, shard sets, a
  * recording's parts, restored rows, CSV cells) are private to this folder.
  *
  * @module
@@ -22,5 +23,6 @@ export * from "./loaded_run.ts";
 export * from "./load_run.ts";
 export * from "./run_end.ts";
 export * from "./run_end_decide.ts";
+export * from "./run_quality.ts";
 export * from "./scan_run.ts";
 export * from "./scanned_run.ts";
