@@ -11,7 +11,7 @@ import { InputError } from "../../schema/errors.ts";
 import { keyEnvProblem } from "../api_key_env.ts";
 import { RUNNER_DEFAULTS } from "../settings.ts";
 import { listenForStop } from "../stop_signals.ts";
-import { chatUrl } from "../target_url.ts";
+import { chatUrl, redactUrl } from "../target_url.ts";
 import { runJudge } from "./judge_run.ts";
 import { judgeModelProblem } from "./names.ts";
 import { parseJudgeRate } from "./rate.ts";
@@ -178,8 +178,9 @@ async function main({ values: v, positionals, check }: ParsedCommand<typeof JUDG
     signal: stop.signal,
     ...(v.quiet ? {} : { note: (line: string) => console.error(line) }),
   });
-  // --replace again would drop the journal: the resuming command is the same without it.
-  const resume = `npx deno task judge ${Deno.args.filter((a) => a !== "--replace").map(shellWord).join(" ")}`;
+  // --replace again would drop the journal: the resuming command is the same without it; a key in the URL's query is
+  // not echoed.
+  const resume = `npx deno task judge ${resumeArgs(Deno.args).map(shellWord).join(" ")}`;
   if (result.status !== "done") {
     const why = result.status === "stopped" ? "stopped" : `stopped after --limit ${v.limit}`;
     console.log(
@@ -202,6 +203,34 @@ async function main({ values: v, positionals, check }: ParsedCommand<typeof JUDG
     return 1;
   }
   return 0;
+}
+
+/**
+ * The arguments of the command that resumes a stopped pass: without `--replace`, the `--target` URL's query values
+ * and credentials replaced by `REDACTED` (runner/target_url.ts `redactUrl`).
+ *
+ * @example
+ * ```ts
+ * import { resumeArgs } from "./cli.ts";
+ * import assert from "node:assert/strict";
+ * assert.deepEqual(
+ *   resumeArgs(["RUN", "--target", "http://127.0.0.1:1/v1?key=s3cr3t", "--model", "m", "--replace"]),
+ *   ["RUN", "--target", "http://127.0.0.1:1/v1?key=REDACTED", "--model", "m"],
+ * );
+ * ```
+ */
+export function resumeArgs(args: readonly string[]): string[] {
+  const redact = (v: string) => {
+    try {
+      const u = new URL(v);
+      return u.search || u.username || u.password ? redactUrl(u) : v;
+    } catch {
+      return v;
+    }
+  };
+  return args.filter((a) => a !== "--replace").map((a, i, all) =>
+    all[i - 1] === "--target" ? redact(a) : a.startsWith("--target=") ? `--target=${redact(a.slice(9))}` : a
+  );
 }
 
 /** An argument as a shell reads it back. */

@@ -19,14 +19,22 @@ export const DESIGN_V1 = join(ROOT, "data/workloads/design-v1");
  * A finished design-v1 run with saved outputs under `dir`: `rps` requests a second for `seconds`, drawn from
  * long_summary and rag_answer (rubrics) and short_qa (none), against the fast simulator. Returns the run folder.
  */
-export async function savedOutputRun(dir: string, o: { rps?: number; seconds?: number; seed?: number } = {}) {
+export async function savedOutputRun(
+  dir: string,
+  o: { rps?: number; seconds?: number; seed?: number; formats?: ("csv" | "parquet")[] } = {},
+) {
   const plan = writeJson(dir, "plan.json", {
     name: "judge-fixture",
     seed: o.seed ?? 5,
     arrivals: { process: "constant", rate_rps: o.rps ?? 30, duration_s: o.seconds ?? 1 },
     mix: { class_weights: { long_summary: 1, rag_answer: 1, short_qa: 1 } },
   });
-  const run = await runDesignV1OnSim(dir, { plan, simSeed: o.seed ?? 5, formats: ["csv"], saveOutputs: true });
+  const run = await runDesignV1OnSim(dir, {
+    plan,
+    simSeed: o.seed ?? 5,
+    formats: o.formats ?? ["csv"],
+    saveOutputs: true,
+  });
   return run.dir;
 }
 

@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { getEncoding } from "js-tiktoken";
+import { parquetReadObjects } from "hyparquet";
 import { runJudge } from "../../../runner/judge/judge_run.ts";
 import { judgeMessages } from "../../../runner/judge/prompt.ts";
 import { readLogCsv } from "../../../runner/sinks/csv_read.ts";
@@ -118,21 +119,36 @@ Deno.test("the judge scores each saved output of a case with a rubric once, with
   }
 });
 
-Deno.test("the judge writes its part as Parquet with --format parquet", async () => {
+Deno.test("a run logged as Parquet only is judged, and the part written as Parquet with --format parquet", async () => {
   const dir = Deno.makeTempDirSync({ prefix: "judge_parquet_" });
   const sim = await judgeSim({ sensitivity: 0.9, specificity: 0.85, seed: 7 });
   try {
-    const runDir = await savedOutputRun(dir, { rps: 12 });
+    const runDir = await savedOutputRun(dir, { rps: 12, formats: ["parquet"] });
+    assert.throws(() => Deno.statSync(join(runDir, "requests.csv")), Deno.errors.NotFound);
     const manifest = RunManifest.parse(JSON.parse(Deno.readTextFileSync(join(runDir, "run.json"))));
     const result = await runJudge(judgeOptions(runDir, sim.url, { format: "parquet", model: "org/judge-1" }));
     assert.equal(result.part, join(runDir, "quality", "judge-org-judge-1.parquet"));
-    const requests = await readLogCsv(join(runDir, "requests.csv"), "requests");
+    // The eligible items, from the Parquet requests table read here with hyparquet and the workload's classes.
+    const bytes = Deno.readFileSync(join(runDir, "requests.parquet"));
+    const requests = await parquetReadObjects({
+      file: bytes.buffer as ArrayBuffer,
+      columns: ["request_id", "case_id"],
+    });
+    const workload: Workload = JSON.parse(await Deno.readTextFile(join(DESIGN_V1, "workload.json")));
+    const classOf = new Map(workload.cases.map((c) => [c.case_id, c.class]));
+    const saved = new Set(
+      Deno.readTextFileSync(join(runDir, "outputs.jsonl")).trim().split("\n").map((l) => JSON.parse(l).request_id),
+    );
+    const eligible = requests.filter((r) =>
+      saved.has(r.request_id) && ["long_summary", "rag_answer"].includes(classOf.get(r.case_id as string)!)
+    ).map((r) => r.request_id);
     const table = await readQuality(runDir, {
       runId: manifest.run_id,
-      requestIds: new Set(requests.map((r) => r.request_id)),
+      requestIds: new Set(requests.map((r) => r.request_id as string)),
     });
-    assert.equal(table!.rows.length, result.judged);
+    assert.deepEqual(table!.rows.map((r) => r.request_id), eligible);
     assert.ok(table!.rows.every((r) => r.source === "judge:org/judge-1" && r.calls === 1));
+    assert.equal(table!.manifest.parts[0]!.format, "parquet");
   } finally {
     await sim.stop();
     Deno.removeSync(dir, { recursive: true });
