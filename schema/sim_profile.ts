@@ -184,6 +184,24 @@ export const SimDegradedMode = z.object({
 }).strict();
 export type SimDegradedMode = z.infer<typeof SimDegradedMode>;
 
+/**
+ * The simulator's judge mode (sim/judge.ts): a chat request whose user message is a judge's JSON document
+ * `{conversation, answer}` (schema/judge_call.ts) of a workload case with a rubric, and whose system message names
+ * that rubric's sha256, is answered as a judge. The truth is the case's own deterministic check on the answer; the
+ * verdict says pass with probability `sensitivity` when the answer truly passes and fail with probability
+ * `specificity` when it truly fails, drawn from `seed` and the request's content (a rerun gives the same verdict).
+ * Absent: no judge mode.
+ */
+export const SimJudgeMode = z.object({
+  /** P(verdict pass | the answer passes its check). */
+  sensitivity: rate,
+  /** P(verdict fail | the answer fails its check). */
+  specificity: rate,
+  /** Seed of the verdict draws. @default 1 */
+  seed: z.number().int().min(0).max(2 ** 32 - 1).default(1),
+}).strict();
+export type SimJudgeMode = z.infer<typeof SimJudgeMode>;
+
 /** A batch's turnaround in the simulator when the profile sets none (ms). */
 export const DEFAULT_BATCH_TURNAROUND_MS = 200;
 
@@ -221,6 +239,8 @@ export const SimProfile = z.object({
   behaviour: SimBehaviour.prefault({}),
   /** A degraded mode the simulator serves under load and announces; absent = none. */
   degraded_mode: SimDegradedMode.optional(),
+  /** Answers a judge's requests as a judge of known error rates; absent = no judge mode. */
+  judge: SimJudgeMode.optional(),
   /**
    * The batch endpoints (sim/batch.ts): how long a batch takes from creation to its end. Absent: a turnaround of
    * `DEFAULT_BATCH_TURNAROUND_MS` (200 ms, so that tests are fast).

@@ -20,6 +20,7 @@ import { LEDGER_COMMAND } from "../analysis/cli/ledger.ts";
 import { REPORT_COMMAND } from "../analysis/cli/report.ts";
 import { SQL_COMMAND } from "../analysis/cli/sql.ts";
 import { PLAN_COMMAND } from "../runner/cli/plan.ts";
+import { JUDGE_COMMAND } from "../runner/judge/cli.ts";
 import { RUN_COMMAND } from "../runner/cli/run_flags.ts";
 import { SIM_COMMAND } from "../sim/cli.ts";
 import { EXAMPLE_COMMAND } from "../examples/chat/drive.ts";
@@ -60,6 +61,7 @@ export const COMMANDS: readonly CommandEntry[] = [
   { spec: DEMO_COMMAND, script: "scripts/demo.ts" },
   { spec: RUN_COMMAND, script: "runner/cli/run.ts" },
   { spec: PLAN_COMMAND, script: "runner/cli/plan.ts" },
+  { spec: JUDGE_COMMAND, script: "runner/judge/cli.ts" },
   { spec: SIM_COMMAND, script: "sim/cli.ts" },
   { spec: ENGINE_COMMAND, script: "engine/cli.ts" },
   { spec: ANALYZE_COMMAND, script: "analysis/cli/analyze.ts" },

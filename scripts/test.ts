@@ -32,6 +32,7 @@ const SERIAL = [
   "test/runner/kill_test.ts",
   "test/runner/net_reach_test.ts",
   "test/notebooks/notebooks_test.ts",
+  "test/runner/judge/open_loop_test.ts",
   "test/runner/open_loop_test.ts",
   "test/runner/shards_netns_test.ts",
   "test/sim/engine_test.ts",

@@ -7,6 +7,7 @@ import { PROMPT_COUNT_STOPPED, type PromptCounter } from "./prompt_counter.ts";
 import { MAX_TOKENIZED_CHARS, MAX_TOKENIZER_WORK } from "../schema/tokenizer_bound.ts";
 import type { RateLimiter, RateLimitRefusal } from "./rate_limiter.ts";
 import type { Answer, Responder } from "./responder.ts";
+import type { SimJudge } from "./judge.ts";
 import type { SimSequence } from "./sequence.ts";
 
 /** What the chat endpoint needs from the running sim. */
@@ -14,6 +15,8 @@ export interface ChatContext {
   profile: SimProfile;
   engine: Engine;
   responder: Responder;
+  /** The judge mode (profile `judge`), or null without one. */
+  judge: SimJudge | null;
   /** Counts prompt tokens inline or in a worker (never a long stall of the event loop). */
   counter: PromptCounter;
   /** The profile's quota, or null when it has none. */
@@ -180,7 +183,9 @@ export async function handleChat(
       },
     );
   }
-  const decided = ctx.responder.respond(chat.messages, { accuracy, validity, variant }, {
+  // A judge's request (profile `judge`) is answered with a verdict, through the same engine as any answer.
+  const judged = ctx.judge?.answer(chat.messages, counted.tokens.reduce((a, b) => a + b, 0)) ?? null;
+  const decided = judged ?? ctx.responder.respond(chat.messages, { accuracy, validity, variant }, {
     maxTokens: cap,
     degraded,
     prefixCaching: profile.engine.prefix_caching,

@@ -16,7 +16,17 @@ export interface Draws {
 }
 
 /** What the simulated model decided to say. */
-export type Verdict = "correct" | "wrong" | "refusal" | "leak" | "tool_ok" | "tool_forbidden" | "unknown_prompt";
+export type Verdict =
+  | "correct"
+  | "wrong"
+  | "refusal"
+  | "leak"
+  | "tool_ok"
+  | "tool_forbidden"
+  | "unknown_prompt"
+  /** A judge request's verdict (sim/judge.ts). */
+  | "judge_pass"
+  | "judge_fail";
 
 /** The answer to one request, before the output cap is applied. */
 export interface Answer {

@@ -1,4 +1,5 @@
 import type { SimProfile, SimTimelineRow, Workload } from "../schema/mod.ts";
+import type { LoadedRubrics } from "../schema/workload_file.ts";
 import { DEFAULT_BATCH_TURNAROUND_MS, InputError } from "../schema/mod.ts";
 import { SimBatches } from "./batch.ts";
 import { type ChatContext, handleChat, STOPPED } from "./chat_handler.ts";
@@ -15,6 +16,7 @@ import { Responder } from "./responder.ts";
 import { Timeline } from "./timeline.ts";
 import { simTokenizer } from "./tokenizer.ts";
 import { PromptCounter } from "./prompt_counter.ts";
+import { SimJudge } from "./judge.ts";
 
 /** Options of {@linkcode startSim}. */
 export interface SimOptions {
@@ -30,8 +32,11 @@ export interface SimOptions {
    */
   expose?: boolean;
   profile: SimProfile;
-  /** Cases to answer from (a loaded workload, or anything with a `workload` field holding one). */
-  workload?: Workload | { workload: Workload };
+  /**
+   * Cases to answer from (a loaded workload, or anything with a `workload` field holding one); the judge mode (profile
+   * `judge`) judges the cases its `rubrics` score.
+   */
+  workload?: Workload | { workload: Workload; rubrics?: LoadedRubrics | null };
   /** Seed of every random draw. @default 1 */
   seed?: number;
   /** No log lines on stderr. @default false */
@@ -105,6 +110,10 @@ function start(options: SimOptions): SimHandle {
     ? options.workload
     : options.workload.workload;
   const responder = new Responder(workload, profile.behaviour, simTokenizer());
+  const rubrics = options.workload && !("cases" in options.workload) ? options.workload.rubrics ?? null : null;
+  const judge = profile.judge && workload
+    ? new SimJudge(profile.judge, workload, rubrics?.byCaseId ?? new Map(), simTokenizer())
+    : null;
   const counter = new PromptCounter(simTokenizer());
   const engine = new Engine(profile);
   let seed = options.seed ?? 1;
@@ -119,6 +128,7 @@ function start(options: SimOptions): SimHandle {
     profile,
     engine,
     responder,
+    judge,
     counter,
     rateLimiter,
     outage: () => outageMode(),
@@ -158,6 +168,14 @@ function start(options: SimOptions): SimHandle {
   const host = hostname.includes(":") ? `[${hostname}]` : hostname;
   const url = `${options.tls ? "https" : "http"}://${host}:${port}`;
   log(`${profile.name} (${responder.size} cases) listening on ${url}`);
+  if (profile.judge) {
+    log(
+      judge?.size
+        ? `judge mode: ${judge.size} cases with a rubric, sensitivity ${profile.judge.sensitivity}, specificity ` +
+          `${profile.judge.specificity}`
+        : "judge mode: the workload has no rubrics, so no request is answered as a judge",
+    );
+  }
 
   const reset = (s?: number) => {
     if (s !== undefined) seed = s;

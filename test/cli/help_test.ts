@@ -17,7 +17,16 @@ import type { CliResult } from "../support/run_cli.ts";
 
 const ROOT = fileURLToPath(new URL("../../", import.meta.url));
 /** The folders whose scripts a user runs. */
-const CLI_DIRS = ["runner/cli", "analysis/cli", "sim", "scripts", "importers", "examples/chat", "engine"];
+const CLI_DIRS = [
+  "runner/cli",
+  "runner/judge",
+  "analysis/cli",
+  "sim",
+  "scripts",
+  "importers",
+  "examples/chat",
+  "engine",
+];
 const TASKS: Record<string, string> = JSON.parse(Deno.readTextFileSync(join(ROOT, "deno.json"))).tasks;
 
 /** Every script under CLI_DIRS that runs as a program (`import.meta.main`), private `_*.ts` modules aside. */

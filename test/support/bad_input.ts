@@ -28,6 +28,7 @@ export const CLIS = {
     "--allow-run",
   ]],
   plan: ["runner/cli/plan.ts", ["--allow-read"]],
+  judge: ["runner/judge/cli.ts", ["--allow-net", "--allow-read", "--allow-write", "--allow-env"]],
   sim: ["sim/cli.ts", ["--allow-net=127.0.0.1,localhost", "--allow-read", "--allow-write", "--allow-env"]],
   demo: ["scripts/demo.ts", ["-A"]],
   analyze: ["analysis/cli/analyze.ts", ANALYSIS],

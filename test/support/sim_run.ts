@@ -19,6 +19,8 @@ export interface SimRunOptions {
   profile?: SimProfile;
   /** Called with the started simulator just before the run begins. */
   onStart?: (sim: SimHandle) => void;
+  /** Also write outputs.jsonl (`--save-outputs`). @default false */
+  saveOutputs?: boolean;
 }
 
 /**
@@ -40,6 +42,7 @@ export async function runDesignV1OnSim(dir: string, o: SimRunOptions): Promise<R
       formats: o.formats,
       conditions: join(ROOT, "data/conditions/sim-demo.json"),
       progress: false,
+      ...(o.saveOutputs ? { saveOutputs: true } : {}),
     });
   } finally {
     await sim.stop();
