@@ -6,6 +6,7 @@ import type { QualityRow } from "../../../../schema/quality.ts";
 import { readQuality } from "../../../../schema/quality_file.ts";
 import { rubricVerdict } from "../../../../schema/rubric.ts";
 import { importReview } from "../../../../analysis/quality/review/import_review.ts";
+import { sampleReview } from "../../../../analysis/quality/review/sample_review.ts";
 import { humanConsensus } from "../../../../analysis/quality/consensus.ts";
 import { runCli } from "../../../support/run_cli.ts";
 import { handMadeRatings, type Packet, PASSING, rating, smallPacket, writeRatings } from "./_packet.ts";
@@ -247,4 +248,40 @@ Deno.test("review import --adjudication: settled items are written as adjudicate
     ]
   ) assert.ok(e.problems.some((x: string) => x.startsWith(`${templateFile}: ${line}`)), `${line}\n${e.message}`);
   assert.equal(e.problems.length, 4, e.message);
+});
+
+Deno.test("review import: a second packet's verdict of the same rater on the same request is refused before writing", async () => {
+  const p = await smallPacket();
+  const files = handMadeRatings(p);
+  await importReview(p.keyFile, [files.ana, files.bo], { resamples: 0 });
+  // Another packet of the same answers (every long_summary answer, so it holds p's items too), rated by ana.
+  const other = await sampleReview(p.runs.map((r) => r.dir), {
+    out: join(p.root, "other.html"),
+    strata: ["class"],
+    sizing: { mode: "per_stratum", per_stratum: 1000 },
+    seed: 6,
+    raters: ["ana"],
+    double_share: 0,
+    classes: ["long_summary"],
+  });
+  const key = other.fullKey;
+  const ratings = key.assignments.ana!.map((item) => rating(item, PASSING));
+  const file = join(p.root, "other-ana.json");
+  await Deno.writeTextFile(
+    file,
+    JSON.stringify({ packet_id: key.packet_id, packet_sha256: key.packet_sha256, rater: "ana", ratings }),
+  );
+  const before = await Promise.all(p.runs.map((r) => Deno.readTextFile(join(r.dir, "quality", "quality.json"))));
+  const e = await importReview(join(p.root, "other.key.json"), [file], { resamples: 0 }).then(() => null, (e) => e);
+  assert.ok(e instanceof InputError);
+  // Each of ana's 6 requests in p has a second verdict of human:ana.
+  const seconds = e.problems.filter((x: string) => / a second verdict of human:ana on request /.test(x));
+  assert.equal(seconds.length, 6, e.message);
+  assert.ok(
+    seconds.every((x: string) => p.runs.some((r) => x.startsWith(join(r.dir, "quality", "review-")))),
+    e.message,
+  );
+  for (const [i, r] of p.runs.entries()) {
+    assert.equal(await Deno.readTextFile(join(r.dir, "quality", "quality.json")), before[i], "the table is untouched");
+  }
 });
