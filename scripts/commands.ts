@@ -18,6 +18,7 @@ import { IMPORT_PRICES_COMMAND } from "../analysis/cli/import_prices.ts";
 import { KNEE_COMMAND } from "../analysis/cli/knee.ts";
 import { LEDGER_COMMAND } from "../analysis/cli/ledger.ts";
 import { REPORT_COMMAND } from "../analysis/cli/report.ts";
+import { REVIEW_COMMAND } from "../analysis/cli/review.ts";
 import { SQL_COMMAND } from "../analysis/cli/sql.ts";
 import { PLAN_COMMAND } from "../runner/cli/plan.ts";
 import { JUDGE_COMMAND } from "../runner/judge/cli.ts";
@@ -72,6 +73,7 @@ export const COMMANDS: readonly CommandEntry[] = [
   { spec: COMPARE_COMMAND, script: "analysis/cli/compare.ts" },
   { spec: REPORT_COMMAND, script: "analysis/cli/report.ts" },
   { spec: SQL_COMMAND, script: "analysis/cli/sql.ts" },
+  { spec: REVIEW_COMMAND, script: "analysis/cli/review.ts" },
   { spec: IMPORT_PRICES_COMMAND, script: "analysis/cli/import_prices.ts" },
   { spec: EXAMPLE_COMMAND, script: "examples/chat/drive.ts" },
   { spec: CHAT_SERVER_COMMAND, script: "examples/chat/server.ts" },

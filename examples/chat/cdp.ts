@@ -34,6 +34,8 @@ export interface Browser {
   newPage(url: string): Promise<Page>;
   /** Uncaught exceptions and console errors of every page so far. */
   problems(): PageProblem[];
+  /** Lets pages download files into `dir` (Browser.setDownloadBehavior), named as the page names them. */
+  allowDownloads(dir: string): Promise<void>;
   /**
    * Closes the connection, kills the process (SIGKILL after 5 s) and waits for its exit, so no defunct process is left.
    * Safe to call twice. A connection that closes by itself (Chromium exited or was killed) does the same.
@@ -50,6 +52,37 @@ export interface Page {
   click(x: number, y: number): Promise<void>;
   /** Types `text` into the focused element (one input event, as an IME commit). */
   type(text: string): Promise<void>;
+  /**
+   * Presses and releases one key as a keyboard does (keyDown, keyUp): a printable character (`"3"`, `"n"`, `"?"`)
+   * or a named key (`Enter`, `Tab`, `Escape`, `Backspace`, `ArrowUp`, `ArrowDown`, `ArrowLeft`, `ArrowRight`).
+   * `shift` holds Shift (Shift+Tab moves the focus back).
+   */
+  press(key: string, options?: { shift?: boolean }): Promise<void>;
+}
+
+/** The named keys {@linkcode Page.press} knows: their code and Windows virtual key code. */
+const NAMED_KEYS: Record<string, { code: string; vk: number; text?: string }> = {
+  Enter: { code: "Enter", vk: 13, text: "\r" },
+  Tab: { code: "Tab", vk: 9 },
+  Escape: { code: "Escape", vk: 27 },
+  Backspace: { code: "Backspace", vk: 8 },
+  ArrowUp: { code: "ArrowUp", vk: 38 },
+  ArrowDown: { code: "ArrowDown", vk: 40 },
+  ArrowLeft: { code: "ArrowLeft", vk: 37 },
+  ArrowRight: { code: "ArrowRight", vk: 39 },
+};
+
+/** The key event fields of a key, or a TypeError for a key {@linkcode Page.press} does not know. */
+function keyFields(key: string): { key: string; code: string; windowsVirtualKeyCode: number; text?: string } {
+  const named = NAMED_KEYS[key];
+  if (named) {
+    return { key, code: named.code, windowsVirtualKeyCode: named.vk, ...(named.text ? { text: named.text } : {}) };
+  }
+  if (key.length !== 1) throw new TypeError(`press: unknown key ${JSON.stringify(key)}`);
+  const upper = key.toUpperCase();
+  const code = /[0-9]/.test(key) ? `Digit${key}` : /[a-z]/i.test(key) ? `Key${upper}` : key === "?" ? "Slash" : "";
+  const vk = /[0-9a-z]/i.test(key) ? upper.charCodeAt(0) : key === "?" ? 191 : 0;
+  return { key, code, windowsVirtualKeyCode: vk, text: key };
 }
 
 interface Pending {
@@ -263,9 +296,18 @@ async function connect(
         async type(text) {
           await send("Input.insertText", { text }, sessionId);
         },
+        async press(key, options = {}) {
+          const f = keyFields(key);
+          const modifiers = options.shift || key === "?" ? 8 : 0;
+          await send("Input.dispatchKeyEvent", { type: f.text ? "keyDown" : "rawKeyDown", modifiers, ...f }, sessionId);
+          await send("Input.dispatchKeyEvent", { type: "keyUp", modifiers, ...f, text: undefined }, sessionId);
+        },
       };
     },
     problems: () => [...problems],
+    async allowDownloads(dir) {
+      await send("Browser.setDownloadBehavior", { behavior: "allow", downloadPath: dir, eventsEnabled: true });
+    },
     close() {
       closed ??= (async () => {
         try {
