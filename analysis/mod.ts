@@ -2,8 +2,9 @@
  * Analysis of a run's raw event log: load it (CSV or Parquet, shards
  * concatenated, sha256 verified), resolve an SLO policy and window, and
  * compute accepted goodput with its disclosure, its latency percentiles with n
- * and confidence intervals, the same number under alternative rules, and an
- * audit of a published claim against the raw log.
+ * and confidence intervals, the same number under alternative rules, an
+ * audit of a published claim against the raw log, and the statistics of a
+ * quality judge (agreement, corrected pass rates, stratified samples).
  *
  * Every folder's public names are re-exported here but `sql/`'s (the
  * definitions as SQL run by DuckDB: its own entry point, `sql/mod.ts`, so
@@ -33,3 +34,4 @@ export * from "./audit/mod.ts";
 export * from "./report/mod.ts";
 export * from "./plots/mod.ts";
 export * from "./notebook/mod.ts";
+export * from "./quality/mod.ts";
