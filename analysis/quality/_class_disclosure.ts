@@ -59,7 +59,13 @@ export function classDisclosure(
         `judge ${calibration.judge}: its error is measured pooled over every class`,
     );
   }
-  if (unresolved) caveats.push(`${unresolved} reviewed requests with unresolved disagreements left out of the sample`);
+  if (unresolved) {
+    caveats.push(
+      `${unresolved} reviewed requests with unresolved disagreements left out of the ${
+        r.source === "human" ? "sample" : "calibration"
+      }`,
+    );
+  }
   if (estimated?.kind === "human") caveats.push(...estimated.stratified.notes);
   if (estimated?.kind === "calibrated" && estimated.correction?.clipped) {
     caveats.push(
