@@ -54,6 +54,16 @@ export type ModeSlo = z.infer<typeof ModeSlo>;
 /** Service mode name → what that mode is allowed. */
 export const ModeSlos = z.record(ServiceModeName, ModeSlo);
 
+/**
+ * Where a class's `quality_ok` gate takes its verdict from: `inline` (the check run with the request, the requests
+ * log's column), `judge` (the model judge's verdict in the run's quality table), `human` (blinded reviewers' consensus
+ * on a stratified sample: the class's acceptance becomes an estimate with an interval) or `calibrated-judge` (the
+ * judge's pass share corrected for its error measured against the reviewers, Rogan–Gladen). docs/quality_goodput.md.
+ */
+export const QUALITY_SOURCES = ["inline", "judge", "human", "calibrated-judge"] as const;
+export const QualitySourceName = z.enum(QUALITY_SOURCES);
+export type QualitySourceName = z.infer<typeof QualitySourceName>;
+
 /** Latency limits and required gates of one class. */
 export const ClassSlo = z.object({
   e2e_ms: z.number().positive().optional(),
@@ -62,8 +72,26 @@ export const ClassSlo = z.object({
   gates: z.array(Gate).default(["output_valid", "quality_ok", "safety_ok", "auth_ok"]),
   /** The degraded service modes this class may be served in (before the policy's `modes`). */
   modes: ModeSlos.optional(),
+  /** Where the class's `quality_ok` comes from (absent: `inline`, the requests log's column). */
+  quality_source: QualitySourceName.optional(),
+  /** The judge model (`judge:<model>` in the quality table) of a `judge` or `calibrated-judge` source, when a run has several. */
+  judge: z.string().min(1).optional(),
 }).strict();
 export type ClassSlo = z.infer<typeof ClassSlo>;
+
+/** How measured quality is used: the least agreement a judge must show with people, and the intervals' level. */
+export const QualitySettings = z.object({
+  /** A judge whose Cohen's kappa against the reviewers' consensus is below this is refused. @default 0.6 */
+  min_judge_kappa: z.number().min(-1).max(1).default(0.6),
+  /** Two-sided confidence level of every quality interval. @default 0.95 */
+  level: z.number().gt(0).lt(1).default(0.95),
+  /**
+   * A class's own calibration corrects its judge when it holds at least this many items the reviewers passed and as
+   * many they failed; else the calibration pooled over every class is used. @default 10
+   */
+  min_calibration_per_side: z.number().int().min(1).default(10),
+}).strict();
+export type QualitySettings = z.infer<typeof QualitySettings>;
 
 /** Which part of the run is measured: stages by kind or name, or an explicit ms range. */
 export const SloWindow = z.union([
@@ -87,8 +115,11 @@ export const SloPolicy = z.object({
   default: ClassSlo,
   /** Degraded service modes every class may be served in (a class's own `modes` entry comes first). */
   modes: ModeSlos.optional(),
+  /** Settings of measured quality (`quality_source` other than inline); absent: every default. */
+  quality: QualitySettings.optional(),
 }).strict().superRefine((p, ctx) => {
   for (const issue of modeRelaxations(p)) ctx.addIssue({ code: "custom", ...issue });
+  for (const issue of qualitySourceIssues(p)) ctx.addIssue({ code: "custom", ...issue });
 });
 export type SloPolicy = z.infer<typeof SloPolicy>;
 
@@ -133,6 +164,38 @@ function modeRelaxations(p: {
   ];
   for (const [mode, slo] of Object.entries(p.modes ?? {})) {
     check(["modes"], mode, slo, all.filter(([, c]) => c.modes?.[mode] === undefined));
+  }
+  return out;
+}
+
+/**
+ * A measured quality source needs the `quality_ok` gate it feeds (else it would change nothing, silently), and a
+ * `judge` model names the judge of a judge source only.
+ */
+function qualitySourceIssues(p: {
+  classes: Record<string, ClassSlo>;
+  default: ClassSlo;
+}): { path: (string | number)[]; message: string }[] {
+  const out: { path: (string | number)[]; message: string }[] = [];
+  const entries: [(string | number)[], ClassSlo][] = [
+    [["default"], p.default],
+    ...Object.entries(p.classes).map(([n, c]): [(string | number)[], ClassSlo] => [["classes", n], c]),
+  ];
+  for (const [path, c] of entries) {
+    const source = c.quality_source ?? "inline";
+    if (source !== "inline" && !c.gates.includes("quality_ok")) {
+      out.push({
+        path: [...path, "quality_source"],
+        message: `quality_source ${source} needs quality_ok in the class's gates (it is the gate it decides)`,
+      });
+    }
+    if (c.judge !== undefined && source !== "judge" && source !== "calibrated-judge") {
+      out.push({
+        path: [...path, "judge"],
+        message:
+          `judge names a judge model, which only a judge or calibrated-judge quality_source uses (not ${source})`,
+      });
+    }
   }
   return out;
 }

@@ -13,7 +13,7 @@ export function rulesText(c: RuleChoice): string {
   if (c.slo === null) return `window ${c.window}`;
   return `${
     c.denominator === null ? "" : `denominator ${c.denominator}, `
-  }window ${c.window}, SLO ${c.slo}, gates ${c.gates}`;
+  }window ${c.window}, SLO ${c.slo}, gates ${c.gates}${c.quality === undefined ? "" : `, quality ${c.quality}`}`;
 }
 
 /** A rule choice in words with its value (and n for latency). */

@@ -7,14 +7,17 @@
  *
  * @module
  */
-import { fixed } from "../../lib/number_format.ts";
-import { textTable } from "../../lib/text_table.ts";
+import { InputError } from "../../schema/errors.ts";
 import type { ClassSlo, ModeSlo, SloPolicy } from "../../schema/slo.ts";
 import type { AnyStage } from "../../schema/imported_manifest.ts";
+import type { AcceptedEstimate } from "../goodput/accepted_estimate.ts";
 import type { Disclosure } from "../goodput/disclosure.ts";
-import { goodput, type GoodputResult } from "../goodput/goodput.ts";
+import type { GoodputResult } from "../goodput/goodput.ts";
 import type { LoadedRun } from "../run/loaded_run.ts";
 import { parseSloPolicy, policyForRun } from "../goodput/policy.ts";
+import { qualityGoodput } from "../quality/quality_goodput.ts";
+import { refusalText, sourceVariants, withQualitySource } from "../quality/quality_variants.ts";
+import type { RunQuality } from "../quality/verdicts.ts";
 
 /** A denominator of the miss rate. */
 export type Denominator = SloPolicy["denominator"];
@@ -59,6 +62,9 @@ export function windowVariant(
 function classVariant(slo: ClassSlo, rules: Pick<VariantRules, "slo" | "factor" | "gates">): ClassSlo {
   const out: ClassSlo = { ...limitsVariant(slo, rules), gates: rules.gates === "on" ? slo.gates : [] };
   if (slo.modes) out.modes = modesVariant(slo.modes, rules);
+  // The quality source decides the quality_ok gate: kept with the gates, gone with them.
+  if (rules.gates === "on" && slo.quality_source !== undefined) out.quality_source = slo.quality_source;
+  if (rules.gates === "on" && slo.judge !== undefined) out.judge = slo.judge;
   return out;
 }
 
@@ -91,7 +97,9 @@ function limitsVariant(
 
 /**
  * The SLO policy of a variant: `policy` with its denominator, latency limits,
- * gates and window replaced as `rules` say. Pure: `policy` is not changed.
+ * gates and window replaced as `rules` say; each class's quality source and the
+ * policy's quality settings are kept (gates off drops the source with the gate
+ * it decides). Pure: `policy` is not changed.
  *
  * @example Lenient ×2 without gates
  * ```ts
@@ -114,6 +122,7 @@ export function variantPolicy(policy: SloPolicy, rules: VariantRules, stages: re
     classes: Object.fromEntries(Object.entries(policy.classes).map(([c, s]) => [c, classVariant(s, rules)])),
     default: classVariant(policy.default, rules),
     ...(policy.modes ? { modes: modesVariant(policy.modes, rules) } : {}),
+    ...(policy.quality ? { quality: policy.quality } : {}),
   };
 }
 
@@ -124,6 +133,8 @@ export interface PickedRow {
   completed: number;
   accepted: number;
   measurement_seconds: number | null;
+  /** Present when `accepted` is an estimate (a class's quality known on a sample). */
+  estimate?: AcceptedEstimate;
 }
 
 /**
@@ -152,7 +163,14 @@ export interface AlternativeRow {
   slo: "strict" | "lenient";
   gates: "on" | "off";
   window: WindowVariant;
+  /**
+   * The quality source of the open-ended classes: `policy` (as the policy names them), or one source for all of them
+   * (`inline`, `judge:<model>`, `human`, `calibrated-judge:<model>`): listed only when the run has a quality table.
+   */
+  quality: string;
+  /** Accepted: a count, or an estimate when a class's quality is known on a sample (`estimate` holds its interval). */
   accepted: number;
+  estimate: AcceptedEstimate | null;
   /** The count of the chosen denominator. */
   D: number;
   measurement_seconds: number | null;
@@ -176,6 +194,11 @@ export interface AlternativesOptions {
   class?: string | null;
   /** Factor applied to every latency limit in the lenient SLO. @default {2} */
   lenient_factor?: number;
+  /**
+   * The run's quality table (analysis/quality/verdicts.ts `loadRunQuality`): with it, every variant with gates on is
+   * also computed with each quality source the table holds, for all its open-ended classes at once. @default {null}
+   */
+  quality?: RunQuality | null;
 }
 
 /** The result of {@linkcode alternatives}. */
@@ -184,8 +207,13 @@ export interface AlternativesResult {
   lenient_factor: number;
   /** The policy as given: its denominator, strict SLO, gates on, policy window. */
   headline: AlternativeRow;
-  /** Every combination (3 denominators × 2 SLOs × 2 gate settings × 3 windows), the headline first. */
+  /**
+   * Every combination (3 denominators × 2 SLOs × 2 gate settings × 3 windows; with gates on, × each quality source),
+   * the headline first.
+   */
   rows: AlternativeRow[];
+  /** Combinations a quality source cannot be used for (an unreviewed stratum, a judge below the kappa minimum). */
+  refused: { window: WindowVariant; slo: "strict" | "lenient"; quality: string; reason: string }[];
 }
 
 const ratio = (a: number, b: number | null): number | null => (b ? a / b : null);
@@ -208,29 +236,48 @@ export function alternatives(run: LoadedRun, policy: SloPolicy, options: Alterna
   const cls = options.class ?? null;
   const factor = options.lenient_factor ?? 2;
   if (!(factor > 0)) throw new RangeError(`alternatives: lenient_factor must be > 0, got ${factor}`);
+  const quality = options.quality ?? null;
   const order: Denominator[] = [policy.denominator, ...DENOMINATORS.filter((d) => d !== policy.denominator)];
+  const qualities = quality ? sourceVariants(policy, quality) : [];
   const rows: Omit<AlternativeRow, "differs_from_headline">[] = [];
+  const refused: AlternativesResult["refused"] = [];
   for (const window of WINDOW_VARIANTS) {
     for (const slo of ["strict", "lenient"] as const) {
       for (const gates of ["on", "off"] as const) {
-        for (const denominator of order) {
-          const rules = { denominator, slo, factor, gates, window };
-          const result = goodput(run, variantPolicy(policy, rules, run.manifest.stages));
-          const r = pickRow(result, cls, null);
-          const D = r[denominator];
-          rows.push({
-            denominator,
-            slo,
-            gates,
-            window,
-            accepted: r.accepted,
-            D,
-            measurement_seconds: r.measurement_seconds,
-            accepted_goodput: ratio(r.accepted, r.measurement_seconds),
-            acceptance_rate: ratio(r.accepted, D),
-            slo_miss_rate: D ? (D - r.accepted) / D : null,
-            disclosure: result.disclosure,
-          });
+        for (const q of [null, ...(gates === "on" ? qualities : [])]) {
+          const count = (denominator: Denominator) => {
+            const base = variantPolicy(policy, { denominator, slo, factor, gates, window }, run.manifest.stages);
+            return qualityGoodput(run, q ? withQualitySource(base, quality!.classes, q) : base, quality);
+          };
+          let first: GoodputResult;
+          try {
+            first = count(order[0]!);
+          } catch (e) {
+            // A source refused for this combination is listed, not the end of the table (the policy's own is not caught).
+            if (!(e instanceof InputError) || q === null) throw e;
+            refused.push({ window, slo, quality: q.label, reason: refusalText(e) });
+            continue;
+          }
+          for (const denominator of order) {
+            const result = denominator === order[0] ? first : count(denominator);
+            const r = pickRow(result, cls, null);
+            const D = r[denominator];
+            rows.push({
+              denominator,
+              slo,
+              gates,
+              window,
+              quality: q?.label ?? "policy",
+              accepted: r.accepted,
+              estimate: r.estimate ?? null,
+              D,
+              measurement_seconds: r.measurement_seconds,
+              accepted_goodput: ratio(r.accepted, r.measurement_seconds),
+              acceptance_rate: ratio(r.accepted, D),
+              slo_miss_rate: D ? (D - r.accepted) / D : null,
+              disclosure: result.disclosure,
+            });
+          }
         }
       }
     }
@@ -240,40 +287,5 @@ export function alternatives(run: LoadedRun, policy: SloPolicy, options: Alterna
     a.accepted_goodput === b.accepted_goodput && a.acceptance_rate === b.acceptance_rate &&
     a.slo_miss_rate === b.slo_miss_rate;
   const out = rows.map((r) => ({ ...r, differs_from_headline: !same(r, head) }));
-  return { class: cls, lenient_factor: factor, headline: out[0]!, rows: out };
-}
-
-/**
- * The alternatives table as aligned text: one line per variant, the headline
- * first, `*` where the number differs from it.
- *
- * @example
- * ```ts ignore
- * console.log(formatAlternatives(alternatives(run, policy)));
- * ```
- */
-export function formatAlternatives(alt: AlternativesResult): string {
-  const head = ["window", "slo", "gates", "denominator", "accepted", "D", "seconds", "goodput/s", "accept", "miss", ""];
-  const body = alt.rows.map((r) => [
-    r.window,
-    r.slo,
-    r.gates,
-    r.denominator,
-    String(r.accepted),
-    String(r.D),
-    fixed(r.measurement_seconds, 1),
-    fixed(r.accepted_goodput, 4),
-    fixed(r.acceptance_rate, 4),
-    fixed(r.slo_miss_rate, 4),
-    r === alt.headline ? "headline" : r.differs_from_headline ? "*" : "",
-  ]);
-  return [
-    `alternatives (${
-      alt.class === null ? "overall" : `class ${alt.class}`
-    }): lenient = every latency limit × ${alt.lenient_factor}; ` +
-    "gates off = no gate required; warmup_included = the policy window with warm-up stages; whole_run = every stage; " +
-    "accept = accepted / D; miss = (D − accepted) / D; * = differs from the headline",
-    // Four rule columns and the trailing mark left, the numbers right.
-    ...textTable(head, body, { left: 4, lastLeft: true }),
-  ].join("\n");
+  return { class: cls, lenient_factor: factor, headline: out[0]!, rows: out, refused };
 }

@@ -24,6 +24,11 @@ import { isImported } from "../run/imported_run.ts";
 import type { Disclosure } from "../goodput/disclosure.ts";
 import { DEFAULT_SUPPORT_CONFIDENCE } from "../latency/early_stopping.ts";
 import { goodput } from "../goodput/goodput.ts";
+import { inlineQualityPolicy } from "../goodput/quality_source.ts";
+import { qualityGoodput } from "../quality/quality_goodput.ts";
+import { sourceVariants } from "../quality/quality_variants.ts";
+import { countWithSource, onlySourceNote } from "./_quality_search.ts";
+import type { RunQuality } from "../quality/verdicts.ts";
 import { latencyInWindow, type LatencyRow } from "../latency/latency.ts";
 import type { LoadedRun } from "../run/loaded_run.ts";
 import { policyForRun, runWindow } from "../goodput/policy.ts";
@@ -46,6 +51,11 @@ export interface AuditOptions {
   confidence?: number;
   /** One-sided confidence of a percentile's supported rule (MLPerf LoadGen early stopping). @default {0.99} */
   supportConfidence?: number;
+  /**
+   * The run's quality table (`loadRunQuality`): with it, the search also tries each quality source it holds for the
+   * open-ended classes (gates on), and a claim reproduced under one source only names it. @default {null}
+   */
+  quality?: RunQuality | null;
 }
 
 /** One rule combination of the search and the value it gives. */
@@ -56,6 +66,11 @@ export interface RuleChoice {
   slo: typeof AUDIT_SLO_VARIANTS[number]["name"] | null;
   gates: "on" | "off" | null;
   window: WindowVariant;
+  /**
+   * The open-ended classes' quality source (`policy`: as the policy names it); present only when the run has a
+   * quality table and the gates are on.
+   */
+  quality?: string;
   value: number | null;
   /** For latency claims: the sample count and whether it supports the percentile (at `support_confidence`). */
   n?: number;
@@ -204,7 +219,8 @@ export function audit(run: LoadedRun, claim: ResolvedClaim, options: AuditOption
         support_confidence: levels.supportConfidence,
       };
     });
-    const disclosure = goodput(run, { ...base, window }).disclosure;
+    // A percentile does not depend on quality: the disclosure of the window under the policy read inline.
+    const disclosure = goodput(run, inlineQualityPolicy({ ...base, window })).disclosure;
     return {
       claim,
       tolerance: { absolute, relative, allowed, stated: !!t },
@@ -240,7 +256,8 @@ export function audit(run: LoadedRun, claim: ResolvedClaim, options: AuditOption
       stages,
     );
 
-  const statedResult = goodput(run, policyOf(statedDen, AUDIT_SLO_VARIANTS[0], statedGates, "policy"));
+  const quality = options.quality ?? null;
+  const statedResult = qualityGoodput(run, policyOf(statedDen, AUDIT_SLO_VARIANTS[0], statedGates, "policy"), quality);
   const statedRow = pickRow(statedResult, claim.class, claim.stage);
   if (claim.class !== null && !statedResult.by_class.some((r) => r.class === claim.class)) {
     notes.push(`class "${claim.class}" has no requests in the window`);
@@ -251,24 +268,34 @@ export function audit(run: LoadedRun, claim: ResolvedClaim, options: AuditOption
   const value = rateValue(claim.metric, statedRow, statedDen);
 
   const dens: (Denominator | null)[] = claim.metric === "accepted_goodput" ? [null] : [...DENOMINATORS];
+  const qualities = quality ? sourceVariants(base, quality) : [];
   const choices: RuleChoice[] = [];
   for (const w of WINDOW_VARIANTS) {
     for (const slo of AUDIT_SLO_VARIANTS) {
       for (const gates of ["on", "off"] as const) {
-        // Counts do not depend on the denominator: one goodput() per window × SLO × gates.
-        const row = pickRow(goodput(run, policyOf("offered", slo, gates, w)), claim.class, claim.stage);
-        for (const den of dens) {
-          choices.push({
-            denominator: den,
-            slo: slo.name,
-            gates,
-            window: w,
-            value: rateValue(claim.metric, row, den ?? "offered"),
-          });
+        for (const q of [null, ...(gates === "on" ? qualities : [])]) {
+          // Counts do not depend on the denominator: one goodput per window × SLO × gates × quality source.
+          const result = countWithSource(run, policyOf("offered", slo, gates, w), quality, q);
+          if (!result) continue;
+          const row = pickRow(result, claim.class, claim.stage);
+          const label = qualities.length && gates === "on" ? { quality: q?.label ?? "policy" } : {};
+          for (const den of dens) {
+            choices.push({
+              denominator: den,
+              slo: slo.name,
+              gates,
+              window: w,
+              ...label,
+              value: rateValue(claim.metric, row, den ?? "offered"),
+            });
+          }
         }
       }
     }
   }
+  const reproducing = choices.filter((c) => matches(c.value));
+  const only = onlySourceNote(reproducing);
+  if (only) notes.push(only);
   return {
     claim,
     tolerance: { absolute, relative, allowed, stated: !!t },
@@ -290,6 +317,6 @@ export function audit(run: LoadedRun, claim: ResolvedClaim, options: AuditOption
     assumed,
     notes,
     searched: choices.length,
-    reproducing: choices.filter((c) => matches(c.value)),
+    reproducing,
   };
 }

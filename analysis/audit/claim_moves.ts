@@ -16,7 +16,7 @@ import {
 } from "./alternatives.ts";
 import { audit, type AuditOptions } from "./audit.ts";
 import type { ResolvedClaim } from "./claim.ts";
-import { goodput } from "../goodput/goodput.ts";
+import { qualityGoodput } from "../quality/quality_goodput.ts";
 import type { LoadedRun } from "../run/loaded_run.ts";
 import { policyForRun } from "../goodput/policy.ts";
 
@@ -93,7 +93,8 @@ export function claimMoves(run: LoadedRun, claim: ResolvedClaim, options: AuditO
       window: "policy",
       ...rules,
     } as const;
-    const row = pickRow(goodput(run, variantPolicy({ ...policy, window }, r, stages)), claim.class, claim.stage);
+    const result = qualityGoodput(run, variantPolicy({ ...policy, window }, r, stages), options.quality ?? null);
+    const row = pickRow(result, claim.class, claim.stage);
     if (claim.metric === "accepted_goodput") {
       return row.measurement_seconds ? row.accepted / row.measurement_seconds : null;
     }

@@ -10,6 +10,7 @@
  * @module
  */
 export * from "./alternatives.ts";
+export * from "./format_alternatives.ts";
 export * from "./claim.ts";
 export * from "./audit.ts";
 export * from "./claim_moves.ts";

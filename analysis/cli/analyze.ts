@@ -2,12 +2,18 @@ import type { SloPolicy } from "../../schema/slo.ts";
 import { percentLabel } from "../latency/_percentile_checks.ts";
 import { sig } from "../../lib/number_format.ts";
 import { textTable } from "../../lib/text_table.ts";
-import { alternatives, formatAlternatives } from "../audit/alternatives.ts";
+import { alternatives } from "../audit/alternatives.ts";
+import { formatAlternatives } from "../audit/format_alternatives.ts";
 import { latencyInWindow } from "../latency/latency.ts";
 import { waitBreakdown } from "../latency/wait_breakdown.ts";
 import { formatWaitBreakdown } from "../latency/format_wait_breakdown.ts";
 import { formatGoodput } from "../goodput/format_goodput.ts";
-import { goodput } from "../goodput/goodput.ts";
+import { inlineQualityPolicy, qualitySettings } from "../goodput/quality_source.ts";
+import { acceptanceBySource, formatAcceptanceBySource } from "../quality/acceptance_by_source.ts";
+import { qualityLines } from "../quality/quality_disclosure.ts";
+import { qualityGoodput } from "../quality/quality_goodput.ts";
+import { loadRunQuality } from "../quality/verdicts.ts";
+import { qualityCaveats } from "../report/quality_caveats.ts";
 import { providerQuota } from "../goodput/provider_quota.ts";
 import { formatProviderQuota } from "../goodput/format_provider_quota.ts";
 import { formatIntakeDrills } from "../recovery/format_intake_drill.ts";
@@ -47,6 +53,9 @@ export const ANALYZE_COMMAND = {
     "Where the wait went, for every run: each completed task's e2e wait split into page, network, queue, retrieval, " +
     "model, tools, render and the rest, per class (docs/production_analysis.md); a run without phases (a runner's " +
     "or an imported run) shows network, queue and render as n/a.",
+    "Quality from the source the policy names per class (`quality_source`: inline, judge, human, calibrated-judge), " +
+    "read from the run's quality table (RUN/quality/); an estimate carries its interval, and the table \"acceptance " +
+    'by quality source" shows each open-ended class with every source the table holds (docs/quality_goodput.md).',
   ],
   positionals: [runArgument(1, 1)],
   flags: {
@@ -54,7 +63,8 @@ export const ANALYZE_COMMAND = {
     ...DENOMINATOR_FLAG,
     alternatives: {
       type: "boolean",
-      description: "add the table of the same goodput under other rules (denominators, windows, SLO limits, gates)",
+      description: "add the table of the same goodput under other rules (denominators, windows, SLO limits, gates, " +
+        "and the quality sources of the run's quality table)",
     },
     ...CONFIDENCE_FLAG,
     ...JSON_FLAG,
@@ -76,16 +86,27 @@ async function main({ values: v, positionals, check }: ParsedCommand<typeof ANAL
   const runs = await underPolicy(read, slo);
   check.throwIfAny();
   const run = runs![0]!;
+  // The run's quality verdicts (RUN/quality/), checked; null when it has none. A bad table: exit 2.
+  const quality = (await check.load(() => loadRunQuality(run))) ?? null;
+  check.throwIfAny();
   const { file: sloFile, policy } = slo!;
   const effective: SloPolicy = den ? { ...policy, denominator: den } : policy;
-  const result = goodput(run, effective);
+  // Goodput with each class's quality from the source the policy names (inline unless it says otherwise).
+  const result = qualityGoodput(run, effective, quality);
+  // The other tables read quality inline: latency, wait and quota do not depend on it (docs/quality_goodput.md).
+  const inline = inlineQualityPolicy(effective);
   const window = runWindow(run, effective.window);
   const latency = latencyInWindow(run, window, { supportConfidence });
-  const alt = v.alternatives ? alternatives(run, effective) : null;
-  const verdicts = runVerdicts(run, window, { overall: result.overall, policy: effective });
+  const alt = v.alternatives ? alternatives(run, effective, { quality }) : null;
+  const bySource = quality ? acceptanceBySource(run, effective, quality) : [];
+  const verdicts = runVerdicts(run, window, { overall: result.overall, policy: inline });
   // The first screen: the verdict, the headline, one line per caveat (the latency table marks its own UNSUPPORTED).
-  const caveats = reportCaveats({ run, verdicts, disclosure: result.disclosure, supportConfidence });
-  const wait = waitBreakdown(run, effective);
+  const rank = { INVALID: 0, WARNING: 1, NOTE: 2 } as const;
+  const caveats = [
+    ...reportCaveats({ run, verdicts, disclosure: result.disclosure, supportConfidence }),
+    ...qualityCaveats(result.quality),
+  ].map((c, i) => ({ c, i })).sort((a, b) => rank[a.c.level] - rank[b.c.level] || a.i - b.i).map((x) => x.c);
+  const wait = waitBreakdown(run, inline);
   const quota = providerQuota(run, result);
   const drills = intakeDrills(run);
   const hasDrills = drills.drills.length > 0 || drills.not_measured.length > 0;
@@ -104,10 +125,22 @@ async function main({ values: v, positionals, check }: ParsedCommand<typeof ANAL
           by_class,
           by_stage,
           by_mode,
+          ...(quality || result.quality.classes.length
+            ? { quality: result.quality, acceptance_by_quality_source: bySource }
+            : {}),
           provider_quota: quota,
           latency: { window: window.description, rows: latency },
           wait_breakdown: { disclosure: wait.disclosure, rows: wait.rows },
-          ...(alt ? { alternatives: { class: alt.class, lenient_factor: alt.lenient_factor, rows: altRows } } : {}),
+          ...(alt
+            ? {
+              alternatives: {
+                class: alt.class,
+                lenient_factor: alt.lenient_factor,
+                rows: altRows,
+                refused: alt.refused,
+              },
+            }
+            : {}),
           ...(hasDrills ? { intake_drills: drills } : {}),
         },
         null,
@@ -118,6 +151,9 @@ async function main({ values: v, positionals, check }: ParsedCommand<typeof ANAL
     const policyLine = `SLO policy: ${sloFile}${den ? ` (denominator overridden by --denominator ${den})` : ""}`;
     console.log(firstScreenText(caveats, [goodputHeadline(result)]).join("\n"));
     console.log(`\n${formatGoodput(result, { verdicts: [], header: [policyLine] })}`);
+    const qualityText = qualityLines(result.quality);
+    if (qualityText.length) console.log(`\n${qualityText.join("\n")}`);
+    if (bySource.length) console.log(`\n${formatAcceptanceBySource(bySource, qualitySettings(effective).level)}`);
     console.log(`\n${formatProviderQuota(quota)}`);
     console.log(`\n${formatLatency(latency, window.description)}`);
     console.log(`\n${formatWaitBreakdown(wait)}`);

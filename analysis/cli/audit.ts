@@ -5,6 +5,7 @@ import { claimsSource, isClaimsFolder, runSource } from "../audit/headline_sourc
 import { pickRow } from "../audit/alternatives.ts";
 import { importCaveats, isImported, runKind } from "../run/imported_run.ts";
 import { goodput } from "../goodput/goodput.ts";
+import { loadRunQuality } from "../quality/verdicts.ts";
 import { policyForRun } from "../goodput/policy.ts";
 import { formatHeadlineAudit } from "./_headline_text.ts";
 import type { InputCheck } from "../../lib/cli.ts";
@@ -72,7 +73,8 @@ function choice(c: RuleChoice): string {
     return `window ${c.window} -> ${sig(c.value, DIGITS)} (n = ${c.n}${c.supported ? "" : `, NOT supported${at}`})`;
   }
   const den = c.denominator === null ? "" : `denominator ${c.denominator}, `;
-  return `${den}window ${c.window}, SLO ${c.slo}, gates ${c.gates} -> ${sig(c.value, DIGITS)}`;
+  const q = c.quality === undefined ? "" : `, quality ${c.quality}`;
+  return `${den}window ${c.window}, SLO ${c.slo}, gates ${c.gates}${q} -> ${sig(c.value, DIGITS)}`;
 }
 
 /** A recomputed value with as many significant digits as the published one (at least 6, at most 17). */
@@ -211,6 +213,8 @@ async function main({ values: v, positionals, check }: ParsedCommand<typeof AUDI
     run !== undefined && claim !== undefined && slo === undefined && v.slo === undefined && !claim.slo,
     `an SLO policy is required: the claim states none and workload "${run?.manifest.workload.name}" has no default policy in data/slo/; pass --slo FILE`,
   );
+  // The run's quality verdicts (RUN/quality/): the search then also tries each quality source; a bad table: exit 2.
+  const quality = run ? (await check.load(() => loadRunQuality(run))) ?? null : null;
   check.throwIfAny();
   const sloFile = slo?.file;
   const policy = slo?.policy ?? claim!.slo!;
@@ -218,6 +222,7 @@ async function main({ values: v, positionals, check }: ParsedCommand<typeof AUDI
     policy,
     policy_source: sloFile ?? claim!.slo_source ?? "the claim's",
     supportConfidence,
+    quality,
   });
   if (v.json) console.log(JSON.stringify(result, null, 2));
   else console.log(formatAudit(result));

@@ -4,6 +4,7 @@ import type { LoadedRun } from "../run/loaded_run.ts";
 import { policyForRun, type ResolvedWindow } from "./policy.ts";
 import { classifyLazy, tpotLazy } from "./_classify_lazy.ts";
 import { STREAMING } from "./_streaming.ts";
+import { refuseMeasuredQuality } from "./quality_source.ts";
 
 export type { FailureReason };
 
@@ -51,6 +52,7 @@ export function tpotFrame(attempts: pl.DataFrame): pl.DataFrame {
  */
 export function classify(run: LoadedRun, policy: SloPolicy, window: ResolvedWindow): pl.DataFrame {
   policy = policyForRun(policy, run, "classify() policy");
+  refuseMeasuredQuality(policy, "classify() policy");
   let reason = pl.when(pl.col("reason").isNull()).then(pl.lit(null).cast(pl.Utf8));
   for (const [i, r] of FAILURE_ORDER.entries()) reason = reason.when(pl.col("reason").eq(pl.lit(i))).then(pl.lit(r));
   let streaming = pl.when(pl.col("streaming").isNull()).then(pl.lit(null).cast(pl.Utf8));

@@ -2,6 +2,7 @@ import { fixed, sig } from "../../lib/number_format.ts";
 import { textTable } from "../../lib/text_table.ts";
 import { FAILURE_REASONS as FAILURE_ORDER, GATES as GATE_ORDER } from "../../schema/slo.ts";
 import type { GoodputResult, GoodputRow } from "./goodput.ts";
+import { countText } from "./accepted_estimate.ts";
 import { modeLabel, modeSloLines } from "./service_modes.ts";
 
 function table(title: string, label: string, rows: { name: string; row: GoodputRow }[]): string[] {
@@ -22,12 +23,18 @@ function table(title: string, label: string, rows: { name: string; row: GoodputR
     String(row.offered),
     String(row.sent),
     String(row.completed),
-    String(row.accepted),
+    countText(row.accepted, row.estimate),
     fixed(row.measurement_seconds, 1),
     fixed(row.accepted_goodput, 4),
-    fixed(row.acceptance_rate, 4),
+    row.estimate
+      ? `${fixed(row.acceptance_rate, 4)} [${fixed(row.estimate.acceptance_rate_low, 4)}, ${
+        fixed(row.estimate.acceptance_rate_high, 4)
+      }]`
+      : fixed(row.acceptance_rate, 4),
     fixed(row.slo_miss_rate, 4),
-    FAILURE_ORDER.filter((f) => row.failures[f] > 0).map((f) => `${f}=${row.failures[f]}`).join(" ") || "-",
+    FAILURE_ORDER.filter((f) => row.failures[f] > 0).map((f) =>
+      `${f}=${Number.isInteger(row.failures[f]) ? row.failures[f] : `≈${fixed(row.failures[f], 1)}`}`
+    ).join(" ") || "-",
   ]);
   // The label and the failures left, the numbers right.
   return [title, ...textTable(head, body, { left: 1, lastLeft: true })];

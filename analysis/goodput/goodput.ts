@@ -10,6 +10,8 @@ import { modeLabel, undeclaredModeWarning } from "./service_modes.ts";
 import { maskGates } from "./_gates.ts";
 import { STREAMING } from "./_streaming.ts";
 import { hasTimeWindow } from "../run/imported_run.ts";
+import { refuseMeasuredQuality } from "./quality_source.ts";
+import type { AcceptedEstimate } from "./accepted_estimate.ts";
 
 /** Counts and rates of one row of a goodput table. Rates with a zero denominator are null. */
 export interface GoodputRow {
@@ -23,6 +25,11 @@ export interface GoodputRow {
   slo_miss_rate: number | null;
   /** Non-accepted requests by first failing reason (every reason, zeros included). */
   failures: Record<FailureReason, number>;
+  /**
+   * Present when `accepted` is an estimate (a class of the row takes its quality from people's sample or a corrected
+   * judge, analysis/quality/): its interval and the rates'. Absent on counts, as `goodput()` gives them.
+   */
+  estimate?: AcceptedEstimate;
 }
 
 /** The result of {@linkcode goodput}. */
@@ -189,6 +196,8 @@ function makeRow(
  */
 export function goodput(run: LoadedRun | ScannedRun, policy: SloPolicy): GoodputResult {
   policy = policyForRun(policy, run, "goodput() policy");
+  // A measured quality source is applied by analysis/quality/quality_goodput.ts, which calls goodput() with it inline.
+  refuseMeasuredQuality(policy, "goodput() policy");
   const window = runWindow(run, policy.window);
   const den = policy.denominator;
   // An imported run of durations only has no time window: every rate is null (NO_TIME_WINDOW_RULE).

@@ -26,7 +26,9 @@ export function alternativesFigure(alt: AlternativesResult): Figure {
   const head = alt.headline;
   const label = (r: typeof head) =>
     `${r.window} · ${r.slo === "lenient" ? `lenient ×${alt.lenient_factor}` : "strict"} · gates ${r.gates}` +
-    (r.window === head.window && r.slo === head.slo && r.gates === head.gates ? " ★" : "");
+    // A quality source other than the policy's (a run with a quality table) is part of the variant.
+    (r.quality === "policy" ? "" : ` · quality ${r.quality}`) +
+    (r === head ? " ★" : "");
   const variants = alt.rows.filter((r) => r.denominator === head.denominator);
   const y = variants.map(label);
   const goodput: Trace = {
@@ -44,7 +46,10 @@ export function alternativesFigure(alt: AlternativesResult): Figure {
   // Nested marker sizes: equal miss rates under two denominators stay visible.
   const miss: Trace[] = (["offered", "sent", "completed"] as const).map((den, k) => {
     const rows = variants.map((v) =>
-      alt.rows.find((r) => r.denominator === den && r.window === v.window && r.slo === v.slo && r.gates === v.gates)!
+      alt.rows.find((r) =>
+        r.denominator === den && r.window === v.window && r.slo === v.slo && r.gates === v.gates &&
+        r.quality === v.quality
+      )!
     );
     return {
       type: "scatter",

@@ -35,7 +35,8 @@ export type CaveatKind =
   | "log_lacks_fields"
   | "unsupported_percentiles"
   | "load_warning"
-  | "excluded_levels";
+  | "excluded_levels"
+  | "measured_quality";
 
 /** One caveat of a report. */
 export interface Caveat {
@@ -68,6 +69,7 @@ export const CAVEAT_DOCS: Record<CaveatKind, string> = {
   unsupported_percentiles: "docs/percentiles.md#minimum-samples-at-99--one-sided-confidence",
   load_warning: "docs/log_format.md#each-file-describes-itself",
   excluded_levels: "docs/verdicts.md#client-limited-runs-stages-and-load-levels",
+  measured_quality: "docs/quality_goodput.md#what-the-disclosure-says",
 };
 
 /** A production recording's source caveat points at what its numbers mean, not at importing. */

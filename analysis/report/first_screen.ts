@@ -101,11 +101,17 @@ export function linesCaveats(lines: readonly string[]): Caveat[] {
 
 /** The goodput headline in one line: the figure with its numerator, seconds, window, denominator and n. */
 export function goodputHeadline(g: GoodputResult): string {
-  const o = g.overall, d = g.disclosure;
-  return `accepted goodput ${sig(o.accepted_goodput)} tasks/s = ${o.accepted} accepted / ${
-    sig(o.measurement_seconds)
-  } s (window ${d.window.stages.join("+")}); acceptance ${sig(o.acceptance_rate)} of ${o.offered} offered ` +
-    `(denominator ${d.denominator})`;
+  const o = g.overall, d = g.disclosure, e = o.estimate;
+  // An estimate (a class's quality known on a sample) carries its interval.
+  const between = (lo: number | null, hi: number | null) => (e ? ` [${sig(lo)}, ${sig(hi)}]` : "");
+  return `accepted goodput ${sig(o.accepted_goodput)}${
+    between(e?.accepted_goodput_low ?? null, e?.accepted_goodput_high ?? null)
+  } ` +
+    `tasks/s = ${e ? `≈${sig(o.accepted)}` : o.accepted} accepted / ${sig(o.measurement_seconds)} s (window ${
+      d.window.stages.join("+")
+    }); acceptance ${sig(o.acceptance_rate)}${
+      between(e?.acceptance_rate_low ?? null, e?.acceptance_rate_high ?? null)
+    } of ${o.offered} offered (denominator ${d.denominator}${e ? `; ${e.level * 100} % interval` : ""})`;
 }
 
 /** The knee and the production limit in one line, rates rounded down as everywhere (`rateText`). */

@@ -10,6 +10,7 @@ import { FAILURE_REASONS, type FailureReason, GATES, type SloPolicy } from "../.
 import { buildDisclosure, noGates, noStreaming, type Observed } from "../goodput/disclosure.ts";
 import type { GoodputResult, GoodputRow } from "../goodput/goodput.ts";
 import { checkPolicyClasses, parseSloPolicy, runWindow } from "../goodput/policy.ts";
+import { refuseMeasuredQuality } from "../goodput/quality_source.ts";
 import { modeLabel, undeclaredModeWarning } from "../goodput/service_modes.ts";
 import { STREAMING } from "../goodput/streaming_rules.ts";
 import { hasTimeWindow } from "../run/imported_run.ts";
@@ -20,6 +21,7 @@ import type { SqlRun } from "./sql_run.ts";
 /** The policy an SQL analysis applies: validated, and every class it names a class of the run's workload. */
 export function sqlPolicy(run: SqlRun, input: unknown, source: string): SloPolicy {
   const policy = parseSloPolicy(input, source);
+  refuseMeasuredQuality(policy, source);
   if (!Object.keys(policy.classes).length) return policy;
   return checkPolicyClasses(policy, [{ run_id: run.manifest.run_id, dir: run.dir, workload: run.workload }], source);
 }

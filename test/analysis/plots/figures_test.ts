@@ -208,7 +208,9 @@ Deno.test("alternativesFigure() plots goodput per rule variant and the miss rate
     slo: "strict" as const,
     gates: "on" as const,
     window,
+    quality: "policy",
     accepted,
+    estimate: null,
     D,
     measurement_seconds: 10,
     accepted_goodput: accepted / 10,
@@ -230,7 +232,7 @@ Deno.test("alternativesFigure() plots goodput per rule variant and the miss rate
     { ...d("sent", "whole_run", 6, 24), differs_from_headline: true },
     { ...d("completed", "whole_run", 6, 12), differs_from_headline: true },
   ];
-  const f = alternativesFigure({ class: null, lenient_factor: 2, headline: rows[0]!, rows });
+  const f = alternativesFigure({ class: null, lenient_factor: 2, headline: rows[0]!, rows, refused: [] });
   assert.equal(f.data.length, 4);
   assert.deepEqual(f.data[0]!.x, [0.5, 0.6]);
   assert.deepEqual(f.data[0]!.y, ["policy · strict · gates on ★", "whole_run · strict · gates on"]);
