@@ -4,7 +4,8 @@
 // SSE answer to its end, and prints one JSON summary. Standard library only.
 //
 //	reference_sender --schedule schedule.csv --url http://127.0.0.1:PORT/v1/chat/completions \
-//	  --body-file body.json [--header "name: value" ...] [--rows rows.csv] [--summary-stage steady]
+//	  --body-file body.json [--header "name: value" ...] [--idempotency-key-prefix RUN_ID] \
+//	  [--rows rows.csv] [--summary-stage steady]
 //
 // Send lag is the runner's `send_lag_ms` (schema/events.ts RequestRow): the instant the request's
 // first byte was written to the socket − its scheduled time. Every connection the transport dials is
@@ -12,8 +13,14 @@
 // and the connection's next Write (net/http writes the whole small request in one Flush of its
 // bufio.Writer) stamps the time as that Write returns — as the runner stamps as its first write call
 // returns. WroteHeaders would not do: it fires when the head is in the bufio buffer, before any byte
-// reaches the socket. A request whose call wrote nothing (no connection) gets the instant it was
-// handed to the client, as the runner does.
+// reaches the socket. The stamp is read after WroteRequest, which fires once that write returned (the
+// answer can come back first). A request whose call wrote nothing (no connection) gets the instant it
+// was handed to the client, as the runner does.
+//
+// The pool is the runner's: up to 4096 keep-alive connections, idle ones closed after 4 s, up to 8 opened
+// before ms 0 — net/http cannot open a connection without a request, so 8 concurrent copies of the
+// request go first (not logged). Go's timers wake through epoll with a whole-millisecond timeout, so
+// a sleeping goroutine often wakes up to ~1 ms after its due time: that is this sender's lag floor.
 package main
 
 import (
@@ -227,15 +234,15 @@ func main() {
 // readEvents reads an SSE body to its end and counts its `data:` lines; the stream must end with [DONE].
 func readEvents(body io.Reader) (int, error) {
 	br := bufio.NewReaderSize(body, 16384)
-	n, last := 0, ""
+	n, done := 0, false
 	for {
 		line, err := br.ReadSlice('\n')
 		if bytes.HasPrefix(line, []byte("data:")) {
 			n++
-			last = string(bytes.TrimSpace(line[5:]))
+			done = bytes.Equal(bytes.TrimSpace(line[5:]), []byte("[DONE]"))
 		}
 		if err == io.EOF {
-			if last != "[DONE]" {
+			if !done {
 				return n, errors.New("the stream ended without [DONE]")
 			}
 			return n, nil
