@@ -15,7 +15,7 @@
  */
 import { join } from "node:path";
 import { parseArgs } from "node:util";
-import { readLogCsv } from "../runner/sinks/csv_read.ts";
+import { runRunnerStep, startServer, startStaticResponder } from "./_runner_step.ts";
 import { tinyCase, warmupSteadyPlan, writeWorkload } from "../testing/tiny_workload.ts";
 
 const ROOT = new URL("../", import.meta.url).pathname;
@@ -36,25 +36,6 @@ if (rates.some((r) => !(r > 0)) || !(seconds > 0) || seconds * Math.max(...rates
   Deno.exit(2);
 }
 
-/** Starts a server process and waits for the port (or URL) it prints. */
-async function startServer(args: string[], pattern: RegExp) {
-  const child = new Deno.Command(Deno.execPath(), { args, stdout: "piped", stderr: "inherit" }).spawn();
-  const reader = child.stdout.pipeThrough(new TextDecoderStream()).getReader();
-  let seen = "";
-  for (;;) {
-    const { value, done } = await reader.read();
-    if (done) throw new Error(`server exited: ${seen}`);
-    seen += value;
-    const m = pattern.exec(seen);
-    if (m) {
-      (async () => {
-        while (!(await reader.read()).done);
-      })();
-      return { url: m[1]!, stop: async () => (child.kill("SIGTERM"), await child.status) };
-    }
-  }
-}
-
 const dir = Deno.makeTempDirSync({ prefix: "runner-bench-" });
 const server = v.target === "sim"
   ? await startServer([
@@ -71,10 +52,7 @@ const server = v.target === "sim"
     "--duration-s",
     String(Math.ceil(rates.length * (seconds + 15))),
   ], /(http:\/\/127\.0\.0\.1:\d+)/)
-  : await startServer(
-    ["run", "--allow-net=127.0.0.1", join(ROOT, "bench/static_sse_server.ts"), "--events", "64"],
-    /"port":\s*(\d+)/,
-  );
+  : await startStaticResponder();
 const target = v.target === "sim" ? server.url : `http://127.0.0.1:${server.url}`;
 // The static responder answers anything; the simulator needs design-v1's prompts.
 const workload = v.target === "sim" ? join(ROOT, "data/workloads/design-v1") : writeWorkload(dir, [tinyCase()]);
@@ -89,56 +67,16 @@ console.log("| ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |");
 try {
   for (const rate of rates) {
     const runId = `r${rate}`;
-    const out = await new Deno.Command(Deno.execPath(), {
-      args: [
-        "run",
-        "-A",
-        // As in `deno task run`: a larger young generation means fewer scavenge pauses.
-        "--v8-flags=--max-semi-space-size=64",
-        join(ROOT, "runner/cli/run.ts"),
-        "--workload",
-        workload,
-        "--plan",
-        warmupSteadyPlan(dir, `s${rate}`, rate, seconds),
-        "--target",
-        target,
-        "--out",
-        dir,
-        "--run-id",
-        runId,
-        "--format",
-        "csv",
-        "--no-progress",
-        "--no-server-timeline",
-        "--http-client",
-        v.client!,
-        "--lag-limit-ms",
-        "1",
-      ],
-      stdout: "null",
-      stderr: "piped",
-    }).output();
-    if (out.code !== 0) {
-      console.error(new TextDecoder().decode(out.stderr));
-      break;
-    }
-    const manifest = JSON.parse(Deno.readTextFileSync(join(dir, runId, "run.json")));
-    const rows = await readLogCsv(join(dir, runId, "requests.csv"), "requests");
-    const lagsOf = (rs: typeof rows) =>
-      rs.map((r) => r.send_lag_ms).filter((x): x is number => x !== null).sort((a, b) => a - b);
-    const all = lagsOf(rows);
-    const lags = lagsOf(rows.filter((r) => r.stage === "steady"));
-    // Nearest-rank percentiles.
-    const rank = (xs: number[], p: number) => xs[Math.min(xs.length - 1, Math.ceil(p * xs.length) - 1)] ?? NaN;
-    const q = (p: number) => rank(lags, p);
-    const done = rows.filter((r) => r.completed_ms !== null);
-    const span = Math.max(...done.map((r) => r.completed_ms!)) - Math.min(...rows.map((r) => r.scheduled_ms));
-    const res = manifest.result;
+    const plan = warmupSteadyPlan(dir, `s${rate}`, rate, seconds);
+    const r = await runRunnerStep({ workload, plan, target, out: dir, runId, client: v.client! })
+      .catch((err: Error) => (console.error(err.message), null));
+    if (r === null) break;
+    const q = r.steady;
     console.log(
-      `| ${rate} | ${rows.length} | ${rows.filter((r) => r.outcome === "ok").length} | ${res.not_sent} | ` +
-        `${q(0.5).toFixed(3)} / ${q(0.99).toFixed(3)} / ${lags.at(-1)!.toFixed(3)} | ${rank(all, 0.99).toFixed(3)} | ` +
-        `${(done.length / (span / 1000)).toFixed(0)} | ${(res.runner_cpu_ms / rows.length * 1000).toFixed(0)} | ` +
-        `${(res.runner_peak_rss_bytes / 2 ** 20).toFixed(0)} |`,
+      `| ${rate} | ${r.requests} | ${r.ok} | ${r.not_sent} | ` +
+        `${q.p50_ms.toFixed(3)} / ${q.p99_ms.toFixed(3)} / ${q.max_ms.toFixed(3)} | ${r.whole_p99_ms.toFixed(3)} | ` +
+        `${r.completed_rps.toFixed(0)} | ${(r.cpu_ms / r.requests * 1000).toFixed(0)} | ` +
+        `${(r.peak_rss_bytes! / 2 ** 20).toFixed(0)} |`,
     );
     Deno.removeSync(join(dir, runId), { recursive: true });
   }

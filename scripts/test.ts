@@ -20,6 +20,7 @@ import { overallLine, type PassResult, readPass } from "./_test_summary.ts";
 
 const SERIAL = [
   "test/analysis/knee/knee_capacity_test.ts",
+  "test/bench/reference_sender_test.ts",
   "test/browser/jupyter_display_test.ts",
   "test/browser/review_page_test.ts",
   "test/examples/chat/drive_test.ts",

@@ -1,0 +1,169 @@
+/**
+ * One step of the runner benches: the full runner CLI (`runner/cli/run.ts`) in its own process on one plan against
+ * one target, and the figures the benches print from its log and run.json. Shared by bench/runner_bench.ts and
+ * bench/reference_bench.ts, so both run the runner the same way.
+ *
+ * @module
+ */
+import { join } from "node:path";
+import { readLogCsv } from "../runner/sinks/csv_read.ts";
+
+const ROOT = new URL("../", import.meta.url).pathname;
+
+/** A server process started by {@linkcode startServer}. */
+export interface StartedServer {
+  /** The first group of the pattern the server printed (a port or a URL). */
+  url: string;
+  stop(): Promise<unknown>;
+}
+
+/** Starts `deno ARGS` and waits for the port (or URL) it prints: the first group of `pattern`. */
+export async function startServer(args: string[], pattern: RegExp): Promise<StartedServer> {
+  const child = new Deno.Command(Deno.execPath(), { args, stdout: "piped", stderr: "inherit" }).spawn();
+  const reader = child.stdout.pipeThrough(new TextDecoderStream()).getReader();
+  let seen = "";
+  for (;;) {
+    const { value, done } = await reader.read();
+    if (done) throw new Error(`server exited: ${seen}`);
+    seen += value;
+    const m = pattern.exec(seen);
+    if (m) {
+      (async () => {
+        while (!(await reader.read()).done);
+      })();
+      return { url: m[1]!, stop: async () => (child.kill("SIGTERM"), await child.status) };
+    }
+  }
+}
+
+/** The static SSE responder (bench/static_sse_server.ts, 64 events per answer) in its own process; `url` is its port. */
+export function startStaticResponder(): Promise<StartedServer> {
+  return startServer(
+    ["run", "--allow-net=127.0.0.1", join(ROOT, "bench/static_sse_server.ts"), "--events", "64"],
+    /"port":\s*(\d+)/,
+  );
+}
+
+/** Options of {@linkcode runRunnerStep}. */
+export interface RunnerStepOptions {
+  workload: string;
+  plan: string;
+  target: string;
+  /** The runner's `--out`: the run folder is `<out>/<runId>`. */
+  out: string;
+  runId: string;
+  /** `--http-client`. @default "raw" */
+  client?: string;
+}
+
+/** What the benches print of one runner step. */
+export interface RunnerStepResult {
+  requests: number;
+  ok: number;
+  not_sent: number;
+  /** Nearest-rank send lag over the `steady` stage. */
+  steady: LagStats;
+  /** Nearest-rank p99 send lag over the whole run. */
+  whole_p99_ms: number;
+  /** Answered requests per second, from the first scheduled time to the last completion. */
+  completed_rps: number;
+  /** The runner process's user + system CPU over its life (run.json `result.runner_cpu_ms`). */
+  cpu_ms: number;
+  peak_rss_bytes: number | null;
+  /** The run folder (the log, run.json, schedule.csv). */
+  dir: string;
+}
+
+/** Nearest-rank send-lag figures of one set of lags. */
+export interface LagStats {
+  n: number;
+  p50_ms: number;
+  p99_ms: number;
+  max_ms: number;
+}
+
+/**
+ * The nearest-rank `p` quantile of ascending `sorted`: the element at rank ⌈p·n⌉ (NaN when empty).
+ *
+ * @example The 99th of 200 values is the 198th
+ * ```ts
+ * import { nearestRank } from "./_runner_step.ts";
+ * import assert from "node:assert/strict";
+ * const xs = Array.from({ length: 200 }, (_, i) => i + 1);
+ * assert.equal(nearestRank(xs, 0.99), 198); // ⌈0.99 × 200⌉ = 198
+ * assert.equal(nearestRank(xs, 0.5), 100);
+ * assert.ok(Number.isNaN(nearestRank([], 0.5)));
+ * ```
+ */
+export function nearestRank(sorted: readonly number[], p: number): number {
+  return sorted[Math.max(0, Math.min(sorted.length - 1, Math.ceil(p * sorted.length) - 1))] ?? NaN;
+}
+
+/**
+ * p50, p99 and max (nearest rank) of the non-null `lags`.
+ *
+ * @example Nulls are left out
+ * ```ts
+ * import { lagStats } from "./_runner_step.ts";
+ * import assert from "node:assert/strict";
+ * assert.deepEqual(lagStats([3, null, 1, 2]), { n: 3, p50_ms: 2, p99_ms: 3, max_ms: 3 });
+ * ```
+ */
+export function lagStats(lags: readonly (number | null)[]): LagStats {
+  const xs = lags.filter((x): x is number => x !== null).sort((a, b) => a - b);
+  return { n: xs.length, p50_ms: nearestRank(xs, 0.5), p99_ms: nearestRank(xs, 0.99), max_ms: xs.at(-1) ?? NaN };
+}
+
+/**
+ * Runs the runner CLI as `deno task run` does (`--max-semi-space-size=64`), CSV log, no progress, no server timeline,
+ * and reads back its rows and run.json. Throws with the runner's stderr when it exits non-zero.
+ */
+export async function runRunnerStep(o: RunnerStepOptions): Promise<RunnerStepResult> {
+  const out = await new Deno.Command(Deno.execPath(), {
+    args: [
+      "run",
+      "-A",
+      // As in `deno task run`: a larger young generation means fewer scavenge pauses.
+      "--v8-flags=--max-semi-space-size=64",
+      join(ROOT, "runner/cli/run.ts"),
+      "--workload",
+      o.workload,
+      "--plan",
+      o.plan,
+      "--target",
+      o.target,
+      "--out",
+      o.out,
+      "--run-id",
+      o.runId,
+      "--format",
+      "csv",
+      "--no-progress",
+      "--no-server-timeline",
+      "--http-client",
+      o.client ?? "raw",
+      "--lag-limit-ms",
+      "1",
+    ],
+    stdout: "null",
+    stderr: "piped",
+  }).output();
+  if (out.code !== 0) throw new Error(`the runner exited with ${out.code}: ${new TextDecoder().decode(out.stderr)}`);
+  const dir = join(o.out, o.runId);
+  const manifest = JSON.parse(Deno.readTextFileSync(join(dir, "run.json")));
+  const rows = await readLogCsv(join(dir, "requests.csv"), "requests");
+  const done = rows.filter((r) => r.completed_ms !== null);
+  const span = Math.max(...done.map((r) => r.completed_ms!)) - Math.min(...rows.map((r) => r.scheduled_ms));
+  const res = manifest.result;
+  return {
+    requests: rows.length,
+    ok: rows.filter((r) => r.outcome === "ok").length,
+    not_sent: res.not_sent,
+    steady: lagStats(rows.filter((r) => r.stage === "steady").map((r) => r.send_lag_ms)),
+    whole_p99_ms: lagStats(rows.map((r) => r.send_lag_ms)).p99_ms,
+    completed_rps: done.length / (span / 1000),
+    cpu_ms: res.runner_cpu_ms,
+    peak_rss_bytes: res.runner_peak_rss_bytes,
+    dir,
+  };
+}

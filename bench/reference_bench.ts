@@ -1,0 +1,187 @@
+/**
+ * The runner against a compiled reference sender (bench/reference_sender/, Go net/http, one goroutine per request
+ * sleeping until due), interleaved on the same static SSE responder (64 events per answer): for each round and each
+ * rate, the runner CLI and the reference send the same schedule (the runner's own, 1 s `warmup` + `--seconds` of
+ * `steady`), runner first in odd rounds and reference first in even ones, with the 1-minute load average read before
+ * and after each. Prints each step and, per rate, the ratios runner / reference of CPU per request and of the steady
+ * stage's p99 and max send lag (nearest rank), per round, their median and range, and whether each kept pace; writes
+ * it all as JSON under `--out`.
+ *
+ *   deno run -A bench/reference_bench.ts [--rates 50,500,5000,10000] [--rounds 3] [--seconds 5] [--out bench/out]
+ *
+ * Bounded: each step sends at most rate × (seconds + 1) requests to 127.0.0.1 and stops.
+ * @module
+ */
+import { join } from "node:path";
+import { parseArgs } from "node:util";
+import { runRunnerStep, startStaticResponder } from "./_runner_step.ts";
+import {
+  buildReferenceSender,
+  findGo,
+  GO_FALLBACK,
+  runnerRequest,
+  runReferenceSender,
+  saveRunnerSchedule,
+} from "./_reference_sender.ts";
+import { PACE_SHARE, type RateRatios, rateRatios, type StepFigures } from "./_reference_ratios.ts";
+import { tinyCase, warmupSteadyPlan, writeWorkload } from "../testing/tiny_workload.ts";
+import { load1 } from "../scripts/_load_average.ts";
+
+const ROOT = new URL("../", import.meta.url).pathname;
+const { values: v } = parseArgs({
+  args: Deno.args,
+  options: {
+    rates: { type: "string", default: "50,500,5000,10000" },
+    rounds: { type: "string", default: "3" },
+    seconds: { type: "string", default: "5" },
+    out: { type: "string", default: join(ROOT, "bench/out") },
+  },
+});
+const rates = v.rates!.split(",").map(Number);
+const rounds = Number(v.rounds);
+const seconds = Number(v.seconds);
+if (
+  rates.some((r) => !(r > 0)) || !Number.isInteger(rounds) || rounds < 1 || !(seconds > 0) ||
+  (seconds + 1) * Math.max(...rates) > 200_000
+) {
+  console.error("reference_bench: --rates positive, --rounds a whole number ≥ 1, rate × (seconds + 1) ≤ 200000");
+  Deno.exit(2);
+}
+const go = findGo();
+if (go === null) {
+  console.error(`reference_bench: no Go on PATH nor at ${GO_FALLBACK} (install Go, or Debian's golang-go)`);
+  Deno.exit(2);
+}
+
+/** One sender's step, with the machine's 1-minute load average before and after it. */
+interface Step extends StepFigures {
+  sender: "runner" | "reference";
+  failed: number;
+  p50_ms: number;
+  peak_rss_mb: number | null;
+  /** The 1-minute load average (/proc/loadavg); null where the system does not tell. */
+  load_before: number | null;
+  load_after: number | null;
+}
+
+const sha256 = async (file: string) =>
+  Array.from(new Uint8Array(await crypto.subtle.digest("SHA-256", await Deno.readFile(file))))
+    .map((b) => b.toString(16).padStart(2, "0")).join("");
+
+function f(x: number | null, digits: number): string {
+  return x === null || Number.isNaN(x) ? "—" : x.toFixed(digits);
+}
+
+const STEP_HEAD =
+  "| round | rate | sender | requests | ok | not_sent | failed | steady lag p50 / p99 / max (ms) | CPU ms / req | " +
+  "completed rps | peak RSS MB | load 1m before → after |\n" +
+  "| ---: | ---: | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |";
+
+function stepLine(s: Step): string {
+  return `| ${s.round} | ${s.rate} | ${s.sender} | ${s.requests} | ${s.ok} | ${s.not_sent} | ${s.failed} | ` +
+    `${f(s.p50_ms, 3)} / ${f(s.p99_ms, 3)} / ${f(s.max_ms, 3)} | ${f(s.cpu_ms / s.requests, 3)} | ` +
+    `${f(s.completed_rps, 0)} | ${f(s.peak_rss_mb, 0)} | ${f(s.load_before, 2)} → ${f(s.load_after, 2)} |`;
+}
+
+const RATIO_HEAD =
+  "| rate | ratio runner / reference | per round | median | range | kept pace: runner / reference |\n" +
+  "| ---: | --- | --- | ---: | ---: | --- |";
+
+function ratioLine(r: RateRatios): string {
+  const pace = `${r.runner_kept_pace ? "yes" : "no"} / ${r.reference_kept_pace ? "yes" : "no"}`;
+  return ([["CPU per request", r.cpu_per_request], ["p99 send lag", r.p99_lag], ["max send lag", r.max_lag]] as const)
+    .map(([name, x], i) =>
+      `| ${i === 0 ? r.rate : ""} | ${name} | ${x.rounds.map((y) => f(y, 2)).join(", ")} | ${f(x.median, 2)} | ` +
+      `${f(x.min, 2)}–${f(x.max, 2)} | ${i === 0 ? pace : ""} |`
+    ).join("\n");
+}
+
+const started = new Date().toISOString();
+const bin = await buildReferenceSender(go, v.out!);
+const dir = Deno.makeTempDirSync({ prefix: "reference-bench-" });
+const workload = writeWorkload(dir, [tinyCase()]);
+const request = runnerRequest(tinyCase());
+const server = await startStaticResponder();
+const target = `http://127.0.0.1:${server.url}`;
+const url = `${target}/v1/chat/completions`;
+const steps: Step[] = [];
+console.error(`runner vs reference_sender (${go}), ${target}, 1 s warm-up + ${seconds} s steady, ${rounds} rounds`);
+try {
+  const plans = new Map<number, { plan: string; schedule: string }>();
+  for (const rate of rates) {
+    const plan = warmupSteadyPlan(dir, `s${rate}`, rate, seconds);
+    plans.set(rate, { plan, schedule: await saveRunnerSchedule(plan, workload, join(dir, `s${rate}`)) });
+  }
+  for (let round = 1; round <= rounds; round++) {
+    for (const rate of rates) {
+      const { plan, schedule } = plans.get(rate)!;
+      const order = round % 2 === 1 ? ["runner", "reference"] as const : ["reference", "runner"] as const;
+      for (const sender of order) {
+        const load_before = load1();
+        const base = { sender, rate, round, load_before };
+        // One run id for both: it is in every request's idempotency key, so both send the same bytes.
+        const runId = `r${rate}-${round}`;
+        let step: Step;
+        if (sender === "runner") {
+          const r = await runRunnerStep({ workload, plan, target, out: dir, runId });
+          // The runner's saved schedule must be the one the reference sends.
+          if (await sha256(join(r.dir, "schedule.csv")) !== await sha256(schedule)) {
+            throw new Error(`the runner's schedule at ${rate} req/s differs from the reference's`);
+          }
+          step = {
+            ...base,
+            requests: r.requests,
+            ok: r.ok,
+            not_sent: r.not_sent,
+            failed: r.requests - r.ok - r.not_sent,
+            cpu_ms: r.cpu_ms,
+            p50_ms: r.steady.p50_ms,
+            p99_ms: r.steady.p99_ms,
+            max_ms: r.steady.max_ms,
+            completed_rps: r.completed_rps,
+            peak_rss_mb: r.peak_rss_bytes === null ? null : r.peak_rss_bytes / 2 ** 20,
+            load_after: load1(),
+          };
+          Deno.removeSync(r.dir, { recursive: true });
+        } else {
+          const rows = join(dir, `reference-${rate}-${round}.csv`);
+          const s = await runReferenceSender(bin, { schedule, url, request, rows, runId });
+          step = {
+            ...base,
+            requests: s.n,
+            ok: s.ok,
+            not_sent: s.not_sent,
+            failed: s.failed,
+            cpu_ms: s.cpu_user_ms + s.cpu_sys_ms,
+            p50_ms: s.send_lag_p50_ms ?? NaN,
+            p99_ms: s.send_lag_p99_ms ?? NaN,
+            max_ms: s.send_lag_max_ms ?? NaN,
+            completed_rps: s.completed_rps,
+            peak_rss_mb: s.peak_rss_bytes === null ? null : s.peak_rss_bytes / 2 ** 20,
+            load_after: load1(),
+          };
+          Deno.removeSync(rows);
+        }
+        steps.push(step);
+        console.error(stepLine(step));
+      }
+    }
+  }
+} finally {
+  await server.stop();
+  Deno.removeSync(dir, { recursive: true });
+}
+
+const ratios = rateRatios(steps.filter((s) => s.sender === "runner"), steps.filter((s) => s.sender === "reference"));
+const finished = new Date().toISOString();
+console.log(`\n${started} – ${finished}, ${rounds} rounds, 1 s warm-up + ${seconds} s steady per step\n`);
+console.log(STEP_HEAD);
+for (const s of steps) console.log(stepLine(s));
+console.log(`\n${RATIO_HEAD}`);
+for (const r of ratios) console.log(ratioLine(r));
+const file = join(v.out!, `reference_bench-${started.replace(/[:.]/g, "-")}.json`);
+Deno.writeTextFileSync(
+  file,
+  JSON.stringify({ started, finished, rates, rounds, seconds, go, pace_share: PACE_SHARE, steps, ratios }, null, 2),
+);
+console.log(`\n${file}`);

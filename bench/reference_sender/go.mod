@@ -1,0 +1,3 @@
+module goodput/bench/reference_sender
+
+go 1.19
