@@ -1,6 +1,7 @@
 /**
  * A section of a generated README that another script owns: `deno task samples` rewrites data/runs/README.md but
- * keeps the blocks `deno task samples-production` and `deno task samples-engine` wrote, and they keep each other's.
+ * keeps the blocks `deno task samples-production`, `deno task samples-engine` and `deno task samples-quality` wrote,
+ * and they keep each other's.
  *
  * @module
  */
@@ -10,6 +11,9 @@ export const PRODUCTION_BLOCK = "samples-production";
 
 /** The block of data/runs/README.md that `deno task samples-engine` writes. */
 export const ENGINE_BLOCK = "samples-engine";
+
+/** The block of data/runs/README.md that `deno task samples-quality` writes. */
+export const QUALITY_BLOCK = "samples-quality";
 
 const begin = (name: string) => `<!-- ${name}: begin (written by its script; kept by the others) -->`;
 const end = (name: string) => `<!-- ${name}: end -->`;

@@ -36,6 +36,7 @@ import { REPORT_SCREENSHOT_COMMAND } from "./report_screenshot.ts";
 import { SAMPLES_COMMAND } from "./samples.ts";
 import { SAMPLES_ENGINE_COMMAND } from "./samples_engine.ts";
 import { SAMPLES_PRODUCTION_COMMAND } from "./samples_production.ts";
+import { SAMPLES_QUALITY_COMMAND } from "./samples_quality.ts";
 import { TEST_COMMAND } from "./test.ts";
 import { TIMELINE_RUN_COMMAND } from "./timeline_run.ts";
 
@@ -81,6 +82,7 @@ export const COMMANDS: readonly CommandEntry[] = [
   { spec: SAMPLES_COMMAND, script: "scripts/samples.ts" },
   { spec: SAMPLES_PRODUCTION_COMMAND, script: "scripts/samples_production.ts" },
   { spec: SAMPLES_ENGINE_COMMAND, script: "scripts/samples_engine.ts" },
+  { spec: SAMPLES_QUALITY_COMMAND, script: "scripts/samples_quality.ts" },
   { spec: TEST_COMMAND, script: "scripts/test.ts", development: true },
   { spec: FLAGS_COMMAND, script: "scripts/flags.ts", development: true },
   { spec: TIMELINE_RUN_COMMAND, script: "scripts/timeline_run.ts", development: true },

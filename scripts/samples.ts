@@ -22,7 +22,7 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { type CommandSpec, type ParsedCommand, runCommand } from "../lib/command.ts";
 import { runLoadTest, type RunResult } from "../runner/run.ts";
-import { ENGINE_BLOCK, PRODUCTION_BLOCK, readmeBlock } from "./_readme_block.ts";
+import { ENGINE_BLOCK, PRODUCTION_BLOCK, QUALITY_BLOCK, readmeBlock } from "./_readme_block.ts";
 import { runSimRoute, type SimRoute } from "./_route_runs.ts";
 import { SAMPLES_OUT_FLAG } from "./_sample_flags.ts";
 import { SimPool } from "./_sim_process.ts";
@@ -48,7 +48,7 @@ export const SAMPLES_COMMAND = {
     "minutes",
   details: [
     "It deletes and rewrites these folders (and their README.md, keeping the blocks of `deno task " +
-    "samples-production` and `deno task samples-engine`) only; seeds and run ids are fixed (docs/demo.md).",
+    "samples-production`, `deno task samples-engine` and `deno task samples-quality`) only; seeds and run ids are fixed (docs/demo.md).",
   ],
   flags: {
     out: SAMPLES_OUT_FLAG,
@@ -83,10 +83,12 @@ async function main({ values: v, check }: ParsedCommand<typeof SAMPLES_COMMAND>)
       );
     }
     pool.throwIfInterrupted();
-    // The other scripts' blocks (deno task samples-production, samples-engine) are kept as they are.
+    // The other scripts' blocks (deno task samples-production, samples-engine, samples-quality) are kept as they are.
     const readmeFile = join(out, "README.md");
     const old = await Deno.readTextFile(readmeFile).catch((e) => (notFoundOk(e), ""));
-    const kept = [PRODUCTION_BLOCK, ENGINE_BLOCK].map((b) => readmeBlock(old, b)).filter((b) => b !== null);
+    const kept = [PRODUCTION_BLOCK, ENGINE_BLOCK, QUALITY_BLOCK].map((b) => readmeBlock(old, b)).filter((b) =>
+      b !== null
+    );
     const fresh = readme(results, (Date.now() - started) / 1000);
     await Deno.writeTextFile(readmeFile, [fresh, ...kept].join("\n") + (kept.length ? "\n" : ""));
     phase(started, `done: ${results.map((r) => r.dir).join(", ")} and ${join(out, "README.md")}`);
