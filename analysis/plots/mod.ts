@@ -29,3 +29,5 @@ export * from "./production_vs_test.ts";
 export * from "./production_vs_test_wait.ts";
 export * from "./tornado.ts";
 export * from "./cost_vs_demand.ts";
+export * from "./judge_confusion.ts";
+export * from "./acceptance_by_source.ts";

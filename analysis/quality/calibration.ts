@@ -1,3 +1,4 @@
+import { textTable } from "../../lib/text_table.ts";
 import type { QualityRow } from "../../schema/quality.ts";
 import { type ConfusionMatrix, confusionMatrix } from "./binary_rates.ts";
 import { humanConsensus } from "./consensus.ts";
@@ -88,4 +89,51 @@ export function judgeCalibration(
   // Items in class order, then table order: the bootstrap's draws depend on the order, so it is fixed.
   const pooled = { class: null, ...confusionMatrix(classes.flatMap((cls) => pairs.get(cls)!), opts) };
   return { judge, by_class, pooled, unresolved, level };
+}
+
+/**
+ * A calibration as an aligned text table, one row per class and one pooled: the confusion matrix's counts (truth = the
+ * human consensus, pass = positive), sensitivity and specificity with their Wilson intervals, Cohen's kappa with its
+ * bootstrap interval, n; then the items left out as unresolved.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { formatJudgeCalibration, judgeCalibration } from "./calibration.ts";
+ * const v = (request_id: string, source: string, pass: boolean) => ({
+ *   run_id: "r", request_id, source, rubric_id: "x", rubric_sha256: "0".repeat(64), scores: "{}", pass,
+ *   rationale: null, time_spent_ms: null, judged_epoch_ms: 0, input_tokens: null, output_tokens: null, calls: null,
+ * });
+ * const rows = [v("a", "human:ann", true), v("a", "judge:m", true), v("b", "human:ann", false), v("b", "judge:m", true)];
+ * const text = formatJudgeCalibration(judgeCalibration({ rows, class_of: new Map([["a", "qa"], ["b", "qa"]]) }, "m", { resamples: 10 }));
+ * // tp 1, fn 0, tn 0, fp 1: Se = 1/1, Sp = 0/1
+ * assert.match(text, /qa\s+1\s+1\s+0\s+0\s+1\.000 \[/);
+ * ```
+ */
+export function formatJudgeCalibration(c: JudgeCalibration): string {
+  const f = (x: number | null) => (x === null ? "-" : x.toFixed(3));
+  const rate = (r: { estimate: number | null; low: number; high: number }) =>
+    r.estimate === null ? "- (no item)" : `${f(r.estimate)} [${f(r.low)}, ${f(r.high)}]`;
+  const body = [...c.by_class, c.pooled].map((cell) => [
+    cell.class ?? "pooled",
+    String(cell.tp),
+    String(cell.fp),
+    String(cell.tn),
+    String(cell.fn),
+    rate(cell.sensitivity),
+    rate(cell.specificity),
+    cell.kappa.kappa === null
+      ? "undefined"
+      : `${f(cell.kappa.kappa)}${
+        cell.kappa.ci.low === null ? "" : ` [${f(cell.kappa.ci.low)}, ${f(cell.kappa.ci.high)}]`
+      }`,
+    String(cell.n),
+  ]);
+  const left = Object.entries(c.unresolved).map(([cls, n]) => `${cls} ${n}`);
+  return [
+    `judge ${c.judge} against the human consensus (truth = the consensus, pass = positive; Se, Sp: Wilson; kappa: ` +
+    `percentile bootstrap; ${c.level * 100} % intervals)`,
+    ...textTable(["class", "tp", "fp", "tn", "fn", "sensitivity", "specificity", "kappa", "n"], body),
+    `left out, the raters disagreeing unresolved: ${left.length ? left.join(", ") : "none"}`,
+  ].join("\n");
 }
