@@ -22,6 +22,7 @@ const SERIAL = [
   "test/analysis/knee/knee_capacity_test.ts",
   "test/bench/reference_sender_test.ts",
   "test/browser/jupyter_display_test.ts",
+  "test/browser/report_layout_test.ts",
   "test/browser/review_page_test.ts",
   "test/examples/chat/drive_test.ts",
   "test/examples/chat/browser_gone_test.ts",

@@ -10,6 +10,7 @@ import { loadReportExtras, type ReportExtras } from "../plots/extras.ts";
 import { buildReport } from "../report/report.ts";
 import { firstScreenText } from "../report/first_screen.ts";
 import { runReportExtras } from "../report/report_extras.ts";
+import { loadRunQuality } from "../quality/verdicts.ts";
 import { type CommandSpec, type ParsedCommand, runCommand } from "../../lib/command.ts";
 import { policySourceLabel } from "../report/policy_source.ts";
 import {
@@ -36,7 +37,9 @@ export const REPORT_COMMAND = {
     "(plotly.js inlined; opens offline)",
   details: [
     "The knee, its limits and the detected outages are computed from the run; `--extras` adds figures made from " +
-    "other results, e.g. a route comparison (docs/plots.md).",
+    "other results, e.g. a route comparison (docs/plots.md). A run with a quality table (`RUN/quality/`) gets the " +
+    'section "Quality by rubric": the raters\' agreement, the disagreement record, each judge against the people ' +
+    "and acceptance by quality source (docs/quality.md).",
   ],
   positionals: [runArgument(1, 1)],
   flags: {
@@ -90,11 +93,14 @@ async function main({ values: v, positionals, check }: ParsedCommand<typeof REPO
   const prices = sheets.prices ?? null;
   const overheads = sheets.overheads ?? null;
   const filled = runReportExtras(run, effective, { headroom, prices, overheads }, extras);
+  // A bad quality table is an InputError naming file, row and field (exit 2), as in analyze.
+  const quality = await loadRunQuality(run);
   for (const n of filled.notes) console.error(n);
   const report = buildReport(run, effective, {
     policy_source: await policySourceLabel(sloFile),
     extras: filled.extras,
     supportConfidence,
+    quality,
   });
   // The first screen, as at the top of the page: the verdict line, the headline, one line per caveat.
   console.log(`${firstScreenText(report.caveats, report.headline).join("\n")}\n`);

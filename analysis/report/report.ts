@@ -40,6 +40,8 @@ import { waitBreakdownFigure } from "../plots/wait_breakdown.ts";
 import { waitHtml } from "./report_wait.ts";
 import { providerQuota } from "../goodput/provider_quota.ts";
 import { quotaHtml } from "./report_quota.ts";
+import type { RunQuality } from "../quality/verdicts.ts";
+import { QUALITY_CSS, qualitySection } from "./report_quality.ts";
 
 /** Options of {@linkcode buildReport}. */
 export interface ReportOptions {
@@ -52,6 +54,11 @@ export interface ReportOptions {
   extras?: ReportExtras;
   /** One-sided confidence of the latency table's supported rule (MLPerf LoadGen early stopping). @default {0.99} */
   supportConfidence?: number;
+  /**
+   * The run's quality table (`loadRunQuality(run)`; the report command reads it): the section "Quality by rubric".
+   * Null: the run has none; absent: none supplied. Either way the absent list says so. @default {undefined}
+   */
+  quality?: RunQuality | null;
 }
 
 /** A figure the report could not include, and why. */
@@ -72,6 +79,7 @@ export interface Report {
   /** Every caveat on the first screen, INVALID first (`reportCaveats`): one line each, the whole text below. */
   caveats: Caveat[];
   html: string;
+  /** Every figure of the page, in page order: the figures block, then the section "Quality by rubric"'s. */
   figures: Figure[];
   absent: AbsentFigure[];
 }
@@ -93,7 +101,9 @@ const esc = escapeHtml;
  * render and the rest: `waitBreakdown`), e2e and TTFT CDFs against the
  * SLO, the e2e SLO sweep, the alternatives chart, and, when supplied, the
  * cost waterfall (`extras.ledger`) and the route comparison
- * (`extras.routes`). Then the tables (the wait breakdown's among them, and the provider's quota per stage beside
+ * (`extras.routes`). With `quality`, the section "Quality by rubric" (`qualitySection`: the raters' agreement, the
+ * disagreement record, each judge's confusion matrix against the people, acceptance by quality source per class).
+ * Then the tables (the wait breakdown's among them, and the provider's quota per stage beside
  * the goodput: `providerQuota`) and
  * each absent figure or mark with its reason.
  */
@@ -175,6 +185,17 @@ export function buildReport(run: LoadedRun, policy: SloPolicy, options: ReportOp
     });
   }
 
+  const quality = options.quality ? qualitySection(run, policy, options.quality) : null;
+  if (!quality) {
+    absent.push({
+      id: "quality",
+      title: 'section "Quality by rubric" (agreement, disagreements, judge vs people, acceptance by quality source)',
+      reason: options.quality === null
+        ? "the run has no quality table (RUN/quality/: npx deno task judge, npx deno task review import)"
+        : "no quality table supplied (buildReport's quality option: loadRunQuality(run); the report command reads it)",
+    });
+  }
+
   const caveats = reportCaveats({
     run,
     verdicts: rv,
@@ -197,6 +218,7 @@ export function buildReport(run: LoadedRun, policy: SloPolicy, options: ReportOp
     '<h2 id="figures">Figures</h2>',
   ].join("\n");
   const after = [
+    quality?.html ?? "",
     caveatsDetailHtml(caveats),
     tablesHtml(g, latency, support),
     quotaHtml(providerQuota(run, g)),
@@ -210,7 +232,7 @@ export function buildReport(run: LoadedRun, policy: SloPolicy, options: ReportOp
     title: `Accepted goodput report: ${m.run_id}`,
     before,
     after,
-    css: VERDICT_CSS + TABLES_CSS,
+    css: VERDICT_CSS + TABLES_CSS + QUALITY_CSS,
   });
   return {
     verdicts: rv.lines,
@@ -218,7 +240,7 @@ export function buildReport(run: LoadedRun, policy: SloPolicy, options: ReportOp
     headline: headlineLines(g, extras),
     caveats,
     html,
-    figures,
+    figures: [...figures, ...quality?.figures ?? []],
     absent,
   };
 }

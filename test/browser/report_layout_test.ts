@@ -69,8 +69,9 @@ Deno.test({
   fn: async (t) => {
     const artefacts = artefactDir("report-layout");
     // explore: a 1.0 log with unsupported percentiles; route-hosted: a client-limited run (an alert among the caveats);
-    // a production recording: its meaning in the banner, where the wait went with every segment measured.
-    for (const run of ["explore", "route-hosted", RECORDING]) {
+    // a production recording: its meaning in the banner, where the wait went with every segment measured; quality: a
+    // run with a quality table (the section "Quality by rubric" and its two figures).
+    for (const run of ["explore", "route-hosted", RECORDING, "quality"]) {
       await t.step(run, async () => {
         const html = await reportOf(run, artefacts);
         const withControl = html.replace('<pre id="gp-render-summary">', `${figureHtml(BROKEN)}\n$&`);
@@ -90,6 +91,11 @@ Deno.test({
         assert.ok(html.includes('<details id="wait-breakdown-table" open>'), "the wait breakdown section");
         if (run === RECORDING) {
           assert.ok(html.includes("NOTE</span> PRODUCTION RECORDING of chat-app 1.4.2"), "its note");
+        }
+        if (run === "quality") {
+          for (const id of ["judge-confusion-sim-judge", "acceptance-by-quality-source"]) {
+            assert.ok(figures.some((f) => f.id === id), id);
+          }
         }
 
         // The first screen, from the page: the verdict line first, then the cards, both inside the first 900 px;

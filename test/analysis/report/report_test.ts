@@ -43,6 +43,7 @@ Deno.test("buildReport() includes every figure whose inputs exist and lists the 
       "timeline:outages",
       "cost-waterfall",
       "route-comparison",
+      "quality",
     ]);
     // The hand fixture: 5 accepted of 23 offered in 20 s (goodput_fixture_test.ts).
     assert.ok(r.html.includes('<div class="gp-key">accepted goodput</div><div class="gp-value">0.25 tasks/s</div>'));
@@ -57,7 +58,7 @@ Deno.test("buildReport() includes every figure whose inputs exist and lists the 
   });
   await t.step("with extras: knee marked, ledger and routes drawn, outages shaded", () => {
     const r = buildReport(run, POLICY, { extras: EXTRAS });
-    assert.deepEqual(r.absent.map((a) => a.id), ["timeline:server"]);
+    assert.deepEqual(r.absent.map((a) => a.id), ["timeline:server", "quality"]);
     assert.ok(r.figures.some((f) => f.id === "cost-waterfall"));
     assert.ok(r.figures.some((f) => f.id === "route-comparison"));
     assert.match(r.figures[0]!.title, /knee 1\.2 rps/);
