@@ -18,6 +18,10 @@
  *   answer (`sensitivity`, `formatSensitivity`); `productionVsTest`: a production
  *   recording beside a load test of the same workload.
  * - **Audit** — `audit` of a published claim, `alternatives`, `claimMoves`.
+ * - **Quality** — a run's quality table (`loadRunQuality`: judge and human verdicts by rubric), what people said
+ *   (`humanConsensus`), the raters' agreement (`raterAgreementByClass`, `cohenKappa`, `krippendorffAlpha`) and the
+ *   disagreement record (`raterDisagreements`), a judge against the people (`judgeCalibration`), goodput with each
+ *   class's quality from its source (`qualityGoodput`) and acceptance by quality source (`acceptanceBySource`).
  * - **Import** — `importPeer`: another tool's result files (vLLM bench, GuideLLM,
  *   AIPerf, inference-perf, LLMPerf, MLPerf LoadGen, generic) as a run folder of
  *   kind `imported`, or a summary as audit claims; `formatImportSummary`.
@@ -293,6 +297,43 @@ export {
 } from "./analysis/audit/mod.ts";
 export { formatAudit, formatClaimMoves } from "./analysis/notebook/mod.ts";
 
+// Quality: a run's quality table (judge and human verdicts by rubric), the raters' agreement and disagreements, a judge
+// calibrated against people, goodput with measured quality, acceptance by quality source (docs/quality.md).
+export {
+  acceptanceBySource,
+  type AlphaMetric,
+  type CalibrationCell,
+  type ClassRaterAgreement,
+  cohenKappa,
+  type CohenKappaOptions,
+  type CohenKappaResult,
+  type Consensus,
+  formatAcceptanceBySource,
+  formatJudgeCalibration,
+  formatRaterAgreement,
+  formatRaterDisagreements,
+  humanConsensus,
+  type JudgeCalibration,
+  judgeCalibration,
+  type JudgeCalibrationOptions,
+  krippendorffAlpha,
+  type KrippendorffAlphaOptions,
+  type KrippendorffAlphaResult,
+  loadRunQuality,
+  type QualityClassDisclosure,
+  type QualityDisclosure,
+  qualityGoodput,
+  type QualityGoodputResult,
+  qualityLines,
+  type RaterAgreement,
+  raterAgreementByClass,
+  type RaterDisagreement,
+  type RaterDisagreementRecord,
+  raterDisagreements,
+  type RunQuality,
+  type SourceAcceptanceRow,
+} from "./analysis/quality/mod.ts";
+
 // Import: another tool's result files as a run folder of kind `imported` (what the source lacks in run.json), or a
 // summary-only source as claims for `audit` (docs/importing.md).
 export { importPeer, type ImportPeerOptions, type PeerImport } from "./importers/import_peer.ts";
@@ -313,8 +354,11 @@ export {
 } from "./analysis/report/mod.ts";
 
 // Figures: one function per chart, each `xFigure(result, options)` taking what the analysis returned (a run, a
-// goodput, latency, alternatives or ledger result, a route-cost comparison), and the renderers (notebook, HTML, PNG).
+// goodput, latency, alternatives or ledger result, a route-cost comparison, a judge's calibration, acceptance by
+// quality source), and the renderers (notebook, HTML, PNG).
 export {
+  acceptanceBySourceFigure,
+  type AcceptanceBySourceOptions,
   alternativesFigure,
   costVsDemandFigure,
   costWaterfallFigure,
@@ -327,6 +371,7 @@ export {
   type FigureSpec,
   goodputVsLoadFigure,
   type GoodputVsLoadOptions,
+  judgeConfusionFigure,
   latencyCdfFigure,
   type LatencyCdfFigureOptions,
   type LatencyCdfOptions,

@@ -13,6 +13,16 @@
  *   {@linkcode allocateSample}: a pass rate from a stratified sample, the
  *   sample a target width needs, and its split over strata.
  *
+ * And a run's quality table read for analysis (docs/quality_goodput.md):
+ *
+ * - {@linkcode loadRunQuality}: the verdicts of a run, checked and indexed.
+ * - {@linkcode humanConsensus}: what people said of each item (adjudicated, agreed, disagreed).
+ * - {@linkcode raterAgreementByClass}, {@linkcode raterDisagreements}: the raters' agreement and the disagreement
+ *   record.
+ * - {@linkcode judgeCalibration}: a judge against the people (confusion matrix, Se, Sp, kappa).
+ * - {@linkcode qualityGoodput}: goodput with each class's quality from its source; {@linkcode acceptanceBySource}:
+ *   each open-ended class read with every source.
+ *
  * The formulas, the published examples that check them and the intervals'
  * limits are in docs/quality_statistics.md.
  *
@@ -36,3 +46,11 @@ export * from "./krippendorff_alpha.ts";
 export * from "./binary_rates.ts";
 export * from "./rogan_gladen.ts";
 export * from "./stratified.ts";
+export * from "./verdicts.ts";
+export * from "./consensus.ts";
+export * from "./rater_agreement.ts";
+export * from "./rater_disagreements.ts";
+export * from "./calibration.ts";
+export * from "./quality_disclosure.ts";
+export * from "./quality_goodput.ts";
+export * from "./acceptance_by_source.ts";

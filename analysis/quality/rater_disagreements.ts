@@ -129,14 +129,25 @@ export function formatRaterDisagreements(d: RaterDisagreementRecord): string {
     i.request_id,
     i.differs_on.join(", "),
     i.ratings.map((r) => `${r.rater} ${verdict(r.pass)} ${JSON.stringify(r.scores)}`).join("; "),
-    standing(i.consensus),
+    consensusStanding(i.consensus),
   ]);
   return [head, ...textTable(["class", "request", "differ on", "raters", "standing"], body, { lastLeft: true })]
     .join("\n");
 }
 
-/** How an item stands: adjudicated (by whom, to what), unresolved, or agreed on the verdict. */
-export function standing(c: Consensus): string {
+/**
+ * How an item stands: adjudicated (by whom, to what), unresolved, or agreed on the verdict.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { consensusStanding } from "./rater_disagreements.ts";
+ * const c = { pass: false, status: "adjudicated" as const, raters: ["ann", "bob"], adjudicator: "cy" };
+ * assert.equal(consensusStanding(c), "adjudicated by cy: fail");
+ * assert.equal(consensusStanding({ ...c, pass: null, status: "disagreed", adjudicator: null }), "UNRESOLVED");
+ * ```
+ */
+export function consensusStanding(c: Consensus): string {
   if (c.status === "adjudicated") return `adjudicated by ${c.adjudicator}: ${c.pass ? "pass" : "fail"}`;
   return c.status === "disagreed" ? "UNRESOLVED" : `verdicts agree: ${c.pass ? "pass" : "fail"}`;
 }

@@ -14,7 +14,7 @@ import { judgeConfusionFigure } from "../plots/judge_confusion.ts";
 import { acceptanceBySource } from "../quality/acceptance_by_source.ts";
 import { judgeCalibration } from "../quality/calibration.ts";
 import { raterAgreementByClass } from "../quality/rater_agreement.ts";
-import { raterDisagreements, standing } from "../quality/rater_disagreements.ts";
+import { consensusStanding, raterDisagreements } from "../quality/rater_disagreements.ts";
 import type { RunQuality } from "../quality/verdicts.ts";
 import type { LoadedRun } from "../run/loaded_run.ts";
 
@@ -124,7 +124,7 @@ export function qualitySection(run: LoadedRun, policy: SloPolicy, quality: RunQu
           d.differs_on.join(", "),
           d.ratings.map((r) => `${r.rater}: ${r.pass ? "pass" : "fail"} ${JSON.stringify(r.scores)}`).join("; "),
           d.ratings.filter((r) => r.rationale).map((r) => `${r.rater}: ${r.rationale}`).join("; ") || "-",
-          standing(d.consensus),
+          consensusStanding(d.consensus),
         ]),
       )
       : "",
