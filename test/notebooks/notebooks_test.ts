@@ -40,13 +40,14 @@ const notebooks = [...Deno.readDirSync(DIR)].filter((e) => e.name.endsWith(".ipy
 /** Figures a cell must display: one per figure constructor it calls (a spread over routes shows at least one). */
 const expectedFigures = (src: string): number => (src.includes("show(") ? (src.match(/\w+Figure\(/g) ?? []).length : 0);
 
-Deno.test("the five notebooks exist: explore, compare routes, audit a claim, audit another tool's result, production vs test", () => {
+Deno.test("the six notebooks exist: explore, compare routes, audit a claim, audit another tool's result, production vs test, the quality baseline", () => {
   assert.deepEqual(notebooks, [
     "01_explore_run.ipynb",
     "02_compare_routes.ipynb",
     "03_audit_claim.ipynb",
     "04_audit_published_result.ipynb",
     "05_production_vs_test.ipynb",
+    "06_quality_baseline.ipynb",
   ]);
 });
 
