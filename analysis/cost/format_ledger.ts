@@ -55,7 +55,8 @@ function gpuTimeLine(g: LedgerResult["gpu_time"][number]): string {
  * window and denominator, the pricing rules, each self-hosted target's paid
  * time, every line item (sources as a
  * numbered legend), then cost per accepted task beside the naive figures,
- * by route and by class.
+ * by route and by class. A {@linkcode QualityLedgerResult} (a measured quality source) shows its accepted
+ * estimates with their intervals and adds the section "cost per accepted task by quality source".
  *
  * @example The price sheet's date comes first
  * ```ts ignore

@@ -155,8 +155,8 @@ function denominatorRules(level: number, expectedReview: boolean): string[] {
     "accepted_low of 0 leaves it without an upper bound",
     ...(expectedReview
       ? [
-        "human review's expected counts (the table records no human verdict) use the accepted tasks under inline " +
-        "quality, like every other line of the numerator",
+        "human review's expected counts (the table records no human verdict) sample the tasks under inline quality " +
+        "(an overheads sheet's basis accepted counts the inline accepted tasks), like every other line of the numerator",
       ]
       : []),
   ];

@@ -190,3 +190,17 @@ Deno.test("the text ledger: each class's source and method, the interval and wha
   const open = formatLedger({ ...r, quality: { ...r.quality, overall: acceptedCost(TOTAL, 2, e) } });
   assert.match(open, /95 % interval \[0\.06005, no upper bound\]/);
 });
+
+Deno.test("no human verdict: the expected-count review samples the inline accepted tasks, and the rules say so", async () => {
+  // Judge m only, no review: the overheads' expected model, basis accepted, counts 23 inline accepted tasks
+  // (summ 20, qa 3): 0.5 × 23 × 6 min = 69 min = 1.15 h × 0.6 = 0.69 USD. Total 0.125 + 0.0252 + 0.69 = 0.8402;
+  // under judge m 16 accepted: 0.8402 / 16 = 0.0525125.
+  const bare = await withQuality(await loadRun(await writeQualityRun(undefined, { judges: ["m"], humans: false })));
+  const r = qualityLedger(bare, policyWith("judge", "m"), sheet, { overheads });
+  assert.equal(r.pricing.evaluation.human_review.basis, "expected");
+  close(r.overall.cost.human_review, 0.69, "expected review on 23 inline accepted");
+  close(r.overall.total, 0.8402, "total");
+  assert.equal(r.overall.accepted, 16);
+  close(r.overall.cost_per_accepted_task, 0.0525125, "0.8402 / 16");
+  assert.ok(r.quality.rules.some((s) => /^human review's expected counts .* under inline quality/.test(s)));
+});
