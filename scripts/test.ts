@@ -24,6 +24,7 @@ const SERIAL = [
   "test/browser/jupyter_display_test.ts",
   "test/browser/report_layout_test.ts",
   "test/browser/review_page_test.ts",
+  "test/quality/done_when_test.ts",
   "test/examples/chat/drive_test.ts",
   "test/examples/chat/browser_gone_test.ts",
   "test/engine/engine_test.ts",

@@ -1,12 +1,15 @@
 import type { SloPolicy } from "../../schema/slo.ts";
 import { formatLedger } from "../cost/format_ledger.ts";
 import { ledger } from "../cost/ledger.ts";
+import { qualityLedger } from "../cost/quality_ledger.ts";
 import { runWindow } from "../goodput/policy.ts";
+import { inlineQualityPolicy, measuredQualityEntries } from "../goodput/quality_source.ts";
+import { qualityCaveats } from "../report/quality_caveats.ts";
 import { runVerdicts } from "../knee/verdicts.ts";
 import { reportCaveats } from "../report/caveats.ts";
 import { caveatDetailText, firstScreenText, verdictOf } from "../report/first_screen.ts";
 import { DEFAULT_SUPPORT_CONFIDENCE } from "../latency/early_stopping.ts";
-import { sig } from "../../lib/number_format.ts";
+import { fixed, sig } from "../../lib/number_format.ts";
 import { type CommandSpec, type ParsedCommand, runCommand } from "../../lib/command.ts";
 import {
   checkSheetRoutes,
@@ -33,6 +36,9 @@ export const LEDGER_COMMAND = {
     "Failed calls, retries, a model judge's recorded tokens and human review (the minutes the run's quality table " +
     "records, else the overheads sheet's expected counts) in the numerator, only accepted tasks in the denominator " +
     "(docs/cost.md, docs/quality_cost.md).",
+    "When the SLO policy takes a class's quality from a measured source (quality_source judge, human or " +
+    "calibrated-judge), the accepted tasks are counted or estimated from the run's quality table as analyze does, " +
+    "every cost line unchanged; an estimate gives the cost per accepted task an interval (docs/quality_cost.md).",
   ],
   positionals: [runArgument(1, 1)],
   flags: {
@@ -63,22 +69,42 @@ async function main({ values: v, positionals, check }: ParsedCommand<typeof LEDG
   const prices = sheets.prices!;
   const overheads = sheets.overheads ?? null;
   const effective: SloPolicy = den ? { ...policy, denominator: den } : policy;
-  const result = ledger(run, effective, prices, { overheads });
-  const verdicts = runVerdicts(run, runWindow(run, effective.window), { overall: result.overall, policy: effective });
-  const caveats = reportCaveats({
+  // A measured quality source (judge, human, calibrated-judge) changes the accepted count only: qualityLedger prices
+  // every line as inline and takes the denominator from the run's quality table (read once, with the run).
+  const measured = measuredQualityEntries(effective).length > 0;
+  const result = measured
+    ? qualityLedger(run, effective, prices, { overheads })
+    : ledger(run, effective, prices, { overheads });
+  const counting = measured ? inlineQualityPolicy(effective) : effective;
+  const verdicts = runVerdicts(run, runWindow(run, effective.window), { overall: result.overall, policy: counting });
+  const reported = reportCaveats({
     run,
     verdicts,
     disclosure: result.disclosure,
     supportConfidence: DEFAULT_SUPPORT_CONFIDENCE,
   });
+  // The quality caveats (quality unknown, estimated, judge uncalibrated) join them by level, as in analyze.
+  const rank = { INVALID: 0, WARNING: 1, NOTE: 2 } as const;
+  const caveats = "quality" in result
+    ? [...reported, ...qualityCaveats(result.quality.disclosure)].map((c, i) => ({ c, i }))
+      .sort((a, b) => rank[a.c.level] - rank[b.c.level] || a.i - b.i).map((x) => x.c)
+    : reported;
   if (v.json) {
     const files = { prices: v.prices, overheads: v.overheads ?? null, slo: sloFile };
     console.log(JSON.stringify({ verdict: verdictOf(caveats), caveats, verdicts, files, ...result }, null, 2));
   } else {
     const policyLine = `SLO policy: ${sloFile}${den ? ` (denominator overridden by --denominator ${den})` : ""}`;
     const o = result.overall, d = result.disclosure;
+    const q = "quality" in result ? result.quality.overall : null;
     const cost = o.cost_per_accepted_task === null
       ? "cost per accepted task: none (nothing accepted)"
+      : q && q.level !== null
+      ? `cost per accepted task ≈${sig(o.cost_per_accepted_task)} ${result.currency} = ${sig(o.total)} ` +
+        `${result.currency} / ≈${fixed(o.accepted, 1)} accepted, ${q.level * 100} % interval [${
+          sig(q.cost_per_accepted_task_low)
+        }, ${q.unbounded_above ? "no upper bound" : sig(q.cost_per_accepted_task_high)}] from the accepted ` +
+        `count's [${fixed(q.accepted_low!, 1)}, ${fixed(q.accepted_high!, 1)}] (window ${d.window.stages.join("+")}; ` +
+        `${o.offered} offered)`
       : `cost per accepted task ${sig(o.cost_per_accepted_task)} ${result.currency} = ${sig(o.total)} ` +
         `${result.currency} / ${o.accepted} accepted (window ${d.window.stages.join("+")}; ${o.offered} offered)`;
     console.log(firstScreenText(caveats, [cost]).join("\n"));

@@ -1,22 +1,27 @@
 import type { LedgerResult } from "./ledger.ts";
+import type { QualityLedgerResult } from "./quality_ledger.ts";
+import { intervalText, qualityLedgerLines } from "./_format_quality_ledger.ts";
 import { LEDGER_ITEMS } from "./price_lines.ts";
 import { NOT_PRICED_MARK } from "./_overhead_source.ts";
 import type { CostRow } from "./price_rollup.ts";
-import { sig } from "../../lib/number_format.ts";
+import { fixed, sig } from "../../lib/number_format.ts";
 import { textTable } from "../../lib/text_table.ts";
 
 /** Money to 4 significant digits, quantities to 6 ("-" for null). */
 const QTY_DIGITS = 6;
 
-function costTable(label: string, rows: { name: string; row: CostRow }[]): string[] {
+/** A row of a cost table: under a measured quality source the accepted count may be an estimate, or not given. */
+type TableRow = Omit<CostRow, "accepted"> & { accepted: number | null };
+
+function costTable(label: string, rows: { name: string; row: TableRow; accepted?: string }[]): string[] {
   const items = LEDGER_ITEMS.filter((i) => rows.some((r) => r.row.cost[i] !== 0));
   return textTable(
     [label, "offered", "completed", "accepted", "total", "per accepted", "per offered", ...items],
-    rows.map(({ name, row }) => [
+    rows.map(({ name, row, accepted }) => [
       name,
       String(row.offered),
       String(row.completed),
-      String(row.accepted),
+      accepted ?? (row.accepted === null ? "-" : String(row.accepted)),
       sig(row.total),
       sig(row.cost_per_accepted_task),
       sig(row.cost_per_offered_request),
@@ -50,15 +55,29 @@ function gpuTimeLine(g: LedgerResult["gpu_time"][number]): string {
  * window and denominator, the pricing rules, each self-hosted target's paid
  * time, every line item (sources as a
  * numbered legend), then cost per accepted task beside the naive figures,
- * by route and by class.
+ * by route and by class. A {@linkcode QualityLedgerResult} (a measured quality source) shows its accepted
+ * estimates with their intervals and adds the section "cost per accepted task by quality source".
  *
  * @example The price sheet's date comes first
  * ```ts ignore
  * console.log(formatLedger(ledger(run, policy, prices)));
  * ```
  */
-export function formatLedger(r: LedgerResult, options: { verdicts?: string[]; header?: string[] } = {}): string {
+export function formatLedger(
+  r: LedgerResult | QualityLedgerResult,
+  options: { verdicts?: string[]; header?: string[] } = {},
+): string {
   const d = r.disclosure, o = r.overall, c = r.currency;
+  // Under a measured quality source: the accepted counts may be estimates, each class's source is said.
+  const q = "quality" in r ? r.quality : null;
+  const count = (n: number, e: { accepted_low: number | null; accepted_high: number | null } | undefined) =>
+    e && e.accepted_low !== null && e.accepted_high !== null
+      ? `≈${fixed(n, 1)} [${fixed(e.accepted_low, 1)}, ${fixed(e.accepted_high, 1)}]`
+      : String(n);
+  const classCount = (name: string) => {
+    const k = q?.by_class.find((x) => x.class === name);
+    return k ? count(k.accepted, k) : undefined;
+  };
   // First: the verdicts (`runVerdicts(...).lines`; by default an incomplete run's headline), then `header`.
   const verdicts = options.verdicts ?? (d.run_end.headline ? [d.run_end.headline] : []);
   const sources = [...new Set(r.lines.map((l) => l.source))];
@@ -103,8 +122,10 @@ export function formatLedger(r: LedgerResult, options: { verdicts?: string[]; he
     `  total cost                         ${sig(o.total)}${
       o.unallocated ? ` (of which unallocated ${sig(o.unallocated)})` : ""
     }`,
-    `  accepted tasks                     ${o.accepted} of ${o.offered} offered (${o.completed} completed, ${o.sent} sent)`,
-    `  cost per accepted task             ${sig(o.cost_per_accepted_task)}`,
+    `  accepted tasks                     ${
+      q ? count(o.accepted, q.overall) : o.accepted
+    } of ${o.offered} offered (${o.completed} completed, ${o.sent} sent)`,
+    `  cost per accepted task             ${sig(o.cost_per_accepted_task)}${q ? intervalText(q.overall) : ""}`,
     `  cost per offered request           ${sig(o.cost_per_offered_request)}`,
     `  naive: model bill / sent requests  ${sig(o.naive.per_request)}${
       ratio === null ? "" : `   (cost per accepted task is ${ratio.toFixed(2)} × this)`
@@ -117,12 +138,13 @@ export function formatLedger(r: LedgerResult, options: { verdicts?: string[]; he
     ...costTable("route", r.by_route.map((x) => ({ name: x.route, row: x }))),
     "",
     "by class",
-    ...costTable("class", r.by_class.map((x) => ({ name: x.class, row: x }))),
+    ...costTable("class", r.by_class.map((x) => ({ name: x.class, row: x, accepted: classCount(x.class) }))),
+    ...(q ? ["", ...qualityLedgerLines(q, c)] : []),
   ].join("\n");
 }
 
 /** The charged attempts of each hosted route by the service tier prices that applied, one line per route. */
-function serviceTierLines(r: LedgerResult): string[] {
+function serviceTierLines(r: Pick<LedgerResult, "pricing">): string[] {
   const routes = [...new Set(r.pricing.service_tiers.map((t) => t.route))];
   return routes.map((route) =>
     `service tier prices, route ${route}: ${
@@ -134,7 +156,7 @@ function serviceTierLines(r: LedgerResult): string[] {
 }
 
 /** How evaluation was charged: the basis of human review, and each judge part's recorded tokens. */
-function evaluationLines(r: LedgerResult): string[] {
+function evaluationLines(r: Pick<LedgerResult, "pricing">): string[] {
   const e = r.pricing.evaluation, h = e.human_review;
   const review = h.basis === "recorded"
     ? `human review: recorded minutes, ${sig(h.minutes, QTY_DIGITS)} min of ${h.verdicts_in_window} verdicts on the ` +

@@ -105,7 +105,8 @@ const numbers = (df: pl.DataFrame, c: string) => df.getColumn(c).toArray() as nu
  * the log's usage at analysis time, so another sheet re-prices the same run.
  * A run's quality table (`options.quality`, else `run.quality`) adds what
  * evaluation cost: a model judge's recorded tokens and the reviewers'
- * recorded minutes (docs/quality_cost.md).
+ * recorded minutes (docs/quality_cost.md). A policy taking a class's quality from a measured source (judge, human,
+ * calibrated-judge) is refused here (an `InputError`): analysis/cost/quality_ledger.ts `qualityLedger` applies it.
  *
  * @example Cost per accepted task of a run
  * ```ts ignore

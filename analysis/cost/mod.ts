@@ -12,6 +12,8 @@
  * @module
  */
 export * from "./ledger.ts";
+export * from "./quality_ledger.ts";
+export * from "./accepted_cost.ts";
 export * from "./format_ledger.ts";
 export * from "./price_sheet.ts";
 export * from "./price_lines.ts";

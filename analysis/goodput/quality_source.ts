@@ -37,7 +37,8 @@ export function measuredQualityEntries(policy: SloPolicy): { entry: string; sour
 /**
  * Refuses a policy that names a measured quality source (`judge`, `human`, `calibrated-judge`) in an analysis that
  * counts the requests log's own `quality_ok` column: it would silently count inline quality instead. `analyze`, its
- * `--alternatives` and `audit` apply a quality source (analysis/quality/quality_goodput.ts).
+ * `--alternatives`, `audit` and `ledger` apply a quality source (analysis/quality/quality_goodput.ts,
+ * analysis/cost/quality_ledger.ts).
  */
 export function refuseMeasuredQuality(policy: SloPolicy, caller: string): void {
   const measured = measuredQualityEntries(policy);
@@ -46,7 +47,7 @@ export function refuseMeasuredQuality(policy: SloPolicy, caller: string): void {
     `${caller}: the SLO policy takes quality from a measured source, which this analysis does not apply`,
     measured.map(({ entry, source }) =>
       `${caller}: ${entry === "(default)" ? "default" : `classes.${entry}`}.quality_source is ${source}: this ` +
-      "analysis counts the requests log's quality_ok column only; analyze and audit apply a measured source " +
+      "analysis counts the requests log's quality_ok column only; analyze, audit and ledger apply a measured source " +
       "(docs/quality_goodput.md), or set quality_source inline here"
     ),
   );

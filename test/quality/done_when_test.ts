@@ -19,7 +19,7 @@ import type { QualityRow } from "../../schema/quality.ts";
 import { startSim } from "../../sim/mod.ts";
 import { answerPasses } from "../../sim/answer_check.ts";
 import { writeJson } from "../../testing/tiny_workload.ts";
-import { readLogCsv } from "../support/read_log.ts";
+import { readLogCsv } from "../../runner/sinks/csv_read.ts";
 import { runCli } from "../support/run_cli.ts";
 import { haveChromium } from "../browser/_tools.ts";
 
@@ -97,9 +97,12 @@ Deno.test({
     const dir = await Deno.makeTempDir({ prefix: "gp-quality-e2e-" });
     const loaded = await loadWorkload(DESIGN_V1);
     const judgeProfile = await loadSimProfile(join(ROOT, "data/sim/judge.json"));
-    // Open-ended answers wrong often enough that both sides of the judge's calibration have items.
+    // Open-ended answers wrong often enough that both sides of the judge's calibration have items, and a judge good
+    // enough (sensitivity and specificity 0.95: an expected kappa near 0.9) to clear the policy's minimum of 0.6 on 40
+    // reviewed items; a stricter minimum is refused below.
     const profile = {
       ...judgeProfile,
+      judge: { ...judgeProfile.judge!, sensitivity: 0.95, specificity: 0.95 },
       cold_start: { warmup_ms: 0, slowdown: 1 },
       behaviour: {
         ...judgeProfile.behaviour,
@@ -183,8 +186,9 @@ Deno.test({
         assignments: Record<string, string[]>;
       };
       const items = new Map(key.items.map((i) => [i.item, i]));
-      // bo misreads every fifth answer he rates: the disagreements the record and the adjudication must catch.
-      const boMisses = new Set(key.assignments.bo!.filter((_, i) => i % 5 === 2));
+      // bo misreads every eighth answer he rates: on a double-rated item, a disagreement the record and the adjudication
+      // must catch; on one he rates alone, an error of the consensus itself, which the judge's calibration absorbs.
+      const boMisses = new Set(key.assignments.bo!.filter((_, i) => i % 8 === 2));
       const ratings: string[] = [];
 
       await t.step("two raters rate their items on the page in Chromium, with the keyboard, and export", async () => {
@@ -216,8 +220,8 @@ Deno.test({
         const record = JSON.parse(await Deno.readTextFile(join(dir, "review", "packet.disagreements.json")));
         const doubled = new Set(key.items.filter((i) => i.raters.length === 2).map((i) => i.item));
         const expected = [...boMisses].filter((i) => doubled.has(i)).sort();
-        const listed = (record.items as { item: string; differs: string[] }[])
-          .filter((d) => d.differs.includes("pass")).map((d) => d.item).sort();
+        const listed = (record.items as { item: string; differs_on: string[] }[])
+          .filter((d) => d.differs_on.includes("pass")).map((d) => d.item).sort();
         assert.deepEqual(listed, expected, "every double-rated item bo misread, and only those, differ on pass");
         assert.ok(expected.length >= 1);
         const adjFile = join(dir, "review", "packet.adjudication.json");
@@ -253,7 +257,16 @@ Deno.test({
         const r = await runCli(ANALYZE_CLI, [runDir, "--slo", sloFile, "--json"], ["--allow-all"]);
         assert.equal(r.code, 0, r.stderr);
         const q = await readQuality(runDir, { runId: run.manifest.run_id, requestIds: new Set(byId.keys()) });
-        await checkCalibrated(JSON.parse(r.stdout), q!.rows);
+        const out = JSON.parse(r.stdout) as { quality: { classes: ClassOut[] } };
+        checkCalibrated(out.quality.classes, q!.rows, (id) => byId.get(id)!.class);
+        // The other side of the policy's minimum: a judge whose kappa is below it is refused, naming class and judge.
+        const kappa = out.quality.classes[0]!.calibration.kappa.value;
+        slo.quality = { min_judge_kappa: Math.min(1, kappa + 0.01) };
+        const strict = await runCli(ANALYZE_CLI, [runDir, "--slo", writeJson(dir, "strict.json", slo)], [
+          "--allow-all",
+        ]);
+        assert.equal(strict.code, 2, strict.stderr);
+        assert.match(strict.stderr, /quality source calibrated-judge refused: judge sim-judge's Cohen's kappa/);
       });
     } finally {
       await sim.stop();
@@ -261,6 +274,82 @@ Deno.test({
   },
 });
 
-/** Filled in below, once the analysis's JSON is known. */
-async function checkCalibrated(_out: unknown, _rows: QualityRow[]): Promise<void> {
+/** What `analyze --json` says of one class under the calibrated judge (the fields checked here). */
+interface ClassOut {
+  class: string;
+  source: string;
+  population: number;
+  accepted: number;
+  accepted_low: number;
+  accepted_high: number;
+  calibration: {
+    scope: "class" | "pooled";
+    tp: number;
+    fp: number;
+    tn: number;
+    fn: number;
+    class_pass: number;
+    class_fail: number;
+    kappa: { value: number };
+  };
+  correction: { judged_n: number; judged_pass: number; corrected: number; low: number; high: number };
+}
+
+/**
+ * Recomputes the calibrated-judge figures from the verdict rows by plain loops: each request's human consensus (the
+ * adjudicated verdict, else the raters' common verdict), the judge's confusion matrix against it (the class's own when
+ * it has 10 reviewed passes and 10 fails, else pooled), Rogan–Gladen's θ = (p + Sp − 1)/(Se + Sp − 1) and its
+ * delta-method interval, and the accepted count θ × population.
+ */
+function checkCalibrated(classes: ClassOut[], rows: QualityRow[], classOf: (id: string) => string): void {
+  const consensus = new Map<string, boolean>();
+  const human = new Map<string, boolean[]>();
+  for (const r of rows) {
+    if (r.source.startsWith("human:")) human.set(r.request_id, [...(human.get(r.request_id) ?? []), r.pass]);
+  }
+  for (const [id, v] of human) if (v.every((x) => x === v[0])) consensus.set(id, v[0]!);
+  for (const r of rows) if (r.source.startsWith("adjudicated:")) consensus.set(r.request_id, r.pass);
+  const judge = new Map(rows.filter((r) => r.source === "judge:sim-judge").map((r) => [r.request_id, r.pass]));
+  const matrix = (cls: string | null) => {
+    const m = { tp: 0, fp: 0, tn: 0, fn: 0 };
+    for (const [id, truth] of consensus) {
+      const j = judge.get(id);
+      if (j === undefined || (cls !== null && classOf(id) !== cls)) continue;
+      m[truth ? (j ? "tp" : "fn") : (j ? "fp" : "tn")]++;
+    }
+    return m;
+  };
+  assert.equal(classes.length, 2);
+  for (const c of classes) {
+    assert.equal(c.source, "calibrated-judge");
+    const own = matrix(c.class);
+    const [pass, fail] = [own.tp + own.fn, own.tn + own.fp];
+    assert.deepEqual([c.calibration.class_pass, c.calibration.class_fail], [pass, fail], c.class);
+    const scope = pass >= 10 && fail >= 10 ? "class" : "pooled";
+    assert.equal(c.calibration.scope, scope, c.class);
+    const m = scope === "class" ? own : matrix(null);
+    assert.deepEqual(
+      [c.calibration.tp, c.calibration.fp, c.calibration.tn, c.calibration.fn],
+      [m.tp, m.fp, m.tn, m.fn],
+      c.class,
+    );
+    // The judged population: every request of it has the judge's verdict, and no more requests than the class has.
+    const judgedInClass = [...judge].filter(([id]) => classOf(id) === c.class);
+    assert.equal(c.correction.judged_n, c.population);
+    assert.ok(c.population <= judgedInClass.length);
+    assert.ok(c.correction.judged_pass <= judgedInClass.filter(([, p]) => p).length);
+    const se = m.tp / (m.tp + m.fn), sp = m.tn / (m.tn + m.fp);
+    const p = c.correction.judged_pass / c.correction.judged_n;
+    const theta = Math.min(1, Math.max(0, (p + sp - 1) / (se + sp - 1)));
+    assert.ok(Math.abs(c.correction.corrected - theta) < 1e-12, `${c.class}: θ ${c.correction.corrected} vs ${theta}`);
+    assert.ok(Math.abs(c.accepted - theta * c.population) < 1e-9, c.class);
+    const variance = (p * (1 - p) / c.correction.judged_n + theta ** 2 * se * (1 - se) / (m.tp + m.fn) +
+      (1 - theta) ** 2 * sp * (1 - sp) / (m.tn + m.fp)) / (se + sp - 1) ** 2;
+    const z = 1.959963984540054;
+    const low = Math.max(0, theta - z * Math.sqrt(variance)), high = Math.min(1, theta + z * Math.sqrt(variance));
+    assert.ok(Math.abs(c.correction.low - low) < 1e-6, `${c.class}: low ${c.correction.low} vs ${low}`);
+    assert.ok(Math.abs(c.correction.high - high) < 1e-6, `${c.class}: high ${c.correction.high} vs ${high}`);
+    assert.ok(Math.abs(c.accepted_low - low * c.population) < 1e-5 * c.population, c.class);
+    assert.ok(Math.abs(c.accepted_high - high * c.population) < 1e-5 * c.population, c.class);
+  }
 }
