@@ -8,7 +8,9 @@
  *    each against its own simulators: hosted (`data/sim/hosted.json`, its
  *    quota bites at 9 req/s), self-hosted (`data/sim/selfhosted.json`, sheds
  *    at 14 req/s) and hybrid (both: self-hosted first, hosted on 429/timeout/error).
- * 3. The analysis, as the CLIs print it, each CLI's output in a file of the
+ * 3. The timeline run's open-ended answers (saved with `--save-outputs`) judged by rubric by the simulator's judge
+ *    (`data/sim/judge.json`, `deno task judge`'s code): a quality table beside the run, which the report shows.
+ * 4. The analysis, as the CLIs print it, each CLI's output in a file of the
  *    timeline run's folder (`analyze.txt`, `knee.txt`, `compare.txt`,
  *    `report.txt`, and each run's `run-summary.txt`): the timeline run's
  *    goodput summary, its knee and recovery, the route comparison with the
@@ -32,6 +34,7 @@ import { loadWorkload } from "../schema/workload_file.ts";
 import { buildSchedule, loadPlan } from "../runner/schedule.ts";
 import { formatRunSummary } from "../runner/run_summary.ts";
 import { runLoadTest, type RunResult } from "../runner/run.ts";
+import { runJudge } from "../runner/judge/judge_run.ts";
 import { analysisCli } from "./_analysis_cli.ts";
 import { demoReportExtras } from "./_report_extras.ts";
 import { routeRunId, runSimRoute, SIM_ROUTES, type SimRoute } from "./_route_runs.ts";
@@ -45,6 +48,8 @@ const TIMELINE_PRICES = "data/prices/selfhosted-sim.json";
 const OVERHEADS = "data/prices/overheads-default.json";
 /** The planned volume the demo costs its routes at (within what the route runs measure on the hosted route). */
 const DEMO_DEMAND = ["--demand", "5/s", "--monthly", "5M"];
+/** The simulator profile whose judge mode scores the timeline run's open-ended answers (known error rates). */
+const JUDGE_PROFILE = "data/sim/judge.json";
 
 /** `npx deno task demo`: its flags and help (lib/command.ts). */
 export const DEMO_COMMAND = {
@@ -119,7 +124,7 @@ async function main({ values: v, check }: ParsedCommand<typeof DEMO_COMMAND>): P
   const pool = new SimPool();
   const tmpDir = await Deno.makeTempDir({ prefix: "goodput-demo-" });
   try {
-    phase(`1/6 timeline run: ${v.plan} against the simulator (${v.profile}), about 2 minutes`);
+    phase(`1/7 timeline run: ${v.plan} against the simulator (${v.profile}), about 2 minutes`);
     const timeline = await timelineRun(pool, { plan: v.plan, profile: v.profile, out: v.out, seed });
     const runDir = timeline.dir;
     // Each step's full output goes to a file; the terminal keeps one line per step and the summary at the end.
@@ -138,7 +143,7 @@ async function main({ values: v, check }: ParsedCommand<typeof DEMO_COMMAND>): P
     const routeDirs: string[] = [];
     for (const [i, route] of (Object.keys(SIM_ROUTES) as SimRoute[]).entries()) {
       pool.throwIfInterrupted();
-      phase(`${2 + i}/6 route run "${route}": ${v["routes-plan"]} against ${describeRoute(route)}, about 35 s`);
+      phase(`${2 + i}/7 route run "${route}": ${v["routes-plan"]} against ${describeRoute(route)}, about 35 s`);
       const r = await runSimRoute(pool, route, {
         root: ROOT,
         workload: WORKLOAD,
@@ -159,11 +164,17 @@ async function main({ values: v, check }: ParsedCommand<typeof DEMO_COMMAND>): P
     }
     pool.throwIfInterrupted();
     await pool.stopAll();
-    phase(`5/6 analysis of the timeline run ${runDir}: goodput, latency, knee, recovery`);
+    phase(
+      `5/7 quality: the timeline run's open-ended answers judged by rubric by the simulator's judge (${JUDGE_PROFILE})`,
+    );
+    const quality = await judgeTimeline(pool, runDir, seed);
+    console.log(quality);
+    pool.throwIfInterrupted();
+    phase(`6/7 analysis of the timeline run ${runDir}: goodput, latency, knee, recovery`);
     await save(join(runDir, "analyze.txt"), await analysisCli(ROOT, "analyze", [runDir]));
     const kneeArgs = [runDir, "--headroom", String(headroom)];
     await save(join(runDir, "knee.txt"), await analysisCli(ROOT, "knee", kneeArgs));
-    phase("6/6 route comparison (same schedule and workload on each route) and the HTML report");
+    phase("7/7 route comparison (same schedule and workload on each route) and the HTML report");
     // A buyer's question: at a planned 5 accepted tasks/s peak and 5 million a month, which route, how sure, at what
     // cost, and what would change the answer (docs/routes.md, docs/cost.md).
     const compareArgs = [
@@ -202,6 +213,7 @@ async function main({ values: v, check }: ParsedCommand<typeof DEMO_COMMAND>): P
         files: saved,
         reportFile: resolve(ROOT, reportFile),
         comparePage: resolve(ROOT, comparePage),
+        quality,
       }).join("\n"),
     );
   } finally {
@@ -225,9 +237,45 @@ async function timelineRun(pool: SimPool, run: { plan: string; profile: string; 
       conditions: "data/conditions/sim-demo.json",
       seed,
       signal: pool.signal,
+      // The answers, for the judge and for a blinded review (docs/quality.md).
+      saveOutputs: true,
       // The profile's outage windows count from the simulator's last reset: make that ms 0 of the run.
       atStart: () => sim.reset(),
     }) satisfies RunResult;
+  } finally {
+    await pool.stop(sim);
+  }
+}
+
+/**
+ * Judges the timeline run's open-ended answers with the simulator's judge (its own process, the design workload and its
+ * rubrics) and returns one line saying what the quality table now holds.
+ */
+async function judgeTimeline(pool: SimPool, runDir: string, seed: number): Promise<string> {
+  const sim = await pool.start({ root: ROOT, profile: JUDGE_PROFILE, workload: WORKLOAD, seed });
+  try {
+    const r = await runJudge({
+      runDir,
+      target: sim.url,
+      model: "sim-judge",
+      key: null,
+      ratePerS: 50,
+      maxInFlight: 16,
+      retries: 2,
+      retryBudget: 0.2,
+      timeoutS: 60,
+      maxTokens: 512,
+      format: "csv",
+      limit: null,
+      replace: false,
+      progress: false,
+      signal: pool.signal,
+    });
+    const d = r.details ?? {};
+    const n = (v: unknown) => typeof v === "number" ? v.toLocaleString("en-US") : "?";
+    return `quality: ${r.judged} of ${r.items} open-ended answers judged by sim-judge (${n(d.calls)} calls, ` +
+      `${n(d.input_tokens)} input and ${n(d.output_tokens)} output tokens) into ${join(runDir, "quality")}; ` +
+      "not calibrated: no human review yet (npx deno task review sample; docs/quality.md)";
   } finally {
     await pool.stop(sim);
   }
@@ -255,6 +303,8 @@ export function demoSummary(x: {
   reportFile: string;
   /** The route comparison's page (`compare --html`). */
   comparePage?: string;
+  /** One line on the run's quality table (the judge's pass). */
+  quality?: string;
 }): string[] {
   const indent = (ls: string[]) => ls.map((l) => `  ${l}`);
   return [
@@ -262,6 +312,7 @@ export function demoSummary(x: {
     ...indent(firstScreen(x.report)),
     `route runs ${x.routeDirs.join(", ")} (same schedule and workload; cost per accepted task per route):`,
     ...indent(firstScreen(x.compare)),
+    ...(x.quality ? [x.quality] : []),
     "each command's full output:",
     ...indent(byFolder(x.files)),
     `HTML report: ${x.reportFile} (open it in a browser)`,

@@ -87,54 +87,77 @@ export function qualitySection(run: LoadedRun, policy: SloPolicy, quality: RunQu
     krippendorff_alpha_nominal: "Krippendorff's alpha (nominal)",
     none: "-",
   };
-  out.push(
-    '<h3 id="quality-agreement">Agreement between raters</h3>',
-    p(
-      "On the verdict (pass/fail), over the items two or more raters rated: Cohen's kappa with two raters, " +
-        "Krippendorff's alpha with more; seeded percentile-bootstrap interval over items.",
-    ),
-    table(
-      ["class", "coefficient", "value", "items rated twice or more", "raters", "differ on the verdict"],
-      agreement.map((a) => [
-        a.class ?? "all open-ended classes",
-        method[a.method],
-        a.method === "none" ? "no item rated twice" : `${f3(a.value)}${range(a.low, a.high)}`,
-        String(a.items),
-        a.raters.join(", ") || "-",
-        String(a.disagreements),
-      ]),
-    ),
-  );
-
-  const record = raterDisagreements({ ...quality, rubrics: quality.table.rubrics });
-  out.push(
-    '<h3 id="quality-disagreements">The disagreement record</h3>',
-    p(
-      `${record.items.length} of ${record.compared} items rated by two or more raters differ (${record.differ_on_pass} ` +
-        `on the verdict: ${record.adjudicated} adjudicated, ${record.unresolved} unresolved — an unresolved item is ` +
-        "left out of calibration and of human acceptance). Items whose raters differ on a criterion only keep their " +
-        "common verdict.",
-    ),
-    record.items.length
-      ? table(
-        ["class", "request", "differ on", "raters' verdicts and scores", "notes", "standing"],
-        record.items.map((d) => [
-          d.class,
-          d.request_id,
-          d.differs_on.join(", "),
-          d.ratings.map((r) => `${r.rater}: ${r.pass ? "pass" : "fail"} ${JSON.stringify(r.scores)}`).join("; "),
-          d.ratings.filter((r) => r.rationale).map((r) => `${r.rater}: ${r.rationale}`).join("; ") || "-",
-          consensusStanding(d.consensus),
+  const twice = agreement.find((a) => a.class === null)?.items ?? agreement.reduce((n, a) => n + a.items, 0);
+  out.push('<h3 id="quality-agreement">Agreement between raters</h3>');
+  if (!twice) {
+    // Nothing to measure: one line, no table of dashes.
+    out.push(
+      p(
+        `No item was rated by two or more raters (raters: ${quality.raters.join(", ") || "none"}), so their ` +
+          "agreement is not measured and there is no disagreement record; a review packet with a double-rated share " +
+          "measures it (npx deno task review sample --double-share F).",
+      ),
+    );
+  } else {
+    out.push(
+      p(
+        "On the verdict (pass/fail), over the items two or more raters rated: Cohen's kappa with two raters, " +
+          "Krippendorff's alpha with more; seeded percentile-bootstrap interval over items.",
+      ),
+      table(
+        ["class", "coefficient", "value", "items rated twice or more", "raters", "differ on the verdict"],
+        agreement.map((a) => [
+          a.class ?? "all open-ended classes",
+          method[a.method],
+          a.method === "none" ? "no item rated twice" : `${f3(a.value)}${range(a.low, a.high)}`,
+          String(a.items),
+          a.raters.join(", ") || "-",
+          String(a.disagreements),
         ]),
-      )
-      : "",
-  );
+      ),
+    );
+
+    const record = raterDisagreements({ ...quality, rubrics: quality.table.rubrics });
+    out.push(
+      '<h3 id="quality-disagreements">The disagreement record</h3>',
+      p(
+        `${record.items.length} of ${record.compared} items rated by two or more raters differ (${record.differ_on_pass} ` +
+          `on the verdict: ${record.adjudicated} adjudicated, ${record.unresolved} unresolved — an unresolved item is ` +
+          "left out of calibration and of human acceptance). Items whose raters differ on a criterion only keep their " +
+          "common verdict.",
+      ),
+      record.items.length
+        ? table(
+          ["class", "request", "differ on", "raters' verdicts and scores", "notes", "standing"],
+          record.items.map((d) => [
+            d.class,
+            d.request_id,
+            d.differs_on.join(", "),
+            d.ratings.map((r) => `${r.rater}: ${r.pass ? "pass" : "fail"} ${JSON.stringify(r.scores)}`).join("; "),
+            d.ratings.filter((r) => r.rationale).map((r) => `${r.rater}: ${r.rationale}`).join("; ") || "-",
+            consensusStanding(d.consensus),
+          ]),
+        )
+        : "",
+    );
+  }
 
   const figures: Figure[] = [];
   out.push('<h3 id="quality-judges">Each judge against the people</h3>');
   if (!quality.judges.length) out.push(p("No judge verdicts in the table."));
   for (const judge of quality.judges) {
     const c = judgeCalibration(quality, judge, opts);
+    if (c.pooled.n === 0) {
+      // No item has both this judge's verdict and a settled human one: an all-zero matrix would say nothing.
+      out.push(
+        p(
+          `Judge ${judge}: no item has both its verdict and a settled human verdict, so the judge is not calibrated ` +
+            "(its sensitivity, specificity and agreement with people are unknown); a blinded review of a sample " +
+            "calibrates it (npx deno task review sample, docs/quality.md).",
+        ),
+      );
+      continue;
+    }
     const fig = judgeConfusionFigure(c, { run_id: runId });
     figures.push(fig);
     out.push(

@@ -40,3 +40,21 @@ Deno.test("demoSummary(): the report's and the comparison's first screens, the f
     "HTML report: /repo/out/t/report.html (open it in a browser)",
   ]);
 });
+
+Deno.test("demoSummary(): the quality table's line comes after the comparison's first screen", () => {
+  const lines = demoSummary({
+    runDir: "out/t",
+    headroom: 0.2,
+    report: "VALID: x\n",
+    compare: "VALID: y\n",
+    routeDirs: ["out/t-routes/a"],
+    files: [],
+    reportFile: "/r.html",
+    quality: "quality: 3 of 3 open-ended answers judged by sim-judge",
+  });
+  assert.deepEqual(lines.slice(3, 6), [
+    "  VALID: y",
+    "quality: 3 of 3 open-ended answers judged by sim-judge",
+    "each command's full output:",
+  ]);
+});

@@ -11,6 +11,7 @@ import { loadRunQuality } from "../../../analysis/quality/verdicts.ts";
 import { buildReport } from "../../../analysis/report/report.ts";
 import { loadRun } from "../../../analysis/run/load_run.ts";
 import { copyRun } from "../../support/judge_fixture.ts";
+import { writeQualityPart } from "../../../schema/quality_file.ts";
 import { runCli } from "../../support/run_cli.ts";
 
 const ROOT = fileURLToPath(new URL("../../../", import.meta.url));
@@ -142,4 +143,32 @@ Deno.test("the report command reads the run's quality table: the section, or one
     assert.doesNotMatch(r.stderr, /^\s+at /m);
   });
   Deno.removeSync(dir, { recursive: true });
+});
+
+Deno.test("a quality table of judge verdicts only: one line each for agreement and calibration, no empty figure", async () => {
+  const dir = await Deno.makeTempDir({ prefix: "gp-report-judge-only-" });
+  try {
+    const copy = copyRun(RUN, join(dir, "judge-only"));
+    const full = (await loadRunQuality(await loadRun(RUN)))!;
+    await Deno.remove(join(copy, "quality"), { recursive: true });
+    const judged = full.rows.filter((r) => r.source.startsWith("judge:"));
+    assert.ok(judged.length > 0);
+    await writeQualityPart(copy, judged, {
+      file: "judge-sim-judge.csv",
+      written_by: "judge",
+      details: {},
+      rubrics: full.table.manifest.rubrics,
+    });
+    const run = await loadRun(copy);
+    const policy = await loadSloPolicy(join(ROOT, "data/slo/design-v1.json"));
+    const report = buildReport(run, policy, { quality: (await loadRunQuality(run))! });
+    const h = report.html;
+    assert.match(h, /No item was rated by two or more raters \(raters: none\)/);
+    assert.match(h, /Judge sim-judge: no item has both its verdict and a settled human verdict/);
+    assert.ok(!h.includes('id="quality-disagreements"'), "no disagreement record without double-rated items");
+    assert.deepEqual(report.figures.slice(-1).map((f) => f.id), ["acceptance-by-quality-source"]);
+    assert.ok(!report.figures.some((f) => f.id.startsWith("judge-confusion")));
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
 });
