@@ -41,7 +41,9 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 Deno.test("sim OpenAI batch: validating → in_progress → finalizing → completed, request_counts, output file lines", async () => {
   const sim = await startSim({
-    profile: SimProfile.parse({ name: "b", engine: { decode_step_ms_base: 1 }, batch: { turnaround_ms: 400 } }),
+    // finalizing lasts the last tenth of the turnaround: 200 ms, ten polls, so a loaded machine's late poll cannot
+    // step over it (at 400 ms its 40 ms did, once).
+    profile: SimProfile.parse({ name: "b", engine: { decode_step_ms_base: 1 }, batch: { turnaround_ms: 2000 } }),
     quiet: true,
   });
   try {
@@ -52,7 +54,7 @@ Deno.test("sim OpenAI batch: validating → in_progress → finalizing → compl
     assert.equal(created.request_counts.total, 3);
     const seen: string[] = [];
     let b = created;
-    for (let i = 0; i < 100 && b.status !== "completed"; i++) {
+    for (let i = 0; i < 400 && b.status !== "completed"; i++) {
       await sleep(20);
       b = await (await fetch(`${sim.url}/v1/batches/${created.id}`)).json();
       if (seen.at(-1) !== b.status) seen.push(b.status);
