@@ -44,6 +44,11 @@ export interface FinaliseOptions {
    * row count not held to the schedule, and run.json says `write_failed` with the failure.
    */
   writeFailure?: LogWriteFailure | null;
+  /**
+   * Every requests row the run appended, tallied as it was written (runner/execute.ts). Used instead of reading
+   * requests.csv back when no Parquet is written and every write succeeded; absent: the file is read.
+   */
+  requestTally?: RequestTally | null;
 }
 
 /** Read size of the file hashes: one buffer of this size, reused. */
@@ -83,11 +88,17 @@ export async function finaliseRun(
   const formats = manifest.runner.formats;
   const parquet = formats.includes("parquet") && !failed;
   const identity = { run_id: manifest.run_id, epoch_iso: manifest.epoch_iso };
-  // One pass over requests.csv: validated, tallied and (if asked) written as Parquet.
-  const tally = new RequestTally();
+  // The rows tallied as the run wrote them, when all reached the file and none is read for Parquet; else one pass
+  // over requests.csv: validated, tallied and (if asked) written as Parquet.
+  const written = o.requestTally && !parquet && !failed ? o.requestTally : null;
+  const tally = written ?? new RequestTally();
   const onRows = (rows: readonly RequestRow[]) => tally.add(rows);
   if (parquet) await csvToParquet(dir, "requests", { onRows, identity });
-  else for await (const rows of readLogCsvBatches(join(dir, "requests.csv"), "requests")) onRows(rows);
+  else if (!written) {
+    for await (const rows of readLogCsvBatches(join(dir, "requests.csv"), "requests")) {
+      onRows(rows);
+    }
+  }
   const summary = tally.summary();
   if (o.lagLimitMs != null) manifest.runner.lag_limit_ms = o.lagLimitMs;
   manifest.result = {

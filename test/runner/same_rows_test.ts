@@ -8,6 +8,8 @@ import assert from "node:assert/strict";
 import { join } from "node:path";
 import { runLoadTest } from "../../runner/run.ts";
 import { readLogCsv } from "../../runner/sinks/csv_read.ts";
+import { readLogCsvBatches } from "../../runner/sinks/csv_read_batches.ts";
+import { RequestTally } from "../../runner/request_tally.ts";
 import { type FaultMode, startFaultServer } from "../support/fault_server.ts";
 import { promptSha256 } from "../../schema/workload_file.ts";
 import { constantPlan, tinyCase, writeJson, writeWorkload } from "../../testing/tiny_workload.ts";
@@ -69,8 +71,31 @@ function batchCase() {
   return tinyCase({ case_id: "bt-001", class: "batch", messages, prompt_sha256: promptSha256(messages) });
 }
 
-/** Runs the seeded schedule and returns its requests and attempts rows, time columns dropped, in request order. */
-async function runSchedule(): Promise<{ requests: Row[]; attempts: Row[] }> {
+/** run.json `result` fields that count (the others are measured times, CPU, memory and the machine's load). */
+const RESULT_COUNTS = [
+  "status",
+  "offered",
+  "not_sent",
+  "client_shed",
+  "retries",
+  "retry_budget_exhausted",
+  "retry_past_deadline",
+] as const;
+
+/** The client verdict run.json gives, recomputed from requests.csv as written (time-valued figures included). */
+const VERDICT = ["offered", "not_sent", "client_shed", "send_lag_p99_ms", "send_lag_max_ms", "client_limited"] as const;
+
+interface Logged {
+  requests: Row[];
+  attempts: Row[];
+  result: Row;
+}
+
+/**
+ * Runs the seeded schedule and returns its requests and attempts rows, time columns dropped, in request order, and
+ * run.json's counts; checks run.json's client verdict against one tallied from the file read back.
+ */
+async function runSchedule(): Promise<Logged> {
   const dir = Deno.makeTempDirSync();
   const srv = await startFaultServer({
     tokens: 6,
@@ -86,7 +111,7 @@ async function runSchedule(): Promise<{ requests: Row[]; attempts: Row[] }> {
       qa: true,
       batch: false,
     });
-    const { dir: runDir } = await runLoadTest({
+    const { dir: runDir, manifest } = await runLoadTest({
       workload,
       plan: constantPlan(dir, 40, 1.5),
       target: srv.url,
@@ -104,7 +129,12 @@ async function runSchedule(): Promise<{ requests: Row[]; attempts: Row[] }> {
       String(a.request_id).localeCompare(String(b.request_id)) || Number(a.attempt ?? 0) - Number(b.attempt ?? 0);
     const requests = strip(await readLogCsv(join(runDir, "requests.csv"), "requests") as unknown as Row[]);
     const attempts = strip(await readLogCsv(join(runDir, "attempts.csv"), "attempts") as unknown as Row[]);
-    return { requests: requests.sort(byId), attempts: attempts.sort(byId) };
+    const tally = new RequestTally();
+    for await (const rows of readLogCsvBatches(join(runDir, "requests.csv"), "requests")) tally.add(rows);
+    const fromFile = tally.verdict({ stages: manifest.stages, lagLimitMs: manifest.runner.lag_limit_ms ?? null });
+    for (const k of VERDICT) assert.deepEqual(manifest.result[k], fromFile[k], `run.json result.${k}`);
+    const result = Object.fromEntries(RESULT_COUNTS.map((k) => [k, manifest.result[k]]));
+    return { requests: requests.sort(byId), attempts: attempts.sort(byId), result };
   } finally {
     await srv.close();
     Deno.removeSync(dir, { recursive: true });
@@ -116,7 +146,8 @@ Deno.test("the same seeded schedule against the same answers logs the same rows,
   if (Deno.env.get("SAME_ROWS_WRITE") === "1") {
     Deno.writeTextFileSync(FIXTURE, JSON.stringify(now, null, 1) + "\n");
   }
-  const want = JSON.parse(Deno.readTextFileSync(FIXTURE)) as { requests: Row[]; attempts: Row[] };
+  const want = JSON.parse(Deno.readTextFileSync(FIXTURE)) as Logged;
+  assert.deepEqual(now.result, want.result, "run.json result counts");
   // The schedule covers every mode, and both an answer that is ok and ones that fail.
   assert.equal(want.requests.length, 60);
   assert.ok(want.requests.some((r) => r.outcome === "ok") && want.requests.some((r) => r.outcome !== "ok"));
