@@ -59,8 +59,10 @@ const HASH_CHUNK = 8 << 20;
  * logs to Parquet if asked (each file with its run_id, epoch and time units
  * in its metadata), writes each kept CSV's schema sidecar (a CSV not kept
  * loses its sidecar too), records the client verdict and the sha256 of
- * every file in run.json. Memory stays bounded whatever the run's size: each
- * log is read once, in batches written as Parquet row groups
+ * every file in run.json. The client verdict comes from the rows tallied as
+ * the run wrote them (`requestTally`) unless the requests log is read anyway.
+ * Memory stays bounded whatever the run's size: each
+ * log is read at most once, in batches written as Parquet row groups
  * (runner/sinks/parquet_writer.ts `csvToParquet`), the requests table kept
  * only as counts and send lags (runner/request_tally.ts), the files hashed
  * in 8 MB reads. Returns the finished manifest and the requests in counts.

@@ -1,6 +1,7 @@
 /**
- * What the end of a run keeps of its requests table, accumulated batch by
- * batch as finalisation reads requests.csv once: counts per stage and
+ * What the end of a run keeps of its requests table, accumulated row by row
+ * as the run writes it (runner/execute.ts), or batch by batch as the
+ * finalisation reads requests.csv once (Parquet, a failed write): counts per stage and
  * outcome, and the send lags behind the client verdict, per stage (8 bytes
  * per request the dispatcher reached, 8 MB at 1,000,000). No row is kept.
  * The verdict is the shared rule's (lib/client_limit_rule.ts) clauses (a)
