@@ -1,14 +1,10 @@
 import { createHash } from "node:crypto";
 import { join } from "node:path";
 import process from "node:process";
-import {
-  type CpuContention,
-  type RequestRow,
-  RunManifest,
-  type ServerRow,
-  SimTimelineRow,
-  TABLES,
-} from "../schema/mod.ts";
+import type { CpuContention, RequestRow, ServerRow } from "../schema/mod.ts";
+import { TABLES } from "../schema/events.ts";
+import { RunManifest } from "../schema/run_manifest.ts";
+import { SimTimelineRow } from "../schema/sim_profile.ts";
 import { csvSchemaFile } from "../schema/log_metadata.ts";
 import { epochMsOf } from "../schema/events.ts";
 import type { Clock } from "./clock.ts";
