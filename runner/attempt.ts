@@ -1,4 +1,6 @@
-import { type AttemptRow, type Outcome, recordedServiceMode, SERVICE_MODE_HEADER, Timeouts } from "../schema/mod.ts";
+import type { AttemptRow, Outcome } from "../schema/mod.ts";
+import { Timeouts } from "../schema/run_manifest.ts";
+import { recordedServiceMode, SERVICE_MODE_HEADER } from "../schema/service_mode.ts";
 import type { Clock } from "./clock.ts";
 import type { HttpClient } from "./http/client.ts";
 import { SseDecoder } from "./http/sse.ts";

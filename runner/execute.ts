@@ -20,6 +20,7 @@ import { OutputsSink } from "./outputs_sink.ts";
 import type { PreparedRun } from "./prepare.ts";
 import { type ProgressTally, startProgress } from "./progress.ts";
 import { executeRequest, type FlowContext, offeredRow, type RowSink } from "./request_flow.ts";
+import { RequestTally } from "./request_tally.ts";
 import { RetryController } from "./retry.ts";
 import type { RuntimeRoute } from "./resolve_routes.ts";
 import { Rng } from "./rng.ts";
@@ -59,6 +60,8 @@ export interface Execution {
   contention: CpuContention | null;
   /** The log write that failed and stopped the run (a full disk), or null: every row was written. */
   writeFailure: LogWriteFailure | null;
+  /** Every requests row appended to the log, tallied as it was written (runner/finalise.ts reads it, not the file). */
+  requestTally: RequestTally;
 }
 
 /** Runs the prepared schedule from ms 0 to its end (or its stop) and closes every sink. */
@@ -116,6 +119,15 @@ export async function executeRun(run: PreparedRun, o: RunOptions): Promise<Execu
       flushSoon();
     },
   });
+  // The requests rows tallied as they are written, so the finalisation need not read the whole log back.
+  const requestTally = new RequestTally();
+  const requestsSink: RowSink<RequestRow> = {
+    append(row) {
+      sinks.requests.append(row);
+      requestTally.addRow(row);
+      flushSoon();
+    },
+  };
 
   const watchdog = new Watchdog(clock.now, timeouts.idle_ms);
   // Jitter draws come from their own stream of the plan seed.
@@ -140,7 +152,7 @@ export async function executeRun(run: PreparedRun, o: RunOptions): Promise<Execu
     outputCap: run.conditions.output_cap,
     stream: (cls) => classDefaults[cls]?.stream ?? true,
     maxRounds: RUNNER_DEFAULTS.max_rounds,
-    sinks: { requests: flushing(sinks.requests), attempts: flushing(sinks.attempts), tools: flushing(sinks.tools) },
+    sinks: { requests: requestsSink, attempts: flushing(sinks.attempts), tools: flushing(sinks.tools) },
     outputs: outputs && flushing(outputs),
   };
 
@@ -271,6 +283,7 @@ export async function executeRun(run: PreparedRun, o: RunOptions): Promise<Execu
       drills,
       contention,
       writeFailure,
+      requestTally,
     };
   } catch (e) {
     waker?.close();

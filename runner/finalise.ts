@@ -1,14 +1,10 @@
 import { createHash } from "node:crypto";
 import { join } from "node:path";
 import process from "node:process";
-import {
-  type CpuContention,
-  type RequestRow,
-  RunManifest,
-  type ServerRow,
-  SimTimelineRow,
-  TABLES,
-} from "../schema/mod.ts";
+import type { CpuContention, RequestRow, ServerRow } from "../schema/mod.ts";
+import { TABLES } from "../schema/events.ts";
+import { RunManifest } from "../schema/run_manifest.ts";
+import { SimTimelineRow } from "../schema/sim_profile.ts";
 import { csvSchemaFile } from "../schema/log_metadata.ts";
 import { epochMsOf } from "../schema/events.ts";
 import type { Clock } from "./clock.ts";
@@ -44,6 +40,11 @@ export interface FinaliseOptions {
    * row count not held to the schedule, and run.json says `write_failed` with the failure.
    */
   writeFailure?: LogWriteFailure | null;
+  /**
+   * Every requests row the run appended, tallied as it was written (runner/execute.ts). Used instead of reading
+   * requests.csv back when no Parquet is written and every write succeeded; absent: the file is read.
+   */
+  requestTally?: RequestTally | null;
 }
 
 /** Read size of the file hashes: one buffer of this size, reused. */
@@ -54,8 +55,10 @@ const HASH_CHUNK = 8 << 20;
  * logs to Parquet if asked (each file with its run_id, epoch and time units
  * in its metadata), writes each kept CSV's schema sidecar (a CSV not kept
  * loses its sidecar too), records the client verdict and the sha256 of
- * every file in run.json. Memory stays bounded whatever the run's size: each
- * log is read once, in batches written as Parquet row groups
+ * every file in run.json. The client verdict comes from the rows tallied as
+ * the run wrote them (`requestTally`) unless the requests log is read anyway.
+ * Memory stays bounded whatever the run's size: each
+ * log is read at most once, in batches written as Parquet row groups
  * (runner/sinks/parquet_writer.ts `csvToParquet`), the requests table kept
  * only as counts and send lags (runner/request_tally.ts), the files hashed
  * in 8 MB reads. Returns the finished manifest and the requests in counts.
@@ -83,11 +86,17 @@ export async function finaliseRun(
   const formats = manifest.runner.formats;
   const parquet = formats.includes("parquet") && !failed;
   const identity = { run_id: manifest.run_id, epoch_iso: manifest.epoch_iso };
-  // One pass over requests.csv: validated, tallied and (if asked) written as Parquet.
-  const tally = new RequestTally();
+  // The rows tallied as the run wrote them, when all reached the file and none is read for Parquet; else one pass
+  // over requests.csv: validated, tallied and (if asked) written as Parquet.
+  const written = o.requestTally && !parquet && !failed ? o.requestTally : null;
+  const tally = written ?? new RequestTally();
   const onRows = (rows: readonly RequestRow[]) => tally.add(rows);
   if (parquet) await csvToParquet(dir, "requests", { onRows, identity });
-  else for await (const rows of readLogCsvBatches(join(dir, "requests.csv"), "requests")) onRows(rows);
+  else if (!written) {
+    for await (const rows of readLogCsvBatches(join(dir, "requests.csv"), "requests")) {
+      onRows(rows);
+    }
+  }
   const summary = tally.summary();
   if (o.lagLimitMs != null) manifest.runner.lag_limit_ms = o.lagLimitMs;
   manifest.result = {

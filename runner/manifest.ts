@@ -1,13 +1,7 @@
 import { relative, resolve } from "node:path";
 import type { LoadedWorkload } from "../schema/workload_file.ts";
-import {
-  type RetryPolicy,
-  type RunConditions,
-  type RunManifest,
-  SCHEMA_MINOR,
-  SCHEMA_VERSION,
-  type Timeouts,
-} from "../schema/mod.ts";
+import type { RetryPolicy, RunConditions, RunManifest, Timeouts } from "../schema/mod.ts";
+import { SCHEMA_MINOR, SCHEMA_VERSION } from "../schema/version.ts";
 import type { LoadedPlan } from "./plans/load_plan.ts";
 import type { BuiltSchedule } from "./schedule.ts";
 import { MAX_TOKENIZED_CHARS, MAX_TOKENIZER_WORK } from "./token_caps.ts";

@@ -7,7 +7,8 @@
  * @module
  */
 import { join } from "node:path";
-import { InputError, type RunManifest } from "../schema/mod.ts";
+import type { RunManifest } from "../schema/mod.ts";
+import { InputError } from "../schema/errors.ts";
 import { CACHE_BUST_RULE } from "./cache_bust.ts";
 import { initialManifest } from "./manifest.ts";
 import { checkTargets } from "./preflight.ts";

@@ -5,7 +5,8 @@
  *
  * @module
  */
-import { type AttemptRow, type PROVIDER_SIGNAL_COLUMNS, recordedServiceMode } from "../schema/mod.ts";
+import type { AttemptRow, PROVIDER_SIGNAL_COLUMNS } from "../schema/mod.ts";
+import { recordedServiceMode } from "../schema/service_mode.ts";
 import type { ProviderLimits } from "./dialects/dialect.ts";
 
 /** The attempt row's provider-signal columns. */

@@ -1,6 +1,7 @@
 /**
- * What the end of a run keeps of its requests table, accumulated batch by
- * batch as finalisation reads requests.csv once: counts per stage and
+ * What the end of a run keeps of its requests table, accumulated row by row
+ * as the run writes it (runner/execute.ts), or batch by batch as the
+ * finalisation reads requests.csv once (Parquet, a failed write): counts per stage and
  * outcome, and the send lags behind the client verdict, per stage (8 bytes
  * per request the dispatcher reached, 8 MB at 1,000,000). No row is kept.
  * The verdict is the shared rule's (lib/client_limit_rule.ts) clauses (a)
@@ -92,25 +93,28 @@ export class RequestTally {
 
   /** Counts one batch of rows. */
   add(rows: readonly Pick<RequestRow, "stage" | "outcome" | "error_kind" | "send_lag_ms">[]): void {
+    for (const r of rows) this.addRow(r);
+  }
+
+  /** Counts one requests row (as {@linkcode RequestTally.add} does for each of its rows). */
+  addRow(r: Pick<RequestRow, "stage" | "outcome" | "error_kind" | "send_lag_ms">): void {
     this.#sorted = null;
-    for (const r of rows) {
-      this.#offered++;
-      let m = this.#byStage.get(r.stage);
-      if (!m) this.#byStage.set(r.stage, m = new Map());
-      m.set(r.outcome, (m.get(r.outcome) ?? 0) + 1);
-      this.#byOutcome.set(r.outcome, (this.#byOutcome.get(r.outcome) ?? 0) + 1);
-      if (r.outcome === "not_sent") {
-        this.#notSent++;
-        // A stopped run's unsent rest says the run was cut short (result.status), not that the client fell behind.
-        if (r.error_kind !== "run_stopped") this.#behind++;
-      }
-      if (r.outcome === "client_shed") this.#shed++;
-      if (r.send_lag_ms !== null) {
-        let l = this.#lags.get(r.stage);
-        if (!l) this.#lags.set(r.stage, l = new Lags());
-        l.push(r.send_lag_ms);
-        this.#lagged++;
-      }
+    this.#offered++;
+    let m = this.#byStage.get(r.stage);
+    if (!m) this.#byStage.set(r.stage, m = new Map());
+    m.set(r.outcome, (m.get(r.outcome) ?? 0) + 1);
+    this.#byOutcome.set(r.outcome, (this.#byOutcome.get(r.outcome) ?? 0) + 1);
+    if (r.outcome === "not_sent") {
+      this.#notSent++;
+      // A stopped run's unsent rest says the run was cut short (result.status), not that the client fell behind.
+      if (r.error_kind !== "run_stopped") this.#behind++;
+    }
+    if (r.outcome === "client_shed") this.#shed++;
+    if (r.send_lag_ms !== null) {
+      let l = this.#lags.get(r.stage);
+      if (!l) this.#lags.set(r.stage, l = new Lags());
+      l.push(r.send_lag_ms);
+      this.#lagged++;
     }
   }
 

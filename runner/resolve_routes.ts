@@ -1,14 +1,8 @@
 import { createHash } from "node:crypto";
-import {
-  type BatchSpec,
-  InputError,
-  parseWith,
-  type RouteLimits,
-  RoutesFile,
-  type RunConditions,
-  type RunManifest,
-  type RunRouting,
-} from "../schema/mod.ts";
+import type { BatchSpec, RouteLimits, RunConditions, RunManifest, RunRouting } from "../schema/mod.ts";
+import { InputError } from "../schema/errors.ts";
+import { parseWith } from "../schema/load.ts";
+import { RoutesFile } from "../schema/routes.ts";
 import { readInputFile } from "../schema/read_input.ts";
 import type { AttemptTarget } from "./attempt.ts";
 import { dialectNamed } from "./dialects/mod.ts";

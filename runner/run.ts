@@ -64,6 +64,7 @@ export async function runLoadTest(o: RunOptions): Promise<RunResult> {
     lagLimitMs: o.lagLimitMs ?? RUNNER_DEFAULTS.lag_limit_ms,
     contention: x.contention,
     writeFailure: x.writeFailure,
+    requestTally: x.requestTally,
   });
   return { dir, ...final };
 }

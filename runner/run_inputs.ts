@@ -7,7 +7,10 @@
  * @module
  */
 import { InputCheck } from "../lib/cli.ts";
-import { loadJsonFile, parseWith, RetryPolicy, RunConditions, runNameProblem, Timeouts } from "../schema/mod.ts";
+import { RunConditions } from "../schema/conditions.ts";
+import { loadJsonFile, parseWith } from "../schema/load.ts";
+import { RetryPolicy, Timeouts } from "../schema/run_manifest.ts";
+import { runNameProblem } from "../schema/run_name.ts";
 import { loadWorkload } from "../schema/workload_file.ts";
 import { prepareChecks } from "./checks/mod.ts";
 import { type RunClock, startClock } from "./clock.ts";

@@ -1,4 +1,5 @@
-import { OUTCOMES, type RunManifest, type SweepStoppedBy } from "../schema/mod.ts";
+import type { RunManifest, SweepStoppedBy } from "../schema/mod.ts";
+import { OUTCOMES } from "../schema/events.ts";
 import type { RequestSummary } from "./request_tally.ts";
 import { textTable } from "../lib/text_table.ts";
 import { sig } from "../lib/number_format.ts";

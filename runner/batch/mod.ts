@@ -6,7 +6,8 @@
  *
  * @module
  */
-import { BATCH_DIALECTS, InputError } from "../../schema/mod.ts";
+import { InputError } from "../../schema/errors.ts";
+import { BATCH_DIALECTS } from "../../schema/routes.ts";
 import type { AttemptResult, AttemptTarget } from "../attempt.ts";
 import type { RoundResult } from "../fallback.ts";
 import { anthropicBatchProvider } from "./anthropic_batch.ts";

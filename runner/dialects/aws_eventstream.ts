@@ -7,8 +7,9 @@
  *
  * @module
  */
-import { EventStreamCodec, type Message } from "@smithy/eventstream-codec";
-import { fromUtf8, toUtf8 } from "@smithy/util-utf8";
+import type { EventStreamCodec, Message } from "@smithy/eventstream-codec";
+import type { fromUtf8, toUtf8 } from "@smithy/util-utf8";
+import { createRequire } from "node:module";
 import { crc32 } from "node:zlib";
 import type { StreamEvent } from "./dialect.ts";
 
@@ -29,7 +30,17 @@ const MIN_MESSAGE = 16;
 /** The framing's own limits: a payload of at most 16 MiB and headers of at most 128 KiB. */
 const MAX_MESSAGE = 16 * 1024 * 1024 + 128 * 1024 + MIN_MESSAGE;
 const NO_EVENTS: readonly StreamEvent[] = Object.freeze([]);
-const codec = new EventStreamCodec(toUtf8, fromUtf8);
+// The codec's packages are loaded by the first Bedrock stream, not by every run (they cost start-up CPU).
+const require = createRequire(import.meta.url);
+let shared: EventStreamCodec | null = null;
+function codec(): EventStreamCodec {
+  if (shared === null) {
+    const m = require("@smithy/eventstream-codec") as { EventStreamCodec: typeof EventStreamCodec };
+    const utf8 = require("@smithy/util-utf8") as { toUtf8: typeof toUtf8; fromUtf8: typeof fromUtf8 };
+    shared = new m.EventStreamCodec(utf8.toUtf8, utf8.fromUtf8);
+  }
+  return shared;
+}
 const utf8 = new TextDecoder();
 
 /**
@@ -101,7 +112,7 @@ export class AwsEventStreamDecoder {
       if (buf.length - at < total) break;
       let msg: Message;
       try {
-        msg = codec.decode(buf.subarray(at, at + total));
+        msg = codec().decode(buf.subarray(at, at + total));
       } catch (e) {
         // The codec throws for a bad message CRC or unreadable headers: this stream's problem, not the run's.
         return this.#fail(`a message cannot be decoded: ${(e as Error).message}`, out);

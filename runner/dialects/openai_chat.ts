@@ -6,7 +6,8 @@
  * @module
  */
 import { z } from "zod";
-import { InputError, type WorkloadCase } from "../../schema/mod.ts";
+import type { WorkloadCase } from "../../schema/mod.ts";
+import { InputError } from "../../schema/errors.ts";
 import type { Usage } from "../usage.ts";
 import { chatUrl } from "../target_url.ts";
 import { AnswerBase } from "./answer_base.ts";

@@ -9,7 +9,7 @@
  * @module
  */
 import { z } from "zod";
-import { OUTCOMES } from "../../schema/mod.ts";
+import { OUTCOMES } from "../../schema/events.ts";
 
 /** The worker is prepared (inputs checked, targets probed, folder made) and waits for the start time. */
 export const ReadyMessage = z.object({ type: z.literal("ready"), dir: z.string(), scheduled: z.number().int() })
