@@ -5,14 +5,11 @@
  * @module
  */
 import { join } from "node:path";
-import { z } from "zod";
 import { InputError } from "../../schema/errors.ts";
 import { MAX_ROWS_INPUT_BYTES, readInputFile } from "../../schema/read_input.ts";
+import { OUTPUTS_FILE, parseOutputLines } from "../../schema/outputs_file.ts";
 
-/** The file name of a run's saved outputs. */
-export const OUTPUTS_FILE = "outputs.jsonl";
-
-const OutputLine = z.object({ request_id: z.string().min(1), text: z.string(), tool_calls: z.string() }).strict();
+export { OUTPUTS_FILE };
 
 /** The saved outputs, read. */
 export interface SavedOutputs {
@@ -48,34 +45,19 @@ export async function readSavedOutputs(runDir: string): Promise<SavedOutputs> {
     );
   }
   const bytes = await readInputFile(file, "saved outputs", MAX_ROWS_INPUT_BYTES);
-  const text = new TextDecoder().decode(bytes);
-  const lines = text.split("\n");
-  const last = lines.pop()!;
   const problems: string[] = [];
   const texts = new Map<string, string>();
   const seen = new Map<string, number>();
-  lines.forEach((line, i) => {
-    const at = `${file}: line ${i + 1}`;
-    let value: unknown;
-    try {
-      value = JSON.parse(line);
-    } catch (e) {
-      problems.push(`${at}: not JSON: ${(e as Error).message}`);
-      return;
-    }
-    const parsed = OutputLine.safeParse(value);
-    if (!parsed.success) {
-      for (const issue of parsed.error.issues) problems.push(`${at}: ${issue.path.join(".")}: ${issue.message}`);
-      return;
-    }
-    const first = seen.get(parsed.data.request_id);
+  const parsed = parseOutputLines(file, bytes, problems);
+  for (const { line, record } of parsed.records) {
+    const first = seen.get(record.request_id);
     if (first !== undefined) {
-      problems.push(`${at}: request_id "${parsed.data.request_id}" was saved before, on line ${first}`);
-      return;
+      problems.push(`${file}: line ${line}: request_id "${record.request_id}" was saved before, on line ${first}`);
+      continue;
     }
-    seen.set(parsed.data.request_id, i + 1);
-    texts.set(parsed.data.request_id, parsed.data.text);
-  });
+    seen.set(record.request_id, line);
+    texts.set(record.request_id, record.text);
+  }
   if (problems.length) throw new InputError(`${file}: the saved outputs failed their checks`, problems.slice(0, 20));
-  return { texts, bytes, truncatedLine: last === "" ? null : lines.length + 1 };
+  return { texts, bytes, truncatedLine: parsed.partialLine };
 }

@@ -7,7 +7,7 @@
  */
 import { createHash } from "node:crypto";
 import { join, resolve } from "node:path";
-import { z } from "zod";
+import { type OutputLine, parseOutputLines } from "../../../schema/outputs_file.ts";
 import { InputError } from "../../../schema/errors.ts";
 import { MAX_ROWS_INPUT_BYTES, readInputFile } from "../../../schema/read_input.ts";
 import type { Rubric } from "../../../schema/rubric.ts";
@@ -68,8 +68,6 @@ export interface ReviewPopulationOptions {
   workload?: string;
 }
 
-const OutputLine = z.object({ request_id: z.string().min(1), text: z.string(), tool_calls: z.string() }).strict();
-
 /**
  * Reads every run (sha256-checked, as {@linkcode loadRun}), its workload (run.json `workload.path`, or `workload`;
  * refused unless its sha256 and its rubrics' hashes are the ones the run recorded) and its `outputs.jsonl` (refused
@@ -92,7 +90,7 @@ export async function reviewPopulation(
   const runs: PopulationRun[] = [];
   const candidates: ReviewCandidate[] = [];
   const rubricClasses = new Set<string>();
-  const read: { index: number; dir: string; rows: Row[]; outputs: Map<string, z.infer<typeof OutputLine>> }[] = [];
+  const read: { index: number; dir: string; rows: Row[]; outputs: Map<string, OutputLine> }[] = [];
   const workloadOf = new Map<number, LoadedWorkload>();
   for (const dir of dirs) {
     try {
@@ -209,37 +207,34 @@ function readOutputs(
   bytes: Uint8Array,
   rows: readonly Row[],
   problems: string[],
-): Map<string, z.infer<typeof OutputLine>> {
+): Map<string, OutputLine> {
   const byId = new Map(rows.map((r) => [r.request_id, r]));
-  const out = new Map<string, z.infer<typeof OutputLine>>();
-  const lines = new TextDecoder().decode(bytes).split("\n");
-  lines.forEach((line, i) => {
-    if (line === "" && i === lines.length - 1) return;
-    const at = `${file}: line ${i + 1}`;
-    let value: unknown;
-    try {
-      value = JSON.parse(line);
-    } catch (e) {
-      problems.push(`${at}: not JSON: ${(e as Error).message}`);
-      return;
-    }
-    const parsed = OutputLine.safeParse(value);
-    if (!parsed.success) {
-      for (const issue of parsed.error.issues) problems.push(`${at}: ${issue.path.join(".")}: ${issue.message}`);
-      return;
-    }
-    const o = parsed.data;
+  const out = new Map<string, OutputLine>();
+  const parsed = parseOutputLines(file, bytes, problems);
+  if (parsed.partialLine !== null) {
+    problems.push(`${file}: line ${parsed.partialLine}: cut short (no line end: the run was stopped while writing it)`);
+  }
+  for (const { line, record: o } of parsed.records) {
+    const at = `${file}: line ${line}`;
     const row = byId.get(o.request_id);
-    if (!row) return void problems.push(`${at}: request_id "${o.request_id}" is not a request of the run`);
-    if (row.outcome !== "ok") {
-      return void problems.push(`${at}: request ${o.request_id} was not answered (${row.outcome})`);
+    if (!row) {
+      problems.push(`${at}: request_id "${o.request_id}" is not a request of the run`);
+      continue;
     }
-    if (out.has(o.request_id)) return void problems.push(`${at}: a second output of request ${o.request_id}`);
+    if (row.outcome !== "ok") {
+      problems.push(`${at}: request ${o.request_id} was not answered (${row.outcome})`);
+      continue;
+    }
+    if (out.has(o.request_id)) {
+      problems.push(`${at}: a second output of request ${o.request_id}`);
+      continue;
+    }
     const sha = createHash("sha256").update(o.text).digest("hex");
     if (row.output_sha256 !== null && row.output_sha256 !== sha) {
-      return void problems.push(`${at}: the text of request ${o.request_id} is not the answer its row hashes`);
+      problems.push(`${at}: the text of request ${o.request_id} is not the answer its row hashes`);
+      continue;
     }
     out.set(o.request_id, o);
-  });
+  }
   return out;
 }
