@@ -34,7 +34,7 @@ import { loadWorkload } from "../schema/workload_file.ts";
 import { buildSchedule, loadPlan } from "../runner/schedule.ts";
 import { formatRunSummary } from "../runner/run_summary.ts";
 import { runLoadTest, type RunResult } from "../runner/run.ts";
-import { runJudge } from "../runner/judge/judge_run.ts";
+import { JUDGE_RUN_DEFAULTS, runJudge } from "../runner/judge/judge_run.ts";
 import { analysisCli } from "./_analysis_cli.ts";
 import { demoReportExtras } from "./_report_extras.ts";
 import { routeRunId, runSimRoute, SIM_ROUTES, type SimRoute } from "./_route_runs.ts";
@@ -255,20 +255,12 @@ async function judgeTimeline(pool: SimPool, runDir: string, seed: number): Promi
   const sim = await pool.start({ root: ROOT, profile: JUDGE_PROFILE, workload: WORKLOAD, seed });
   try {
     const r = await runJudge({
+      ...JUDGE_RUN_DEFAULTS,
       runDir,
       target: sim.url,
       model: "sim-judge",
-      key: null,
       ratePerS: 50,
-      maxInFlight: 16,
-      retries: 2,
-      retryBudget: 0.2,
       timeoutS: 60,
-      maxTokens: 512,
-      format: "csv",
-      limit: null,
-      replace: false,
-      progress: false,
       signal: pool.signal,
     });
     const d = r.details ?? {};

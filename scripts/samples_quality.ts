@@ -32,7 +32,7 @@ import { AdjudicationFile, type RatingsFile, type ReviewKey } from "../analysis/
 import { sampleReview } from "../analysis/quality/review/sample_review.ts";
 import { type CommandSpec, type ParsedCommand, runCommand } from "../lib/command.ts";
 import { mulberry32 } from "../lib/prng.ts";
-import { runJudge } from "../runner/judge/judge_run.ts";
+import { JUDGE_RUN_DEFAULTS, runJudge } from "../runner/judge/judge_run.ts";
 import { runLoadTest, type RunResult } from "../runner/run.ts";
 import { loadSimProfile } from "../schema/sim_profile.ts";
 import { loadWorkload } from "../schema/workload_file.ts";
@@ -125,20 +125,13 @@ async function main({ values: v, check }: ParsedCommand<typeof SAMPLES_QUALITY_C
     });
     log(`judge: every saved open-ended answer, model ${s.judge.model}`);
     const judged = await runJudge({
+      ...JUDGE_RUN_DEFAULTS,
       runDir,
       target: sim.url,
       model: s.judge.model,
-      key: null,
       ratePerS: s.judge.rate_per_s,
       maxInFlight: s.judge.max_in_flight,
-      retries: 2,
-      retryBudget: 0.2,
       timeoutS: 60,
-      maxTokens: 512,
-      format: "csv",
-      limit: null,
-      replace: false,
-      progress: false,
     });
     if (judged.status !== "done" || judged.unjudged) {
       throw new Error(`the judge pass ended ${judged.status} with ${judged.unjudged} items unjudged`);

@@ -12,7 +12,7 @@ import { keyEnvProblem } from "../api_key_env.ts";
 import { RUNNER_DEFAULTS } from "../settings.ts";
 import { listenForStop } from "../stop_signals.ts";
 import { chatUrl, redactUrl } from "../target_url.ts";
-import { runJudge } from "./judge_run.ts";
+import { JUDGE_RUN_DEFAULTS, runJudge } from "./judge_run.ts";
 import { judgeModelProblem } from "./names.ts";
 import { parseJudgeRate } from "./rate.ts";
 
@@ -53,21 +53,21 @@ export const JUDGE_COMMAND = {
     rate: {
       type: "string",
       arg: "R",
-      default: "2/s",
+      default: `${JUDGE_RUN_DEFAULTS.ratePerS}/s`,
       values: "`N/s`, `N/min`, `N/h` or a number per second, above 0, at most 10000/s",
       description: "items started per second, open-loop (item i at start + i / rate)",
     },
     "max-in-flight": {
       type: "number",
       arg: "N",
-      default: 16,
+      default: JUDGE_RUN_DEFAULTS.maxInFlight,
       rule: { min: 1, max: 10_000, integer: true },
       description: "most items being judged at once; an item that waits for a slot starts late, and is counted so",
     },
     retries: {
       type: "number",
       arg: "N",
-      default: 2,
+      default: JUDGE_RUN_DEFAULTS.retries,
       rule: { min: 0, max: 20, integer: true },
       description: "retries of one item after a failed call (an error status of 429, 408 or 5xx, a timeout, a " +
         "reply that is not the JSON asked for)",
@@ -75,21 +75,21 @@ export const JUDGE_COMMAND = {
     "retry-budget": {
       type: "number",
       arg: "SHARE",
-      default: 0.2,
+      default: JUDGE_RUN_DEFAULTS.retryBudget,
       rule: { min: 0, max: 10 },
       description: "most retries in one pass, as a share of its items (⌊share × items⌋)",
     },
     "timeout-s": {
       type: "number",
       arg: "S",
-      default: 120,
+      default: JUDGE_RUN_DEFAULTS.timeoutS,
       rule: { above: 0, max: 3600 },
       description: "longest wait for one call's whole answer",
     },
     "max-tokens": {
       type: "number",
       arg: "N",
-      default: 512,
+      default: JUDGE_RUN_DEFAULTS.maxTokens,
       rule: { min: 1, max: 1_000_000, integer: true },
       description: "the judge's output cap, sent as `max_tokens`",
     },
@@ -103,7 +103,7 @@ export const JUDGE_COMMAND = {
     format: {
       type: "string",
       arg: "F",
-      default: "csv",
+      default: JUDGE_RUN_DEFAULTS.format,
       choices: ["csv", "parquet"],
       description: "the part's format",
     },

@@ -56,6 +56,24 @@ export interface JudgeRunOptions {
   backoffMs?: (n: number) => number;
 }
 
+/**
+ * The options a pass takes unless told otherwise: the `judge` command's defaults (runner/judge/cli.ts declares its flags
+ * from them), no key, every item, no progress line. Scripts that judge a run spread it and set the rest.
+ */
+export const JUDGE_RUN_DEFAULTS = {
+  key: null,
+  ratePerS: 2,
+  maxInFlight: 16,
+  retries: 2,
+  retryBudget: 0.2,
+  timeoutS: 120,
+  maxTokens: 512,
+  format: "csv",
+  limit: null,
+  replace: false,
+  progress: false,
+} as const satisfies Omit<JudgeRunOptions, "runDir" | "target" | "model">;
+
 /** How a pass ended. */
 export interface JudgeRunResult {
   /** `done`: the part is written; `stopped`: a stop signal; `limit`: `limit` items judged, others left. */
