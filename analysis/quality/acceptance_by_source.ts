@@ -90,12 +90,15 @@ export function acceptanceBySource(run: LoadedRun, policy: SloPolicy, quality: R
   return out;
 }
 
-/** The table "acceptance by quality source" as aligned text; empty when the run has no open-ended class. */
-export function formatAcceptanceBySource(rows: readonly SourceAcceptanceRow[], level: number): string {
-  if (!rows.length) return "";
+/**
+ * One row of the table "acceptance by quality source" as its cells, the same in the text table and the report's:
+ * class, source, `policy` on the policy's own source, offered, accepted (`≈` and the interval of an estimate),
+ * acceptance (with its interval), quality unknown, and the reason of a refusal (empty when none).
+ */
+export function acceptanceBySourceCells(r: SourceAcceptanceRow): string[] {
   const range = (lo: number | null, hi: number | null, d: number) =>
     lo === null ? "" : ` [${fixed(lo, d)}, ${fixed(hi, d)}]`;
-  const body = rows.map((r) => [
+  return [
     r.class,
     r.source,
     r.policy ? "policy" : "",
@@ -107,8 +110,18 @@ export function formatAcceptanceBySource(rows: readonly SourceAcceptanceRow[], l
       : `≈${fixed(r.accepted, 1)}${range(r.accepted_low, r.accepted_high, 1)}`,
     r.acceptance_rate === null ? "-" : `${fixed(r.acceptance_rate, 4)}${range(r.acceptance_low, r.acceptance_high, 4)}`,
     r.quality_unknown ? String(r.quality_unknown) : "-",
-    r.refused ? `REFUSED: ${r.refused}` : "",
-  ]);
+    r.refused ?? "",
+  ];
+}
+
+/** The table "acceptance by quality source" as aligned text; empty when the run has no open-ended class. */
+export function formatAcceptanceBySource(rows: readonly SourceAcceptanceRow[], level: number): string {
+  if (!rows.length) return "";
+  const body = rows.map((r) => {
+    const cells = acceptanceBySourceCells(r);
+    cells[7] = r.refused ? `REFUSED: ${r.refused}` : "";
+    return cells;
+  });
   return [
     `acceptance by quality source (each open-ended class read with each source the quality table holds; ≈ = an ` +
     `estimate with its ${level * 100} % interval; unknown = no judge verdict, not accepted; docs/quality_goodput.md)`,

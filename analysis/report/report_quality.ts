@@ -11,7 +11,7 @@ import { acceptanceBySourceFigure } from "../plots/acceptance_by_source.ts";
 import type { Figure } from "../plots/figure.ts";
 import { escapeHtml as esc, figureHtml } from "../plots/html.ts";
 import { judgeConfusionFigure } from "../plots/judge_confusion.ts";
-import { acceptanceBySource } from "../quality/acceptance_by_source.ts";
+import { acceptanceBySource, acceptanceBySourceCells } from "../quality/acceptance_by_source.ts";
 import { judgeCalibration } from "../quality/calibration.ts";
 import { raterAgreementByClass } from "../quality/rater_agreement.ts";
 import { consensusStanding, raterDisagreements } from "../quality/rater_disagreements.ts";
@@ -195,24 +195,7 @@ export function qualitySection(run: LoadedRun, policy: SloPolicy, quality: RunQu
     figureHtml(fig),
     table(
       ["class", "source", "", "offered", "accepted", "acceptance", "quality unknown", "refused"],
-      rows.map((r) => [
-        r.class,
-        r.source,
-        r.policy ? "policy" : "",
-        String(r.offered || "-"),
-        r.accepted === null
-          ? "-"
-          : r.accepted_low === null
-          ? String(r.accepted)
-          : `≈${r.accepted.toFixed(1)} [${r.accepted_low.toFixed(1)}, ${r.accepted_high!.toFixed(1)}]`,
-        r.acceptance_rate === null
-          ? "-"
-          : `${r.acceptance_rate.toFixed(4)}${
-            r.acceptance_low === null ? "" : ` [${r.acceptance_low.toFixed(4)}, ${r.acceptance_high!.toFixed(4)}]`
-          }`,
-        String(r.quality_unknown || "-"),
-        r.refused ?? "",
-      ]),
+      rows.map(acceptanceBySourceCells),
     ),
   );
   return { html: `<section id="quality-section">\n${out.join("\n")}\n</section>`, figures };
