@@ -133,13 +133,7 @@ async function loadRubrics(file: string, workload: Workload, problems: string[])
     if (e instanceof Deno.errors.NotFound) return null;
     throw new InputError(`${file}: cannot read rubrics: ${(e as Error).message}`, [], { cause: e });
   }
-  const bytes = await readInputFile(file, "rubrics");
-  let value: unknown;
-  try {
-    value = JSON.parse(new TextDecoder("utf-8", { fatal: true }).decode(bytes));
-  } catch (e) {
-    throw new InputError(`${file}: rubrics is not valid UTF-8 JSON: ${(e as Error).message}`, [], { cause: e });
-  }
+  const { value, bytes } = await readJsonBytes(file, "rubrics");
   const parsed = parseWith(RubricsFile, value, file, "rubrics");
   if (parsed.workload !== workload.workload) {
     problems.push(`${file}: workload: "${parsed.workload}" does not match "${workload.workload}"`);
@@ -187,15 +181,19 @@ async function workloadFile(path: string): Promise<string> {
   }
 }
 
+/** A JSON input file's bytes and value (strict UTF-8), so a hash is of exactly what is validated. */
+async function readJsonBytes(file: string, what: string): Promise<{ value: unknown; bytes: Uint8Array }> {
+  const bytes = await readInputFile(file, what);
+  try {
+    return { value: JSON.parse(new TextDecoder("utf-8", { fatal: true }).decode(bytes)), bytes };
+  } catch (e) {
+    throw new InputError(`${file}: ${what} is not valid UTF-8 JSON: ${(e as Error).message}`, [], { cause: e });
+  }
+}
+
 /** Parses workload.json from its bytes, so the hash is of exactly what was validated. */
 async function readWorkload(file: string): Promise<{ workload: Workload; sha256: string }> {
-  const bytes = await readInputFile(file, "workload");
-  let value: unknown;
-  try {
-    value = JSON.parse(new TextDecoder("utf-8", { fatal: true }).decode(bytes));
-  } catch (e) {
-    throw new InputError(`${file}: workload is not valid UTF-8 JSON: ${(e as Error).message}`, [], { cause: e });
-  }
+  const { value, bytes } = await readJsonBytes(file, "workload");
   const workload = parseWith(Workload, value, file, "workload");
   return { workload, sha256: createHash("sha256").update(bytes).digest("hex") };
 }
