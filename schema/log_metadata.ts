@@ -138,7 +138,7 @@ export const CSV_CELL_RULE = 'an unquoted empty field is null and "" is the empt
  * import { csvSchema } from "./log_metadata.ts";
  * import assert from "node:assert/strict";
  * const s = csvSchema("requests", { run_id: "r", epoch_iso: "2026-01-01T00:00:00.000Z" });
- * assert.equal(s.contract, "1.7");
+ * assert.equal(s.contract, "1.8");
  * assert.equal(s.pandas_dtype.http_status, "Int64");
  * assert.equal(s.duckdb_columns.schema_ok, "BOOLEAN");
  * assert.equal(s.polars_schema.scheduled_ms, "Float64");
