@@ -3,7 +3,9 @@
  * (CI=true) a missing tool fails the test; locally the test is skipped with
  * a loud message.
  */
+import { join } from "node:path";
 import { findChromium } from "../../analysis/plots/chromium.ts";
+import type { Page } from "../../examples/chat/cdp.ts";
 import { KERNEL_NAME, kernelspecDir } from "../../scripts/kernel.ts";
 
 const inCi = Deno.env.get("CI") === "true";
@@ -55,4 +57,25 @@ export function artefactDir(name: string): string {
   const dir = `${Deno.env.get("TMPDIR") ?? "/tmp"}/goodput-test-artefacts/${name}`;
   Deno.mkdirSync(dir, { recursive: true });
   return dir;
+}
+
+/** A real click in the middle of the element `selector` names (scrolled into view first). */
+export async function clickOn(page: Page, selector: string): Promise<void> {
+  const [x, y] = await page.evaluate<[number, number]>(`(() => {
+    const el = document.querySelector(${JSON.stringify(selector)});
+    el.scrollIntoView({ block: "center" });
+    const r = el.getBoundingClientRect();
+    return [r.x + r.width / 2, r.y + r.height / 2];
+  })()`);
+  await page.click(x, y);
+}
+
+/** Waits (up to 10 s) for a new .json file in `dir`, a finished download, and returns its path. */
+export async function newDownload(dir: string, before: ReadonlySet<string>): Promise<string> {
+  for (let i = 0; i < 100; i++) {
+    const names = [...Deno.readDirSync(dir)].map((e) => e.name).filter((n) => n.endsWith(".json") && !before.has(n));
+    if (names.length) return join(dir, names[0]!);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  throw new Error(`no download in ${dir}`);
 }

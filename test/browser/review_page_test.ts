@@ -13,22 +13,11 @@ import { readQuality } from "../../schema/quality_file.ts";
 import { rubricVerdict } from "../../schema/rubric.ts";
 import { runCli } from "../support/run_cli.ts";
 import { type Packet, smallPacket } from "../analysis/quality/review/_packet.ts";
-import { haveChromium } from "./_tools.ts";
+import { clickOn, haveChromium, newDownload } from "./_tools.ts";
 
 const CLI = fileURLToPath(new URL("../../analysis/cli/review.ts", import.meta.url));
 
 const js = (v: unknown) => JSON.stringify(v);
-
-/** A real click in the middle of the element (scrolled into view first). */
-async function clickOn(page: Page, selector: string): Promise<void> {
-  const [x, y] = await page.evaluate<[number, number]>(`(() => {
-    const el = document.querySelector(${js(selector)});
-    el.scrollIntoView({ block: "center" });
-    const r = el.getBoundingClientRect();
-    return [r.x + r.width / 2, r.y + r.height / 2];
-  })()`);
-  await page.click(x, y);
-}
 
 /** The focused element: its id, or its tag. */
 const focused = (page: Page) =>
@@ -45,16 +34,6 @@ async function open(browser: Browser, p: Packet, rater: string): Promise<{ page:
   await page.evaluate(`document.getElementById("rater-select").value = ${js(rater)}`);
   await clickOn(page, "#start");
   return { page, chosen };
-}
-
-/** Waits for a new file in `dir` (a finished download) and returns its path. */
-async function download(dir: string, before: Set<string>): Promise<string> {
-  for (let i = 0; i < 100; i++) {
-    const names = [...Deno.readDirSync(dir)].map((e) => e.name).filter((n) => n.endsWith(".json") && !before.has(n));
-    if (names.length) return join(dir, names[0]!);
-    await pause(100);
-  }
-  throw new Error(`no download in ${dir}`);
 }
 
 Deno.test({
@@ -148,7 +127,7 @@ Deno.test({
       await t.step("an export with an item half scored: the import refuses it, naming the item", async () => {
         await page.press("0");
         await clickOn(page, "#export");
-        first = await download(downloads, new Set());
+        first = await newDownload(downloads, new Set());
         assert.match(await text(page, "status"), /Exported 4 rated items .*1 of them not fully scored/);
         const r = await runCli(CLI, ["import", p.keyFile, first], ["--allow-all"]);
         assert.equal(r.code, 2, r.stderr);
@@ -163,7 +142,7 @@ Deno.test({
         want[list[3]!] = { faithful: 0, coverage: 2, concise: 2 };
         assert.equal(await text(page, "progress-text"), `4 of ${list.length} rated`);
         await clickOn(page, "#export");
-        exported = await download(downloads, new Set());
+        exported = await newDownload(downloads, new Set());
         const file = JSON.parse(await Deno.readTextFile(exported));
         const fromPage = JSON.parse(await page.evaluate<string>("window.reviewPacket.exportText()"));
         assert.deepEqual(

@@ -21,7 +21,7 @@ import { answerPasses } from "../../sim/answer_check.ts";
 import { writeJson } from "../../testing/tiny_workload.ts";
 import { readLogCsv } from "../../runner/sinks/csv_read.ts";
 import { runCli } from "../support/run_cli.ts";
-import { haveChromium } from "../browser/_tools.ts";
+import { clickOn, haveChromium, newDownload } from "../browser/_tools.ts";
 
 const ROOT = fileURLToPath(new URL("../../", import.meta.url));
 const DESIGN_V1 = join(ROOT, "data/workloads/design-v1");
@@ -37,26 +37,6 @@ const KEYS: Record<string, { pass: string[]; fail: string[] }> = {
   "long-summary": { pass: ["1", "5", "4"], fail: ["0", "3", "4"] },
   "rag-answer": { pass: ["1", "1", "1"], fail: ["1", "0", "0"] },
 };
-
-/** Waits for a new .json file in `dir` (a finished download). */
-async function download(dir: string, before: Set<string>): Promise<string> {
-  for (let i = 0; i < 100; i++) {
-    const names = [...Deno.readDirSync(dir)].map((e) => e.name).filter((n) => n.endsWith(".json") && !before.has(n));
-    if (names.length) return join(dir, names[0]!);
-    await pause(100);
-  }
-  throw new Error(`no download in ${dir}`);
-}
-
-async function clickOn(page: Page, selector: string): Promise<void> {
-  const [x, y] = await page.evaluate<[number, number]>(`(() => {
-    const el = document.querySelector(${js(selector)});
-    el.scrollIntoView({ block: "center" });
-    const r = el.getBoundingClientRect();
-    return [r.x + r.width / 2, r.y + r.height / 2];
-  })()`);
-  await page.click(x, y);
-}
 
 /**
  * One rater's session: opens the packet from disk, chooses `rater`, scores every assigned item with the keyboard by
@@ -83,7 +63,7 @@ async function rate(
   }
   const before = new Set([...Deno.readDirSync(downloads)].map((e) => e.name));
   await clickOn(page, "#export");
-  const file = await download(downloads, before);
+  const file = await newDownload(downloads, before);
   assert.deepEqual(browser.problems(), []);
   return file;
 }
