@@ -107,7 +107,10 @@ export function runnerRequest(c: WorkloadCase, model = "unstated"): SentRequest 
 
 const ms = z.number().nonnegative();
 
-/** The JSON summary the reference sender prints (bench/reference_sender/summary.go). */
+/**
+ * The JSON summary the reference sender prints (bench/reference_sender/summary.go), and the Deno floor
+ * (bench/floor_sender.ts) in the same shape: `go_version` and `gomaxprocs` from Go, `runtime` from Deno.
+ */
 export const ReferenceSummary = z.object({
   n: z.number().int().nonnegative(),
   ok: z.number().int().nonnegative(),
@@ -122,8 +125,9 @@ export const ReferenceSummary = z.object({
   cpu_user_ms: ms,
   cpu_sys_ms: ms,
   peak_rss_bytes: z.number().int().positive().nullable(),
-  go_version: z.string(),
-  gomaxprocs: z.number().int().positive(),
+  go_version: z.string().optional(),
+  gomaxprocs: z.number().int().positive().optional(),
+  runtime: z.string().optional(),
 }).strict();
 export type ReferenceSummary = z.infer<typeof ReferenceSummary>;
 
@@ -141,13 +145,24 @@ export interface ReferenceRunOptions {
   runId: string;
 }
 
-/** Runs the built reference sender once and returns its parsed summary; throws with its stderr when it fails. */
-export async function runReferenceSender(bin: string, o: ReferenceRunOptions): Promise<ReferenceSummary> {
+/** The command that runs the Deno floor (bench/floor_sender.ts), the reference sender's arguments to follow. */
+export function floorSenderCommand(): string[] {
+  const file = new URL("./floor_sender.ts", import.meta.url).pathname;
+  return [Deno.execPath(), "run", "--allow-all", file]; // -A: /proc/self/status needs all access
+}
+
+/**
+ * Runs the built reference sender (`bin`, or a command: {@linkcode floorSenderCommand}) once and returns its parsed
+ * summary; throws with its stderr when it fails.
+ */
+export async function runReferenceSender(bin: string | string[], o: ReferenceRunOptions): Promise<ReferenceSummary> {
+  const [cmd, ...pre] = typeof bin === "string" ? [bin] : bin;
   const bodyFile = `${o.rows}.body.json`;
   await Deno.writeTextFile(bodyFile, o.request.body);
   const headers = Object.entries(o.request.headers).flatMap(([k, v]) => ["--header", `${k}: ${v}`]);
-  const out = await new Deno.Command(bin, {
+  const out = await new Deno.Command(cmd!, {
     args: [
+      ...pre,
       "--schedule",
       o.schedule,
       "--url",
@@ -166,7 +181,7 @@ export async function runReferenceSender(bin: string, o: ReferenceRunOptions): P
     stderr: "piped",
   }).output();
   const dec = new TextDecoder();
-  if (!out.success) throw new Error(`reference_sender exited with ${out.code}: ${dec.decode(out.stderr)}`);
+  if (!out.success) throw new Error(`${cmd} exited with ${out.code}: ${dec.decode(out.stderr)}`);
   const text = dec.decode(out.stdout).trim();
   const parsed = ReferenceSummary.safeParse(JSON.parse(text));
   if (!parsed.success) throw new Error(`reference_sender printed an unexpected summary: ${parsed.error.message}`);

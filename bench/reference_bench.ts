@@ -1,23 +1,33 @@
 /**
  * The runner against a compiled reference sender (bench/reference_sender/, Go net/http, one goroutine per request
  * sleeping until due), interleaved on the same static SSE responder (64 events per answer): for each round and each
- * rate, the runner CLI and the reference send the same schedule (the runner's own, 1 s `warmup` + `--seconds` of
- * `steady`), runner first in odd rounds and reference first in even ones, with the 1-minute load average read before
- * and after each. Prints each step and, per rate, the ratios runner / reference of CPU per request and of the steady
- * stage's p99 and max send lag (nearest rank), per round, their median and range, and whether each kept pace; writes
- * it all as JSON under `--out`.
+ * rate, the runner CLI, the reference and the Deno floor send the same schedule (the runner's own, 1 s `warmup` +
+ * `--seconds` of `steady`), with the 1-minute load average read before and after each. Prints each step and, per rate,
+ * the ratios runner / reference, runner / floor and floor / reference of CPU per request and of the steady stage's p99
+ * and max send lag (nearest rank), per round, their median and range, and whether each kept pace; writes it all as
+ * JSON under `--out`.
  *
  *   deno run -A bench/reference_bench.ts [--rates 50,500,5000,10000] [--rounds 3] [--seconds 5] [--out bench/out]
+ *     [--server deno|nginx] [--senders runner,reference,floor]
+ *
+ * `floor` is the Deno floor (bench/floor_sender.ts): the same schedule and request bytes over the runner's transport
+ * with nothing else done per request, so that runner / floor is what the runner's code adds and floor / reference what
+ * the runtime costs. The senders of a round run in turn, rotated by one each round (round 1: as listed).
+ *
+ * `--server nginx` (the issue's set-up: a one-process nginx, Debian's `nginx-light`, on PATH) serves the same 64-event
+ * body and leaves the senders more of the two cores than the Deno responder does.
  *
  * Bounded: each step sends at most rate × (seconds + 1) requests to 127.0.0.1 and stops.
  * @module
  */
 import { join } from "node:path";
 import { parseArgs } from "node:util";
-import { runRunnerStep, startStaticResponder } from "./_runner_step.ts";
+import { runRunnerStep } from "./_runner_step.ts";
+import { startStaticServer } from "./static_sse_server.ts";
 import {
   buildReferenceSender,
   findGo,
+  floorSenderCommand,
   GO_FALLBACK,
   runnerRequest,
   runReferenceSender,
@@ -35,16 +45,25 @@ const { values: v } = parseArgs({
     rounds: { type: "string", default: "3" },
     seconds: { type: "string", default: "5" },
     out: { type: "string", default: join(ROOT, "bench/out") },
+    server: { type: "string", default: "deno" },
+    senders: { type: "string", default: "runner,reference,floor" },
   },
 });
 const rates = v.rates!.split(",").map(Number);
 const rounds = Number(v.rounds);
+const SENDERS = ["runner", "reference", "floor"] as const;
+type Sender = typeof SENDERS[number];
+const senders = v.senders!.split(",") as Sender[];
 const seconds = Number(v.seconds);
 if (
   rates.some((r) => !(r > 0)) || !Number.isInteger(rounds) || rounds < 1 || !(seconds > 0) ||
-  (seconds + 1) * Math.max(...rates) > 200_000
+  (seconds + 1) * Math.max(...rates) > 200_000 || !["deno", "nginx"].includes(v.server!) ||
+  senders.length === 0 || senders.some((x) => !SENDERS.includes(x)) || new Set(senders).size !== senders.length
 ) {
-  console.error("reference_bench: --rates positive, --rounds a whole number ≥ 1, rate × (seconds + 1) ≤ 200000");
+  console.error(
+    "reference_bench: --rates positive, --rounds a whole number ≥ 1, rate × (seconds + 1) ≤ 200000, " +
+      "--server deno or nginx, --senders some of runner,reference,floor",
+  );
   Deno.exit(2);
 }
 const go = findGo();
@@ -55,7 +74,7 @@ if (go === null) {
 
 /** One sender's step, with the machine's 1-minute load average before and after it. */
 interface Step extends StepFigures {
-  sender: "runner" | "reference";
+  sender: Sender;
   failed: number;
   p50_ms: number;
   peak_rss_mb: number | null;
@@ -83,15 +102,17 @@ function stepLine(s: Step): string {
     `${f(s.completed_rps, 0)} | ${f(s.peak_rss_mb, 0)} | ${f(s.load_before, 2)} → ${f(s.load_after, 2)} |`;
 }
 
-const RATIO_HEAD =
-  "| rate | ratio runner / reference | per round | median | range | kept pace: runner / reference |\n" +
+const RATIO_HEAD = "| rate | ratio | per round | median | range | kept pace |\n" +
   "| ---: | --- | --- | ---: | ---: | --- |";
 
-function ratioLine(r: RateRatios): string {
-  const pace = `${r.runner_kept_pace ? "yes" : "no"} / ${r.reference_kept_pace ? "yes" : "no"}`;
+function ratioLine(r: RateRatios, a: Sender, b: Sender): string {
+  const yes = (x: boolean) => x ? "yes" : "no";
+  const pace = `${a} ${yes(r.runner_kept_pace)}, ${b} ${yes(r.reference_kept_pace)}`;
   return ([["CPU per request", r.cpu_per_request], ["p99 send lag", r.p99_lag], ["max send lag", r.max_lag]] as const)
     .map(([name, x], i) =>
-      `| ${i === 0 ? r.rate : ""} | ${name} | ${x.rounds.map((y) => f(y, 2)).join(", ")} | ${f(x.median, 2)} | ` +
+      `| ${i === 0 ? r.rate : ""} | ${name}, ${a} / ${b} | ${x.rounds.map((y) => f(y, 2)).join(", ")} | ${
+        f(x.median, 2)
+      } | ` +
       `${f(x.min, 2)}–${f(x.max, 2)} | ${i === 0 ? pace : ""} |`
     ).join("\n");
 }
@@ -101,11 +122,13 @@ const bin = await buildReferenceSender(go, v.out!);
 const dir = Deno.makeTempDirSync({ prefix: "reference-bench-" });
 const workload = writeWorkload(dir, [tinyCase()]);
 const request = runnerRequest(tinyCase());
-const server = await startStaticResponder();
-const target = `http://127.0.0.1:${server.url}`;
-const url = `${target}/v1/chat/completions`;
+const server = await startStaticServer(v.server!);
+const target = server.url.origin;
+const url = server.url.href;
 const steps: Step[] = [];
-console.error(`runner vs reference_sender (${go}), ${target}, 1 s warm-up + ${seconds} s steady, ${rounds} rounds`);
+console.error(
+  `runner vs reference_sender (${go}), ${v.server} at ${target}, 1 s warm-up + ${seconds} s steady, ${rounds} rounds`,
+);
 try {
   const plans = new Map<number, { plan: string; schedule: string }>();
   for (const rate of rates) {
@@ -115,8 +138,8 @@ try {
   for (let round = 1; round <= rounds; round++) {
     for (const rate of rates) {
       const { plan, schedule } = plans.get(rate)!;
-      const order = round % 2 === 1 ? ["runner", "reference"] as const : ["reference", "runner"] as const;
-      for (const sender of order) {
+      const turn = (round - 1) % senders.length;
+      for (const sender of [...senders.slice(turn), ...senders.slice(0, turn)]) {
         const load_before = load1();
         const base = { sender, rate, round, load_before };
         // One run id for both: it is in every request's idempotency key, so both send the same bytes.
@@ -144,8 +167,14 @@ try {
           };
           Deno.removeSync(r.dir, { recursive: true });
         } else {
-          const rows = join(dir, `reference-${rate}-${round}.csv`);
-          const s = await runReferenceSender(bin, { schedule, url, request, rows, runId });
+          const rows = join(dir, `${sender}-${rate}-${round}.csv`);
+          const s = await runReferenceSender(sender === "floor" ? floorSenderCommand() : bin, {
+            schedule,
+            url,
+            request,
+            rows,
+            runId,
+          });
           step = {
             ...base,
             requests: s.n,
@@ -161,6 +190,7 @@ try {
             load_after: load1(),
           };
           Deno.removeSync(rows);
+          Deno.removeSync(`${rows}.body.json`);
         }
         steps.push(step);
         console.error(stepLine(step));
@@ -172,16 +202,27 @@ try {
   Deno.removeSync(dir, { recursive: true });
 }
 
-const ratios = rateRatios(steps.filter((s) => s.sender === "runner"), steps.filter((s) => s.sender === "reference"));
+/** The pairs compared, those of the senders run: the issue's ratio, then what the runner adds, then the runtime. */
+const pairs = ([["runner", "reference"], ["runner", "floor"], ["floor", "reference"]] as const)
+  .filter(([a, b]) => senders.includes(a) && senders.includes(b));
+const ratios = pairs.map(([a, b]) => ({
+  a,
+  b,
+  rates: rateRatios(steps.filter((s) => s.sender === a), steps.filter((s) => s.sender === b)),
+}));
 const finished = new Date().toISOString();
 console.log(`\n${started} – ${finished}, ${rounds} rounds, 1 s warm-up + ${seconds} s steady per step\n`);
 console.log(STEP_HEAD);
 for (const s of steps) console.log(stepLine(s));
 console.log(`\n${RATIO_HEAD}`);
-for (const r of ratios) console.log(ratioLine(r));
+for (const p of ratios) for (const r of p.rates) console.log(ratioLine(r, p.a, p.b));
 const file = join(v.out!, `reference_bench-${started.replace(/[:.]/g, "-")}.json`);
 Deno.writeTextFileSync(
   file,
-  JSON.stringify({ started, finished, rates, rounds, seconds, go, pace_share: PACE_SHARE, steps, ratios }, null, 2),
+  JSON.stringify(
+    { started, finished, rates, rounds, seconds, server: v.server, senders, go, pace_share: PACE_SHARE, steps, ratios },
+    null,
+    2,
+  ),
 );
 console.log(`\n${file}`);

@@ -1,8 +1,9 @@
 /**
- * The compiled reference sender (bench/reference_sender/) and the runner send one tiny schedule (1 s warm-up + 1 s
- * steady at 50 req/s) to a loopback responder that answers every request with the static responder's 64-event SSE
- * bytes (bench/static_sse_server.ts) and keeps what it was sent: both must send every scheduled request, the same
- * request (path, headers, body), and report comparable rows and a summary of the shape bench/reference_bench.ts reads.
+ * The compiled reference sender (bench/reference_sender/), the runner and the Deno floor (bench/floor_sender.ts) send
+ * one tiny schedule (1 s warm-up + 1 s steady at 50 req/s) to a loopback responder that answers every request with the
+ * static responder's 64-event SSE bytes (bench/static_sse_server.ts) and keeps what it was sent: all three must send
+ * every scheduled request, the same request (path, headers, body), and report comparable rows and a summary of the
+ * shape bench/reference_bench.ts reads.
  * Needs Go: skipped with a warning when there is none, a failure in CI (.ci/run puts Go on PATH).
  */
 import assert from "node:assert/strict";
@@ -11,6 +12,7 @@ import { parse } from "csv-parse/sync";
 import {
   buildReferenceSender,
   findGo,
+  floorSenderCommand,
   GO_FALLBACK,
   runnerRequest,
   runReferenceSender,
@@ -20,7 +22,8 @@ import { lagStats, nearestRank, runRunnerStep } from "../../bench/_runner_step.t
 import { staticSseResponse } from "../../bench/static_sse_server.ts";
 import { tinyCase, warmupSteadyPlan, writeWorkload } from "../../testing/tiny_workload.ts";
 
-const NAME = "the reference sender and the runner send the same schedule and request, and report comparable rows";
+const NAME =
+  "the reference sender, the runner and the Deno floor send the same schedule and request, and report comparable rows";
 const go = findGo();
 if (go === null && Deno.env.get("CI") === "true") {
   Deno.test(NAME, () => {
@@ -124,6 +127,15 @@ async function sameScheduleSameRequest(go: string): Promise<void> {
       runId: "runner",
     });
     const byReference = responder.seen.splice(0);
+    const floorRowsFile = join(dir, "floor.csv");
+    const floor = await runReferenceSender(floorSenderCommand(), {
+      schedule,
+      url: `${target}/v1/chat/completions`,
+      request: runnerRequest(tinyCase()),
+      rows: floorRowsFile,
+      runId: "runner",
+    });
+    const byFloor = responder.seen.splice(0);
 
     // The same schedule: the runner saved exactly the file the reference read (50 warm-up + 50 steady arrivals).
     assert.equal(await Deno.readTextFile(join(runner.dir, "schedule.csv")), await Deno.readTextFile(schedule));
@@ -148,6 +160,8 @@ async function sameScheduleSameRequest(go: string): Promise<void> {
     assert.equal(runnerSent.length, 100);
     assert.equal(new Set(runnerSent).size, 100, "one idempotency key per request");
     assert.deepEqual(referenceSent, runnerSent);
+    assert.equal(byFloor.filter(warm).length, 8);
+    assert.deepEqual(byFloor.filter((r) => !warm(r)).map(shape).sort(), runnerSent);
 
     // The runner's rows, as reference_bench reads them.
     assert.deepEqual([runner.requests, runner.ok, runner.not_sent, runner.steady.n], [100, 100, 0, 50]);
@@ -187,7 +201,28 @@ async function sameScheduleSameRequest(go: string): Promise<void> {
     });
     const lastDone = Math.max(...rows.map((r) => r.completed_ms));
     assert.ok(Math.abs(ref.completed_rps - 100 / (lastDone / 1000)) < 1e-6 * ref.completed_rps);
-    assert.ok(ref.cpu_user_ms + ref.cpu_sys_ms > 0 && ref.peak_rss_bytes !== null && ref.gomaxprocs >= 1);
+    assert.ok(ref.cpu_user_ms + ref.cpu_sys_ms > 0 && ref.peak_rss_bytes !== null && ref.gomaxprocs! >= 1);
+
+    // The floor's rows and summary, the same way: every request answered to its end ([DONE] seen), lags ≥ 0.
+    const floorRows = parse(await Deno.readTextFile(floorRowsFile), { columns: true, cast: true }) as ReferenceRow[];
+    assert.deepEqual(
+      floorRows.map((r) => ({ request_id: r.request_id, scheduled_ms: r.scheduled_ms, stage: r.stage })),
+      planned,
+    );
+    for (const r of floorRows) {
+      assert.equal(r.outcome, "ok", r.request_id);
+      assert.ok(r.send_lag_ms >= 0 && r.completed_ms >= r.scheduled_ms + r.send_lag_ms, r.request_id);
+    }
+    const floorSteady = floorRows.filter((r) => r.stage === "steady").map((r) => r.send_lag_ms);
+    assert.deepEqual(
+      [floor.n, floor.ok, floor.not_sent, floor.failed, floor.stage_n],
+      [100, 100, 0, 0, 50],
+    );
+    assert.deepEqual(
+      { n: 50, p50_ms: floor.send_lag_p50_ms, p99_ms: floor.send_lag_p99_ms, max_ms: floor.send_lag_max_ms },
+      lagStats(floorSteady),
+    );
+    assert.ok(floor.cpu_user_ms + floor.cpu_sys_ms > 0 && floor.runtime!.startsWith("deno "));
   } finally {
     await responder.close();
     await Deno.remove(dir, { recursive: true });
