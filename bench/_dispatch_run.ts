@@ -1,7 +1,7 @@
 /**
  * One run of the whole runner (`runLoadTest`, as the `run` CLI calls it, without the pre-flight probe) with a
  * chosen dispatcher wait, for bench/dispatch_bench.ts. Its one argument is a JSON object:
- * `{ workload, plan, target, out, runId, timers: "waker" | "timeout", leadMs, spinMaxMs }`.
+ * `{ workload, plan, target, out, runId, timers: "waker" | "timeout", leadMs, spinMaxMs, reads }`.
  *
  * @module
  */
@@ -18,5 +18,5 @@ await runLoadTest({
   progress: false,
   serverTimeline: false,
   lagLimitMs: 1,
-  dispatch: { timers: a.timers, wait: { leadMs: a.leadMs, spinMaxMs: a.spinMaxMs } },
+  dispatch: { timers: a.timers, wait: { leadMs: a.leadMs, spinMaxMs: a.spinMaxMs }, reads: a.reads },
 });

@@ -13,7 +13,8 @@
  *   deno run -A bench/dispatch_bench.ts [--rates 20,100,500,1000,2000,5000] [--seconds 10] [--rounds 3]
  *     [--variants polling=timeout:8:8,sleeping=waker:0.3:0.3] [--server deno|nginx]
  *
- * A variant is `name=timers:leadMs:spinMaxMs` (runner/dispatch_timers.ts); `timeout:8:8` is the loop before
+ * A variant is `name=timers:leadMs:spinMaxMs[:noreads]` (runner/dispatch_timers.ts; `noreads`: the loop does not start
+ * due requests after the clients' reads, runner/dispatch.ts `reads`, as before 2026-12-06); `timeout:8:8` is the loop before
  * it slept (`POLLING_WAIT`). Bounded: each run sends at most rate × (seconds + 1) requests to 127.0.0.1.
  * @module
  */
@@ -39,16 +40,17 @@ const seconds = Number(v.seconds);
 const rounds = Number(v.rounds);
 const variants = v.variants!.split(",").map((s) => {
   const [name, spec] = s.split("=");
-  const [timers, lead, spin] = (spec ?? "").split(":");
-  return { name: name!, timers: timers!, leadMs: Number(lead), spinMaxMs: Number(spin) };
+  const [timers, lead, spin, reads] = (spec ?? "").split(":");
+  return { name: name!, timers: timers!, leadMs: Number(lead), spinMaxMs: Number(spin), reads: reads !== "noreads" };
 });
 if (
   rates.some((r) => !(r > 0)) || !(seconds >= 2) || (seconds + 1) * Math.max(...rates) > 100_000 ||
   !(rounds >= 1) ||
-  variants.some((x) => !["waker", "timeout"].includes(x.timers) || !(x.leadMs >= 0) || !(x.spinMaxMs >= 0))
+  variants.some((x) => !["waker", "timeout"].includes(x.timers) || !(x.leadMs >= 0) || !(x.spinMaxMs >= 0)) ||
+  v.variants!.split(",").some((s) => ![3, 4].includes(s.split(":").length) || /:[^:]*:[^:]*:(?!noreads$)/.test(s))
 ) {
   console.error(
-    "dispatch_bench: --rates positive, --seconds ≥ 2, rate × (seconds + 1) ≤ 100000, --rounds ≥ 1, --variants name=waker|timeout:LEAD:SPIN",
+    "dispatch_bench: --rates positive, --seconds ≥ 2, rate × (seconds + 1) ≤ 100000, --rounds ≥ 1, --variants name=waker|timeout:LEAD:SPIN[:noreads]",
   );
   Deno.exit(2);
 }
@@ -160,7 +162,11 @@ console.log(
   `dispatch ladder vs ${v.server} responder (${server.url.origin}), 1 s warmup + ${seconds} s steady per run, ` +
     `${rounds} round(s), ${new Date().toISOString()}, ${Deno.readTextFileSync("/proc/loadavg").trim()} (loadavg)`,
 );
-console.log(`variants: ${variants.map((x) => `${x.name}=${x.timers}:${x.leadMs}:${x.spinMaxMs}`).join(", ")}`);
+console.log(
+  `variants: ${
+    variants.map((x) => `${x.name}=${x.timers}:${x.leadMs}:${x.spinMaxMs}${x.reads ? "" : ":noreads"}`).join(", ")
+  }`,
+);
 console.log(
   "| round | rate/s | variant | load 1m | offered | not_sent | ok | steady lag p50 / p99 / max (ms) | CPU ms/req steady | " +
     "CPU ms/req whole run | main-thread wake-ups/req steady |",

@@ -1,6 +1,7 @@
 import type { RequestRow, ScheduledRequest } from "../schema/mod.ts";
 import type { Clock } from "./clock.ts";
 import { DISPATCH_WAIT, type DispatchTimers, type DispatchWait, timeoutTimers } from "./dispatch_timers.ts";
+import type { ReadHook } from "./http/client.ts";
 
 /** How the open-loop dispatcher hands work out and records what it could not send. */
 export interface DispatchOptions {
@@ -34,6 +35,14 @@ export interface DispatchOptions {
   timers?: DispatchTimers;
   /** How early it wakes and how long it may poll before a due time. @default DISPATCH_WAIT */
   wait?: DispatchWait;
+  /**
+   * The run's HTTP clients' reads (runner/http/client.ts): while requests are in flight, the loop does not poll before
+   * a due time but starts due requests after each read, on a turn awake anyway, with `backstop` as the timer for a
+   * due time no read comes before. Without it the loop polls as `wait` says.
+   */
+  reads?: ReadHook;
+  /** The timer behind the reads. @default timeoutTimers() */
+  backstop?: DispatchTimers;
 }
 
 /** A moment of the run at which the dispatcher asks whether to go on (see {@linkcode DispatchOptions}). */
@@ -89,6 +98,9 @@ export async function dispatchOpenLoop(
   let end = entries.length;
   let withheldFromMs: number | null = null;
   let cancelSleep: (() => void) | null = null;
+  /** What wakes the loop next: an event-loop turn already asked for, a timer (cancelSleep), or a read or the backstop. */
+  let pending: "turn" | "sleep" | "reads" | "none" = "none";
+  const backstop = o.backstop ?? timeoutTimers();
   let finishedAll: () => void;
   const finished = new Promise<void>((r) => finishedAll = r);
   let arrivalsOver = false;
@@ -131,6 +143,7 @@ export async function dispatchOpenLoop(
 
   const tick = () => {
     cancelSleep = null;
+    pending = "none";
     if (o.signal?.aborted) {
       for (; i < end; i++) {
         o.skip(entries[i]!, "not_sent", null, "run_stopped");
@@ -170,18 +183,49 @@ export async function dispatchOpenLoop(
     if (i < end) {
       const nextCheck = c < checkpoints.length ? checkpoints[c]!.atMs : Infinity;
       const wait = Math.min(entries[i]!.scheduled_ms, nextCheck) - now;
-      // Due, or due within the polling bound: the next turn (I/O first). Else sleep until `leadMs` before it.
-      if (wait <= spinMaxMs) timers.turn(tick);
-      else cancelSleep = timers.after(wait - leadMs, tick);
+      // Due, or due within the polling bound: the next turn (I/O first) — or, right after starting requests while
+      // answers are being read (arrivals this dense keep reads coming), the first read after it is due, with the
+      // backstop's timer if none comes. Else sleep until `leadMs` before it.
+      if (wait <= spinMaxMs) {
+        if (o.reads && n > 0 && counters.inFlight > 0 && wait > 0) {
+          pending = "reads";
+          cancelSleep = backstop.after(wait, tick);
+        } else {
+          pending = "turn";
+          timers.turn(tick);
+        }
+      } else {
+        pending = "sleep";
+        cancelSleep = timers.after(wait - leadMs, tick);
+      }
     } else settle();
   };
+  /** After a read: starts what is due when the loop waits for reads (a turn it asked for comes anyway). */
+  const onRead = (nowMs: number) => {
+    if (pending !== "reads" || i >= end || entries[i]!.scheduled_ms > nowMs) return;
+    cancelSleep?.();
+    try {
+      tick();
+    } catch (err) {
+      // Not this read's failure: thrown where a timer's tick would have thrown it.
+      setTimeout(() => {
+        throw err;
+      });
+    }
+  };
+  if (o.reads) o.reads.fn = onRead;
   const onAbort = () => {
     cancelSleep?.();
+    pending = "turn";
     timers.turn(tick);
   };
   o.signal?.addEventListener("abort", onAbort, { once: true });
   tick();
-  await finished;
+  try {
+    await finished;
+  } finally {
+    if (o.reads?.fn === onRead) o.reads.fn = null;
+  }
   o.signal?.removeEventListener("abort", onAbort);
   return { offered: end, withheldFromMs };
 }

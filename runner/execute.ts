@@ -15,6 +15,7 @@ import { runClosedLoop } from "./closed_loop.ts";
 import { startContention } from "./cpu_contention.ts";
 import { type DispatchCounters, dispatchOpenLoop, newCounters } from "./dispatch.ts";
 import { type DispatchTimers, type DispatchWait, timeoutTimers, WakerTimers } from "./dispatch_timers.ts";
+import type { ReadHook } from "./http/client.ts";
 import { type RunningDrills, startDrills } from "./intake_drill.ts";
 import { OutputsSink } from "./outputs_sink.ts";
 import type { PreparedRun } from "./prepare.ts";
@@ -251,6 +252,7 @@ export async function executeRun(run: PreparedRun, o: RunOptions): Promise<Execu
         signal: stop.signal,
         timers,
         wait: o.dispatch?.wait,
+        reads: (o.dispatch?.reads ?? true) ? routes.reads : undefined,
       });
     } finally {
       // Every batch item is settled by now (its request waited for it); run.json says what each batch did.
@@ -302,6 +304,7 @@ async function runSchedule(
     signal: AbortSignal;
     timers: DispatchTimers;
     wait: DispatchWait | undefined;
+    reads: ReadHook | undefined;
   },
 ): Promise<readonly ScheduledRequest[]> {
   const { counters, tally, signal } = waiting;
@@ -336,6 +339,7 @@ async function runSchedule(
       signal,
       timers: waiting.timers,
       ...(waiting.wait ? { wait: waiting.wait } : {}),
+      ...(waiting.reads ? { reads: waiting.reads } : {}),
     });
     const dispatched = await dispatchOpenLoop(options, counters);
     return sweep ? sweep.conclude(manifest, built.entries, dispatched, signal.aborted) : built.entries;

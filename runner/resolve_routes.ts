@@ -8,6 +8,7 @@ import type { AttemptTarget } from "./attempt.ts";
 import { dialectNamed } from "./dialects/mod.ts";
 import type { Clock } from "./clock.ts";
 import { createHttpClient, DEFAULT_HTTP_CLIENT, type HttpClient, type HttpClientKind } from "./http/mod.ts";
+import { ReadHook } from "./http/client.ts";
 import { RouteLimiter } from "./route_limiter.ts";
 import { RUNNER_DEFAULTS } from "./settings.ts";
 import { Router } from "./router.ts";
@@ -39,6 +40,8 @@ export interface ResolvedRoutes {
   routing: RunRouting | undefined;
   /** The hosts the run may reach (targets and their proxies); every client request is checked against it. */
   allow: NetAllowList;
+  /** Every route's client reports its socket reads here (the open-loop dispatcher listens: runner/dispatch.ts). */
+  reads: ReadHook;
   /** Opens keep-alive connections to every route's target before the run. */
   preconnect(n: number): Promise<void>;
   /** The run's batch routes: their batchers and run.json `batches` (docs/batch.md). */
@@ -148,6 +151,7 @@ export async function resolveRoutes(
 
   const routes = new Map<string, RuntimeRoute>();
   const batching = new BatchRoom(clock.now);
+  const reads = new ReadHook();
   const targets: RunManifest["targets"] = [];
   const proxyHosts: string[] = [];
   for (const [name, s] of specs) {
@@ -185,7 +189,7 @@ export async function resolveRoutes(
       route: name,
       provider: s.provider,
       model: s.model,
-      client: createHttpClient(kind, { clock }),
+      client: createHttpClient(kind, { clock, reads }),
       limiter: hasLimits ? new RouteLimiter(s.limits, clock.now) : null,
       batcher: null,
     };
@@ -215,6 +219,7 @@ export async function resolveRoutes(
     targets,
     routing,
     allow,
+    reads,
     batching,
     async preconnect(n) {
       for (const r of routes.values()) {

@@ -73,9 +73,11 @@ export interface RunOptions {
   /**
    * How the open-loop dispatcher waits between due times (runner/dispatch.ts): for measuring the dispatcher
    * (bench/dispatch_bench.ts compares `POLLING_WAIT` on `timeout` timers, the loop before it slept).
-   * @default { wait: DISPATCH_WAIT, timers: "waker" } (runner/dispatch_timers.ts)
+   * `reads: false` turns off starting due requests after the clients' reads (runner/dispatch.ts `reads`): the loop
+   * then polls before every due time, as it did before.
+   * @default { wait: DISPATCH_WAIT, timers: "waker", reads: true } (runner/dispatch_timers.ts)
    */
-  dispatch?: { wait?: DispatchWait; timers?: "waker" | "timeout" };
+  dispatch?: { wait?: DispatchWait; timers?: "waker" | "timeout"; reads?: boolean };
   /** Receives the progress snapshot every second (and at the end) instead of the line on stderr. */
   onProgress?: (s: ProgressSnapshot) => void;
   /**

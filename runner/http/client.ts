@@ -73,8 +73,19 @@ export interface HttpClient {
 /** Idle keep-alive connections older than this are closed, not reused, by both clients (servers drop idle ones). */
 export const DEFAULT_IDLE_TIMEOUT_MS = 4000;
 
+/**
+ * Told of each socket read a client has handled, with the clock's reading after it (the raw client only): the open-loop
+ * dispatcher (runner/dispatch.ts) starts the requests due by then in a turn the event loop is awake for anyway,
+ * instead of polling for them. One per run, shared by its routes' clients; `fn` is set while the dispatcher runs.
+ */
+export class ReadHook {
+  fn: ((nowMs: number) => void) | null = null;
+}
+
 export interface HttpClientOptions {
   clock: Clock;
+  /** Called after each socket read the client has handled. */
+  reads?: ReadHook;
   /** Most connections kept per host. @default 4096 */
   maxConnectionsPerHost?: number;
   /** Idle keep-alive connections older than this are closed instead of reused. @default DEFAULT_IDLE_TIMEOUT_MS */

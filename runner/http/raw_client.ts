@@ -1,5 +1,5 @@
 import type { Clock } from "../clock.ts";
-import type { HttpClient, HttpClientOptions, HttpOutcome, HttpRequest, ResponseHandler } from "./client.ts";
+import type { HttpClient, HttpClientOptions, HttpOutcome, HttpRequest, ReadHook, ResponseHandler } from "./client.ts";
 import { DEFAULT_IDLE_TIMEOUT_MS } from "./client.ts";
 import { watchAbort } from "./abort_watch.ts";
 import { HostPool, type RawConnection } from "./connection_pool.ts";
@@ -39,6 +39,7 @@ export class RawHttpClient implements HttpClient {
   readonly #max: number;
   readonly #idleTimeoutMs: number;
   readonly #bufferBytes: number;
+  readonly #reads: ReadHook | undefined;
   #fetch: FetchHttpClient | undefined;
   #options: HttpClientOptions;
   #closed = false;
@@ -49,6 +50,7 @@ export class RawHttpClient implements HttpClient {
     this.#max = options.maxConnectionsPerHost ?? 4096;
     this.#idleTimeoutMs = options.idleTimeoutMs ?? DEFAULT_IDLE_TIMEOUT_MS;
     this.#bufferBytes = options.readBufferBytes ?? 16384;
+    this.#reads = options.reads;
   }
 
   /** Connections opened so far, over all hosts (keep-alive reuse keeps this low). */
@@ -192,8 +194,10 @@ export class RawHttpClient implements HttpClient {
         if (parser.done) {
           if (used === n && parser.keepAlive && !aborted) pool.release(c);
           else pool.discard(c);
+          this.#reads?.fn?.(t);
           return { ok: true, endMs: t };
         }
+        this.#reads?.fn?.(t);
       }
     } catch (err) {
       const t = clock.now();

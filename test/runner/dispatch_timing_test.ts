@@ -7,6 +7,7 @@ import assert from "node:assert/strict";
 import type { RequestRow, ScheduledRequest } from "../../schema/mod.ts";
 import type { Clock } from "../../runner/clock.ts";
 import { dispatchOpenLoop } from "../../runner/dispatch.ts";
+import { ReadHook } from "../../runner/http/client.ts";
 import { type DispatchTimers, type DispatchWait, POLLING_WAIT } from "../../runner/dispatch_timers.ts";
 
 /**
@@ -241,4 +242,48 @@ Deno.test("a stop during a long sleep cancels the sleep and ends the loop at onc
   // The stop ran on the next turn (0.01 ms), not when the cancelled timer would have fired.
   assert.ok(fake.t < 1, `ended at ${fake.t} ms`);
   assert.equal(fake.pending, 0);
+});
+
+Deno.test("while answers are read, reads start what is due and the backstop what no read reached", async () => {
+  // Times, lead and turns in binary fractions, so that the fake clock's sums are exact.
+  const fake = new FakeTime({ turnMs: 0.125, lateness: () => 0 });
+  // The backstop timer is 1.5 ms late (as setTimeout is here), the loop's own timers on time.
+  const backstop: DispatchTimers = { after: (ms, fn) => fake.after(ms + 1.5, fn), turn: (fn) => fake.turn(fn) };
+  const reads = new ReadHook();
+  const starts: { id: string; at: number; turns: number }[] = [];
+  const finishAll: (() => void)[] = [];
+  const done = dispatchOpenLoop({
+    clock: fake,
+    timers: fake,
+    backstop,
+    reads,
+    wait: { leadMs: 0.25, spinMaxMs: 0.25 },
+    entries: [10, 10.125, 10.25, 10.375, 20, 30, 30.125].map((ms, i) => entry(i, ms)),
+    maxSendLagMs: 1e9,
+    maxInFlight: 1e9,
+    start: (e, startedMs) => {
+      starts.push({ id: e.request_id, at: startedMs, turns: fake.turns });
+      // In flight until 100 ms: answers are being read all along.
+      return new Promise<RequestRow>((r) => finishAll.push(() => r({ request_id: e.request_id } as RequestRow)));
+    },
+    skip: () => assert.fail("nothing is skipped"),
+  });
+  assert.notEqual(reads.fn, null, "the loop listens to reads while it runs");
+  // Reads at 10.1875 and 11 (answers of the requests in flight), one at 12 while the loop sleeps toward 20.
+  for (const at of [10.1875, 11, 12]) fake.after(at, () => reads.fn?.(fake.t));
+  fake.after(100, () => finishAll.forEach((f) => f()));
+  await fake.run();
+  await done;
+  assert.equal(reads.fn, null, "and stops listening when it ends");
+  assert.deepEqual(starts.map((s) => [s.id, s.at]), [
+    ["r0", 10], // nothing in flight yet: its timer, then polls up to its due time, as before
+    ["r1", 10.1875], // due at 10.125, right after r0 started: started by the read at 10.1875
+    ["r2", 11], // due at 10.25: no read until 11 (the backstop was set for 10.1875 + 0.0625 + 1.5 = 11.75)
+    ["r3", 11], // due at 10.375: already due at that read, started in the same wake-up
+    ["r4", 20], // far ahead: the loop's own timer and polls; the read at 12 started nothing
+    ["r5", 30],
+    ["r6", 31.625], // due at 30.125 right after r5, no read came: the backstop, 0.125 + 1.5 ms after 30
+  ]);
+  // No polling while waiting on reads: the turns counted at r1, r2 and r3 are the two taken before r0 started.
+  assert.deepEqual(starts.slice(0, 4).map((s) => s.turns), [2, 2, 2, 2]);
 });
