@@ -74,9 +74,10 @@ export interface HttpClient {
 export const DEFAULT_IDLE_TIMEOUT_MS = 4000;
 
 /**
- * Told of each socket read a client has handled, with the clock's reading after it (the raw client only): the open-loop
- * dispatcher (runner/dispatch.ts) starts the requests due by then in a turn the event loop is awake for anyway,
- * instead of polling for them. One per run, shared by its routes' clients; `fn` is set while the dispatcher runs.
+ * Told of each read of an answer a client has handled (a socket read of the raw client, a body chunk of fetch), with
+ * the clock's reading at it: the open-loop dispatcher (runner/dispatch.ts) starts the requests due by then in a turn
+ * the event loop is awake for anyway, instead of polling for them. One per run, shared by its routes' clients; `fn` is
+ * set while the dispatcher runs.
  */
 export class ReadHook {
   fn: ((nowMs: number) => void) | null = null;
@@ -84,7 +85,7 @@ export class ReadHook {
 
 export interface HttpClientOptions {
   clock: Clock;
-  /** Called after each socket read the client has handled. */
+  /** Told of each read of an answer the client has handled. */
   reads?: ReadHook;
   /** Most connections kept per host. @default 4096 */
   maxConnectionsPerHost?: number;

@@ -1,5 +1,5 @@
 import type { Clock } from "../clock.ts";
-import type { HttpClient, HttpClientOptions, HttpOutcome, HttpRequest, ResponseHandler } from "./client.ts";
+import type { HttpClient, HttpClientOptions, HttpOutcome, HttpRequest, ReadHook, ResponseHandler } from "./client.ts";
 import { DEFAULT_IDLE_TIMEOUT_MS } from "./client.ts";
 import { failure, messageOf } from "./transport_error.ts";
 import type { TransportErrorKind } from "./client.ts";
@@ -18,10 +18,12 @@ const IDENTITY = "identity";
 export class FetchHttpClient implements HttpClient {
   readonly name = "fetch";
   readonly #clock: Clock;
+  readonly #reads: ReadHook | undefined;
   readonly #client: Deno.HttpClient;
 
   constructor(options: HttpClientOptions) {
     this.#clock = options.clock;
+    this.#reads = options.reads;
     this.#client = Deno.createHttpClient({
       poolMaxIdlePerHost: options.maxConnectionsPerHost ?? 4096,
       poolIdleTimeout: options.idleTimeoutMs ?? DEFAULT_IDLE_TIMEOUT_MS,
@@ -64,8 +66,10 @@ export class FetchHttpClient implements HttpClient {
           const r = await reader.read();
           if (r.done) break;
           step = "handler";
-          handler.onData(r.value, clock.now());
+          const t = clock.now();
+          handler.onData(r.value, t);
           step = "body";
+          this.#reads?.fn?.(t);
         }
       }
       return { ok: true, endMs: clock.now() };

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { startClock } from "../../../runner/clock.ts";
-import type { HttpClient, HttpOutcome } from "../../../runner/http/client.ts";
+import { type HttpClient, type HttpOutcome, ReadHook } from "../../../runner/http/client.ts";
 import { createHttpClient, HTTP_CLIENT_KINDS, type HttpClientKind, SseDecoder } from "../../../runner/http/mod.ts";
 import { type FaultServer, startFaultServer } from "../../support/fault_server.ts";
 
@@ -78,7 +78,8 @@ function assertFailed(ex: Exchange, kind: string): void {
 }
 
 async function suite(t: Deno.TestContext, kind: HttpClientKind, srv: FaultServer): Promise<void> {
-  const client = createHttpClient(kind, { clock });
+  const reads = new ReadHook();
+  const client = createHttpClient(kind, { clock, reads });
   const url = (mode: string, query = "") => `${srv.url}/${mode}/v1/chat/completions${query}`;
   try {
     await t.step("ok-sse: chunked OpenAI stream arrives whole, head before data before end", async () => {
@@ -119,6 +120,25 @@ async function suite(t: Deno.TestContext, kind: HttpClientKind, srv: FaultServer
       // 4 gaps of 40 ms lie between the role chunk and the last token.
       assert.ok(spread >= 4 * 40 * 0.9, `pieces spread over ${spread} ms`);
       assert.ok(ex.pieces.length >= 5, `${ex.pieces.length} pieces`);
+    });
+
+    await t.step("the read hook hears of every piece read, at the instant the handler got it", async () => {
+      const heard: number[] = [];
+      reads.fn = (t) => heard.push(t);
+      try {
+        const ex = await exchange(client, url("slow", "?tokens=3&delay_ms=20"));
+        assert.equal(ex.outcome.ok, true);
+        // Each piece's time was told to the hook, in order; the raw client also tells of a read that held only the
+        // head or only the body's end.
+        const pieces = ex.pieces.map((p) => p.t);
+        assert.ok(pieces.length >= 4, `${pieces.length} pieces`);
+        for (const p of pieces) assert.ok(heard.includes(p), `piece at ${p} not told: ${heard}`);
+        assert.ok(heard.length <= pieces.length + 2, `${heard.length} reads told for ${pieces.length} pieces`);
+        assert.deepEqual(heard, [...heard].sort((a, b) => a - b));
+        assert.ok(heard.every((t) => t <= ex.outcome.endMs));
+      } finally {
+        reads.fn = null;
+      }
     });
 
     await t.step("500 and 429 are HTTP answers with their bodies, not transport errors", async () => {
