@@ -18,7 +18,7 @@ import { planLengthOf } from "./plan_length.ts";
 import { saveSchedule } from "./schedule.ts";
 import { RUNNER_DEFAULTS } from "./settings.ts";
 import { targetModel } from "./target_model.ts";
-import { warmUp } from "./warm_up.ts";
+import { warmUp, warmUpAnswers } from "./warm_up.ts";
 
 /** A run ready to start: its checked inputs, its folder (made, empty but for the schedule) and run.json so far. */
 export interface PreparedRun extends RunInputs {
@@ -63,7 +63,7 @@ export async function prepareRun(o: RunOptions): Promise<PreparedRun> {
     throw new InputError(`${dir}: cannot create run folder: ${(e as Error).message}`, [], { cause: e });
   }
 
-  warmUp(loaded.workload.cases);
+  warmUp(loaded.workload.cases, built.mode === "open" ? warmUpAnswers(built.entries) : undefined);
   await routes.preconnect(o.preconnect ?? RUNNER_DEFAULTS.preconnect);
   const manifest = initialManifest({
     runId,
