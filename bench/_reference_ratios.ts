@@ -20,6 +20,9 @@ export interface StepFigures {
   max_ms: number;
   /** Answered requests per second, from the first scheduled time to the last completion. */
   completed_rps: number;
+  /** The process's CPU over a window of the steady stage, ms, and the requests scheduled in it; null: not measured. */
+  window_cpu_ms?: number | null;
+  window_requests?: number;
 }
 
 /** A ratio's value in each round, its median and its range over rounds. */
@@ -36,6 +39,8 @@ export interface RateRatios {
   cpu_per_request: RatioSpread;
   p99_lag: RatioSpread;
   max_lag: RatioSpread;
+  /** CPU per request over the steady window (start-up and the end left out); null where a step lacks it. */
+  window_cpu_per_request: RatioSpread | null;
   runner_kept_pace: boolean;
   reference_kept_pace: boolean;
 }
@@ -117,11 +122,13 @@ export function rateRatios(runner: readonly StepFigures[], reference: readonly S
       .filter((p): p is readonly [StepFigures, StepFigures] => p[1] !== undefined);
     if (pairs.length === 0) continue;
     const ratio = (f: (s: StepFigures) => number) => spreadOf(pairs.map(([a, b]) => f(a) / f(b)));
+    const windowed = pairs.every(([a, b]) => [a, b].every((s) => s.window_cpu_ms != null && s.window_requests! > 0));
     out.push({
       rate,
       cpu_per_request: ratio((s) => s.cpu_ms / s.requests),
       p99_lag: ratio((s) => s.p99_ms),
       max_lag: ratio((s) => s.max_ms),
+      window_cpu_per_request: windowed ? ratio((s) => s.window_cpu_ms! / s.window_requests!) : null,
       runner_kept_pace: pairs.every(([a]) => keptPace(a)),
       reference_kept_pace: pairs.every(([, b]) => keptPace(b)),
     });

@@ -125,6 +125,8 @@ export const ReferenceSummary = z.object({
   cpu_user_ms: ms,
   cpu_sys_ms: ms,
   peak_rss_bytes: z.number().int().positive().nullable(),
+  /** With `cpuWindowMs`: the process's CPU time in that stretch of the run. */
+  window_cpu_ms: ms.optional(),
   go_version: z.string().optional(),
   gomaxprocs: z.number().int().positive().optional(),
   runtime: z.string().optional(),
@@ -143,6 +145,8 @@ export interface ReferenceRunOptions {
   stage?: string;
   /** Sends `idempotency-key: <runId>:<request_id>:0`, as the runner does with its run id. */
   runId: string;
+  /** [from, to] ms after ms 0: the summary's `window_cpu_ms` is the CPU time in between. */
+  cpuWindowMs?: readonly [number, number];
 }
 
 /** The command that runs the Deno floor (bench/floor_sender.ts), the reference sender's arguments to follow. */
@@ -176,6 +180,7 @@ export async function runReferenceSender(bin: string | string[], o: ReferenceRun
       o.stage ?? "steady",
       "--idempotency-key-prefix",
       o.runId,
+      ...(o.cpuWindowMs ? ["--cpu-window-ms", o.cpuWindowMs.join(",")] : []),
     ],
     stdout: "piped",
     stderr: "piped",

@@ -54,6 +54,11 @@ export interface RunnerStepOptions {
   runId: string;
   /** `--http-client`. @default "raw" */
   client?: string;
+  /**
+   * [from, to] ms after the run's ms 0 (run.json `epoch_iso`, written at ms 0): `window_cpu_ms` is the process's CPU
+   * time in between, read from /proc/PID/stat at those instants (clock-tick resolution).
+   */
+  cpuWindowMs?: readonly [number, number];
 }
 
 /** What the benches print of one runner step. */
@@ -70,8 +75,43 @@ export interface RunnerStepResult {
   /** The runner process's user + system CPU over its life (run.json `result.runner_cpu_ms`). */
   cpu_ms: number;
   peak_rss_bytes: number | null;
+  /** With `cpuWindowMs`: the process's CPU time in that stretch of the run (null when it ended first). */
+  window_cpu_ms: number | null;
   /** The run folder (the log, run.json, schedule.csv). */
   dir: string;
+}
+
+const TICK_MS = 1000 /
+  Number(new TextDecoder().decode(new Deno.Command("getconf", { args: ["CLK_TCK"] }).outputSync().stdout));
+
+/** User + system CPU time of a live process, all its threads, ms (clock-tick resolution); null once it is gone. */
+export function processCpuMs(pid: number): number | null {
+  try {
+    const stat = Deno.readTextFileSync(`/proc/${pid}/stat`);
+    const f = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+    return (Number(f[11]) + Number(f[12])) * TICK_MS;
+  } catch (e) {
+    if (e instanceof Deno.errors.NotFound) return null;
+    throw e;
+  }
+}
+
+/** The CPU time of process `pid` between `fromMs` and `toMs` after the epoch run.json (in `dir`) names at ms 0. */
+async function windowCpu(pid: number, manifest: string, [fromMs, toMs]: readonly [number, number]) {
+  let epoch = NaN;
+  for (let k = 0; k < 1200 && Number.isNaN(epoch); k++) {
+    await new Promise((r) => setTimeout(r, 25));
+    try {
+      epoch = Date.parse(JSON.parse(Deno.readTextFileSync(manifest)).epoch_iso);
+    } catch { /* not written yet, or being written */ }
+  }
+  const at = (ms: number) => new Promise((r) => setTimeout(r, Math.max(0, epoch + ms - Date.now())));
+  if (Number.isNaN(epoch)) return null;
+  await at(fromMs);
+  const c0 = processCpuMs(pid);
+  await at(toMs);
+  const c1 = processCpuMs(pid);
+  return c0 === null || c1 === null ? null : c1 - c0;
 }
 
 /** Nearest-rank send-lag figures of one set of lags. */
@@ -119,7 +159,7 @@ export function lagStats(lags: readonly (number | null)[]): LagStats {
  * and reads back its rows and run.json. Throws with the runner's stderr when it exits non-zero.
  */
 export async function runRunnerStep(o: RunnerStepOptions): Promise<RunnerStepResult> {
-  const out = await new Deno.Command(Deno.execPath(), {
+  const child = new Deno.Command(Deno.execPath(), {
     args: [
       "run",
       "-A",
@@ -147,9 +187,13 @@ export async function runRunnerStep(o: RunnerStepOptions): Promise<RunnerStepRes
     ],
     stdout: "null",
     stderr: "piped",
-  }).output();
-  if (out.code !== 0) throw new Error(`the runner exited with ${out.code}: ${new TextDecoder().decode(out.stderr)}`);
+  }).spawn();
   const dir = join(o.out, o.runId);
+  const [window_cpu_ms, out] = await Promise.all([
+    o.cpuWindowMs ? windowCpu(child.pid, join(dir, "run.json"), o.cpuWindowMs) : null,
+    child.output(),
+  ]);
+  if (out.code !== 0) throw new Error(`the runner exited with ${out.code}: ${new TextDecoder().decode(out.stderr)}`);
   const manifest = JSON.parse(Deno.readTextFileSync(join(dir, "run.json")));
   const rows = await readLogCsv(join(dir, "requests.csv"), "requests");
   const done = rows.filter((r) => r.completed_ms !== null);
@@ -164,6 +208,7 @@ export async function runRunnerStep(o: RunnerStepOptions): Promise<RunnerStepRes
     completed_rps: done.length / (span / 1000),
     cpu_ms: res.runner_cpu_ms,
     peak_rss_bytes: res.runner_peak_rss_bytes,
+    window_cpu_ms,
     dir,
   };
 }

@@ -14,9 +14,11 @@
  *   deno run -A bench/floor_sender.ts --schedule schedule.csv \
  *     --url http://127.0.0.1:PORT/v1/chat/completions --body-file body.json [--header "name: value" ...] \
  *     [--idempotency-key-prefix RUN_ID] [--summary-stage steady] [--preconnect 8] [--max-send-lag-ms 1000] \
- *     [--rows rows.csv]
+ *     [--rows rows.csv] [--cpu-window-ms FROM,TO]
  *
  * `--rows` writes one CSV row per request: request_id, stage, scheduled_ms, send_lag_ms, completed_ms, outcome.
+ * `--cpu-window-ms` has the summary give the CPU time between FROM and TO ms after ms 0 (`window_cpu_ms`), as the
+ * reference sender does.
  *
  * @module
  */
@@ -33,6 +35,7 @@ const { values: v } = parseArgs({
     "idempotency-key-prefix": { type: "string", default: "" },
     "summary-stage": { type: "string", default: "steady" },
     rows: { type: "string" },
+    "cpu-window-ms": { type: "string" },
     preconnect: { type: "string", default: "8" },
     "max-send-lag-ms": { type: "string", default: "1000" },
   },
@@ -73,6 +76,10 @@ function readSchedule(path: string): Row[] {
   });
 }
 
+const window = v["cpu-window-ms"]?.split(",").map(Number);
+if (window && !(window.length === 2 && window[0]! >= 0 && window[1]! > window[0]!)) {
+  fail(`--cpu-window-ms ${v["cpu-window-ms"]}: expected FROM,TO with 0 ≤ FROM < TO`);
+}
 const rows = readSchedule(v.schedule);
 const body = Deno.readFileSync(v["body-file"]);
 let head = `POST ${url.pathname}${url.search} HTTP/1.1\r\nhost: ${url.host}\r\naccept-encoding: identity\r\n`;
@@ -190,6 +197,25 @@ async function send(r: Row | null, id: string): Promise<void> {
 await Promise.all(Array.from({ length: preconnect }, (_, i) => send(null, `warm-up-${i}`)));
 t0 = performance.now();
 const inFlight: Promise<void>[] = [];
+const cpuNow = () => {
+  const c = process.cpuUsage();
+  return (c.user + c.system) / 1000;
+};
+let windowCpuMs: number | null = null;
+if (window) {
+  const [from, to] = window as [number, number];
+  inFlight.push(
+    new Promise<void>((done) =>
+      setTimeout(() => {
+        const c0 = cpuNow();
+        setTimeout(() => {
+          windowCpuMs = cpuNow() - c0;
+          done();
+        }, to - now());
+      }, from - now())
+    ),
+  );
+}
 let i = 0;
 while (i < rows.length) {
   const wait = rows[i]!.scheduledMs - now();
@@ -238,5 +264,6 @@ console.log(JSON.stringify({
   cpu_user_ms: cpu.user / 1000,
   cpu_sys_ms: cpu.system / 1000,
   peak_rss_bytes: hwm ? Number(hwm[1]) * 1024 : null,
+  ...(windowCpuMs === null ? {} : { window_cpu_ms: windowCpuMs }),
   runtime: `deno ${Deno.version.deno}`,
 }));

@@ -33,7 +33,7 @@ import {
   runReferenceSender,
   saveRunnerSchedule,
 } from "./_reference_sender.ts";
-import { PACE_SHARE, type RateRatios, rateRatios, type StepFigures } from "./_reference_ratios.ts";
+import { PACE_SHARE, type RateRatios, rateRatios, type RatioSpread, type StepFigures } from "./_reference_ratios.ts";
 import { tinyCase, warmupSteadyPlan, writeWorkload } from "../testing/tiny_workload.ts";
 import { load1 } from "../scripts/_load_average.ts";
 
@@ -93,12 +93,13 @@ function f(x: number | null, digits: number): string {
 
 const STEP_HEAD =
   "| round | rate | sender | requests | ok | not_sent | failed | steady lag p50 / p99 / max (ms) | CPU ms / req | " +
-  "completed rps | peak RSS MB | load 1m before → after |\n" +
-  "| ---: | ---: | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |";
+  "CPU ms / req, steady window | completed rps | peak RSS MB | load 1m before → after |\n" +
+  "| ---: | ---: | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |";
 
 function stepLine(s: Step): string {
   return `| ${s.round} | ${s.rate} | ${s.sender} | ${s.requests} | ${s.ok} | ${s.not_sent} | ${s.failed} | ` +
     `${f(s.p50_ms, 3)} / ${f(s.p99_ms, 3)} / ${f(s.max_ms, 3)} | ${f(s.cpu_ms / s.requests, 3)} | ` +
+    `${s.window_cpu_ms == null ? "—" : f(s.window_cpu_ms / s.window_requests!, 3)} | ` +
     `${f(s.completed_rps, 0)} | ${f(s.peak_rss_mb, 0)} | ${f(s.load_before, 2)} → ${f(s.load_after, 2)} |`;
 }
 
@@ -108,7 +109,13 @@ const RATIO_HEAD = "| rate | ratio | per round | median | range | kept pace |\n"
 function ratioLine(r: RateRatios, a: Sender, b: Sender): string {
   const yes = (x: boolean) => x ? "yes" : "no";
   const pace = `${a} ${yes(r.runner_kept_pace)}, ${b} ${yes(r.reference_kept_pace)}`;
-  return ([["CPU per request", r.cpu_per_request], ["p99 send lag", r.p99_lag], ["max send lag", r.max_lag]] as const)
+  const rows: [string, RatioSpread | null][] = [
+    ["CPU per request", r.cpu_per_request],
+    ["CPU per request, steady window", r.window_cpu_per_request],
+    ["p99 send lag", r.p99_lag],
+    ["max send lag", r.max_lag],
+  ];
+  return rows.filter((p): p is [string, RatioSpread] => p[1] !== null)
     .map(([name, x], i) =>
       `| ${i === 0 ? r.rate : ""} | ${name}, ${a} / ${b} | ${x.rounds.map((y) => f(y, 2)).join(", ")} | ${
         f(x.median, 2)
@@ -135,6 +142,13 @@ try {
     const plan = warmupSteadyPlan(dir, `s${rate}`, rate, seconds);
     plans.set(rate, { plan, schedule: await saveRunnerSchedule(plan, workload, join(dir, `s${rate}`)) });
   }
+  // The steady stage less 0.5 s at each end: CPU per request with start-up and the end left out.
+  const cpuWindowMs = [1500, 500 + seconds * 1000] as const;
+  const inWindow = (schedule: string) =>
+    Deno.readTextFileSync(schedule).split("\n").slice(1).filter((l) => {
+      const t = Number(l.split(",")[1]);
+      return l !== "" && t >= cpuWindowMs[0] && t < cpuWindowMs[1];
+    }).length;
   for (let round = 1; round <= rounds; round++) {
     for (const rate of rates) {
       const { plan, schedule } = plans.get(rate)!;
@@ -146,7 +160,7 @@ try {
         const runId = `r${rate}-${round}`;
         let step: Step;
         if (sender === "runner") {
-          const r = await runRunnerStep({ workload, plan, target, out: dir, runId });
+          const r = await runRunnerStep({ workload, plan, target, out: dir, runId, cpuWindowMs });
           // The runner's saved schedule must be the one the reference sends.
           if (await sha256(join(r.dir, "schedule.csv")) !== await sha256(schedule)) {
             throw new Error(`the runner's schedule at ${rate} req/s differs from the reference's`);
@@ -163,6 +177,8 @@ try {
             max_ms: r.steady.max_ms,
             completed_rps: r.completed_rps,
             peak_rss_mb: r.peak_rss_bytes === null ? null : r.peak_rss_bytes / 2 ** 20,
+            window_cpu_ms: r.window_cpu_ms,
+            window_requests: inWindow(schedule),
             load_after: load1(),
           };
           Deno.removeSync(r.dir, { recursive: true });
@@ -174,6 +190,7 @@ try {
             request,
             rows,
             runId,
+            cpuWindowMs,
           });
           step = {
             ...base,
@@ -187,6 +204,8 @@ try {
             max_ms: s.send_lag_max_ms ?? NaN,
             completed_rps: s.completed_rps,
             peak_rss_mb: s.peak_rss_bytes === null ? null : s.peak_rss_bytes / 2 ** 20,
+            window_cpu_ms: s.window_cpu_ms ?? null,
+            window_requests: inWindow(schedule),
             load_after: load1(),
           };
           Deno.removeSync(rows);

@@ -5,7 +5,11 @@
 //
 //	reference_sender --schedule schedule.csv --url http://127.0.0.1:PORT/v1/chat/completions \
 //	  --body-file body.json [--header "name: value" ...] [--idempotency-key-prefix RUN_ID] \
-//	  [--rows rows.csv] [--summary-stage steady]
+//	  [--rows rows.csv] [--summary-stage steady] [--cpu-window-ms FROM,TO]
+//
+// --cpu-window-ms has the summary give the process's CPU time between FROM and TO ms after ms 0
+// (window_cpu_ms), read with getrusage at those instants: the CPU per request of a stretch of the
+// run, start-up and the end left out.
 //
 // Send lag is the runner's `send_lag_ms` (schema/events.ts RequestRow): the instant the request's
 // first byte was written to the socket − its scheduled time. Every connection the transport dials is
@@ -99,7 +103,18 @@ func main() {
 	stage := flag.String("summary-stage", "steady", "the stage whose send lags the summary's percentiles cover")
 	rowsFile := flag.String("rows", "", "write one CSV row per request here")
 	keyPrefix := flag.String("idempotency-key-prefix", "", `send "idempotency-key: PREFIX:<request_id>:0" as the runner does with its run id`)
+	cpuWindow := flag.String("cpu-window-ms", "", "FROM,TO: the summary's window_cpu_ms is the CPU time between these ms of the run")
 	flag.Parse()
+	windowFrom, windowTo := -1.0, -1.0
+	if *cpuWindow != "" {
+		a, b, ok := strings.Cut(*cpuWindow, ",")
+		f, errF := strconv.ParseFloat(a, 64)
+		t, errT := strconv.ParseFloat(b, 64)
+		if !ok || errF != nil || errT != nil || !(f >= 0) || !(t > f) {
+			fail(2, "--cpu-window-ms %q: expected FROM,TO with 0 ≤ FROM < TO", *cpuWindow)
+		}
+		windowFrom, windowTo = f, t
+	}
 	if *schedule == "" || *url == "" || *bodyFile == "" || *maxConns < 1 || *preconnect < 0 || !(*maxLagMs > 0) {
 		fail(2, "--schedule, --url and --body-file are required; --max-connections ≥ 1, --preconnect ≥ 0, --max-send-lag-ms > 0")
 	}
@@ -200,6 +215,17 @@ func main() {
 	const lead = 50 * time.Millisecond
 	var wg sync.WaitGroup
 	t0 = time.Now()
+	windowCPU := math.NaN()
+	if windowFrom >= 0 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			time.Sleep(time.Until(t0.Add(time.Duration(windowFrom * 1e6))))
+			c0 := cpuMs()
+			time.Sleep(time.Until(t0.Add(time.Duration(windowTo * 1e6))))
+			windowCPU = cpuMs() - c0
+		}()
+	}
 	for i := range rows {
 		r := &rows[i]
 		due := t0.Add(time.Duration(math.Ceil(r.scheduledMs * 1e6)))
@@ -227,7 +253,11 @@ func main() {
 	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
 		fail(1, "getrusage: %v", err)
 	}
-	out, _ := json.Marshal(summarize(rows, *stage, ru))
+	sum := summarize(rows, *stage, ru)
+	if !math.IsNaN(windowCPU) {
+		sum.WindowCPUMs = &windowCPU
+	}
+	out, _ := json.Marshal(sum)
 	fmt.Println(string(out))
 }
 

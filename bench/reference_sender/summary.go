@@ -56,7 +56,8 @@ type summary struct {
 	CompletedRps float64  `json:"completed_rps"`
 	CPUUserMs    float64  `json:"cpu_user_ms"`
 	CPUSysMs     float64  `json:"cpu_sys_ms"`
-	PeakRSSBytes *int64   `json:"peak_rss_bytes"` // null: no /proc/self/status
+	PeakRSSBytes *int64   `json:"peak_rss_bytes"`          // null: no /proc/self/status
+	WindowCPUMs  *float64 `json:"window_cpu_ms,omitempty"` // --cpu-window-ms: user + system CPU in the window
 	GoVersion    string   `json:"go_version"`
 	GoMaxProcs   int      `json:"gomaxprocs"`
 }
@@ -102,6 +103,16 @@ func summarize(rows []row, stage string, ru syscall.Rusage) summary {
 	s.CPUUserMs, s.CPUSysMs = ms(ru.Utime), ms(ru.Stime)
 	s.PeakRSSBytes = peakRSS()
 	return s
+}
+
+// cpuMs is this process's user + system CPU time so far (getrusage), ms.
+func cpuMs() float64 {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		fail(1, "getrusage: %v", err)
+	}
+	ms := func(t syscall.Timeval) float64 { return float64(t.Sec)*1000 + float64(t.Usec)/1000 }
+	return ms(ru.Utime) + ms(ru.Stime)
 }
 
 // peakRSS is this process's VmHWM (/proc/self/status), as the runner's run.json reports its own; nil when unreadable.
