@@ -116,7 +116,9 @@ async function sameScheduleSameRequest(go: string): Promise<void> {
     const schedule = await saveRunnerSchedule(plan, workload, join(dir, "schedule"));
     const target = `http://127.0.0.1:${responder.port}`;
 
-    const runner = await runRunnerStep({ workload, plan, target, out: dir, runId: "runner" });
+    // The CPU of the steady stage's middle (1.1–1.9 s after ms 0), beside the whole process's.
+    const cpuWindowMs = [1100, 1900] as const;
+    const runner = await runRunnerStep({ workload, plan, target, out: dir, runId: "runner", cpuWindowMs });
     const byRunner = responder.seen.splice(0);
     const rowsFile = join(dir, "reference.csv");
     const ref = await runReferenceSender(bin, {
@@ -125,6 +127,7 @@ async function sameScheduleSameRequest(go: string): Promise<void> {
       request: runnerRequest(tinyCase()),
       rows: rowsFile,
       runId: "runner",
+      cpuWindowMs,
     });
     const byReference = responder.seen.splice(0);
     const floorRowsFile = join(dir, "floor.csv");
@@ -134,6 +137,7 @@ async function sameScheduleSameRequest(go: string): Promise<void> {
       request: runnerRequest(tinyCase()),
       rows: floorRowsFile,
       runId: "runner",
+      cpuWindowMs,
     });
     const byFloor = responder.seen.splice(0);
 
@@ -223,6 +227,17 @@ async function sameScheduleSameRequest(go: string): Promise<void> {
       lagStats(floorSteady),
     );
     assert.ok(floor.cpu_user_ms + floor.cpu_sys_ms > 0 && floor.runtime!.startsWith("deno "));
+
+    // Each sender's CPU over the window: measured, and no more than its whole life's.
+    for (
+      const [name, w, all] of [
+        ["runner", runner.window_cpu_ms, runner.cpu_ms],
+        ["reference", ref.window_cpu_ms, ref.cpu_user_ms + ref.cpu_sys_ms],
+        ["floor", floor.window_cpu_ms, floor.cpu_user_ms + floor.cpu_sys_ms],
+      ] as const
+    ) {
+      assert.ok(typeof w === "number" && w >= 0 && w <= all, `${name}: window ${w} of ${all} ms`);
+    }
   } finally {
     await responder.close();
     await Deno.remove(dir, { recursive: true });
