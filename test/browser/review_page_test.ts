@@ -5,7 +5,6 @@
  * then imported with `review import` into the runs' quality tables.
  */
 import assert from "node:assert/strict";
-import { join } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { type Browser, launchChromium, type Page } from "../../examples/chat/cdp.ts";
 import { findChromium } from "../../analysis/plots/chromium.ts";

@@ -9,7 +9,7 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
-import { type Browser, launchChromium, type Page } from "../../examples/chat/cdp.ts";
+import { type Browser, launchChromium } from "../../examples/chat/cdp.ts";
 import { findChromium } from "../../analysis/plots/chromium.ts";
 import { runLoadTest } from "../../runner/run.ts";
 import { loadSimProfile } from "../../schema/sim_profile.ts";
