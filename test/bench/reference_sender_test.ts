@@ -120,25 +120,21 @@ async function sameScheduleSameRequest(go: string): Promise<void> {
     const cpuWindowMs = [1100, 1900] as const;
     const runner = await runRunnerStep({ workload, plan, target, out: dir, runId: "runner", cpuWindowMs });
     const byRunner = responder.seen.splice(0);
+    // The reference and the floor send the runner's request on its schedule, each writing its rows beside.
+    const send = (cmd: string | string[], rows: string) =>
+      runReferenceSender(cmd, {
+        schedule,
+        url: `${target}/v1/chat/completions`,
+        request: runnerRequest(tinyCase()),
+        rows,
+        runId: "runner",
+        cpuWindowMs,
+      });
     const rowsFile = join(dir, "reference.csv");
-    const ref = await runReferenceSender(bin, {
-      schedule,
-      url: `${target}/v1/chat/completions`,
-      request: runnerRequest(tinyCase()),
-      rows: rowsFile,
-      runId: "runner",
-      cpuWindowMs,
-    });
+    const ref = await send(bin, rowsFile);
     const byReference = responder.seen.splice(0);
     const floorRowsFile = join(dir, "floor.csv");
-    const floor = await runReferenceSender(floorSenderCommand(), {
-      schedule,
-      url: `${target}/v1/chat/completions`,
-      request: runnerRequest(tinyCase()),
-      rows: floorRowsFile,
-      runId: "runner",
-      cpuWindowMs,
-    });
+    const floor = await send(floorSenderCommand(), floorRowsFile);
     const byFloor = responder.seen.splice(0);
 
     // The same schedule: the runner saved exactly the file the reference read (50 warm-up + 50 steady arrivals).
@@ -173,11 +169,16 @@ async function sameScheduleSameRequest(go: string): Promise<void> {
     assert.ok(runner.steady.p99_ms <= runner.steady.max_ms && runner.cpu_ms > 0);
 
     // The reference's rows: one per scheduled request, in order, first byte after its time, answered to the end.
-    const rows = parse(await Deno.readTextFile(rowsFile), { columns: true, cast: true }) as ReferenceRow[];
-    assert.deepEqual(
-      rows.map((r) => ({ request_id: r.request_id, scheduled_ms: r.scheduled_ms, stage: r.stage })),
-      planned,
-    );
+    /** A sender's rows file, checked to hold one row per scheduled request, in schedule order. */
+    const rowsOf = async (file: string) => {
+      const rows = parse(await Deno.readTextFile(file), { columns: true, cast: true }) as ReferenceRow[];
+      assert.deepEqual(
+        rows.map((r) => ({ request_id: r.request_id, scheduled_ms: r.scheduled_ms, stage: r.stage })),
+        planned,
+      );
+      return rows;
+    };
+    const rows = await rowsOf(rowsFile);
     for (const r of rows) {
       assert.equal(r.outcome, "ok", r.request_id);
       assert.equal(r.http_status, 200);
@@ -208,11 +209,7 @@ async function sameScheduleSameRequest(go: string): Promise<void> {
     assert.ok(ref.cpu_user_ms + ref.cpu_sys_ms > 0 && ref.peak_rss_bytes !== null && ref.gomaxprocs! >= 1);
 
     // The floor's rows and summary, the same way: every request answered to its end ([DONE] seen), lags ≥ 0.
-    const floorRows = parse(await Deno.readTextFile(floorRowsFile), { columns: true, cast: true }) as ReferenceRow[];
-    assert.deepEqual(
-      floorRows.map((r) => ({ request_id: r.request_id, scheduled_ms: r.scheduled_ms, stage: r.stage })),
-      planned,
-    );
+    const floorRows = await rowsOf(floorRowsFile);
     for (const r of floorRows) {
       assert.equal(r.outcome, "ok", r.request_id);
       assert.ok(r.send_lag_ms >= 0 && r.completed_ms >= r.scheduled_ms + r.send_lag_ms, r.request_id);
