@@ -36,9 +36,10 @@ export interface DispatchOptions {
   /** How early it wakes and how long it may poll before a due time. @default DISPATCH_WAIT */
   wait?: DispatchWait;
   /**
-   * The run's HTTP clients' reads (runner/http/client.ts): while requests are in flight, the loop does not poll before
-   * a due time but starts due requests after each read, on a turn awake anyway, with `backstop` as the timer for a
-   * due time no read comes before. Without it the loop polls as `wait` says.
+   * The run's HTTP clients' reads (runner/http/client.ts): right after a wake-up that started requests, with requests
+   * in flight, a due time within `wait.spinMaxMs` is not polled for: the first read after it starts what is due, on a
+   * turn the event loop is awake for anyway, with `backstop` as the timer if no read comes first. Without it the loop
+   * polls as `wait` says.
    */
   reads?: ReadHook;
   /** The timer behind the reads. @default timeoutTimers() */
@@ -79,7 +80,8 @@ export interface DispatchCounters {
  * ones before it; sends never wait for responses. Between due times the loop
  * sleeps: a timer wakes it `wait.leadMs` before the next due time, and only
  * from `wait.spinMaxMs` before it does it poll (event-loop turns that yield to
- * I/O), so it never polls longer than that per due time. Each wake-up starts
+ * I/O), so it never polls longer than that per due time — and, given `reads`, not at all right after starting
+ * requests while answers are being read (dense arrivals). Each wake-up starts
  * every request due by then, in schedule order, and never one before its
  * time. Resolves when every started request has finished, with how much of
  * the schedule was offered (all of it unless a checkpoint withheld the rest).
