@@ -17,24 +17,11 @@ import { judgeCalibration } from "../../../analysis/quality/calibration.ts";
 import { loadRunQuality } from "../../../analysis/quality/verdicts.ts";
 import { loadRun } from "../../../analysis/run/load_run.ts";
 import type { QualityRow } from "../../../schema/quality.ts";
+import { exampleVerdict } from "../../../testing/quality_rows.ts";
 
 const ROOT = fileURLToPath(new URL("../../../", import.meta.url));
 
-const verdict = (request_id: string, source: string, pass: boolean): QualityRow => ({
-  run_id: "r",
-  request_id,
-  source,
-  rubric_id: "x",
-  rubric_sha256: "0".repeat(64),
-  scores: "{}",
-  pass,
-  rationale: null,
-  time_spent_ms: null,
-  judged_epoch_ms: 0,
-  input_tokens: null,
-  output_tokens: null,
-  calls: null,
-});
+const verdict = exampleVerdict;
 
 /** Items of a class: `n` of each (truth, judged) combination. */
 function items(cls: string, counts: { tp: number; fn: number; fp: number; tn: number }) {

@@ -1,22 +1,8 @@
 import assert from "node:assert/strict";
 import { humanConsensus } from "../../../analysis/quality/consensus.ts";
-import type { QualityRow } from "../../../schema/quality.ts";
+import { exampleVerdict } from "../../../testing/quality_rows.ts";
 
-const v = (request_id: string, source: string, pass: boolean): QualityRow => ({
-  run_id: "run",
-  request_id,
-  source,
-  rubric_id: "r",
-  rubric_sha256: "0".repeat(64),
-  scores: "{}",
-  pass,
-  rationale: null,
-  time_spent_ms: null,
-  judged_epoch_ms: 0,
-  input_tokens: null,
-  output_tokens: null,
-  calls: null,
-});
+const v = exampleVerdict;
 
 Deno.test("humanConsensus: adjudication wins, agreement stands, a split without adjudication is unresolved", () => {
   const c = humanConsensus([
