@@ -23,6 +23,7 @@ import { parseArgs } from "node:util";
 import { readLogCsv } from "../runner/sinks/csv_read.ts";
 import { tinyCase, warmupSteadyPlan, writeWorkload } from "../testing/tiny_workload.ts";
 import { startStaticServer } from "./static_sse_server.ts";
+import { processCpuMs } from "./_runner_step.ts";
 
 const ROOT = new URL("../", import.meta.url).pathname;
 const { values: v } = parseArgs({
@@ -55,14 +56,6 @@ if (
   Deno.exit(2);
 }
 
-const TICK_MS = 1000 /
-  Number(new TextDecoder().decode(new Deno.Command("getconf", { args: ["CLK_TCK"] }).outputSync().stdout));
-/** User + system CPU time of a process, all its threads, in ms (clock-tick resolution). */
-function cpuMs(pid: number): number {
-  const stat = Deno.readTextFileSync(`/proc/${pid}/stat`);
-  const f = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-  return (Number(f[11]) + Number(f[12])) * TICK_MS;
-}
 /**
  * The times the runner's main thread gave up its CPU to wait (`voluntary_ctxt_switches` of /proc/PID/status, the
  * thread-group leader's): each is a sleep, so each is a wake-up to come.
@@ -126,9 +119,9 @@ async function runOnce(dir: string, target: string, workload: string, rate: numb
   let steadyWakeups = NaN;
   if (!Number.isNaN(epoch)) {
     await sleepUntil(epoch + window.from);
-    const [c0, w0] = [cpuMs(child.pid), mainWakeups(child.pid)];
+    const [c0, w0] = [processCpuMs(child.pid) ?? NaN, mainWakeups(child.pid)];
     await sleepUntil(epoch + window.to);
-    [steadyCpu, steadyWakeups] = [cpuMs(child.pid) - c0, mainWakeups(child.pid) - w0];
+    [steadyCpu, steadyWakeups] = [(processCpuMs(child.pid) ?? NaN) - c0, mainWakeups(child.pid) - w0];
   }
   const status = await child.status;
   await drain;
