@@ -100,8 +100,8 @@ export async function dispatchOpenLoop(
   let end = entries.length;
   let withheldFromMs: number | null = null;
   let cancelSleep: (() => void) | null = null;
-  /** What wakes the loop next: an event-loop turn already asked for, a timer (cancelSleep), or a read or the backstop. */
-  let pending: "turn" | "sleep" | "reads" | "none" = "none";
+  /** The loop waits for a read (or the backstop's timer), not for a turn or its own timer: a read may tick it. */
+  let onReads = false;
   const backstop = o.backstop ?? timeoutTimers();
   let finishedAll: () => void;
   const finished = new Promise<void>((r) => finishedAll = r);
@@ -145,7 +145,7 @@ export async function dispatchOpenLoop(
 
   const tick = () => {
     cancelSleep = null;
-    pending = "none";
+    onReads = false;
     if (o.signal?.aborted) {
       for (; i < end; i++) {
         o.skip(entries[i]!, "not_sent", null, "run_stopped");
@@ -190,21 +190,19 @@ export async function dispatchOpenLoop(
       // backstop's timer if none comes. Else sleep until `leadMs` before it.
       if (wait <= spinMaxMs) {
         if (o.reads && n > 0 && counters.inFlight > 0 && wait > 0) {
-          pending = "reads";
+          onReads = true;
           cancelSleep = backstop.after(wait, tick);
         } else {
-          pending = "turn";
           timers.turn(tick);
         }
       } else {
-        pending = "sleep";
         cancelSleep = timers.after(wait - leadMs, tick);
       }
     } else settle();
   };
   /** After a read: starts what is due when the loop waits for reads (a turn it asked for comes anyway). */
   const onRead = (nowMs: number) => {
-    if (pending !== "reads" || i >= end || entries[i]!.scheduled_ms > nowMs) return;
+    if (!onReads || i >= end || entries[i]!.scheduled_ms > nowMs) return;
     cancelSleep?.();
     try {
       tick();
@@ -218,7 +216,7 @@ export async function dispatchOpenLoop(
   if (o.reads) o.reads.fn = onRead;
   const onAbort = () => {
     cancelSleep?.();
-    pending = "turn";
+    onReads = false;
     timers.turn(tick);
   };
   o.signal?.addEventListener("abort", onAbort, { once: true });
