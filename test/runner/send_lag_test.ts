@@ -151,5 +151,9 @@ Deno.test("send_lag_ms leaves out a retrieval step's replayed latency", async ()
   // The first byte came after the 30 ms of retrieval; the lag is what is left after taking it out.
   assert.ok(row.first_sent_ms! - row.scheduled_ms >= 30);
   assert.equal(row.send_lag_ms, row.first_sent_ms! - row.scheduled_ms - waited);
-  assert.ok(row.send_lag_ms! >= 0 && row.send_lag_ms! < 5, `send lag ${row.send_lag_ms} ms`);
+  // The lag is the time outside the retrieval step: before it began and after it ended. No bound on its size: on a
+  // loaded machine those two spans can be long, and they are the client's lateness either way.
+  const outside = (retrieval.started_ms - row.scheduled_ms) + (row.first_sent_ms! - retrieval.ended_ms);
+  assert.ok(row.send_lag_ms! >= 0, `send lag ${row.send_lag_ms} ms`);
+  assert.ok(Math.abs(row.send_lag_ms! - outside) < 1e-9, `send lag ${row.send_lag_ms} ms, outside ${outside} ms`);
 });
