@@ -69,7 +69,15 @@ export class CsvSink<T extends TableName> {
   /** The options of every line (one object, reused). */
   readonly #line: { epochMs: number };
   readonly #encoder = new TextEncoder();
-  #buffer: string[] = [];
+  /**
+   * The lines appended since the last flush, UTF-8 encoded at append into one growing byte buffer. Kept as bytes, not
+   * strings: a buffer's bytes live outside V8's heap, so the young generation's collections neither copy nor promote
+   * the up to 100 ms of rows a runner holds between flushes (about 0.4 MB at 5,000 requests a second: bench/README.md,
+   * "Issue 33, third pass"); each line's string dies at once.
+   */
+  #bytes = new Uint8Array(1 << 16);
+  #length = 0;
+  #rows = 0;
   #closed = false;
   #sealed = false;
   #written = 0;
@@ -108,7 +116,7 @@ export class CsvSink<T extends TableName> {
 
   /** Rows appended but not yet flushed. */
   get pending(): number {
-    return this.#buffer.length;
+    return this.#rows;
   }
 
   /** Rows written to the file so far. */
@@ -128,7 +136,19 @@ export class CsvSink<T extends TableName> {
       throw new TypeError(`${this.path}: ${(e as Error).message}`, { cause: e });
     }
     // Encoded now, so the cost is spread over requests instead of stalling the loop at flush.
-    this.#buffer.push(line);
+    this.#put(line);
+    this.#rows++;
+  }
+
+  /** Appends `line` UTF-8 encoded to the byte buffer, growing it when the line may not fit (3 bytes per UTF-16 unit). */
+  #put(line: string): void {
+    const need = this.#length + 3 * line.length;
+    if (need > this.#bytes.length) {
+      const grown = new Uint8Array(Math.max(need, 2 * this.#bytes.length));
+      grown.set(this.#bytes.subarray(0, this.#length));
+      this.#bytes = grown;
+    }
+    this.#length += this.#encoder.encodeInto(line, this.#bytes.subarray(this.#length)).written;
   }
 
   /**
@@ -137,23 +157,26 @@ export class CsvSink<T extends TableName> {
    * the sink then takes no more rows ({@linkcode CsvSink.seal}).
    */
   flush(): number {
-    const rows = this.#buffer;
-    if (rows.length === 0) return 0;
-    this.#buffer = [];
+    const rows = this.#rows;
+    if (rows === 0) return 0;
+    const bytes = this.#bytes.subarray(0, this.#length);
+    this.#rows = 0;
+    this.#length = 0;
     try {
-      appendWhole(this.#file, this.path, this.#encoder.encode(rows.join("")));
+      appendWhole(this.#file, this.path, bytes);
     } catch (e) {
       this.seal();
       throw e;
     }
-    this.#written += rows.length;
-    return rows.length;
+    this.#written += rows;
+    return rows;
   }
 
   /** From now on rows are dropped, never written (the run stopped on a failed write); the file stays as it is. */
   seal(): void {
     this.#sealed = true;
-    this.#buffer = [];
+    this.#rows = 0;
+    this.#length = 0;
   }
 
   /** True once {@linkcode CsvSink.seal} was called. */

@@ -77,6 +77,29 @@ Deno.test("CsvSink round trip keeps nulls, empty strings, quotes, newlines, unic
   Deno.removeSync(dir, { recursive: true });
 });
 
+Deno.test("CsvSink writes multi-byte text exactly, in lines longer than its first 64 KiB buffer, flush after flush", async () => {
+  const dir = tempDir();
+  const sink = CsvSink.open(dir, "tools", AT_EPOCH);
+  // 4-byte (emoji), 3-byte (CJK) and 2-byte (é) characters; one field of 120,000 UTF-8 bytes; a lone surrogate,
+  // which UTF-8 writes as U+FFFD.
+  const rows = [
+    toolRow({ tool: "café 漢字 🚀" }),
+    toolRow({ request_id: "r-2", tool: "🚀".repeat(30_000) }),
+    toolRow({ request_id: "r-3", error_kind: "x\uD800y" }),
+  ];
+  sink.append(rows[0]!);
+  assert.equal(sink.flush(), 1);
+  sink.append(rows[1]!);
+  sink.append(rows[2]!);
+  assert.equal(sink.pending, 2);
+  sink.close();
+  assert.equal(sink.written, 3);
+  const back = await readLogCsv(`${dir}/tools.csv`, "tools");
+  assert.deepEqual(back.slice(0, 2), rows.slice(0, 2));
+  assert.equal(back[2]!.error_kind, "x\uFFFDy");
+  Deno.removeSync(dir, { recursive: true });
+});
+
 Deno.test("CsvSink refuses to overwrite an existing log unless asked", () => {
   const dir = tempDir();
   const first = CsvSink.open(dir, "tools", AT_EPOCH);
