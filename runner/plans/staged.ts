@@ -69,7 +69,8 @@ export const stagedArrivals: ArrivalGenerator<StagedSpec> = {
       const limit = (ctx.limit ?? Infinity) - timesMs.length;
       const a = await stageArrivals(s, { ...ctx, limit }, planFile, i);
       // A shifted time can round up to endMs; keep it inside its stage.
-      for (const t of a.timesMs) timesMs.push(Math.min(startMs + t, prevDouble(endMs)));
+      const latest = prevDouble(endMs);
+      for (const t of a.timesMs) timesMs.push(Math.min(startMs + t, latest));
       stages.push({ name: s.name, kind: s.kind, start_ms: startMs, end_ms: endMs, offered_rps: s.rate_rps });
       startMs = endMs;
       // At the limit: the stages after this one would hold no generated arrival.

@@ -13,6 +13,8 @@ import {
   summarizeSchedule,
 } from "../../runner/schedule.ts";
 import { tinyCase } from "../../testing/tiny_workload.ts";
+import { stringify } from "csv-stringify/sync";
+import { SCHEDULE_COLUMNS, SCHEDULE_STRINGIFY_OPTIONS, scheduleCsvBytes } from "../../runner/plans/schedule_csv.ts";
 
 const PLANS = fileURLToPath(new URL("../../data/plans/", import.meta.url));
 const AZURE_CODE = fileURLToPath(
@@ -96,6 +98,30 @@ Deno.test("buildSchedule numbers arrivals and labels stages", async (t) => {
     assert.equal(warm.planned_rps, 5);
     assert.equal(Object.values(s.classes).reduce((a, b) => a + b, 0), built.entries.length);
   });
+});
+
+Deno.test("schedule.csv is byte for byte what csv-stringify writes, for ids with commas, quotes, line ends and text in other scripts", async () => {
+  // Fields drawn from the characters that decide quoting (`,` `"` `\n` `\r`), spaces, multi-byte text, and the empty
+  // string; numbers from whole to the smallest subnormal.
+  const pieces = ["", "a", ",", '"', "\n", "\r", " ", "é", "漢", "🚀", "x,y", 'say "hi"', "line\r\nend"];
+  let seed = 7;
+  const pick = () => pieces[(seed = (seed * 48271) % 2147483647) % pieces.length]!;
+  const text = () => pick() + pick() + pick();
+  const entries: ScheduledRequest[] = Array.from({ length: 2000 }, (_, i) => ({
+    request_id: i % 7 === 0 ? text() : `r${String(i).padStart(7, "0")}`,
+    scheduled_ms: [0, 1e-7, 5e-324, 0.1 + 0.2, 1234.5678, 1e21][i % 6]! + i,
+    case_id: text(),
+    class: text(),
+    stage: i % 3 === 0 ? "" : text(),
+    shard: i % 4,
+  }));
+  const rows = entries.map((e) => SCHEDULE_COLUMNS.map((k) => e[k]));
+  const expected = new TextEncoder().encode(stringify(rows, { header: true, ...SCHEDULE_STRINGIFY_OPTIONS }));
+  assert.deepEqual(scheduleCsvBytes(entries), expected);
+  const dir = await Deno.makeTempDir();
+  await saveSchedule(dir, entries);
+  assert.deepEqual(await readSchedule(join(dir, "schedule.csv")), entries);
+  await Deno.remove(dir, { recursive: true });
 });
 
 Deno.test("the same seed gives the same schedule and sha256; another seed does not", async () => {
