@@ -1,0 +1,39 @@
+/**
+ * Where a whole Deno process allocates, for the runner benches: given to `deno run --preload`, this module starts V8's
+ * sampling heap profiler through `node:inspector` before the main module loads, keeping the objects that the young and
+ * the old generation's collections freed (`includeObjectsCollectedByMinorGC`/`…MajorGC`), so the profile counts every
+ * allocation sampled, garbage included, not only what is still live. It writes the profile (Chrome DevTools'
+ * `.heapprofile` format: a tree of call frames, each with the bytes sampled there) when the process calls `Deno.exit`,
+ * as the runner CLI does at its end. Main thread only. Read it for shares: each sample stands for about
+ * `HEAP_PROFILE_BYTES` bytes allocated (default 32,768).
+ *
+ * ```sh
+ * HEAP_PROFILE=/tmp/run.heapprofile npx deno run -A --preload bench/heap_profile_preload.ts \
+ *   runner/cli/run.ts --workload ... --plan ... --target ... --out ...
+ * ```
+ *
+ * @module
+ */
+import { Session } from "node:inspector";
+
+const out = Deno.env.get("HEAP_PROFILE") ?? "heap.heapprofile";
+const session = new Session();
+session.connect();
+session.post("HeapProfiler.enable", () => {});
+session.post("HeapProfiler.startSampling", {
+  samplingInterval: Number(Deno.env.get("HEAP_PROFILE_BYTES") ?? "32768"),
+  includeObjectsCollectedByMajorGC: true,
+  includeObjectsCollectedByMinorGC: true,
+}, () => {});
+const exit = Deno.exit;
+Object.assign(Deno, {
+  exit(code?: number): never {
+    session.post("HeapProfiler.stopSampling", (err: Error | null, r: { profile: unknown }) => {
+      if (err) console.error(`heap_profile_preload: ${err.message}`);
+      else Deno.writeTextFileSync(out, JSON.stringify(r.profile));
+      exit(code);
+    });
+    // Deno.exit never returns: hold the caller until the profile is written and the process exits.
+    return undefined as never;
+  },
+});
