@@ -1,7 +1,8 @@
 /**
  * One run of the whole runner (`runLoadTest`, as the `run` CLI calls it, without the pre-flight probe) with a
  * chosen dispatcher wait, for bench/dispatch_bench.ts. Its one argument is a JSON object:
- * `{ workload, plan, target, out, runId, timers: "waker" | "timeout", leadMs, spinMaxMs, reads }`.
+ * `{ workload, plan, target, out, runId, timers: "waker" | "timeout", leadMs, spinMaxMs, readsMaxMs, spinShare, reads }`
+ * (`spinShare` null: no bound).
  *
  * @module
  */
@@ -18,5 +19,9 @@ await runLoadTest({
   progress: false,
   serverTimeline: false,
   lagLimitMs: 1,
-  dispatch: { timers: a.timers, wait: { leadMs: a.leadMs, spinMaxMs: a.spinMaxMs }, reads: a.reads },
+  dispatch: {
+    timers: a.timers,
+    wait: { leadMs: a.leadMs, spinMaxMs: a.spinMaxMs, readsMaxMs: a.readsMaxMs, spinShare: a.spinShare ?? Infinity },
+    reads: a.reads,
+  },
 });

@@ -13,9 +13,10 @@
  *   deno run -A bench/dispatch_bench.ts [--rates 20,100,500,1000,2000,5000] [--seconds 10] [--rounds 3]
  *     [--variants polling=timeout:8:8,sleeping=waker:0.3:0.3] [--server deno|nginx]
  *
- * A variant is `name=timers:leadMs:spinMaxMs[:noreads]` (runner/dispatch_timers.ts; `noreads`: the loop does not start
- * due requests after the clients' reads, runner/dispatch.ts `reads`, as before 2026-12-06); `timeout:8:8` is the loop before
- * it slept (`POLLING_WAIT`). Bounded: each run sends at most rate × (seconds + 1) requests to 127.0.0.1.
+ * A variant is `name=timers:leadMs:spinMaxMs[:readsMaxMs[:spinShare]|:noreads]` (runner/dispatch_timers.ts
+ * `DispatchWait`; `readsMaxMs` defaults to `spinMaxMs`, `spinShare` to no bound; `noreads`: the loop does not start due
+ * requests after the clients' reads, runner/dispatch.ts `reads`, as before 2026-12-06); `timeout:8:8` is the loop
+ * before it slept (`POLLING_WAIT`), and `waker:0.3:0.3:0.3:0.05` the runner's own (`DISPATCH_WAIT`). Bounded: each run sends at most rate × (seconds + 1) requests to 127.0.0.1.
  * @module
  */
 import { join } from "node:path";
@@ -41,17 +42,29 @@ const seconds = Number(v.seconds);
 const rounds = Number(v.rounds);
 const variants = v.variants!.split(",").map((s) => {
   const [name, spec] = s.split("=");
-  const [timers, lead, spin, reads] = (spec ?? "").split(":");
-  return { name: name!, timers: timers!, leadMs: Number(lead), spinMaxMs: Number(spin), reads: reads !== "noreads" };
+  const [timers, lead, spin, reads, share] = (spec ?? "").split(":");
+  const readsMaxMs = reads === undefined || reads === "noreads" ? Number(spin) : Number(reads);
+  return {
+    name: name!,
+    timers: timers!,
+    leadMs: Number(lead),
+    spinMaxMs: Number(spin),
+    readsMaxMs,
+    spinShare: share === undefined ? Infinity : Number(share),
+    reads: reads !== "noreads",
+  };
 });
 if (
   rates.some((r) => !(r > 0)) || !(seconds >= 2) || (seconds + 1) * Math.max(...rates) > 100_000 ||
   !(rounds >= 1) ||
-  variants.some((x) => !["waker", "timeout"].includes(x.timers) || !(x.leadMs >= 0) || !(x.spinMaxMs >= 0)) ||
-  v.variants!.split(",").some((s) => ![3, 4].includes(s.split(":").length) || /:[^:]*:[^:]*:(?!noreads$)/.test(s))
+  variants.some((x) =>
+    !["waker", "timeout"].includes(x.timers) || !(x.leadMs >= 0) || !(x.spinMaxMs >= 0) || !(x.readsMaxMs >= 0) ||
+    !(x.spinShare > 0)
+  ) ||
+  v.variants!.split(",").some((s) => ![3, 4, 5].includes(s.split(":").length) || /:noreads:/.test(s))
 ) {
   console.error(
-    "dispatch_bench: --rates positive, --seconds ≥ 2, rate × (seconds + 1) ≤ 100000, --rounds ≥ 1, --variants name=waker|timeout:LEAD:SPIN[:noreads]",
+    "dispatch_bench: --rates positive, --seconds ≥ 2, rate × (seconds + 1) ≤ 100000, --rounds ≥ 1, --variants name=waker|timeout:LEAD:SPIN[:READS[:SHARE]|:noreads]",
   );
   Deno.exit(2);
 }
@@ -157,7 +170,11 @@ console.log(
 );
 console.log(
   `variants: ${
-    variants.map((x) => `${x.name}=${x.timers}:${x.leadMs}:${x.spinMaxMs}${x.reads ? "" : ":noreads"}`).join(", ")
+    variants.map((x) =>
+      `${x.name}=${x.timers}:${x.leadMs}:${x.spinMaxMs}:${x.reads ? x.readsMaxMs : "noreads"}${
+        x.spinShare === Infinity ? "" : `:${x.spinShare}`
+      }`
+    ).join(", ")
   }`,
 );
 console.log(

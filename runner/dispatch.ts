@@ -37,7 +37,7 @@ export interface DispatchOptions {
   wait?: DispatchWait;
   /**
    * The run's HTTP clients' reads (runner/http/client.ts): right after a wake-up that started requests, with requests
-   * in flight, a due time within `wait.spinMaxMs` is not polled for: the first read after it starts what is due, on a
+   * in flight, a due time within `wait.readsMaxMs` is neither polled nor slept for: the first read after it starts what is due, on a
    * turn the event loop is awake for anyway, with `backstop` as the timer if no read comes first. Without it the loop
    * polls as `wait` says.
    */
@@ -92,7 +92,14 @@ export async function dispatchOpenLoop(
 ): Promise<DispatchResult> {
   const { clock, entries } = o;
   const timers = o.timers ?? timeoutTimers();
-  const { leadMs, spinMaxMs } = o.wait ?? DISPATCH_WAIT;
+  const wait0 = o.wait ?? DISPATCH_WAIT;
+  const { leadMs, spinMaxMs } = wait0;
+  const readsMaxMs = wait0.readsMaxMs ?? spinMaxMs;
+  const spinShare = wait0.spinShare ?? Infinity;
+  /** The due time the loop last chose its lead and polling for, and those (ms): chosen once per due time. */
+  let pollTarget = NaN;
+  let pollLead = leadMs;
+  let pollSpin = spinMaxMs;
   const checkpoints = o.checkpoints ?? [];
   let i = 0;
   let c = 0;
@@ -184,19 +191,27 @@ export async function dispatchOpenLoop(
     if (i < end && c < checkpoints.length) askCheckpoints(entries[i]!.scheduled_ms, now);
     if (i < end) {
       const nextCheck = c < checkpoints.length ? checkpoints[c]!.atMs : Infinity;
-      const wait = Math.min(entries[i]!.scheduled_ms, nextCheck) - now;
-      // Due, or due within the polling bound: the next turn (I/O first) — or, right after starting requests while
-      // answers are being read (arrivals this dense keep reads coming), the first read after it is due, with the
-      // backstop's timer if none comes. Else sleep until `leadMs` before it.
-      if (wait <= spinMaxMs) {
-        if (o.reads && n > 0 && counters.inFlight > 0 && wait > 0) {
-          onReads = true;
-          cancelSleep = backstop.after(wait, tick);
-        } else {
-          timers.turn(tick);
-        }
+      const target = Math.min(entries[i]!.scheduled_ms, nextCheck);
+      const wait = target - now;
+      // Polling costs CPU all the while: for each due time, at most `spinShare` of the time the loop first saw left
+      // before it (and at most `spinMaxMs`), so it never polls more than that share of a core.
+      if (target !== pollTarget) {
+        pollTarget = target;
+        // Already due when first seen (starting requests took time): no lead, no polling, the next turn.
+        const share = wait > 0 ? spinShare * wait : 0;
+        pollLead = Math.min(leadMs, share);
+        pollSpin = Math.min(spinMaxMs, share);
+      }
+      // Right after starting requests while answers are being read (arrivals this dense keep reads coming), a due
+      // time within `readsMaxMs`: the first read after it is due, with the backstop's timer if none comes. Else, due
+      // or due within the polling bound: the next turn (I/O first). Else sleep until the lead before it.
+      if (o.reads && n > 0 && counters.inFlight > 0 && wait > 0 && wait <= readsMaxMs) {
+        onReads = true;
+        cancelSleep = backstop.after(wait, tick);
+      } else if (wait <= pollSpin) {
+        timers.turn(tick);
       } else {
-        cancelSleep = timers.after(wait - leadMs, tick);
+        cancelSleep = timers.after(wait - pollLead, tick);
       }
     } else settle();
   };

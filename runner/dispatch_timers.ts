@@ -20,21 +20,32 @@ export interface DispatchTimers {
 /**
  * How the dispatcher waits for a due time: a timer asked to fire `leadMs` before it, then, from
  * `spinMaxMs` before it, event-loop turns (each yields to I/O and reads the clock) until it is due.
- * So the loop never polls for longer than `spinMaxMs` per due time; 0 never polls.
+ * So the loop never polls for longer than `spinMaxMs` per due time; 0 never polls. Right after a wake-up that started
+ * requests, with answers being read, a due time within `readsMaxMs` is waited for on the reads instead
+ * (runner/dispatch.ts `reads`).
  */
 export interface DispatchWait {
   /** How early the timer is asked to fire before the due time (ms). */
   leadMs: number;
   /** The longest stretch before a due time that the loop polls through (ms). */
   spinMaxMs: number;
+  /** The longest stretch before a due time that the loop waits on the clients' reads for (ms). @default spinMaxMs */
+  readsMaxMs?: number;
+  /**
+   * The lead and the polling of one due time are at most this share of the time left before it when the loop first
+   * looks at it (so polling never takes more than this share of a core). @default Infinity (no bound but the two above)
+   */
+  spinShare?: number;
 }
 
 /**
  * The runner's waiting: the waker thread asked 0.3 ms early (its lateness here: p50 0.1–0.5 ms,
- * `bench/timer_bench.ts`), then at most 0.3 ms of polling. Chosen by the ladder in bench/README.md
- * ("Paying only for work").
+ * `bench/timer_bench.ts`), then at most 0.3 ms of polling, and both at most 5 % of the time between due times; due
+ * times up to 0.3 ms after a wake-up that started requests are waited for on the reads. Chosen by the ladders in
+ * bench/README.md ("Paying only for work"; "Issue 33, third pass": polling 0.3 ms before each due time took a third of
+ * the runner's CPU at 500 requests a second, 2 ms apart).
  */
-export const DISPATCH_WAIT: DispatchWait = { leadMs: 0.3, spinMaxMs: 0.3 };
+export const DISPATCH_WAIT: DispatchWait = { leadMs: 0.3, spinMaxMs: 0.3, readsMaxMs: 0.3, spinShare: 0.05 };
 
 /**
  * The dispatcher before it slept: a timer 8 ms before each due time, then event-loop turns — a whole

@@ -150,6 +150,46 @@ Deno.test("the dispatcher sleeps between due times and polls only within spinMax
     assert.ok(fake.turns <= 300 * 32, `${fake.turns} turns for 300 requests`);
   });
 
+  await t.step("spinShare: a due time's lead and polling are at most that share of the time before it", async () => {
+    // Due times 2 ms apart, then 40 ms apart; timers on time; a turn costs 1/64 ms; binary fractions throughout, so
+    // that the fake clock's sums are exact.
+    const times = [2, 4, 6, 46, 86];
+    const fake = new FakeTime({ turnMs: 1 / 64, lateness: () => 0 });
+    const starts = await dispatchOnFake(fake, times, { leadMs: 0.25, spinMaxMs: 0.25, spinShare: 1 / 32 });
+    assert.deepEqual(starts.map((s) => s.at), times, "never early, and never late with timers on time");
+    // 2 ms ahead: 2 / 32 = 1/16 ms of lead and polling, 4 turns (3 polls, then the turn that finds it due); 40 ms
+    // ahead: the 0.25 ms bound, 16 turns. Without spinShare every due time would take 16.
+    assert.deepEqual(starts.map((s) => s.polls), [3, 3, 3, 15, 15]);
+  });
+
+  await t.step(
+    "a due time already past when first seen (starting a request took time) starts on the next turn",
+    async () => {
+      for (const wait of [{ leadMs: 0.25, spinMaxMs: 0.25 }, { leadMs: 0.25, spinMaxMs: 0.25, spinShare: 1 / 32 }]) {
+        const fake = new FakeTime({ turnMs: 1 / 64, lateness: () => 0 });
+        const starts: number[] = [];
+        const done = dispatchOpenLoop({
+          clock: fake,
+          timers: fake,
+          wait,
+          entries: [1, 1.5, 4 + 1 / 64].map((ms, i) => entry(i, ms)),
+          maxSendLagMs: 1e9,
+          maxInFlight: 1e9,
+          start: (_e, startedMs) => {
+            starts.push(startedMs);
+            fake.t += 1; // starting it took 1 ms: the next due time is past when the loop looks at it
+            return Promise.resolve({ outcome: "ok" } as RequestRow);
+          },
+          skip: () => assert.fail("nothing is skipped"),
+        });
+        await fake.run(10_000);
+        await done;
+        // r1 due at 1.5 and seen at 2: the next turn (2 + 1/64); r2 seen 1 ms ahead (1/32 ms of polling with spinShare).
+        assert.deepEqual(starts, [1, 2 + 1 / 64, 4 + 1 / 64], JSON.stringify(wait));
+      }
+    },
+  );
+
   await t.step("spinMaxMs 0 never polls: each wake-up comes from a timer and finds its request due", async () => {
     const times = [3, 10, 10.2, 25, 40];
     // Timers exactly on time (lateness 0) with a lead of 0: each fires at the due time.
@@ -286,4 +326,41 @@ Deno.test("while answers are read, reads start what is due and the backstop what
   ]);
   // No polling while waiting on reads: the turns counted at r1, r2 and r3 are the two taken before r0 started.
   assert.deepEqual(starts.slice(0, 4).map((s) => s.turns), [2, 2, 2, 2]);
+});
+
+Deno.test("reads are waited on up to readsMaxMs, past the polling bound; beyond it the loop sleeps", async () => {
+  const fake = new FakeTime({ turnMs: 0.125, lateness: () => 0 });
+  const backstop: DispatchTimers = { after: (ms, fn) => fake.after(ms + 1.5, fn), turn: (fn) => fake.turn(fn) };
+  const reads = new ReadHook();
+  const starts: { id: string; at: number; turns: number; timers: number }[] = [];
+  const finishAll: (() => void)[] = [];
+  const done = dispatchOpenLoop({
+    clock: fake,
+    timers: fake,
+    backstop,
+    reads,
+    wait: { leadMs: 0.125, spinMaxMs: 0.125, readsMaxMs: 0.375 },
+    entries: [10, 10.25, 10.75].map((ms, i) => entry(i, ms)),
+    maxSendLagMs: 1e9,
+    maxInFlight: 1e9,
+    start: (e, startedMs) => {
+      starts.push({ id: e.request_id, at: startedMs, turns: fake.turns, timers: fake.afterCalls });
+      return new Promise<RequestRow>((r) => finishAll.push(() => r({ request_id: e.request_id } as RequestRow)));
+    },
+    skip: () => assert.fail("nothing is skipped"),
+  });
+  // A read at 10.3125, after r1 is due; the reads after r1 come too late for r2, which the loop sleeps toward.
+  for (const at of [10.3125, 10.875]) fake.after(at, () => reads.fn?.(fake.t));
+  fake.after(100, () => finishAll.forEach((f) => f()));
+  await fake.run();
+  await done;
+  assert.deepEqual(starts.map((s) => [s.id, s.at]), [
+    ["r0", 10], // its timer 0.125 ms early, then one poll
+    ["r1", 10.3125], // due 0.25 ms after r0 started: past the polling bound, within readsMaxMs: the read started it
+    ["r2", 10.75], // due 0.4375 ms after r1 started: past readsMaxMs, so the loop's timer and a poll, not the reads
+  ]);
+  // Between r0 and r1 no poll; between r1 and r2 one (after the timer woke the loop 0.125 ms early).
+  assert.equal(starts[1]!.turns, starts[0]!.turns);
+  assert.equal(starts[2]!.turns, starts[1]!.turns + 1);
+  assert.ok(starts[2]!.timers > starts[1]!.timers, "r2 was slept toward on the loop's timer");
 });
