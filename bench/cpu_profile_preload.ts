@@ -14,6 +14,7 @@
  * @module
  */
 import { Session } from "node:inspector";
+import { writeProfileAtExit } from "./_profile_at_exit.ts";
 
 const out = Deno.env.get("CPU_PROFILE") ?? "cpu.cpuprofile";
 const session = new Session();
@@ -21,15 +22,4 @@ session.connect();
 session.post("Profiler.enable", () => {});
 session.post("Profiler.setSamplingInterval", { interval: Number(Deno.env.get("CPU_PROFILE_US") ?? "200") }, () => {});
 session.post("Profiler.start", () => {});
-const exit = Deno.exit;
-Object.assign(Deno, {
-  exit(code?: number): never {
-    session.post("Profiler.stop", (err: Error | null, r: { profile: unknown }) => {
-      if (err) console.error(`cpu_profile_preload: ${err.message}`);
-      else Deno.writeTextFileSync(out, JSON.stringify(r.profile));
-      exit(code);
-    });
-    // Deno.exit never returns: hold the caller until the profile is written and the process exits.
-    return undefined as never;
-  },
-});
+writeProfileAtExit(session, "Profiler.stop", out, "cpu_profile_preload");

@@ -15,6 +15,7 @@
  * @module
  */
 import { Session } from "node:inspector";
+import { writeProfileAtExit } from "./_profile_at_exit.ts";
 
 const out = Deno.env.get("HEAP_PROFILE") ?? "heap.heapprofile";
 const session = new Session();
@@ -25,15 +26,4 @@ session.post("HeapProfiler.startSampling", {
   includeObjectsCollectedByMajorGC: true,
   includeObjectsCollectedByMinorGC: true,
 }, () => {});
-const exit = Deno.exit;
-Object.assign(Deno, {
-  exit(code?: number): never {
-    session.post("HeapProfiler.stopSampling", (err: Error | null, r: { profile: unknown }) => {
-      if (err) console.error(`heap_profile_preload: ${err.message}`);
-      else Deno.writeTextFileSync(out, JSON.stringify(r.profile));
-      exit(code);
-    });
-    // Deno.exit never returns: hold the caller until the profile is written and the process exits.
-    return undefined as never;
-  },
-});
+writeProfileAtExit(session, "HeapProfiler.stopSampling", out, "heap_profile_preload");

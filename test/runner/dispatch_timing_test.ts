@@ -284,37 +284,52 @@ Deno.test("a stop during a long sleep cancels the sleep and ends the loop at onc
   assert.equal(fake.pending, 0);
 });
 
-Deno.test("while answers are read, reads start what is due and the backstop what no read reached", async () => {
-  // Times, lead and turns in binary fractions, so that the fake clock's sums are exact.
-  const fake = new FakeTime({ turnMs: 0.125, lateness: () => 0 });
-  // The backstop timer is 1.5 ms late (as setTimeout is here), the loop's own timers on time.
+/**
+ * The dispatcher on `fake` with the clients' reads: every request stays in flight until 100 ms (answers are being read
+ * all along), a read comes at each of `readsAt`, and the backstop timer is 1.5 ms late (as setTimeout is here) while
+ * the loop's own timers are on time. Returns each start: the request, its instant, and the turns and timers so far.
+ */
+async function dispatchWithReads(
+  fake: FakeTime,
+  o: { wait: DispatchWait; times: number[]; readsAt: number[] },
+): Promise<{ id: string; at: number; turns: number; timers: number }[]> {
   const backstop: DispatchTimers = { after: (ms, fn) => fake.after(ms + 1.5, fn), turn: (fn) => fake.turn(fn) };
   const reads = new ReadHook();
-  const starts: { id: string; at: number; turns: number }[] = [];
+  const starts: { id: string; at: number; turns: number; timers: number }[] = [];
   const finishAll: (() => void)[] = [];
   const done = dispatchOpenLoop({
     clock: fake,
     timers: fake,
     backstop,
     reads,
-    wait: { leadMs: 0.25, spinMaxMs: 0.25 },
-    entries: [10, 10.125, 10.25, 10.375, 20, 30, 30.125].map((ms, i) => entry(i, ms)),
+    wait: o.wait,
+    entries: o.times.map((ms, i) => entry(i, ms)),
     maxSendLagMs: 1e9,
     maxInFlight: 1e9,
     start: (e, startedMs) => {
-      starts.push({ id: e.request_id, at: startedMs, turns: fake.turns });
-      // In flight until 100 ms: answers are being read all along.
+      starts.push({ id: e.request_id, at: startedMs, turns: fake.turns, timers: fake.afterCalls });
       return new Promise<RequestRow>((r) => finishAll.push(() => r({ request_id: e.request_id } as RequestRow)));
     },
     skip: () => assert.fail("nothing is skipped"),
   });
   assert.notEqual(reads.fn, null, "the loop listens to reads while it runs");
-  // Reads at 10.1875 and 11 (answers of the requests in flight), one at 12 while the loop sleeps toward 20.
-  for (const at of [10.1875, 11, 12]) fake.after(at, () => reads.fn?.(fake.t));
+  for (const at of o.readsAt) fake.after(at, () => reads.fn?.(fake.t));
   fake.after(100, () => finishAll.forEach((f) => f()));
   await fake.run();
   await done;
   assert.equal(reads.fn, null, "and stops listening when it ends");
+  return starts;
+}
+
+Deno.test("while answers are read, reads start what is due and the backstop what no read reached", async () => {
+  // Times, lead and turns in binary fractions, so that the fake clock's sums are exact.
+  const fake = new FakeTime({ turnMs: 0.125, lateness: () => 0 });
+  // Reads at 10.1875 and 11 (answers of the requests in flight), one at 12 while the loop sleeps toward 20.
+  const starts = await dispatchWithReads(fake, {
+    wait: { leadMs: 0.25, spinMaxMs: 0.25 },
+    times: [10, 10.125, 10.25, 10.375, 20, 30, 30.125],
+    readsAt: [10.1875, 11, 12],
+  });
   assert.deepEqual(starts.map((s) => [s.id, s.at]), [
     ["r0", 10], // nothing in flight yet: its timer, then polls up to its due time, as before
     ["r1", 10.1875], // due at 10.125, right after r0 started: started by the read at 10.1875
@@ -330,30 +345,12 @@ Deno.test("while answers are read, reads start what is due and the backstop what
 
 Deno.test("reads are waited on up to readsMaxMs, past the polling bound; beyond it the loop sleeps", async () => {
   const fake = new FakeTime({ turnMs: 0.125, lateness: () => 0 });
-  const backstop: DispatchTimers = { after: (ms, fn) => fake.after(ms + 1.5, fn), turn: (fn) => fake.turn(fn) };
-  const reads = new ReadHook();
-  const starts: { id: string; at: number; turns: number; timers: number }[] = [];
-  const finishAll: (() => void)[] = [];
-  const done = dispatchOpenLoop({
-    clock: fake,
-    timers: fake,
-    backstop,
-    reads,
+  // A read at 10.3125, after r1 is due; the read at 10.875 comes too late for r2, which the loop sleeps toward.
+  const starts = await dispatchWithReads(fake, {
     wait: { leadMs: 0.125, spinMaxMs: 0.125, readsMaxMs: 0.375 },
-    entries: [10, 10.25, 10.75].map((ms, i) => entry(i, ms)),
-    maxSendLagMs: 1e9,
-    maxInFlight: 1e9,
-    start: (e, startedMs) => {
-      starts.push({ id: e.request_id, at: startedMs, turns: fake.turns, timers: fake.afterCalls });
-      return new Promise<RequestRow>((r) => finishAll.push(() => r({ request_id: e.request_id } as RequestRow)));
-    },
-    skip: () => assert.fail("nothing is skipped"),
+    times: [10, 10.25, 10.75],
+    readsAt: [10.3125, 10.875],
   });
-  // A read at 10.3125, after r1 is due; the reads after r1 come too late for r2, which the loop sleeps toward.
-  for (const at of [10.3125, 10.875]) fake.after(at, () => reads.fn?.(fake.t));
-  fake.after(100, () => finishAll.forEach((f) => f()));
-  await fake.run();
-  await done;
   assert.deepEqual(starts.map((s) => [s.id, s.at]), [
     ["r0", 10], // its timer 0.125 ms early, then one poll
     ["r1", 10.3125], // due 0.25 ms after r0 started: past the polling bound, within readsMaxMs: the read started it
