@@ -37,9 +37,9 @@ export interface DispatchOptions {
   wait?: DispatchWait;
   /**
    * The run's HTTP clients' reads (runner/http/client.ts): right after a wake-up that started requests, with requests
-   * in flight, a due time within `wait.readsMaxMs` is neither polled nor slept for: the first read after it starts what is due, on a
-   * turn the event loop is awake for anyway, with `backstop` as the timer if no read comes first. Without it the loop
-   * polls as `wait` says.
+   * in flight, a due time within `wait.readsMaxMs` is neither polled nor slept for: the first read after it starts what
+   * is due, on a turn the event loop is awake for anyway, with `backstop` as the timer if no read comes first. Without
+   * it the loop polls as `wait` says.
    */
   reads?: ReadHook;
   /** The timer behind the reads. @default timeoutTimers() */
@@ -92,10 +92,10 @@ export async function dispatchOpenLoop(
 ): Promise<DispatchResult> {
   const { clock, entries } = o;
   const timers = o.timers ?? timeoutTimers();
-  const wait0 = o.wait ?? DISPATCH_WAIT;
-  const { leadMs, spinMaxMs } = wait0;
-  const readsMaxMs = wait0.readsMaxMs ?? spinMaxMs;
-  const spinShare = wait0.spinShare ?? Infinity;
+  const waiting = o.wait ?? DISPATCH_WAIT;
+  const { leadMs, spinMaxMs } = waiting;
+  const readsMaxMs = waiting.readsMaxMs ?? spinMaxMs;
+  const spinShare = waiting.spinShare ?? Infinity;
   /** The due time the loop last chose its lead and polling for, and those (ms): chosen once per due time. */
   let pollTarget = NaN;
   let pollLead = leadMs;
