@@ -139,7 +139,6 @@ function summary(k: KneeResult, before: CapacityResult, after: CapacityResult): 
 /** One measurement: the engine's capacity, the sweep, the capacity again, and the knee of the sweep's run. */
 interface Measurement {
   engineUrl: string;
-  port: number;
   chats: WorkloadCase[];
   run: Awaited<ReturnType<typeof runLoadTest>>;
   before: CapacityResult;
@@ -189,7 +188,7 @@ async function measure(dir: string, port: number): Promise<Measurement> {
   const policy = await loadSloPolicy(SLO);
   const k = knee([loaded], policy, { baselineLevels: BASELINE_LEVELS });
   console.log(summary(k, before, after));
-  return { engineUrl: engine.url, port, chats, run, before, after, reference, k };
+  return { engineUrl: engine.url, chats, run, before, after, reference, k };
 }
 
 /**
