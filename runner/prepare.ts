@@ -18,7 +18,7 @@ import { planLengthOf } from "./plan_length.ts";
 import { saveSchedule } from "./schedule.ts";
 import { RUNNER_DEFAULTS } from "./settings.ts";
 import { targetModel } from "./target_model.ts";
-import { warmUp, warmUpAnswers } from "./warm_up.ts";
+import { preconnectCount, warmUp, warmUpAnswers } from "./warm_up.ts";
 
 /** A run ready to start: its checked inputs, its folder (made, empty but for the schedule) and run.json so far. */
 export interface PreparedRun extends RunInputs {
@@ -64,7 +64,12 @@ export async function prepareRun(o: RunOptions): Promise<PreparedRun> {
   }
 
   warmUp(loaded.workload.cases, built.mode === "open" ? warmUpAnswers(built.entries) : undefined);
-  await routes.preconnect(o.preconnect ?? RUNNER_DEFAULTS.preconnect);
+  // Unless told a number, an open loop opens enough connections for its first arrivals (runner/warm_up.ts).
+  await routes.preconnect(
+    o.preconnect ?? (built.mode === "open"
+      ? preconnectCount(built.entries, RUNNER_DEFAULTS.preconnect)
+      : RUNNER_DEFAULTS.preconnect),
+  );
   const manifest = initialManifest({
     runId,
     conditions,

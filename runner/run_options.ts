@@ -46,7 +46,10 @@ export interface RunOptions {
   httpClient?: HttpClientKind;
   /** @default RUNNER_DEFAULTS.progress */
   progress?: boolean;
-  /** Keep-alive connections opened before ms 0 (raw client). @default RUNNER_DEFAULTS.preconnect */
+  /**
+   * Keep-alive connections opened to each route before ms 0 (raw client). @default RUNNER_DEFAULTS.preconnect, or for
+   * an open loop as many as its first 25 ms of arrivals when more, up to 256 (`preconnectCount` in runner/warm_up.ts)
+   */
   preconnect?: number;
   /**
    * Probe each route with one small chat request before ms 0 and stop with {@linkcode PreflightError} when one cannot

@@ -54,7 +54,10 @@ export const RunnerSettings = z.object({
   flush_ms: z.number().positive().default(100)
     .describe("a row appended to the CSV or outputs sinks reaches the disk at most this long after (ms)"),
   preconnect: z.number().int().min(0).default(8)
-    .describe("keep-alive connections opened to each route before ms 0 (raw client)"),
+    .describe(
+      "keep-alive connections opened to each route before ms 0 (raw client); left unset, an open loop opens as many " +
+        "as its first 25 ms of arrivals when that is more, up to 256",
+    ),
   max_rounds: z.number().int().min(1).default(8)
     .describe(
       "rounds of one task at most (a round: one model call, with its retries and fallbacks); a task still calling " +

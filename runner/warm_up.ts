@@ -35,6 +35,38 @@ export function warmUpAnswers(entries: readonly Pick<ScheduledRequest, "schedule
   return Math.max(WARM_UP_MIN, n);
 }
 
+/** An open loop's connections opened before ms 0 are enough for the arrivals of this first stretch of its schedule (ms). */
+export const PRECONNECT_WINDOW_MS = 25;
+/** The most connections an open loop opens to a route before ms 0 unless told a number. */
+export const PRECONNECT_MAX = 256;
+
+/**
+ * How many keep-alive connections to open to each route before ms 0 when the caller gave no number: `floor` (the
+ * `preconnect` setting's default), or, when more, as many as the schedule has arrivals in its first
+ * {@linkcode PRECONNECT_WINDOW_MS} ms, up to {@linkcode PRECONNECT_MAX}. In its first tens of milliseconds the runner's
+ * request path is still being compiled and its heap grown, so the first arrivals of a fast schedule overlap; each one
+ * that finds no idle connection opens one, and at 5,000 req/s against nginx those connects (~0.1 ms of the main
+ * thread each) held the first half-second's median send lag at 39–58 ms, against 0.33–0.39 ms with 128 connections
+ * opened before (bench/README.md, "Issue 33, fourth pass"). A slow schedule keeps the floor.
+ *
+ * @example A fast schedule opens as many as its first 25 ms of arrivals
+ * ```ts
+ * import { preconnectCount } from "./warm_up.ts";
+ * import assert from "node:assert/strict";
+ * const at = (rate: number, n: number) => Array.from({ length: n }, (_, i) => ({ scheduled_ms: 100 + (i * 1000) / rate }));
+ * assert.equal(preconnectCount(at(50, 300), 8), 8);
+ * assert.equal(preconnectCount(at(5000, 30000), 8), 125);
+ * assert.equal(preconnectCount(at(20000, 120000), 8), 256); // capped
+ * assert.equal(preconnectCount([], 8), 8);
+ * ```
+ */
+export function preconnectCount(entries: readonly Pick<ScheduledRequest, "scheduled_ms">[], floor: number): number {
+  const first = entries[0]?.scheduled_ms ?? 0;
+  let n = 0;
+  while (n < entries.length && n < PRECONNECT_MAX && entries[n]!.scheduled_ms < first + PRECONNECT_WINDOW_MS) n++;
+  return Math.max(floor, n);
+}
+
 /**
  * Runs the per-response code (SSE decoding, chunk reading, checks, hashing)
  * on synthetic answers built from the cases' reference outputs, before the
