@@ -1,6 +1,12 @@
 import type { RequestRow, ScheduledRequest } from "../schema/mod.ts";
 import type { Clock } from "./clock.ts";
-import { DISPATCH_WAIT, type DispatchTimers, type DispatchWait, timeoutTimers } from "./dispatch_timers.ts";
+import {
+  coalescedTimers,
+  DISPATCH_WAIT,
+  type DispatchTimers,
+  type DispatchWait,
+  timeoutTimers,
+} from "./dispatch_timers.ts";
 import type { ReadHook } from "./http/client.ts";
 
 /** How the open-loop dispatcher hands work out and records what it could not send. */
@@ -42,7 +48,7 @@ export interface DispatchOptions {
    * it the loop polls as `wait` says.
    */
   reads?: ReadHook;
-  /** The timer behind the reads. @default timeoutTimers() */
+  /** The timer behind the reads. @default coalescedTimers(timeoutTimers(), clock.now) */
   backstop?: DispatchTimers;
 }
 
@@ -109,7 +115,7 @@ export async function dispatchOpenLoop(
   let cancelSleep: (() => void) | null = null;
   /** The loop waits for a read (or the backstop's timer), not for a turn or its own timer: a read may tick it. */
   let onReads = false;
-  const backstop = o.backstop ?? timeoutTimers();
+  const backstop = o.backstop ?? coalescedTimers(timeoutTimers(), () => clock.now());
   let finishedAll: () => void;
   const finished = new Promise<void>((r) => finishedAll = r);
   let arrivalsOver = false;

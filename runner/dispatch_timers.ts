@@ -66,6 +66,59 @@ export function timeoutTimers(): DispatchTimers {
   };
 }
 
+/**
+ * One-at-a-time timers (a new `after` replaces the last, as the dispatcher's backstop uses them) that keep `base`'s
+ * armed timer when the new due time is no earlier than the one it is armed for, instead of clearing it and setting
+ * another. When the armed timer fires, the callback wanted then runs if it is due (`now()` at or past its time), and
+ * otherwise the timer is armed again for it; a cancelled callback never runs. So a callback never runs before its
+ * time, nor later than `base` would have run it, and while reads keep coming (each one moving the backstop a little
+ * later) `base` is armed about once per its own lateness instead of once per read: at 5,000 req/s, setting and
+ * clearing one `setTimeout` per wake-up took 2.7 % of the main thread's busy time (bench/README.md, "Issue 33, fourth
+ * pass"). `now` is the clock the delays are measured on.
+ */
+export function coalescedTimers(base: DispatchTimers, now: () => number): DispatchTimers {
+  /** When the callback wanted is due, and the callback (null when cancelled or run). */
+  let wantAt = Infinity;
+  let want: (() => void) | null = null;
+  /** Calls of `after` so far: a cancel stands only for its own call. */
+  let calls = 0;
+  /** When `base`'s armed timer was asked to fire (Infinity when none is armed), and its cancel. */
+  let armedAt = Infinity;
+  let disarm: (() => void) | null = null;
+  const arm = (at: number) => {
+    armedAt = at;
+    disarm = base.after(at - now(), fire);
+  };
+  const fire = () => {
+    armedAt = Infinity;
+    disarm = null;
+    if (want === null) return;
+    if (now() < wantAt) return arm(wantAt);
+    const fn = want;
+    want = null;
+    wantAt = Infinity;
+    fn();
+  };
+  return {
+    after(ms, fn) {
+      const at = now() + Math.max(0, ms);
+      const call = ++calls;
+      want = fn;
+      wantAt = at;
+      if (at < armedAt) {
+        disarm?.();
+        arm(at);
+      }
+      return () => {
+        if (call !== calls) return;
+        want = null;
+        wantAt = Infinity;
+      };
+    },
+    turn: (fn) => base.turn(fn),
+  };
+}
+
 /** How long {@linkcode WakerTimers.start} waits for its thread before giving up. */
 const START_TIMEOUT_MS = 30_000;
 

@@ -8,7 +8,7 @@ import type { RequestRow, ScheduledRequest } from "../../schema/mod.ts";
 import type { Clock } from "../../runner/clock.ts";
 import { dispatchOpenLoop } from "../../runner/dispatch.ts";
 import { ReadHook } from "../../runner/http/client.ts";
-import { type DispatchTimers, type DispatchWait, POLLING_WAIT } from "../../runner/dispatch_timers.ts";
+import { coalescedTimers, type DispatchTimers, type DispatchWait, POLLING_WAIT } from "../../runner/dispatch_timers.ts";
 
 /**
  * A fake run clock and fake timers on it. `after(ms)` fires `ms + lateness(k)` later (k: the k-th call);
@@ -360,4 +360,51 @@ Deno.test("reads are waited on up to readsMaxMs, past the polling bound; beyond 
   assert.equal(starts[1]!.turns, starts[0]!.turns);
   assert.equal(starts[2]!.turns, starts[1]!.turns + 1);
   assert.ok(starts[2]!.timers > starts[1]!.timers, "r2 was slept toward on the loop's timer");
+});
+
+Deno.test("coalescedTimers: a later due time keeps the armed timer; a callback runs no earlier than its time, no later than base would", async () => {
+  const fake = new FakeTime({ turnMs: 0.125, lateness: () => 0 });
+  let baseCalls = 0;
+  // The base timer fires 1.5 ms late, as setTimeout does here; the test's own steps (fake.after) are on time.
+  const base: DispatchTimers = {
+    after: (ms, fn) => (baseCalls++, fake.after(ms + 1.5, fn)),
+    turn: (fn) => fake.turn(fn),
+  };
+  const timers = coalescedTimers(base, () => fake.t);
+  const ran: [string, number][] = [];
+  const cb = (name: string) => () => ran.push([name, fake.t]);
+  const at = (t: number, step: () => void) => fake.after(t, step);
+  let cancel: () => void = () => {};
+  const calls: Record<string, number> = {};
+  // 0–0.5: three backstops, each replacing the last and due later: base is armed once, for the first (1, fires 2.5).
+  at(0, () => cancel = timers.after(1, cb("a")));
+  at(0.25, () => (cancel(), cancel = timers.after(1, cb("b"))));
+  at(0.5, () => (cancel(), cancel = timers.after(1, cb("c"))));
+  at(2.75, () => calls.first = baseCalls);
+  // 3: one due at 8; at 4 one due at 4.5 replaces it: base is armed again, earlier.
+  at(3, () => timers.after(5, cb("d")));
+  at(4, () => timers.after(0.5, cb("e")));
+  // 10: due at 11; at 10.5 one due at 13.5 keeps the timer armed for 11, which then arms again for 13.5.
+  at(10, () => timers.after(1, cb("f")));
+  at(10.5, () => timers.after(3, cb("g")));
+  // 20: cancelled before it is due: the armed timer fires and runs nothing.
+  at(20, () => cancel = timers.after(1, cb("h")));
+  at(20.5, () => cancel());
+  // 30: a cancel of an earlier call does not cancel the later one.
+  at(30, () => cancel = timers.after(1, cb("i")));
+  at(30.25, () => {
+    const stale = cancel;
+    timers.after(1, cb("j"));
+    stale();
+  });
+  await fake.run();
+  assert.deepEqual(ran, [
+    ["c", 2.5], // due at 1.5; base alone would have run it at 3.0
+    ["e", 6], // 4.5 + 1.5
+    ["g", 15], // the timer armed for 11 fired at 12.5, before 13.5: armed again, 13.5 + 1.5
+    ["j", 32.5], // due at 31.25, the timer armed for 31 fired at 32.5
+  ]);
+  assert.equal(calls.first, 1, "three backstops, one base timer");
+  // a; d, then e (earlier); f, then g's re-arm; h; i.
+  assert.equal(baseCalls, 7);
 });
