@@ -1,3 +1,4 @@
+import { Fifo } from "../../lib/fifo.ts";
 import { watchAbort } from "./abort_watch.ts";
 
 /** Microtask turns `probe` waits for a read of bytes already received to settle (Deno settles it in 2). */
@@ -69,35 +70,63 @@ export interface HostPoolOptions {
   idleTimeoutMs: number;
   /** Read buffer bytes per connection. */
   bufferBytes: number;
+  /** Most connects in progress at once; beyond it waiting requests open none until one ends. @default MAX_CONNECTING */
+  maxConnecting?: number;
+  /** Opens one TCP connection (tests give their own). @default Deno.connect */
+  connect?: (o: Deno.ConnectOptions) => Promise<Deno.TcpConn>;
 }
+
+/**
+ * Connects in progress at once, per host. A burst of arrivals that find no idle connection (a client fallen behind)
+ * would otherwise open thousands at once and overflow the server's accept queue, whose usual sizes are 511 (nginx) to
+ * 2,048 (uvicorn): the kernel then drops connections' SYNs or ACKs and retransmits them after 1, 3 and 7 s, and the
+ * requests on them carry those seconds. 128 connects at once open thousands of connections a second on a local
+ * network, and the requests held back meanwhile take the connections the others release.
+ */
+export const MAX_CONNECTING = 128;
 
 interface Waiter {
   resolve(c: RawConnection): void;
   reject(err: unknown): void;
   signal: AbortSignal | undefined;
   unwatch: (() => void) | undefined;
+  /** Served, failed or aborted: no longer waiting. */
   done: boolean;
 }
 
 /**
- * Keep-alive connections to one host:port. A connection serves one exchange at a time; idle
- * ones are reused newest first; new ones are opened on demand up to the cap, after which
- * requests wait in a FIFO queue for a released connection or a freed slot.
+ * Keep-alive connections to one host:port. A connection serves one exchange at a time; idle ones are reused newest
+ * first. A request that finds none waits in a FIFO queue, and, while the cap leaves a slot, opens a connection for the
+ * queue: whichever comes first, a connection another request releases or one that finishes opening, goes to the
+ * oldest waiting request, and a connection opened when nobody waits any more stays idle. So the pool opens no more
+ * connections than requests that found none idle, and a request never waits for its own connect while another's
+ * connection sits idle (what Go's `net/http` does too). In a burst — the first arrivals of a fast schedule, when
+ * nothing is idle yet, or a client fallen behind — requests reuse the first connections as they come back instead of
+ * each opening its own, and at most {@linkcode MAX_CONNECTING} connects are in progress. With each request waiting for
+ * its own connect, a runner behind at 8,000 req/s on loopback opened all 4,096 connections and nginx's accept queue
+ * dropped their SYNs: requests went out 1, 3 or 7 s late, the kernel's retransmissions (bench/README.md, "Issue 33,
+ * fourth pass"). A connect that fails fails the request that opened it, if it still waits.
  */
 export class HostPool {
   readonly #o: HostPoolOptions;
   readonly #idle: RawConnection[] = [];
   readonly #live = new Set<RawConnection>();
-  #waiters: (Waiter | undefined)[] = [];
-  #waitHead = 0;
+  /** Requests waiting for a connection, oldest first. */
+  readonly #waiters = new Fifo<Waiter>();
+  /** Waiting requests that have not opened a connection (the cap held them back), oldest first. */
+  readonly #unopened = new Fifo<Waiter>();
   /** Slots taken: open connections plus connects in progress. */
   #slots = 0;
+  /** Connects in progress. */
+  #connecting = 0;
+  readonly #maxConnecting: number;
   #closed = false;
   /** Connections opened over the pool's life. */
   opened = 0;
 
   constructor(options: HostPoolOptions) {
     this.#o = options;
+    this.#maxConnecting = options.maxConnecting ?? MAX_CONNECTING;
   }
 
   /** An idle connection, or undefined when none is fresh enough. */
@@ -111,15 +140,14 @@ export class HostPool {
     return undefined;
   }
 
-  /** A connection for one exchange: idle, newly opened, or the next released one. Rejects on connect error or abort. */
+  /**
+   * A connection for one exchange: an idle one, else the first to come of a released one and one opened for the queue.
+   * Rejects when the connect this request started fails while it still waits, or on abort.
+   */
   acquire(signal: AbortSignal | undefined): Promise<RawConnection> {
     if (this.#closed) return Promise.reject(new Error("HTTP client closed"));
     const idle = this.takeIdle();
     if (idle) return Promise.resolve(idle);
-    if (this.#slots < this.#o.maxConnections) {
-      this.#slots++;
-      return this.#connect(signal);
-    }
     return new Promise((resolve, reject) => {
       const w: Waiter = { resolve, reject, signal, unwatch: undefined, done: false };
       if (signal) {
@@ -130,6 +158,8 @@ export class HostPool {
         });
       }
       this.#waiters.push(w);
+      if (this.#mayOpen()) this.#open(w);
+      else this.#unopened.push(w);
     });
   }
 
@@ -137,10 +167,7 @@ export class HostPool {
   release(c: RawConnection): void {
     if (c.closed || this.#closed) return this.discard(c);
     c.pooled = true;
-    const w = this.#nextWaiter();
-    if (w) return w.resolve(c);
-    c.idleSince = performance.now();
-    this.#idle.push(c);
+    this.#handOver(c);
   }
 
   /** Closes a connection that must not be reused and frees its slot. */
@@ -152,10 +179,27 @@ export class HostPool {
   }
 
   /** Closes `c` and opens a fresh connection in its slot (`c` could not carry the request: nothing of it was sent). */
-  replace(c: RawConnection, signal: AbortSignal | undefined): Promise<RawConnection> {
+  async replace(c: RawConnection, signal: AbortSignal | undefined): Promise<RawConnection> {
     c.close();
-    if (!this.#live.delete(c) || this.#closed) return Promise.reject(new Error("HTTP client closed"));
-    return this.#connect(signal);
+    if (!this.#live.delete(c) || this.#closed) throw new Error("HTTP client closed");
+    let fresh: RawConnection;
+    try {
+      fresh = await this.#connect();
+    } catch (err) {
+      this.#slots--;
+      this.#grantSlot();
+      throw err;
+    }
+    if (this.#closed) {
+      this.discard(fresh);
+      throw new Error("HTTP client closed");
+    }
+    if (signal?.aborted) {
+      // Aborted while connecting: the fresh connection still serves the next request.
+      this.#handOver(fresh);
+      throw signal.reason;
+    }
+    return fresh;
   }
 
   /** Closes every connection and fails waiting requests. */
@@ -173,49 +217,69 @@ export class HostPool {
     this.#slots--;
   }
 
-  /** Opens a connection in an already counted slot; on failure the slot is freed. */
-  async #connect(signal: AbortSignal | undefined): Promise<RawConnection> {
-    let conn: Deno.TcpConn;
-    try {
-      conn = await Deno.connect({ hostname: this.#o.hostname, port: this.#o.port, transport: "tcp" });
-    } catch (err) {
-      this.#slots--;
+  /**
+   * A connection to the oldest waiting request, else to the idle stack. A fresh one handed on at once needs no probe
+   * (nothing can have arrived on it); one that sat idle does.
+   */
+  #handOver(c: RawConnection): void {
+    const w = this.#nextWaiter();
+    if (w) return w.resolve(c);
+    c.pooled = true;
+    c.idleSince = performance.now();
+    this.#idle.push(c);
+  }
+
+  /** Opens a connection for the queue in a slot taken now; `origin`, the request that opened it, gets its failure. */
+  #open(origin: Waiter): void {
+    this.#slots++;
+    this.#connecting++;
+    this.#connect().then((c) => {
+      this.#connecting--;
+      if (this.#closed) return this.discard(c);
+      this.#handOver(c);
       this.#grantSlot();
-      throw err;
-    }
+    }, (err) => {
+      this.#connecting--;
+      this.#slots--;
+      if (!origin.done) {
+        origin.done = true;
+        origin.unwatch?.();
+        origin.reject(err);
+      }
+      this.#grantSlot();
+    });
+  }
+
+  /** A new connection, counted; its slot is the caller's, and so are freeing it on failure and the closed pool. */
+  async #connect(): Promise<RawConnection> {
+    const conn = await (this.#o.connect ?? Deno.connect)({
+      hostname: this.#o.hostname,
+      port: this.#o.port,
+      transport: "tcp",
+    });
     conn.setNoDelay(true);
     this.opened++;
     const c = new RawConnection(conn, this.#o.bufferBytes);
     this.#live.add(c);
-    if (this.#closed) {
-      this.discard(c);
-      throw new Error("HTTP client closed");
-    }
-    if (signal?.aborted) {
-      // Aborted while connecting: the fresh connection still serves the next request.
-      this.release(c);
-      throw signal.reason;
-    }
     return c;
   }
 
-  /** Hands a freed slot to the first waiter, which then connects. */
+  /** Whether a waiting request may open a connection now: under both caps. */
+  #mayOpen(): boolean {
+    return this.#slots < this.#o.maxConnections && this.#connecting < this.#maxConnecting;
+  }
+
+  /** A freed slot or connect opens a connection for the oldest waiting request that the caps held back. */
   #grantSlot(): void {
-    if (this.#closed || this.#slots >= this.#o.maxConnections) return;
-    const w = this.#nextWaiter();
-    if (!w) return;
-    this.#slots++;
-    this.#connect(w.signal).then(w.resolve, w.reject);
+    if (this.#closed || !this.#mayOpen()) return;
+    for (let w = this.#unopened.shift(); w; w = this.#unopened.shift()) {
+      if (w.done) continue;
+      return this.#open(w);
+    }
   }
 
   #nextWaiter(): Waiter | undefined {
-    while (this.#waitHead < this.#waiters.length) {
-      const w = this.#waiters[this.#waitHead]!;
-      this.#waiters[this.#waitHead++] = undefined;
-      if (this.#waitHead > 1024 && this.#waitHead * 2 > this.#waiters.length) {
-        this.#waiters = this.#waiters.slice(this.#waitHead);
-        this.#waitHead = 0;
-      }
+    for (let w = this.#waiters.shift(); w; w = this.#waiters.shift()) {
       if (w.done) continue;
       w.done = true;
       w.unwatch?.();

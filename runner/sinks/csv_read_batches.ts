@@ -7,6 +7,7 @@ import { unescapeCell } from "../../schema/log_csv.ts";
 import { COLUMNS, EPOCH_COLUMNS, type TableName } from "../../schema/events.ts";
 import { columnSpecs, ROW_SCHEMAS, type RowOf } from "../../schema/column_kinds.ts";
 import { WholeRows } from "./_whole_rows.ts";
+import { Fifo } from "../../lib/fifo.ts";
 
 /** Options for `readLogCsv` and {@linkcode readLogCsvBatches}. */
 export interface ReadLogCsvOptions {
@@ -85,7 +86,7 @@ export async function* readLogCsvBatches<T extends TableName>(
   }
 
   // Line of each data row's first field, in row order: where errors point.
-  const rowLines = new LineQueue();
+  const rowLines = new Fifo<number>();
   const cast = (value: string, ctx: InfoField): unknown => {
     if (ctx.records === 0) return value; // the header
     if (ctx.index === 0) rowLines.push(ctx.lines);
@@ -234,22 +235,4 @@ function headerError(file: string, table: TableName, got: string[], expected: re
   ];
   if (!problems.length) problems.push(`${file}: line 1: columns out of order; expected ${expected.join(",")}`);
   return new InputError(`${file}: header does not match the ${table} table`, problems);
-}
-
-/** A first-in first-out queue of numbers that does not grow with what was taken out. */
-class LineQueue {
-  #items: number[] = [];
-  #head = 0;
-  push(n: number): void {
-    this.#items.push(n);
-  }
-  shift(): number | undefined {
-    if (this.#head >= this.#items.length) return undefined;
-    const n = this.#items[this.#head++];
-    if (this.#head > 4096 && this.#head * 2 > this.#items.length) {
-      this.#items = this.#items.slice(this.#head);
-      this.#head = 0;
-    }
-    return n;
-  }
 }
