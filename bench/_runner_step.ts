@@ -55,6 +55,12 @@ export interface RunnerStepOptions {
   /** `--http-client`. @default "raw" */
   client?: string;
   /**
+   * `--workers`: above 1 the run is that many runner processes (docs/runner.md, "Use every core"), its figures those of
+   * all the shards together, and its CPU the parent's and the workers' (this process's reaped children's CPU, from
+   * /proc/self/stat, across the step). @default 1
+   */
+  workers?: number;
+  /**
    * [from, to] ms after the run's ms 0 (run.json `epoch_iso`, written at ms 0): `window_cpu_ms` is the process's CPU
    * time in between, read from /proc/PID/stat at those instants (clock-tick resolution).
    */
@@ -77,8 +83,10 @@ export interface RunnerStepResult {
   peak_rss_bytes: number | null;
   /** With `cpuWindowMs`: the process's CPU time in that stretch of the run (null when it ended first). */
   window_cpu_ms: number | null;
-  /** The run folder (the log, run.json, schedule.csv). */
+  /** The run folder (the log, run.json, schedule.csv; with workers, one shard folder each). */
   dir: string;
+  /** The schedule.csv of each shard folder (one without workers). */
+  schedules: string[];
 }
 
 const TICK_MS = 1000 /
@@ -96,8 +104,40 @@ export function processCpuMs(pid: number): number | null {
   }
 }
 
-/** The CPU time of process `pid` between `fromMs` and `toMs` after the epoch run.json (in `dir`) names at ms 0. */
-async function windowCpu(pid: number, manifest: string, [fromMs, toMs]: readonly [number, number]) {
+/** The CPU time of this process's children that it has waited for (they and theirs, reaped), ms (clock ticks). */
+export function reapedChildrenCpuMs(): number {
+  const stat = Deno.readTextFileSync("/proc/self/stat");
+  const f = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+  return (Number(f[13]) + Number(f[14])) * TICK_MS;
+}
+
+/** The CPU time of live process `pid` and of its live descendants, ms; null once `pid` is gone. */
+export function treeCpuMs(pid: number): number | null {
+  const own = processCpuMs(pid);
+  if (own === null) return null;
+  const parents = new Map<number, number[]>();
+  for (const e of Deno.readDirSync("/proc")) {
+    if (!/^\d+$/.test(e.name)) continue;
+    try {
+      const stat = Deno.readTextFileSync(`/proc/${e.name}/stat`);
+      const ppid = Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1]);
+      parents.set(ppid, [...(parents.get(ppid) ?? []), Number(e.name)]);
+    } catch { /* exited while listed */ }
+  }
+  let total = own;
+  const todo = [...(parents.get(pid) ?? [])];
+  for (let child = todo.pop(); child !== undefined; child = todo.pop()) {
+    total += processCpuMs(child) ?? 0;
+    todo.push(...(parents.get(child) ?? []));
+  }
+  return total;
+}
+
+/**
+ * The CPU time of process `pid` (and with `tree`, its descendants) between `fromMs` and `toMs` after the epoch the
+ * run.json at `manifest` names at ms 0.
+ */
+async function windowCpu(pid: number, manifest: string, [fromMs, toMs]: readonly [number, number], tree = false) {
   let epoch = NaN;
   for (let k = 0; k < 1200 && Number.isNaN(epoch); k++) {
     await new Promise((r) => setTimeout(r, 25));
@@ -107,10 +147,11 @@ async function windowCpu(pid: number, manifest: string, [fromMs, toMs]: readonly
   }
   const at = (ms: number) => new Promise((r) => setTimeout(r, Math.max(0, epoch + ms - Date.now())));
   if (Number.isNaN(epoch)) return null;
+  const cpu = tree ? treeCpuMs : processCpuMs;
   await at(fromMs);
-  const c0 = processCpuMs(pid);
+  const c0 = cpu(pid);
   await at(toMs);
-  const c1 = processCpuMs(pid);
+  const c1 = cpu(pid);
   return c0 === null || c1 === null ? null : c1 - c0;
 }
 
@@ -159,6 +200,8 @@ export function lagStats(lags: readonly (number | null)[]): LagStats {
  * and reads back its rows and run.json. Throws with the runner's stderr when it exits non-zero.
  */
 export async function runRunnerStep(o: RunnerStepOptions): Promise<RunnerStepResult> {
+  const workers = o.workers ?? 1;
+  const reaped0 = reapedChildrenCpuMs();
   const child = new Deno.Command(Deno.execPath(), {
     args: [
       "run",
@@ -184,31 +227,44 @@ export async function runRunnerStep(o: RunnerStepOptions): Promise<RunnerStepRes
       o.client ?? "raw",
       "--lag-limit-ms",
       "1",
+      ...(workers > 1 ? ["--workers", String(workers)] : []),
     ],
     stdout: "null",
     stderr: "piped",
   }).spawn();
   const dir = join(o.out, o.runId);
+  const shards = workers > 1 ? Array.from({ length: workers }, (_, k) => join(dir, `shard-${k}-of-${workers}`)) : [dir];
   const [window_cpu_ms, out] = await Promise.all([
-    o.cpuWindowMs ? windowCpu(child.pid, join(dir, "run.json"), o.cpuWindowMs) : null,
+    o.cpuWindowMs ? windowCpu(child.pid, join(shards[0]!, "run.json"), o.cpuWindowMs, workers > 1) : null,
     child.output(),
   ]);
   if (out.code !== 0) throw new Error(`the runner exited with ${out.code}: ${new TextDecoder().decode(out.stderr)}`);
-  const manifest = JSON.parse(Deno.readTextFileSync(join(dir, "run.json")));
-  const rows = await readLogCsv(join(dir, "requests.csv"), "requests");
+  const results = shards.map((d) => JSON.parse(Deno.readTextFileSync(join(d, "run.json"))).result);
+  const rows = (await Promise.all(shards.map((d) => readLogCsv(join(d, "requests.csv"), "requests")))).flat();
   const done = rows.filter((r) => r.completed_ms !== null);
   const span = Math.max(...done.map((r) => r.completed_ms!)) - Math.min(...rows.map((r) => r.scheduled_ms));
-  const res = manifest.result;
+  const rss = results.map((r) => r.runner_peak_rss_bytes as number | null);
   return {
     requests: rows.length,
     ok: rows.filter((r) => r.outcome === "ok").length,
-    not_sent: res.not_sent,
+    not_sent: results.reduce((n, r) => n + r.not_sent, 0),
     steady: lagStats(rows.filter((r) => r.stage === "steady").map((r) => r.send_lag_ms)),
     whole_p99_ms: lagStats(rows.map((r) => r.send_lag_ms)).p99_ms,
     completed_rps: done.length / (span / 1000),
-    cpu_ms: res.runner_cpu_ms,
-    peak_rss_bytes: res.runner_peak_rss_bytes,
+    // One process: its own run.json figure. Workers: the parent's and every worker's, reaped by now.
+    cpu_ms: workers > 1 ? reapedChildrenCpuMs() - reaped0 : results[0].runner_cpu_ms,
+    peak_rss_bytes: rss.some((b) => b === null) ? null : Math.max(...(rss as number[])),
     window_cpu_ms,
     dir,
+    schedules: shards.map((d) => join(d, "schedule.csv")),
   };
+}
+
+/** Whether the shards' schedule.csv files hold together the arrivals of `whole` (all but the `shard` column). */
+export function sameArrivals(shards: string[], whole: string): boolean {
+  const arrivals = (file: string) =>
+    Deno.readTextFileSync(file).split("\n").slice(1).filter((l) => l !== "").map((l) => l.slice(0, l.lastIndexOf(",")));
+  const a = shards.flatMap(arrivals).sort();
+  const b = arrivals(whole).sort();
+  return a.length === b.length && a.every((x, i) => x === b[i]);
 }

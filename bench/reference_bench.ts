@@ -8,11 +8,14 @@
  * JSON under `--out`.
  *
  *   deno run -A bench/reference_bench.ts [--rates 50,500,5000,10000] [--rounds 3] [--seconds 5] [--out bench/out]
- *     [--server deno|nginx] [--senders runner,reference,floor]
+ *     [--server deno|nginx] [--senders runner,reference,floor] [--runner-workers 1]
  *
  * `floor` is the Deno floor (bench/floor_sender.ts): the same schedule and request bytes over the runner's transport
  * with nothing else done per request, so that runner / floor is what the runner's code adds and floor / reference what
  * the runtime costs. The senders of a round run in turn, rotated by one each round (round 1: as listed).
+ *
+ * `--runner-workers N` runs the runner as `--workers N` (N processes, each a shard of the schedule; docs/runner.md
+ * "Use every core"): its figures are the shards' together and its CPU that of the parent and every worker.
  *
  * `--server nginx` (the issue's set-up: a one-process nginx, Debian's `nginx-light`, on PATH) serves the same 64-event
  * body and leaves the senders more of the two cores than the Deno responder does.
@@ -22,7 +25,7 @@
  */
 import { join } from "node:path";
 import { parseArgs } from "node:util";
-import { runRunnerStep } from "./_runner_step.ts";
+import { runRunnerStep, sameArrivals } from "./_runner_step.ts";
 import { startStaticServer } from "./static_sse_server.ts";
 import {
   buildReferenceSender,
@@ -47,6 +50,7 @@ const { values: v } = parseArgs({
     out: { type: "string", default: join(ROOT, "bench/out") },
     server: { type: "string", default: "deno" },
     senders: { type: "string", default: "runner,reference,floor" },
+    "runner-workers": { type: "string", default: "1" },
   },
 });
 const rates = v.rates!.split(",").map(Number);
@@ -55,14 +59,16 @@ const SENDERS = ["runner", "reference", "floor"] as const;
 type Sender = typeof SENDERS[number];
 const senders = v.senders!.split(",") as Sender[];
 const seconds = Number(v.seconds);
+const runnerWorkers = Number(v["runner-workers"]);
 if (
+  !Number.isInteger(runnerWorkers) || runnerWorkers < 1 || runnerWorkers > 4 ||
   rates.some((r) => !(r > 0)) || !Number.isInteger(rounds) || rounds < 1 || !(seconds > 0) ||
   (seconds + 1) * Math.max(...rates) > 200_000 || !["deno", "nginx"].includes(v.server!) ||
   senders.length === 0 || senders.some((x) => !SENDERS.includes(x)) || new Set(senders).size !== senders.length
 ) {
   console.error(
     "reference_bench: --rates positive, --rounds a whole number ≥ 1, rate × (seconds + 1) ≤ 200000, " +
-      "--server deno or nginx, --senders some of runner,reference,floor",
+      "--server deno or nginx, --senders some of runner,reference,floor, --runner-workers 1 to 4",
   );
   Deno.exit(2);
 }
@@ -134,7 +140,8 @@ const target = server.url.origin;
 const url = server.url.href;
 const steps: Step[] = [];
 console.error(
-  `runner vs reference_sender (${go}), ${v.server} at ${target}, 1 s warm-up + ${seconds} s steady, ${rounds} rounds`,
+  `runner${runnerWorkers > 1 ? ` (--workers ${runnerWorkers})` : ""} vs reference_sender (${go}), ${v.server} at ` +
+    `${target}, 1 s warm-up + ${seconds} s steady, ${rounds} rounds`,
 );
 try {
   const plans = new Map<number, { plan: string; schedule: string }>();
@@ -160,11 +167,20 @@ try {
         const runId = `r${rate}-${round}`;
         let step: Step;
         if (sender === "runner") {
-          const r = await runRunnerStep({ workload, plan, target, out: dir, runId, cpuWindowMs });
-          // The runner's saved schedule must be the one the reference sends.
-          if (await sha256(join(r.dir, "schedule.csv")) !== await sha256(schedule)) {
-            throw new Error(`the runner's schedule at ${rate} req/s differs from the reference's`);
-          }
+          const r = await runRunnerStep({
+            workload,
+            plan,
+            target,
+            out: dir,
+            runId,
+            cpuWindowMs,
+            workers: runnerWorkers,
+          });
+          // The runner's saved schedule must be the one the reference sends (with workers: its shards' together).
+          const same = r.schedules.length === 1
+            ? await sha256(r.schedules[0]!) === await sha256(schedule)
+            : sameArrivals(r.schedules, schedule);
+          if (!same) throw new Error(`the runner's schedule at ${rate} req/s differs from the reference's`);
           step = {
             ...base,
             requests: r.requests,
@@ -230,7 +246,10 @@ const ratios = pairs.map(([a, b]) => ({
   rates: rateRatios(steps.filter((s) => s.sender === a), steps.filter((s) => s.sender === b)),
 }));
 const finished = new Date().toISOString();
-console.log(`\n${started} – ${finished}, ${rounds} rounds, 1 s warm-up + ${seconds} s steady per step\n`);
+console.log(
+  `\n${started} – ${finished}, ${rounds} rounds, 1 s warm-up + ${seconds} s steady per step` +
+    `${runnerWorkers > 1 ? `, the runner as --workers ${runnerWorkers}` : ""}\n`,
+);
 console.log(STEP_HEAD);
 for (const s of steps) console.log(stepLine(s));
 console.log(`\n${RATIO_HEAD}`);
@@ -239,7 +258,20 @@ const file = join(v.out!, `reference_bench-${started.replace(/[:.]/g, "-")}.json
 Deno.writeTextFileSync(
   file,
   JSON.stringify(
-    { started, finished, rates, rounds, seconds, server: v.server, senders, go, pace_share: PACE_SHARE, steps, ratios },
+    {
+      started,
+      finished,
+      rates,
+      rounds,
+      seconds,
+      server: v.server,
+      senders,
+      runner_workers: runnerWorkers,
+      go,
+      pace_share: PACE_SHARE,
+      steps,
+      ratios,
+    },
     null,
     2,
   ),

@@ -18,7 +18,7 @@ import {
   runReferenceSender,
   saveRunnerSchedule,
 } from "../../bench/_reference_sender.ts";
-import { lagStats, nearestRank, runRunnerStep } from "../../bench/_runner_step.ts";
+import { lagStats, nearestRank, runRunnerStep, sameArrivals } from "../../bench/_runner_step.ts";
 import { staticSseResponse } from "../../bench/static_sse_server.ts";
 import { tinyCase, warmupSteadyPlan, writeWorkload } from "../../testing/tiny_workload.ts";
 
@@ -240,3 +240,39 @@ async function sameScheduleSameRequest(go: string): Promise<void> {
     await Deno.remove(dir, { recursive: true });
   }
 }
+
+Deno.test("runRunnerStep with workers: the shards' rows together, their schedules the whole one, the parent's CPU in", async () => {
+  const dir = await Deno.makeTempDir({ prefix: "runner-step-workers-test-" });
+  const responder = capturingResponder();
+  try {
+    const workload = writeWorkload(dir, [tinyCase()]);
+    const plan = warmupSteadyPlan(dir, "tiny", 50, 1);
+    const schedule = await saveRunnerSchedule(plan, workload, join(dir, "schedule"));
+    const target = `http://127.0.0.1:${responder.port}`;
+    const r = await runRunnerStep({
+      workload,
+      plan,
+      target,
+      out: dir,
+      runId: "w",
+      cpuWindowMs: [1100, 1900],
+      workers: 2,
+    });
+    assert.deepEqual([r.requests, r.ok, r.not_sent, r.steady.n], [100, 100, 0, 50]);
+    assert.deepEqual(r.schedules, [
+      join(dir, "w", "shard-0-of-2", "schedule.csv"),
+      join(dir, "w", "shard-1-of-2", "schedule.csv"),
+    ]);
+    assert.equal(sameArrivals(r.schedules, schedule), true);
+    assert.equal(sameArrivals(r.schedules.slice(0, 1), schedule), false, "one shard holds half the arrivals");
+    // The process tree's CPU: both workers' own (their run.json) and the parent's on top.
+    const workers = r.schedules.map((f) =>
+      JSON.parse(Deno.readTextFileSync(join(f, "..", "run.json"))).result.runner_cpu_ms as number
+    );
+    assert.ok(r.cpu_ms > workers[0]! + workers[1]!, `${r.cpu_ms} ms against the workers' ${workers.join(" + ")}`);
+    assert.ok(typeof r.window_cpu_ms === "number" && r.window_cpu_ms >= 0 && r.window_cpu_ms <= r.cpu_ms);
+  } finally {
+    await responder.close();
+    await Deno.remove(dir, { recursive: true });
+  }
+});
