@@ -66,9 +66,8 @@ export async function prepareRun(o: RunOptions): Promise<PreparedRun> {
   warmUp(loaded.workload.cases, built.mode === "open" ? warmUpAnswers(built.entries) : undefined);
   // Unless told a number, an open loop opens enough connections for its first arrivals (runner/warm_up.ts).
   await routes.preconnect(
-    o.preconnect ?? (built.mode === "open"
-      ? preconnectCount(built.entries, RUNNER_DEFAULTS.preconnect)
-      : RUNNER_DEFAULTS.preconnect),
+    o.preconnect ??
+      (built.mode === "open" ? preconnectCount(built.entries, RUNNER_DEFAULTS.preconnect) : RUNNER_DEFAULTS.preconnect),
   );
   const manifest = initialManifest({
     runId,
