@@ -43,15 +43,19 @@ function pool(connect: (o: Deno.ConnectOptions) => Promise<Deno.TcpConn>, maxCon
   });
 }
 
+/** A pool on fake connects, and the list `track` writes to. */
+function setUp(maxConnecting?: number) {
+  const f = fakeConnects();
+  return { f, p: pool(f.connect, maxConnecting), got: [] as string[] };
+}
+
 /** Settles as `label: connection id`, or `label: error message`. */
 function track(p: Promise<RawConnection>, label: string, out: string[]): Promise<void> {
   return p.then((c) => void out.push(`${label}: ${idOf(c)}`), (e) => void out.push(`${label}: ${e.message}`));
 }
 
 Deno.test("a waiting request takes a released connection before its own connect ends, which then stays idle", async () => {
-  const f = fakeConnects();
-  const p = pool(f.connect);
-  const got: string[] = [];
+  const { f, p, got } = setUp();
   const a = p.acquire(undefined);
   f.pending[0]!.resolve();
   const first = await a;
@@ -71,9 +75,7 @@ Deno.test("a waiting request takes a released connection before its own connect 
 });
 
 Deno.test("connections go to the waiting requests oldest first, whichever comes first", async () => {
-  const f = fakeConnects();
-  const p = pool(f.connect);
-  const got: string[] = [];
+  const { f, p, got } = setUp();
   const all = ["a", "b", "c"].map((x) => track(p.acquire(undefined), x, got));
   await tick();
   assert.equal(f.pending.length, 3);
@@ -86,9 +88,7 @@ Deno.test("connections go to the waiting requests oldest first, whichever comes 
 });
 
 Deno.test("at most maxConnecting connects at once; an ended one lets the next waiting request open one", async () => {
-  const f = fakeConnects();
-  const p = pool(f.connect, 2);
-  const got: string[] = [];
+  const { f, p, got } = setUp(2);
   const conns = new Map<string, RawConnection>();
   const all = ["a", "b", "c", "d", "e"].map((x) =>
     p.acquire(undefined).then((c) => {
@@ -119,9 +119,7 @@ Deno.test("at most maxConnecting connects at once; an ended one lets the next wa
 });
 
 Deno.test("a failed connect fails the request that opened it while it waits, and nobody once it was served", async () => {
-  const f = fakeConnects();
-  const p = pool(f.connect);
-  const got: string[] = [];
+  const { f, p, got } = setUp();
   const a = track(p.acquire(undefined), "a", got);
   await tick();
   f.pending[0]!.reject(new Error("refused 0"));
@@ -145,9 +143,7 @@ Deno.test("a failed connect fails the request that opened it while it waits, and
 });
 
 Deno.test("an aborted waiting request fails with the reason; the connect it opened serves the next", async () => {
-  const f = fakeConnects();
-  const p = pool(f.connect);
-  const got: string[] = [];
+  const { f, p, got } = setUp();
   const stop = new AbortController();
   const a = track(p.acquire(stop.signal), "a", got);
   const b = track(p.acquire(undefined), "b", got);
@@ -160,9 +156,7 @@ Deno.test("an aborted waiting request fails with the reason; the connect it open
 });
 
 Deno.test("a connect that ends after the pool closed is closed, and the waiting requests fail", async () => {
-  const f = fakeConnects();
-  const p = pool(f.connect);
-  const got: string[] = [];
+  const { f, p, got } = setUp();
   const a = track(p.acquire(undefined), "a", got);
   await tick();
   p.close();
