@@ -125,10 +125,10 @@ export function treeCpuMs(pid: number): number | null {
     } catch { /* exited while listed */ }
   }
   let total = own;
-  const todo = [...(parents.get(pid) ?? [])];
-  for (let child = todo.pop(); child !== undefined; child = todo.pop()) {
+  const unvisited = [...(parents.get(pid) ?? [])];
+  for (let child = unvisited.pop(); child !== undefined; child = unvisited.pop()) {
     total += processCpuMs(child) ?? 0;
-    todo.push(...(parents.get(child) ?? []));
+    unvisited.push(...(parents.get(child) ?? []));
   }
   return total;
 }

@@ -96,11 +96,11 @@ interface Waiter {
 
 /**
  * Keep-alive connections to one host:port. A connection serves one exchange at a time; idle ones are reused newest
- * first. A request that finds none waits in a FIFO queue, and, while the cap leaves a slot, opens a connection for the
- * queue: whichever comes first, a connection another request releases or one that finishes opening, goes to the
- * oldest waiting request, and a connection opened when nobody waits any more stays idle. So the pool opens no more
- * connections than requests that found none idle, and a request never waits for its own connect while another's
- * connection sits idle (what Go's `net/http` does too). In a burst — the first arrivals of a fast schedule, when
+ * first. A request that finds none waits in a FIFO queue and, while the caps leave room, opens a connection: it takes
+ * whichever comes first, a connection another request releases (released ones go to the oldest waiting request) or its
+ * own when it finishes opening. A connection that finishes opening after its request was served goes to the oldest
+ * waiting request, or stays idle. So the pool opens no more connections than requests that found none idle, and a
+ * request never waits for its own connect while another's connection sits idle (Go's `net/http` does the same). In a burst — the first arrivals of a fast schedule, when
  * nothing is idle yet, or a client fallen behind — requests reuse the first connections as they come back instead of
  * each opening its own, and at most {@linkcode MAX_CONNECTING} connects are in progress. With each request waiting for
  * its own connect, a runner behind at 8,000 req/s on loopback opened all 4,096 connections and nginx's accept queue
@@ -141,7 +141,7 @@ export class HostPool {
   }
 
   /**
-   * A connection for one exchange: an idle one, else the first to come of a released one and one opened for the queue.
+   * A connection for one exchange: an idle one, else the first to come of a released one and the one it opens.
    * Rejects when the connect this request started fails while it still waits, or on abort.
    */
   acquire(signal: AbortSignal | undefined): Promise<RawConnection> {
@@ -229,14 +229,23 @@ export class HostPool {
     this.#idle.push(c);
   }
 
-  /** Opens a connection for the queue in a slot taken now; `origin`, the request that opened it, gets its failure. */
+  /**
+   * Opens a connection in a slot taken now for `origin`, the request that opened it: its connection while it waits (else
+   * the oldest waiting request's, or idle), and its failure while it waits (else nobody's).
+   */
   #open(origin: Waiter): void {
     this.#slots++;
     this.#connecting++;
     this.#connect().then((c) => {
       this.#connecting--;
       if (this.#closed) return this.discard(c);
-      this.#handOver(c);
+      if (origin.done) this.#handOver(c);
+      else {
+        // Its own request first: so every waiting request keeps a connect of its own, or a place in `#unopened`.
+        origin.done = true;
+        origin.unwatch?.();
+        origin.resolve(c);
+      }
       this.#grantSlot();
     }, (err) => {
       this.#connecting--;

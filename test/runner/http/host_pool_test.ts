@@ -74,17 +74,29 @@ Deno.test("a waiting request takes a released connection before its own connect 
   assert.equal(p.opened, 2);
 });
 
-Deno.test("connections go to the waiting requests oldest first, whichever comes first", async () => {
+Deno.test("a connect's connection goes to the request that opened it while it waits, a released one to the oldest", async () => {
   const { f, p, got } = setUp();
-  const all = ["a", "b", "c"].map((x) => track(p.acquire(undefined), x, got));
+  const conns = new Map<string, RawConnection>();
+  const take = (x: string) =>
+    p.acquire(undefined).then((c) => {
+      conns.set(x, c);
+      got.push(`${x}: ${idOf(c)}`);
+    }, (e) => void got.push(`${x}: ${e.message}`));
+  const [a, b, c] = ["a", "b", "c"].map(take);
   await tick();
   assert.equal(f.pending.length, 3);
-  f.pending[2]!.resolve(); // c's connect ends first: a, the oldest, gets it
+  f.pending[1]!.resolve(); // b's connect ends first: b's
   await tick();
-  f.pending[0]!.resolve();
-  f.pending[1]!.resolve();
-  await Promise.all(all);
-  assert.deepEqual(got, ["a: 2", "b: 0", "c: 1"]);
+  assert.deepEqual(got, ["b: 1"]);
+  p.release(conns.get("b")!); // then b's exchange ends: to a, the oldest waiting
+  await tick();
+  // a's own connect fails after a was served: nobody fails, and c still has its own connect.
+  f.pending[0]!.reject(new Error("refused 0"));
+  await tick();
+  f.pending[2]!.resolve();
+  await tick();
+  assert.deepEqual(got, ["b: 1", "a: 1", "c: 2"]);
+  await Promise.all([a, b, c]);
 });
 
 Deno.test("at most maxConnecting connects at once; an ended one lets the next waiting request open one", async () => {
