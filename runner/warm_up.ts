@@ -29,10 +29,15 @@ export const WARM_UP_MIN = 50;
  * ```
  */
 export function warmUpAnswers(entries: readonly Pick<ScheduledRequest, "scheduled_ms">[]): number {
-  const first = entries[0]?.scheduled_ms ?? 0;
+  return Math.max(WARM_UP_MIN, arrivalsInFirst(entries, 1000, WARM_UP_MAX));
+}
+
+/** The arrivals of a schedule (in time order) within `windowMs` of its first one, counted up to `max`. */
+function arrivalsInFirst(entries: readonly Pick<ScheduledRequest, "scheduled_ms">[], windowMs: number, max: number) {
+  const end = (entries[0]?.scheduled_ms ?? 0) + windowMs;
   let n = 0;
-  while (n < entries.length && n < WARM_UP_MAX && entries[n]!.scheduled_ms < first + 1000) n++;
-  return Math.max(WARM_UP_MIN, n);
+  while (n < entries.length && n < max && entries[n]!.scheduled_ms < end) n++;
+  return n;
 }
 
 /** An open loop's connections opened before ms 0 are enough for the arrivals of this first stretch of its schedule (ms). */
@@ -45,9 +50,9 @@ export const PRECONNECT_MAX = 256;
  * `preconnect` setting's default), or, when more, as many as the schedule has arrivals in its first
  * {@linkcode PRECONNECT_WINDOW_MS} ms, up to {@linkcode PRECONNECT_MAX}. In its first tens of milliseconds the runner's
  * request path is still being compiled and its heap grown, so the first arrivals of a fast schedule overlap; each one
- * that finds no idle connection opens one, and at 5,000 req/s against nginx those connects (~0.1 ms of the main
- * thread each) held the first half-second's median send lag at 39–58 ms, against 0.33–0.39 ms with 128 connections
- * opened before (bench/README.md, "Issue 33, fourth pass"). A slow schedule keeps the floor.
+ * that finds no idle connection opens one (~0.1 ms of the main thread each). At 5,000 req/s against nginx, four runs
+ * each: with 8 the first half-second's p99 send lag was 647.9, 8.3, 11.7 and 8.7 ms, with 125 5.3, 10.9, 5.3 and 13.2
+ * (bench/README.md, "Issue 33, fourth pass"). A slow schedule keeps the floor.
  *
  * @example A fast schedule opens as many as its first 25 ms of arrivals
  * ```ts
@@ -61,10 +66,7 @@ export const PRECONNECT_MAX = 256;
  * ```
  */
 export function preconnectCount(entries: readonly Pick<ScheduledRequest, "scheduled_ms">[], floor: number): number {
-  const first = entries[0]?.scheduled_ms ?? 0;
-  let n = 0;
-  while (n < entries.length && n < PRECONNECT_MAX && entries[n]!.scheduled_ms < first + PRECONNECT_WINDOW_MS) n++;
-  return Math.max(floor, n);
+  return Math.max(floor, arrivalsInFirst(entries, PRECONNECT_WINDOW_MS, PRECONNECT_MAX));
 }
 
 /**

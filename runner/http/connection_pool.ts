@@ -100,12 +100,13 @@ interface Waiter {
  * whichever comes first, a connection another request releases (released ones go to the oldest waiting request) or its
  * own when it finishes opening. A connection that finishes opening after its request was served goes to the oldest
  * waiting request, or stays idle. So the pool opens no more connections than requests that found none idle, and a
- * request never waits for its own connect while another's connection sits idle (Go's `net/http` does the same). In a burst — the first arrivals of a fast schedule, when
- * nothing is idle yet, or a client fallen behind — requests reuse the first connections as they come back instead of
- * each opening its own, and at most {@linkcode MAX_CONNECTING} connects are in progress. With each request waiting for
- * its own connect, a runner behind at 8,000 req/s on loopback opened all 4,096 connections and nginx's accept queue
- * dropped their SYNs: requests went out 1, 3 or 7 s late, the kernel's retransmissions (bench/README.md, "Issue 33,
- * fourth pass"). A connect that fails fails the request that opened it, if it still waits.
+ * request never waits for its own connect while another's connection sits idle (Go's `net/http` does the same). In a
+ * burst — the first arrivals of a fast schedule, when nothing is idle yet, or a client fallen behind — requests reuse
+ * the first connections as they come back instead of each opening its own, and at most {@linkcode MAX_CONNECTING}
+ * connects are in progress. With each request waiting for its own connect, a runner behind at 8,000 req/s on loopback
+ * opened all 4,096 connections and nginx's accept queue dropped their SYNs: requests went out 1, 3 or 7 s late, the
+ * kernel's retransmissions (bench/README.md, "Issue 33, fourth pass"). A connect that fails fails the request that
+ * opened it, if it still waits.
  */
 export class HostPool {
   readonly #o: HostPoolOptions;
@@ -239,22 +240,14 @@ export class HostPool {
     this.#connect().then((c) => {
       this.#connecting--;
       if (this.#closed) return this.discard(c);
-      if (origin.done) this.#handOver(c);
-      else {
-        // Its own request first: so every waiting request keeps a connect of its own, or a place in `#unopened`.
-        origin.done = true;
-        origin.unwatch?.();
-        origin.resolve(c);
-      }
+      // Its own request first: so every waiting request keeps a connect of its own, or a place in `#unopened`.
+      if (claim(origin)) origin.resolve(c);
+      else this.#handOver(c);
       this.#grantSlot();
     }, (err) => {
       this.#connecting--;
       this.#slots--;
-      if (!origin.done) {
-        origin.done = true;
-        origin.unwatch?.();
-        origin.reject(err);
-      }
+      if (claim(origin)) origin.reject(err);
       this.#grantSlot();
     });
   }
@@ -288,12 +281,15 @@ export class HostPool {
   }
 
   #nextWaiter(): Waiter | undefined {
-    for (let w = this.#waiters.shift(); w; w = this.#waiters.shift()) {
-      if (w.done) continue;
-      w.done = true;
-      w.unwatch?.();
-      return w;
-    }
+    for (let w = this.#waiters.shift(); w; w = this.#waiters.shift()) if (claim(w)) return w;
     return undefined;
   }
+}
+
+/** Takes `w` out of waiting: true when it still waited (it is then done, its abort no longer watched). */
+function claim(w: Waiter): boolean {
+  if (w.done) return false;
+  w.done = true;
+  w.unwatch?.();
+  return true;
 }

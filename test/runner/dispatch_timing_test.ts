@@ -375,12 +375,12 @@ Deno.test("coalescedTimers: a later due time keeps the armed timer; a callback r
   const cb = (name: string) => () => ran.push([name, fake.t]);
   const at = (t: number, step: () => void) => fake.after(t, step);
   let cancel: () => void = () => {};
-  const calls: Record<string, number> = {};
+  let baseCallsAt2_75 = -1;
   // 0–0.5: three backstops, each replacing the last and due later: base is armed once, for the first (1, fires 2.5).
   at(0, () => cancel = timers.after(1, cb("a")));
   at(0.25, () => (cancel(), cancel = timers.after(1, cb("b"))));
   at(0.5, () => (cancel(), cancel = timers.after(1, cb("c"))));
-  at(2.75, () => calls.first = baseCalls);
+  at(2.75, () => baseCallsAt2_75 = baseCalls);
   // 3: one due at 8; at 4 one due at 4.5 replaces it: base is armed again, earlier.
   at(3, () => timers.after(5, cb("d")));
   at(4, () => timers.after(0.5, cb("e")));
@@ -404,7 +404,7 @@ Deno.test("coalescedTimers: a later due time keeps the armed timer; a callback r
     ["g", 15], // the timer armed for 11 fired at 12.5, before 13.5: armed again, 13.5 + 1.5
     ["j", 32.5], // due at 31.25, the timer armed for 31 fired at 32.5
   ]);
-  assert.equal(calls.first, 1, "three backstops, one base timer");
+  assert.equal(baseCallsAt2_75, 1, "three backstops, one base timer");
   // a; d, then e (earlier); f, then g's re-arm; h; i.
   assert.equal(baseCalls, 7);
 });

@@ -31,22 +31,19 @@ const tick = async () => {
   for (let k = 0; k < 4; k++) await Promise.resolve();
 };
 
-function pool(connect: (o: Deno.ConnectOptions) => Promise<Deno.TcpConn>, maxConnecting = 128, maxConnections = 4096) {
-  return new HostPool({
+/** A pool on fake connects, and the list `track` writes to. */
+function setUp(maxConnecting = 128) {
+  const f = fakeConnects();
+  const p = new HostPool({
     hostname: "127.0.0.1",
     port: 1,
-    maxConnections,
+    maxConnections: 4096,
     idleTimeoutMs: 60_000,
     bufferBytes: 16,
     maxConnecting,
-    connect,
+    connect: f.connect,
   });
-}
-
-/** A pool on fake connects, and the list `track` writes to. */
-function setUp(maxConnecting?: number) {
-  const f = fakeConnects();
-  return { f, p: pool(f.connect, maxConnecting), got: [] as string[] };
+  return { f, p, got: [] as string[] };
 }
 
 /** Settles as `label: connection id`, or `label: error message`. */
