@@ -89,9 +89,9 @@ export function guardClient(client: HttpClient, allow: NetAllowList): HttpClient
     },
     ...(client.preconnect
       ? {
-        async preconnect(url: URL, n: number): Promise<void> {
+        async preconnect(url: URL, n: number): Promise<number> {
           allow.check(url);
-          await client.preconnect!(url, n);
+          return await client.preconnect!(url, n);
         },
       }
       : {}),

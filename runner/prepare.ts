@@ -65,7 +65,7 @@ export async function prepareRun(o: RunOptions): Promise<PreparedRun> {
 
   warmUp(loaded.workload.cases, built.mode === "open" ? warmUpAnswers(built.entries) : undefined);
   // Unless told a number, an open loop opens enough connections for its first arrivals (runner/warm_up.ts).
-  await routes.preconnect(
+  const preconnected = await routes.preconnect(
     o.preconnect ??
       (built.mode === "open" ? preconnectCount(built.entries, RUNNER_DEFAULTS.preconnect) : RUNNER_DEFAULTS.preconnect),
   );
@@ -92,6 +92,7 @@ export async function prepareRun(o: RunOptions): Promise<PreparedRun> {
       cache_bust: (o.cacheBust ?? RUNNER_DEFAULTS.cache_bust) ? CACHE_BUST_RULE : null,
       formats: o.formats,
       max_response_bytes: maxResponseBytes,
+      preconnect: preconnected,
     },
   });
   if (preflight) manifest.preflight = preflight;

@@ -42,8 +42,12 @@ export interface ResolvedRoutes {
   allow: NetAllowList;
   /** Every route's client reports its socket reads here (the open-loop dispatcher listens: runner/dispatch.ts). */
   reads: ReadHook;
-  /** Opens keep-alive connections to every route's target before the run. */
-  preconnect(n: number): Promise<void>;
+  /**
+   * Opens `n` keep-alive connections to every route's target before the run; resolves to the number each route opened
+   * (run.json `runner.preconnect`): 0 for a route whose client does not pool them (`https:`, fetch) or whose connects
+   * failed (a warning says so).
+   */
+  preconnect(n: number): Promise<Record<string, number>>;
   /** The run's batch routes: their batchers and run.json `batches` (docs/batch.md). */
   batching: BatchRoom;
   /** Attempts waiting on a route limit give up, batch items are no longer waited for (the run is stopping). */
@@ -222,15 +226,22 @@ export async function resolveRoutes(
     reads,
     batching,
     async preconnect(n) {
-      for (const r of routes.values()) {
-        await r.client.preconnect?.(r.url, n).catch((e) =>
+      const opened: Record<string, number> = {};
+      for (const [name, r] of routes) {
+        if (!r.client.preconnect) {
+          opened[name] = 0;
+          continue;
+        }
+        opened[name] = await r.client.preconnect(r.url, n).catch((e) => {
           console.error(
             `warning: could not open connections to ${redactUrl(r.url)} before the run: ${
               scrubUrl((e as Error).message, r.url)
             }`,
-          )
-        );
+          );
+          return 0;
+        });
       }
+      return opened;
     },
     abortWaiting() {
       for (const r of routes.values()) r.limiter?.abortAll();

@@ -315,6 +315,13 @@ export const RunManifest = z.object({
      * (lib/client_limit_rule.ts); absent when none was set, and in older runs (whose verdict held a 5 ms bar).
      */
     lag_limit_ms: z.number().nonnegative().optional(),
+    /**
+     * Route name → keep-alive connections opened to it before ms 0 (the `preconnect` setting, or for an open loop as
+     * many as its first 25 ms of arrivals, up to 256: runner/warm_up.ts); 0 for a route through fetch (`https:`) or
+     * whose connects failed. Its first arrivals find them open: their latency holds no TCP connect. Absent in runs
+     * written before it was recorded.
+     */
+    preconnect: z.record(z.string(), z.number().int().nonnegative()).optional(),
   }).strict(),
   host: z.object({
     hostname: z.string(),

@@ -65,8 +65,11 @@ export type HttpOutcome =
 export interface HttpClient {
   readonly name: string;
   send(req: HttpRequest, handler: ResponseHandler): Promise<HttpOutcome>;
-  /** Opens up to `n` keep-alive connections to `url`'s host before the run, where the transport pools them. */
-  preconnect?(url: URL, n: number): Promise<void>;
+  /**
+   * Opens `n` keep-alive connections to `url`'s host before the run, where the transport pools them; resolves to the
+   * number opened (0 where this transport does not pool for `url`).
+   */
+  preconnect?(url: URL, n: number): Promise<number>;
   close(): Promise<void>;
 }
 

@@ -94,12 +94,16 @@ export class RawHttpClient implements HttpClient {
     return await this.#exchange(pool, c, { bytes, handler, signal }) as HttpOutcome;
   }
 
-  /** Opens `n` connections to `url`'s host and leaves them idle in its pool (fails like a connect). */
-  async preconnect(url: URL, n: number): Promise<void> {
-    if (url.protocol !== "http:") return;
+  /**
+   * Opens `n` connections to `url`'s host and leaves them idle in its pool (fails like a connect); resolves to `n`, or
+   * to 0 for an `https:` URL, which goes through fetch's own pool.
+   */
+  async preconnect(url: URL, n: number): Promise<number> {
+    if (url.protocol !== "http:") return 0;
     const pool = this.#pool(url);
     const conns = await Promise.all(Array.from({ length: n }, () => pool.acquire(undefined)));
     for (const c of conns) pool.release(c);
+    return n;
   }
 
   close(): Promise<void> {

@@ -25,9 +25,9 @@ Deno.test("guardClient() refuses a host outside the list, before the client sees
       sent.push(req.url.href);
       return Promise.resolve({ ok: true, endMs: 0 });
     },
-    preconnect(url) {
+    preconnect(url, n) {
       sent.push(`preconnect ${url.href}`);
-      return Promise.resolve();
+      return Promise.resolve(n);
     },
     close: () => Promise.resolve(),
   };

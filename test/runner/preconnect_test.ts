@@ -2,10 +2,21 @@ import assert from "node:assert/strict";
 import { join } from "node:path";
 import { runLoadTest } from "../../runner/run.ts";
 import { startFaultServer } from "../support/fault_server.ts";
-import { constantPlan, tinyCase, writeWorkload } from "../../testing/tiny_workload.ts";
+import { constantPlan, tinyCase, writeJson, writeWorkload } from "../../testing/tiny_workload.ts";
+import { resolveRoutes } from "../../runner/resolve_routes.ts";
+import { startClock } from "../../runner/clock.ts";
+import { unstatedConditions } from "../../runner/run_inputs.ts";
+import { RunConditions } from "../../schema/mod.ts";
 
-/** Runs a constant plan against the fault server; returns the connections it had accepted when the first request came. */
-async function connectionsAtFirstRequest(rate: number, seconds: number, preconnect?: number): Promise<number> {
+/**
+ * Runs a constant plan against the fault server; returns the connections it had accepted when the first request came
+ * and the number run.json `runner.preconnect` states were opened to the one route before ms 0.
+ */
+async function connectionsAtFirstRequest(
+  rate: number,
+  seconds: number,
+  preconnect?: number,
+): Promise<{ atFirst: number; recorded: number }> {
   const dir = Deno.makeTempDirSync();
   let atFirst = -1;
   const srv = await startFaultServer({
@@ -29,7 +40,9 @@ async function connectionsAtFirstRequest(rate: number, seconds: number, preconne
       ...(preconnect === undefined ? {} : { preconnect }),
     });
     assert.equal(manifest.result?.offered, Math.round(rate * seconds));
-    return atFirst;
+    const opened = Object.values(manifest.runner.preconnect ?? {});
+    assert.equal(opened.length, 1, "one route");
+    return { atFirst, recorded: opened[0]! };
   } finally {
     await srv.close();
     Deno.removeSync(dir, { recursive: true });
@@ -37,15 +50,55 @@ async function connectionsAtFirstRequest(rate: number, seconds: number, preconne
 }
 
 Deno.test("the connections opened before ms 0 follow the schedule's first 25 ms unless given", async (t) => {
-  await t.step("a slow schedule: the floor of 8", async () => {
-    assert.equal(await connectionsAtFirstRequest(10, 0.3), 8);
+  await t.step("a slow schedule: the floor of 8, and run.json says 8", async () => {
+    assert.deepEqual(await connectionsAtFirstRequest(10, 0.3), { atFirst: 8, recorded: 8 });
   });
   await t.step("2,000 req/s: one per arrival of the first 25 ms, 50, all open before the first request", async () => {
     // The first request takes the newest idle connection, so the server has accepted all of them by then.
-    assert.ok((await connectionsAtFirstRequest(2000, 0.05)) >= 50);
+    const { atFirst, recorded } = await connectionsAtFirstRequest(2000, 0.05);
+    assert.equal(recorded, 50);
+    assert.ok(atFirst >= 50, `${atFirst} connections when the first request came`);
   });
   await t.step("a number given is the number opened, even for a fast schedule", async () => {
-    const n = await connectionsAtFirstRequest(2000, 0.05, 3);
-    assert.ok(n >= 3 && n < 50, `${n} connections when the first request came`);
+    const { atFirst, recorded } = await connectionsAtFirstRequest(2000, 0.05, 3);
+    assert.equal(recorded, 3);
+    assert.ok(atFirst >= 3 && atFirst < 50, `${atFirst} connections when the first request came`);
   });
+});
+
+Deno.test("each route's count is what it opened: 0 through fetch (https:) and when its connects fail", async () => {
+  const dir = Deno.makeTempDirSync({ prefix: "preconnect_" });
+  const live = Deno.listen({ hostname: "127.0.0.1", port: 0 });
+  const accepted: Deno.Conn[] = [];
+  const accepting = (async () => {
+    for await (const c of live) accepted.push(c);
+  })();
+  const closed = Deno.listen({ hostname: "127.0.0.1", port: 0 });
+  const closedPort = closed.addr.port;
+  closed.close();
+  const routes = writeJson(dir, "routes.json", {
+    name: "three",
+    policy: { kind: "single", route: "live" },
+    routes: {
+      live: { url: `http://127.0.0.1:${live.addr.port}`, provider: "p", model: "m" },
+      tls: { url: "https://api.example.com/v1", provider: "q", model: "n" },
+      refused: { url: `http://127.0.0.1:${closedPort}`, provider: "r", model: "o" },
+    },
+  });
+  const r = await resolveRoutes({ routes, httpClient: "raw" }, RunConditions.parse(unstatedConditions()), startClock());
+  const warnings: string[] = [];
+  const error = console.error;
+  console.error = (...a: unknown[]) => warnings.push(a.join(" "));
+  try {
+    assert.deepEqual(await r.preconnect(4), { live: 4, tls: 0, refused: 0 });
+  } finally {
+    console.error = error;
+    await r.close();
+    live.close();
+    await accepting.catch(() => {}); // the listener closed
+    for (const c of accepted) c.close();
+    Deno.removeSync(dir, { recursive: true });
+  }
+  assert.equal(warnings.length, 1, warnings.join("\n"));
+  assert.match(warnings[0]!, new RegExp(`could not open connections to http://127\\.0\\.0\\.1:${closedPort}`));
 });
