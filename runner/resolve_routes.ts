@@ -8,7 +8,7 @@ import type { AttemptTarget } from "./attempt.ts";
 import { dialectNamed } from "./dialects/mod.ts";
 import type { Clock } from "./clock.ts";
 import { createHttpClient, DEFAULT_HTTP_CLIENT, type HttpClient, type HttpClientKind } from "./http/mod.ts";
-import { ReadHook } from "./http/client.ts";
+import { PreconnectError, ReadHook } from "./http/client.ts";
 import { RouteLimiter } from "./route_limiter.ts";
 import { RUNNER_DEFAULTS } from "./settings.ts";
 import { Router } from "./router.ts";
@@ -44,8 +44,8 @@ export interface ResolvedRoutes {
   reads: ReadHook;
   /**
    * Opens `n` keep-alive connections to every route's target before the run; resolves to the number each route opened
-   * (run.json `runner.preconnect`): 0 for a route whose client does not pool them (`https:`, fetch) or whose connects
-   * failed (a warning says so).
+   * (run.json `runner.preconnect`): 0 for a route whose client does not pool them (`https:`, fetch); when some connects
+   * failed, the number that opened (a warning says how many failed).
    */
   preconnect(n: number): Promise<Record<string, number>>;
   /** The run's batch routes: their batchers and run.json `batches` (docs/batch.md). */
@@ -238,7 +238,7 @@ export async function resolveRoutes(
               scrubUrl((e as Error).message, r.url)
             }`,
           );
-          return 0;
+          return e instanceof PreconnectError ? e.opened : 0;
         });
       }
       return opened;

@@ -317,9 +317,9 @@ export const RunManifest = z.object({
     lag_limit_ms: z.number().nonnegative().optional(),
     /**
      * Route name → keep-alive connections opened to it before ms 0 (the `preconnect` setting, or for an open loop as
-     * many as its first 25 ms of arrivals, up to 256: runner/warm_up.ts); 0 for a route through fetch (`https:`) or
-     * whose connects failed. Its first arrivals find them open: their latency holds no TCP connect. Absent in runs
-     * written before it was recorded.
+     * many as its first 25 ms of arrivals, up to 256: runner/warm_up.ts); 0 for a route through fetch (`https:`), and
+     * fewer when some connects failed (the run warned). Its first arrivals find them open: their latency holds no TCP
+     * connect. Absent in runs written before it was recorded.
      */
     preconnect: z.record(z.string(), z.number().int().nonnegative()).optional(),
   }).strict(),

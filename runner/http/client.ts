@@ -67,10 +67,21 @@ export interface HttpClient {
   send(req: HttpRequest, handler: ResponseHandler): Promise<HttpOutcome>;
   /**
    * Opens `n` keep-alive connections to `url`'s host before the run, where the transport pools them; resolves to the
-   * number opened (0 where this transport does not pool for `url`).
+   * number opened (0 where this transport does not pool for `url`). Rejects with a {@linkcode PreconnectError} when some
+   * connects failed: the ones that opened stay pooled, and the error counts them.
    */
   preconnect?(url: URL, n: number): Promise<number>;
   close(): Promise<void>;
+}
+
+/** Some of a preconnect's connects failed; `opened` connections did open and are pooled. */
+export class PreconnectError extends Error {
+  constructor(readonly opened: number, asked: number, cause: unknown) {
+    super(`${asked - opened} of ${asked} connects failed: ${cause instanceof Error ? cause.message : String(cause)}`, {
+      cause,
+    });
+    this.name = "PreconnectError";
+  }
 }
 
 /** Idle keep-alive connections older than this are closed, not reused, by both clients (servers drop idle ones). */

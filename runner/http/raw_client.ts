@@ -1,6 +1,6 @@
 import type { Clock } from "../clock.ts";
 import type { HttpClient, HttpClientOptions, HttpOutcome, HttpRequest, ReadHook, ResponseHandler } from "./client.ts";
-import { DEFAULT_IDLE_TIMEOUT_MS } from "./client.ts";
+import { DEFAULT_IDLE_TIMEOUT_MS, PreconnectError } from "./client.ts";
 import { watchAbort } from "./abort_watch.ts";
 import { HostPool, type RawConnection } from "./connection_pool.ts";
 import { FetchHttpClient } from "./fetch_client.ts";
@@ -11,6 +11,8 @@ import { classifyError, failure, messageOf } from "./transport_error.ts";
 export interface RawHttpClientOptions extends HttpClientOptions {
   /** Read buffer per connection. @default 16384 */
   readBufferBytes?: number;
+  /** Opens one TCP connection (tests give their own). @default Deno.connect */
+  connect?: (o: Deno.ConnectOptions) => Promise<Deno.TcpConn>;
 }
 
 const TOKEN = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
@@ -41,7 +43,7 @@ export class RawHttpClient implements HttpClient {
   readonly #bufferBytes: number;
   readonly #reads: ReadHook | undefined;
   #fetch: FetchHttpClient | undefined;
-  #options: HttpClientOptions;
+  #options: RawHttpClientOptions;
   #closed = false;
 
   constructor(options: RawHttpClientOptions) {
@@ -95,15 +97,25 @@ export class RawHttpClient implements HttpClient {
   }
 
   /**
-   * Opens `n` connections to `url`'s host and leaves them idle in its pool (fails like a connect); resolves to `n`, or
-   * to 0 for an `https:` URL, which goes through fetch's own pool.
+   * Opens `n` connections to `url`'s host, at most the pool's cap (more would wait for a release that never comes),
+   * and leaves them idle in its pool; resolves to the number opened, 0 for an `https:` URL (fetch's own pool). When
+   * some connects fail, the others stay pooled and a {@linkcode PreconnectError} counts them.
    */
   async preconnect(url: URL, n: number): Promise<number> {
     if (url.protocol !== "http:") return 0;
     const pool = this.#pool(url);
-    const conns = await Promise.all(Array.from({ length: n }, () => pool.acquire(undefined)));
-    for (const c of conns) pool.release(c);
-    return n;
+    const asked = Math.min(n, this.#max);
+    const settled = await Promise.allSettled(Array.from({ length: asked }, () => pool.acquire(undefined)));
+    let opened = 0;
+    let failure: unknown = null;
+    for (const s of settled) {
+      if (s.status === "fulfilled") {
+        pool.release(s.value);
+        opened++;
+      } else failure ??= s.reason;
+    }
+    if (opened < asked) throw new PreconnectError(opened, asked, failure);
+    return opened;
   }
 
   close(): Promise<void> {
@@ -142,6 +154,7 @@ export class RawHttpClient implements HttpClient {
         maxConnections: this.#max,
         idleTimeoutMs: this.#idleTimeoutMs,
         bufferBytes: this.#bufferBytes,
+        ...(this.#options.connect ? { connect: this.#options.connect } : {}),
       });
       this.#pools.set(url.host, p);
     }

@@ -7,6 +7,8 @@ import { resolveRoutes } from "../../runner/resolve_routes.ts";
 import { startClock } from "../../runner/clock.ts";
 import { unstatedConditions } from "../../runner/run_inputs.ts";
 import { RunConditions } from "../../schema/mod.ts";
+import { RawHttpClient } from "../../runner/http/raw_client.ts";
+import { PreconnectError } from "../../runner/http/client.ts";
 
 /**
  * Runs a constant plan against the fault server; returns the connections it had accepted when the first request came
@@ -101,4 +103,52 @@ Deno.test("each route's count is what it opened: 0 through fetch (https:) and wh
   }
   assert.equal(warnings.length, 1, warnings.join("\n"));
   assert.match(warnings[0]!, new RegExp(`could not open connections to http://127\\.0\\.0\\.1:${closedPort}`));
+});
+
+Deno.test("the raw client's preconnect keeps and counts the connections that opened, and asks no more than its cap", async (t) => {
+  /** A connect that refuses the calls `refuse` names (1-based) and otherwise opens a socket that never answers. */
+  const connects = (refuse: (call: number) => boolean) => {
+    const made: { closed: boolean }[] = [];
+    let calls = 0;
+    const connect = () => {
+      if (refuse(++calls)) return Promise.reject(new Error("connection refused"));
+      const conn = {
+        closed: false,
+        setNoDelay() {},
+        read: () => new Promise<number | null>(() => {}),
+        close() {
+          this.closed = true;
+        },
+      };
+      made.push(conn);
+      return Promise.resolve(conn as unknown as Deno.TcpConn);
+    };
+    return { made, connect };
+  };
+  const url = new URL("http://127.0.0.1:1/");
+  await t.step("2 of 6 refused: the error counts the 4 that opened, and they stay open in the pool", async () => {
+    const { made, connect } = connects((call) => call % 3 === 0);
+    const client = new RawHttpClient({ clock: startClock(), connect });
+    try {
+      const err = await client.preconnect(url, 6).then(() => null, (e) => e);
+      assert.ok(err instanceof PreconnectError, String(err));
+      assert.equal(err.opened, 4);
+      assert.equal(err.message, "2 of 6 connects failed: connection refused");
+      assert.equal(client.connectionsOpened, 4);
+      assert.equal(made.length, 4);
+      assert.ok(made.every((c) => !c.closed), "the opened ones are kept");
+    } finally {
+      await client.close();
+    }
+  });
+  await t.step("10 asked of a pool capped at 2: 2 opened and counted, none waiting for a release", async () => {
+    const { made, connect } = connects(() => false);
+    const client = new RawHttpClient({ clock: startClock(), connect, maxConnectionsPerHost: 2 });
+    try {
+      assert.equal(await client.preconnect(url, 10), 2);
+      assert.equal(made.length, 2);
+    } finally {
+      await client.close();
+    }
+  });
 });
