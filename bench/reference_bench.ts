@@ -26,7 +26,7 @@
 import { join } from "node:path";
 import { parseArgs } from "node:util";
 import { runRunnerStep, sameArrivals } from "./_runner_step.ts";
-import { startStaticServer } from "./static_sse_server.ts";
+import { processCpuMs, startStaticServer } from "./static_sse_server.ts";
 import {
   buildReferenceSender,
   findGo,
@@ -84,6 +84,11 @@ interface Step extends StepFigures {
   failed: number;
   p50_ms: number;
   peak_rss_mb: number | null;
+  /**
+   * The responder's CPU over the step (user + system, ms, `/proc/<pid>/stat` at 10 ms resolution; null where not
+   * known): with the sender's, what the step took of the machine's two cores.
+   */
+  server_cpu_ms: number | null;
   /** The 1-minute load average (/proc/loadavg); null where the system does not tell. */
   load_before: number | null;
   load_after: number | null;
@@ -99,13 +104,14 @@ function f(x: number | null, digits: number): string {
 
 const STEP_HEAD =
   "| round | rate | sender | requests | ok | not_sent | failed | steady lag p50 / p99 / max (ms) | CPU ms / req | " +
-  "CPU ms / req, steady window | completed rps | peak RSS MB | load 1m before → after |\n" +
-  "| ---: | ---: | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |";
+  "CPU ms / req, steady window | server CPU ms / req | completed rps | peak RSS MB | load 1m before → after |\n" +
+  "| ---: | ---: | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |";
 
 function stepLine(s: Step): string {
   return `| ${s.round} | ${s.rate} | ${s.sender} | ${s.requests} | ${s.ok} | ${s.not_sent} | ${s.failed} | ` +
     `${f(s.p50_ms, 3)} / ${f(s.p99_ms, 3)} / ${f(s.max_ms, 3)} | ${f(s.cpu_ms / s.requests, 3)} | ` +
     `${s.window_cpu_ms == null ? "—" : f(s.window_cpu_ms / s.window_requests!, 3)} | ` +
+    `${s.server_cpu_ms === null ? "—" : f(s.server_cpu_ms / s.requests, 3)} | ` +
     `${f(s.completed_rps, 0)} | ${f(s.peak_rss_mb, 0)} | ${f(s.load_before, 2)} → ${f(s.load_after, 2)} |`;
 }
 
@@ -162,6 +168,11 @@ try {
       const turn = (round - 1) % senders.length;
       for (const sender of [...senders.slice(turn), ...senders.slice(0, turn)]) {
         const load_before = load1();
+        const server0 = processCpuMs(server.pid);
+        const serverCpu = () => {
+          const now = processCpuMs(server.pid);
+          return server0 === null || now === null ? null : now - server0;
+        };
         const base = { sender, rate, round, load_before };
         // One run id for both: it is in every request's idempotency key, so both send the same bytes.
         const runId = `r${rate}-${round}`;
@@ -195,6 +206,7 @@ try {
             peak_rss_mb: r.peak_rss_bytes === null ? null : r.peak_rss_bytes / 2 ** 20,
             window_cpu_ms: r.window_cpu_ms,
             window_requests: inWindow(schedule),
+            server_cpu_ms: serverCpu(),
             load_after: load1(),
           };
           Deno.removeSync(r.dir, { recursive: true });
@@ -222,6 +234,7 @@ try {
             peak_rss_mb: s.peak_rss_bytes === null ? null : s.peak_rss_bytes / 2 ** 20,
             window_cpu_ms: s.window_cpu_ms ?? null,
             window_requests: inWindow(schedule),
+            server_cpu_ms: serverCpu(),
             load_after: load1(),
           };
           Deno.removeSync(rows);

@@ -93,9 +93,12 @@ function headEnd(b: Uint8Array, from: number, end: number): number {
 
 /**
  * Starts a static responder in its own process, so client and server each get a core:
- * `deno` runs this file, `nginx` a one-process nginx with `nginxConfig` in a temp dir.
+ * `deno` runs this file, `nginx` a one-process nginx with `nginxConfig` in a temp dir. `pid` is the process that
+ * serves (nginx runs without a master process), whose CPU {@linkcode processCpuMs} reads.
  */
-export async function startStaticServer(kind: string): Promise<{ url: URL; stop: () => Promise<void> }> {
+export async function startStaticServer(
+  kind: string,
+): Promise<{ url: URL; pid: number; stop: () => Promise<void> }> {
   if (kind === "deno") {
     const child = new Deno.Command(Deno.execPath(), {
       args: ["run", "--allow-net=127.0.0.1", new URL(import.meta.url).pathname],
@@ -116,7 +119,7 @@ export async function startStaticServer(kind: string): Promise<{ url: URL; stop:
       await child.status;
       await child.stdout.cancel().catch(() => undefined); // already closed when the child exited
     };
-    return { url: new URL(`http://127.0.0.1:${port}/v1/chat/completions`), stop };
+    return { url: new URL(`http://127.0.0.1:${port}/v1/chat/completions`), pid: child.pid, stop };
   }
   if (kind === "nginx") {
     const dir = await Deno.makeTempDir({ prefix: "bench_nginx_" });
@@ -140,9 +143,29 @@ export async function startStaticServer(kind: string): Promise<{ url: URL; stop:
       await child.status;
       await Deno.remove(dir, { recursive: true });
     };
-    return { url: new URL(`http://127.0.0.1:${port}/v1/chat/completions`), stop };
+    return { url: new URL(`http://127.0.0.1:${port}/v1/chat/completions`), pid: child.pid, stop };
   }
   throw new Error(`--server must be deno or nginx, got ${kind}`);
+}
+
+/** Clock ticks a second of `/proc/<pid>/stat`'s CPU times (Linux's USER_HZ, 100 on every mainstream build). */
+const USER_HZ = 100;
+
+/**
+ * A process's CPU time so far (user + system, ms, at 10 ms resolution) from `/proc/<pid>/stat`; null where there is no
+ * `/proc` or the process is gone.
+ */
+export function processCpuMs(pid: number): number | null {
+  let stat: string;
+  try {
+    stat = Deno.readTextFileSync(`/proc/${pid}/stat`);
+  } catch {
+    return null;
+  }
+  // Fields after the command name, which is in parentheses and may hold spaces: state is field 3, utime 14, stime 15.
+  const f = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+  const ticks = Number(f[11]) + Number(f[12]);
+  return Number.isFinite(ticks) ? (ticks * 1000) / USER_HZ : null;
 }
 
 /** A one-process nginx answering any method with the static SSE file, chunked (sub_filter drops the length). */
