@@ -190,19 +190,27 @@ export async function runJudge(o: JudgeRunOptions): Promise<JudgeRunResult> {
     };
     const slots: (() => void)[] = [];
     const tasks: Promise<void>[] = [];
+    // When the loop last got a slot it had waited for: an item due before then came while every slot was taken, even
+    // when two slots freed at once and it found one free when the loop reached it.
+    let freedAt = -Infinity;
     for (let i = 0; i < session.length && !stop.signal.aborted; i++) {
       const item = session[i]!;
       const due = started + (i / o.ratePerS) * 1000;
       if (!(await pause(due - performance.now(), stop.signal))) break;
-      let waited = false;
+      let waited = due < freedAt;
+      let blocked = false;
       while (inFlight >= o.maxInFlight && !stop.signal.aborted) {
-        waited = true;
+        blocked = true;
         await new Promise<void>((resolve) => {
           slots.push(resolve);
           stop.signal.addEventListener("abort", () => resolve(), { once: true });
         });
       }
       if (stop.signal.aborted) break;
+      if (blocked) {
+        waited = true;
+        freedAt = performance.now();
+      }
       const lag = Math.max(0, performance.now() - due);
       inFlight++;
       tasks.push(

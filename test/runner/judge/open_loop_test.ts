@@ -51,9 +51,12 @@ Deno.test("items start open-loop at the stated rate, never early, and at most --
       }
     });
     await t.step(
-      "a cap of 2 with 300 ms answers: never more than 2 at the endpoint, the waiting items counted late",
+      "a cap of 2 with 1 s answers: never more than 2 at the endpoint, the waiting items counted late",
       async () => {
-        const judge = slowJudge(300);
+        // Both first answers end at about 1 s, often in one turn of the loop: item 3, due at 30 ms, then finds a slot
+        // free, yet its time came while both were taken, so it is late too (counted as such since this was seen in
+        // CI: 5 of 7 counted with 300 ms answers on a loaded machine, 4 of 7 here with 1 s ones).
+        const judge = slowJudge(1000);
         try {
           const run = join(dir, "capped");
           Deno.mkdirSync(run);
@@ -63,9 +66,9 @@ Deno.test("items start open-loop at the stated rate, never early, and at most --
           const r = await runJudge(judgeOptions(run, judge.url, { ratePerS: 100, maxInFlight: 2 }));
           assert.equal(r.judged, r.items);
           assert.equal(judge.most(), 2);
-          // Items 0 and 1 start at once; every later one is due within 10 ms × items, long before a slot frees at 300 ms.
+          // Items 0 and 1 start at once; every later one is due within 10 ms × items, long before a slot frees at 1 s.
           assert.equal(r.details!.late_starts, r.items - 2);
-          assert.ok((r.details!.max_start_lag_ms as number) >= 300);
+          assert.ok((r.details!.max_start_lag_ms as number) >= 1000);
         } finally {
           await judge.stop();
         }
