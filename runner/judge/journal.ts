@@ -50,7 +50,7 @@ export const JournalItem = z.object({
   calls: z.array(JournalCall),
   /** How long after its scheduled time the item's first call went out, ms. */
   start_lag_ms: z.number().nonnegative(),
-  /** It waited for a free slot (`--max-in-flight`). */
+  /** Its time came while every slot was taken (`--max-in-flight`): it waited for one, or for the pass that did. */
   waited_for_slot: z.boolean(),
   verdict: z.object({
     scores: z.record(z.string(), z.number().int()),
