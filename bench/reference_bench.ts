@@ -2,7 +2,8 @@
  * The runner against a compiled reference sender (bench/reference_sender/, Go net/http, one goroutine per request
  * sleeping until due), interleaved on the same static SSE responder (64 events per answer): for each round and each
  * rate, the runner CLI, the reference and the Deno floor send the same schedule (the runner's own, 1 s `warmup` +
- * `--seconds` of `steady`), with the 1-minute load average read before and after each. Prints each step and, per rate,
+ * `--seconds` of `steady`), with the 1-minute load average read before and after each and the responder's CPU over it
+ * (printed per offered request, so a step that shed requests shows less). Prints each step and, per rate,
  * the ratios runner / reference, runner / floor and floor / reference of CPU per request and of the steady stage's p99
  * and max send lag (nearest rank), per round, their median and range, and whether each kept pace; writes it all as
  * JSON under `--out`.
