@@ -9,6 +9,7 @@ import { unstatedConditions } from "../../runner/run_inputs.ts";
 import { RunConditions } from "../../schema/mod.ts";
 import { RawHttpClient } from "../../runner/http/raw_client.ts";
 import { PreconnectError } from "../../runner/http/client.ts";
+import { asTcpConn, type FakeTcpConn, fakeTcpConn } from "../../testing/fake_tcp_conn.ts";
 
 /**
  * Runs a constant plan against the fault server; returns the connections it had accepted when the first request came
@@ -108,20 +109,13 @@ Deno.test("each route's count is what it opened: 0 through fetch (https:) and wh
 Deno.test("the raw client's preconnect keeps and counts the connections that opened, and asks no more than its cap", async (t) => {
   /** A connect that refuses the calls `refuse` names (1-based) and otherwise opens a socket that never answers. */
   const connects = (refuse: (call: number) => boolean) => {
-    const made: { closed: boolean }[] = [];
+    const made: FakeTcpConn[] = [];
     let calls = 0;
     const connect = () => {
       if (refuse(++calls)) return Promise.reject(new Error("connection refused"));
-      const conn = {
-        closed: false,
-        setNoDelay() {},
-        read: () => new Promise<number | null>(() => {}),
-        close() {
-          this.closed = true;
-        },
-      };
+      const conn = fakeTcpConn(made.length);
       made.push(conn);
-      return Promise.resolve(conn as unknown as Deno.TcpConn);
+      return Promise.resolve(asTcpConn(conn));
     };
     return { made, connect };
   };

@@ -4,29 +4,22 @@
  */
 import assert from "node:assert/strict";
 import { HostPool, type RawConnection } from "../../../runner/http/connection_pool.ts";
+import { asTcpConn, type FakeTcpConn, fakeTcpConn } from "../../../testing/fake_tcp_conn.ts";
 
 /** A connect the test settles by hand: `pending[i]` is the i-th connect asked for. */
 function fakeConnects() {
   const pending: { resolve(): void; reject(err: Error): void }[] = [];
-  const made: { closed: boolean }[] = [];
+  const made: FakeTcpConn[] = [];
   const connect = () =>
     new Promise<Deno.TcpConn>((resolve, reject) => {
-      const conn = {
-        id: made.length,
-        closed: false,
-        setNoDelay() {},
-        read: () => new Promise<number | null>(() => {}),
-        close() {
-          this.closed = true;
-        },
-      };
+      const conn = fakeTcpConn(made.length);
       made.push(conn);
-      pending.push({ resolve: () => resolve(conn as unknown as Deno.TcpConn), reject });
+      pending.push({ resolve: () => resolve(asTcpConn(conn)), reject });
     });
   return { pending, made, connect };
 }
 
-const idOf = (c: RawConnection) => (c.conn as unknown as { id: number }).id;
+const idOf = (c: RawConnection) => (c.conn as unknown as FakeTcpConn).id;
 const tick = async () => {
   for (let k = 0; k < 4; k++) await Promise.resolve();
 };
