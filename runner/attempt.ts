@@ -144,7 +144,7 @@ export async function runAttempt(
         bodyBytes += chunk.length;
         if (bodyBytes > maxBytes) return tooLarge();
         if (sse) { for (const ev of sse.push(chunk)) state.feedEvent(ev, t); }
-        else parts.push(chunk);
+        else parts.push(chunk.slice()); // the client's view is valid only during this call
       },
     },
   );

@@ -12,6 +12,8 @@ import type { ObservedToolCall } from "../checks/check.ts";
 import type { Usage } from "../usage.ts";
 import type { AnswerParser, StreamEvent, StreamFailure } from "./dialect.ts";
 
+const NO_GAPS = new Float64Array(0);
+
 /** One tool call being assembled from the answer's pieces. */
 export interface ToolCallPiece {
   /** Position of the call in the answer (0, 1, …); absent: a new call after the last. */
@@ -35,7 +37,13 @@ export abstract class AnswerBase implements AnswerParser {
   serviceTier: string | null = null;
   streamFailure: StreamFailure | null = null;
   protected readonly calls: { id: string; name: string; args: string }[] = [];
+  /** Gaps other than 0, in arrival order. */
   readonly #gaps: number[] = [];
+  /**
+   * Gaps of exactly 0, counted and not stored: the events one read brings share its instant, so a fast server's whole
+   * answer can be one read and a list of zeros.
+   */
+  #zeroGaps = 0;
 
   abstract feedEvent(ev: StreamEvent, tMs: number): void;
   abstract feedBody(body: string, tMs: number): void;
@@ -48,12 +56,17 @@ export abstract class AnswerBase implements AnswerParser {
 
   /** Median and largest gap between token-bearing events (null with fewer than two). */
   itl(): { p50: number | null; max: number | null } {
-    const g = this.#gaps;
-    if (!g.length) return { p50: null, max: null };
-    const s = Float64Array.from(g).sort(); // numeric, native: no comparator calls
-    const mid = s.length >> 1;
-    const p50 = s.length % 2 ? s[mid]! : (s[mid - 1]! + s[mid]!) / 2;
-    return { p50, max: s[s.length - 1]! };
+    const zeros = this.#zeroGaps;
+    const s = this.#gaps.length ? Float64Array.from(this.#gaps).sort() : NO_GAPS; // numeric, native: no comparator
+    const n = s.length + zeros;
+    if (n === 0) return { p50: null, max: null };
+    // The sorted gaps with the zeros in their place: after the negative ones (none on a monotonic clock).
+    let neg = 0;
+    while (neg < s.length && s[neg]! < 0) neg++;
+    const at = (k: number) => k < neg ? s[k]! : k < neg + zeros ? 0 : s[k - zeros]!;
+    const mid = n >> 1;
+    const p50 = n % 2 ? at(mid) : (at(mid - 1) + at(mid)) / 2;
+    return { p50, max: at(n - 1) };
   }
 
   /** Marks the answer malformed with a precise kind (the first problem wins). */
@@ -76,7 +89,11 @@ export abstract class AnswerBase implements AnswerParser {
   /** A token-bearing event at `tMs`: the first token's time, or one more gap. */
   protected tokenAt(tMs: number): void {
     if (this.firstTokenMs === null) this.firstTokenMs = tMs;
-    else this.#gaps.push(tMs - this.lastTokenMs!);
+    else {
+      const gap = tMs - this.lastTokenMs!;
+      if (gap === 0) this.#zeroGaps++;
+      else this.#gaps.push(gap);
+    }
     this.lastTokenMs = tMs;
   }
 

@@ -13,7 +13,10 @@ export interface HttpRequest {
 export interface ResponseHandler {
   /** Status line and headers have arrived (lower-case header names). */
   onHeaders(status: number, headers: Map<string, string>, tMs: number): void;
-  /** A piece of the (de-chunked) body. */
+  /**
+   * A piece of the (de-chunked) body, valid only during the call: the raw client hands a view of its connection's read
+   * buffer, which the next read overwrites, so a handler that keeps bytes copies them.
+   */
   onData(chunk: Uint8Array, tMs: number): void;
   /**
    * The request's first byte went to the socket, at `tMs`: called once, before `onHeaders`, and never for an exchange

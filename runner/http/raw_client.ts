@@ -233,7 +233,8 @@ export class RawHttpClient implements HttpClient {
 /**
  * Gathers the body bytes of one socket read and hands them to the handler as one piece. The
  * parser is done with bytes before the current one, so chunk bodies are moved together in
- * place (memmove) as they are found and copied out once: no per-chunk allocation.
+ * place (memmove) as they are found and handed over as a view of the read buffer: no allocation
+ * per chunk or per read (the handler copies what it keeps, client.ts).
  */
 class BodySink implements ResponseSink {
   t = 0;
@@ -258,10 +259,10 @@ class BodySink implements ResponseSink {
     this.#to += end - start;
   }
 
-  /** Delivers this read's body bytes as one copied piece (the read buffer is reused). */
+  /** Delivers this read's body bytes as one piece: a view, valid until the next read into `buf`. */
   flush(buf: Uint8Array): void {
     if (this.#from === -1) return;
-    const piece = buf.slice(this.#from, this.#to);
+    const piece = buf.subarray(this.#from, this.#to);
     this.#from = -1;
     this.#guard(() => this.#handler.onData(piece, this.t));
   }
@@ -276,18 +277,43 @@ class BodySink implements ResponseSink {
   }
 }
 
+/**
+ * Header lines as last rendered, by header name: a route's headers are the same on every request, so each is checked
+ * and rendered once (the idempotency key, new on every request, is checked each time).
+ */
+const headerLines = new Map<string, { value: string; line: string }>();
+/**
+ * Encoded bodies by body text: a case sends the same body string on a route every time (runner/request_flow.ts keeps
+ * one per case and route), so it is encoded once, not per request. Emptied when it would pass 256 bodies or 16 MiB.
+ */
+const bodyBytes = new Map<string, Uint8Array>();
+let bodyCacheBytes = 0;
+
 /** The request head and body as one buffer, so the request leaves in one write. */
 function encodeRequest(req: HttpRequest): Uint8Array {
   const url = req.url;
   let head = `POST ${url.pathname}${url.search} HTTP/1.1\r\nhost: ${url.host}\r\naccept-encoding: identity\r\n`;
   for (const name in req.headers) {
     const value = req.headers[name]!;
-    if (!TOKEN.test(name)) throw new TypeError(`invalid request header name ${JSON.stringify(name)}`);
-    if (BAD_VALUE.test(value)) throw new TypeError(`invalid value of request header ${name}`);
-    if (OWN_HEADERS.has(name.toLowerCase())) continue;
-    head += `${name}: ${value}\r\n`;
+    let known = headerLines.get(name);
+    if (known === undefined || known.value !== value) {
+      if (!TOKEN.test(name)) throw new TypeError(`invalid request header name ${JSON.stringify(name)}`);
+      if (BAD_VALUE.test(value)) throw new TypeError(`invalid value of request header ${name}`);
+      known = { value, line: OWN_HEADERS.has(name.toLowerCase()) ? "" : `${name}: ${value}\r\n` };
+      headerLines.set(name, known);
+    }
+    head += known.line;
   }
-  const body = encoder.encode(req.body);
+  let body = bodyBytes.get(req.body);
+  if (body === undefined) {
+    body = encoder.encode(req.body);
+    if (bodyBytes.size >= 256 || bodyCacheBytes + body.length > 16 * 1024 * 1024) {
+      bodyBytes.clear();
+      bodyCacheBytes = 0;
+    }
+    bodyBytes.set(req.body, body);
+    bodyCacheBytes += body.length;
+  }
   head += `content-length: ${body.length}\r\n\r\n`;
   const headBytes = encoder.encode(head);
   const out = new Uint8Array(headBytes.length + body.length);

@@ -43,6 +43,11 @@ const MAX_SIZE_DIGITS = 12;
 const STATUS_LINE = /^HTTP\/1\.([01]) (\d{3})(?: [^\r\n]*)?$/;
 const TOKEN = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
 const headDecoder = new TextDecoder("utf-8");
+/**
+ * Header lines already read, by their text, as their lower-cased name and trimmed value: a server sends mostly the same
+ * lines on every answer, so each is checked and split once. Emptied at 1,024 lines (a date or request id changes).
+ */
+const headerLines = new Map<string, { key: string; value: string }>();
 
 /**
  * Incremental HTTP/1.1 response parser: status line, headers, then a body framed by
@@ -220,11 +225,16 @@ export class ResponseParser {
     for (let k = 1; k < lines.length; k++) {
       const line = stripCr(lines[k]!);
       if (line.length === 0) continue;
-      const colon = line.indexOf(":");
-      const name = colon > 0 ? line.slice(0, colon) : "";
-      if (!TOKEN.test(name)) throw new ProtocolError(`bad header line ${JSON.stringify(line.slice(0, 80))}`);
-      const key = name.toLowerCase();
-      const value = line.slice(colon + 1).trim();
+      let known = headerLines.get(line);
+      if (known === undefined) {
+        const colon = line.indexOf(":");
+        const name = colon > 0 ? line.slice(0, colon) : "";
+        if (!TOKEN.test(name)) throw new ProtocolError(`bad header line ${JSON.stringify(line.slice(0, 80))}`);
+        known = { key: name.toLowerCase(), value: line.slice(colon + 1).trim() };
+        if (headerLines.size >= 1024) headerLines.clear();
+        headerLines.set(line, known);
+      }
+      const { key, value } = known;
       const prev = headers.get(key);
       headers.set(key, prev === undefined ? value : `${prev}, ${value}`);
     }

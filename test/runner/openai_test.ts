@@ -32,6 +32,37 @@ Deno.test("ResponseState assembles a streamed answer with token times and usage"
   assert.equal(s.malformed, null);
 });
 
+Deno.test("itl: zero gaps counted apart give the median and max of every gap sorted", () => {
+  // The plain definition: every gap in one list, sorted, the middle (or the mean of the two middles) and the last.
+  const plain = (gaps: number[]) => {
+    if (!gaps.length) return { p50: null, max: null };
+    const s = [...gaps].sort((a, b) => a - b);
+    const mid = s.length >> 1;
+    return { p50: s.length % 2 ? s[mid]! : (s[mid - 1]! + s[mid]!) / 2, max: s[s.length - 1]! };
+  };
+  let seed = 7;
+  const rand = () => (seed = (seed * 1103515245 + 12345) % 2147483648) / 2147483648;
+  for (let trial = 0; trial < 500; trial++) {
+    const s = new ResponseState();
+    const times: number[] = [];
+    let t = 100;
+    const n = Math.floor(rand() * 12);
+    for (let k = 0; k < n; k++) {
+      const r = rand();
+      // Mostly same-read zeros; some positive gaps; a few negative ones (a clock that is not monotonic, never ours).
+      t += r < 0.5 ? 0 : r < 0.9 ? Math.floor(rand() * 5) + 1 : -Math.floor(rand() * 3) - 1;
+      times.push(t);
+      s.feedChunk(chunk({ content: `t${k}` }), t);
+    }
+    const gaps = times.slice(1).map((x, k) => x - times[k]!);
+    assert.deepEqual(s.itl(), plain(gaps), `times ${times.join(",")}`);
+  }
+  // A whole answer in one read: every gap 0.
+  const one = new ResponseState();
+  for (let k = 0; k < 64; k++) one.feedChunk(chunk({ content: "x" }), 50);
+  assert.deepEqual(one.itl(), { p50: 0, max: 0 });
+});
+
 Deno.test("ResponseState merges tool-call deltas by index", () => {
   const s = new ResponseState();
   s.feedChunk(chunk({ tool_calls: [{ index: 0, id: "c1", function: { name: "get_order", arguments: '{"id":' } }] }), 1);

@@ -54,7 +54,7 @@ async function exchange(
       },
       onData(bytes, t) {
         assert.notEqual(ex.status, null, "data never precedes the head");
-        ex.pieces.push({ t, bytes });
+        ex.pieces.push({ t, bytes: bytes.slice() }); // valid only during the call
       },
     },
   );

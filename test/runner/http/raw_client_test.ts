@@ -139,6 +139,41 @@ Deno.test("raw client does not reuse connections idle longer than idleTimeoutMs"
   }
 });
 
+Deno.test("raw client: headers and bodies rendered once are the same bytes, and a bad value is refused after a good one", async () => {
+  const srv = await startFaultServer({ tokens: 2 });
+  const client = new RawHttpClient({ clock });
+  const send = (headers: Record<string, string>, body: string) =>
+    client.send({ url: new URL(`${srv.url}/ok-json/x`), headers, body }, ignore);
+  try {
+    const bodies = ['{"a":"\u00e9t\u00e9"}', "{}", '{"a":"\u00e9t\u00e9"}', "{}"];
+    for (const [k, body] of bodies.entries()) {
+      assert.equal((await send({ "x-route": "a", "idempotency-key": `r:${k}`, Host: "evil" }, body)).ok, true);
+    }
+    // The same name with a smuggling value, and a bad name: refused, nothing sent.
+    for (const headers of [{ "x-route": "a\r\nx-b: 1" }, { "bad name": "1" }] as Record<string, string>[]) {
+      const out = await send(headers, "{}");
+      assert.equal(out.ok, false);
+      if (!out.ok) assert.equal(out.kind, "protocol_error");
+    }
+    assert.equal((await send({ "x-route": "b" }, "{}")).ok, true);
+    assert.deepEqual(srv.requests.map((r) => r.body), [...bodies, "{}"]);
+    assert.deepEqual(srv.requests.map((r) => r.headers.get("x-route")), ["a", "a", "a", "a", "b"]);
+    assert.deepEqual(srv.requests.map((r) => r.headers.get("idempotency-key") ?? null), [
+      "r:0",
+      "r:1",
+      "r:2",
+      "r:3",
+      null,
+    ]);
+    // `host` is the client's own header: the route's is dropped every time, not only the first.
+    assert.ok(srv.requests.every((r) => r.headers.get("host") === new URL(srv.url).host));
+    assert.deepEqual(srv.requests.map((r) => r.headers.get("content-length")), ["13", "2", "13", "2", "2"]);
+  } finally {
+    await client.close();
+    await srv.close();
+  }
+});
+
 Deno.test("raw client rejects bad input as outcomes, not exceptions", async (t) => {
   const client = new RawHttpClient({ clock });
   await t.step("an unsupported scheme", async () => {

@@ -67,6 +67,18 @@ Deno.test("ResponseParser lower-cases header names and joins repeated headers", 
   assert.equal(r.heads[0]!.headers.get("content-length"), "5");
 });
 
+Deno.test("ResponseParser reads a header line the same every time it comes, and a bad line every time as bad", () => {
+  const head = "HTTP/1.1 200 OK\r\nX-Same:  a b \r\ncontent-length: 0\r\nx-same: c\r\n\r\n";
+  for (let k = 0; k < 3; k++) {
+    const h = parse(head).heads[0]!.headers;
+    assert.deepEqual([...h], [["x-same", "a b, c"], ["content-length", "0"]]);
+  }
+  // 2,000 different lines (past the remembered 1,024), then the first again.
+  for (let k = 0; k < 2000; k++) parse(`HTTP/1.1 204 No\r\nx-id: ${k}\r\n\r\n`);
+  assert.equal(parse(head).heads[0]!.headers.get("x-same"), "a b, c");
+  for (let k = 0; k < 3; k++) assert.throws(() => parse("HTTP/1.1 200 OK\r\nbad name: 1\r\n\r\n"), ProtocolError);
+});
+
 Deno.test("ResponseParser skips 100 Continue and accepts bare LF line ends", () => {
   const r = parse("HTTP/1.1 100 Continue\r\n\r\nHTTP/1.1 200 OK\ncontent-length: 2\n\nok");
   assert.deepEqual(r.heads.map((h) => h.status), [200]);
