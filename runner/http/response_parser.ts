@@ -48,6 +48,11 @@ const headDecoder = new TextDecoder("utf-8");
  * lines on every answer, so each is checked and split once. Emptied at 1,024 lines (a date or request id changes).
  */
 const headerLines = new Map<string, { key: string; value: string }>();
+/**
+ * The last final head read, by its whole text: a server sends the same head on every answer but for its date, which
+ * changes once a second, so most heads are read by one comparison.
+ */
+let lastHead: { text: string; minor: string; status: number; entries: [string, string][] } | null = null;
 
 /**
  * Incremental HTTP/1.1 response parser: status line, headers, then a body framed by
@@ -215,6 +220,8 @@ export class ResponseParser {
 
   #parseHead(bytes: Uint8Array): void {
     const text = headDecoder.decode(bytes);
+    const last = lastHead;
+    if (last !== null && last.text === text) return this.#final(last.minor, last.status, new Map(last.entries));
     const lines = text.split("\n");
     const statusLine = stripCr(lines[0]!);
     const m = STATUS_LINE.exec(statusLine);
@@ -242,6 +249,12 @@ export class ResponseParser {
       if (status === 101) throw new ProtocolError("unexpected 101 Switching Protocols");
       return; // 1xx interim response: the final head follows.
     }
+    lastHead = { text, minor, status, entries: [...headers] };
+    this.#final(minor, status, headers);
+  }
+
+  /** A final head: its framing, then the sink (each response gets its own map of headers). */
+  #final(minor: string, status: number, headers: Map<string, string>): void {
     this.#frame(minor, status, headers);
     this.sawHead = true;
     this.#sink.head(status, headers);

@@ -69,10 +69,21 @@ Deno.test("ResponseParser lower-cases header names and joins repeated headers", 
 
 Deno.test("ResponseParser reads a header line the same every time it comes, and a bad line every time as bad", () => {
   const head = "HTTP/1.1 200 OK\r\nX-Same:  a b \r\ncontent-length: 0\r\nx-same: c\r\n\r\n";
+  const maps: Map<string, string>[] = [];
   for (let k = 0; k < 3; k++) {
     const h = parse(head).heads[0]!.headers;
     assert.deepEqual([...h], [["x-same", "a b, c"], ["content-length", "0"]]);
+    maps.push(h);
+    h.set("x-same", "changed by its reader"); // each answer's own map: the next one is not changed
   }
+  assert.equal(new Set(maps).size, 3);
+  // The same head with another framing is read anew, body and all.
+  const chunked = head.replace("content-length: 0", "transfer-encoding: chunked") + "2\r\nok\r\n0\r\n\r\n";
+  const r = parse(chunked);
+  assert.equal(r.body, "ok");
+  assert.equal(r.done, true);
+  assert.equal(parse(head).done, true);
+  assert.equal(parse(head.replace("HTTP/1.1", "HTTP/1.0")).keepAlive, false);
   // 2,000 different lines (past the remembered 1,024), then the first again.
   for (let k = 0; k < 2000; k++) parse(`HTTP/1.1 204 No\r\nx-id: ${k}\r\n\r\n`);
   assert.equal(parse(head).heads[0]!.headers.get("x-same"), "a b, c");
