@@ -4,10 +4,8 @@
  * a whole JSON body, an error body and a stream, each in several pieces.
  */
 import assert from "node:assert/strict";
-import { dialectTarget } from "../support/dialect_target.ts";
-import { type AttemptContext, runAttempt } from "../../runner/attempt.ts";
+import { attemptWith } from "../support/dialect_target.ts";
 import type { HttpClient, HttpOutcome, ResponseHandler } from "../../runner/http/client.ts";
-import { Watchdog } from "../../runner/watchdog.ts";
 
 /** Answers with `status` and `body` in pieces of `step` bytes, fresh or views of one buffer overwritten after each. */
 function piecesClient(status: number, contentType: string, body: string, step: number, reuse: boolean): HttpClient {
@@ -33,28 +31,8 @@ function piecesClient(status: number, contentType: string, body: string, step: n
 }
 
 async function attempt(client: HttpClient, stream: boolean) {
-  const watchdog = new Watchdog(() => 0, 60_000);
-  try {
-    const ctx: AttemptContext = {
-      runId: "run-1",
-      clock: { now: () => 0, epochUnixMs: 0 },
-      client,
-      watchdog,
-      attemptTimeoutMs: 60_000,
-    };
-    const target = dialectTarget("http://127.0.0.1:1");
-    const r = await runAttempt(ctx, target, {
-      requestId: "q",
-      round: 0,
-      attempt: 1,
-      body: "{}",
-      stream,
-      deadlineMs: 1e9,
-    });
-    return { row: r.row, failure: r.failure, text: r.state.text, malformed: r.state.malformed };
-  } finally {
-    watchdog.stop();
-  }
+  const r = await attemptWith(client, stream);
+  return { row: r.row, failure: r.failure, text: r.state.text, malformed: r.state.malformed };
 }
 
 const usage = { prompt_tokens: 7, completion_tokens: 3 };

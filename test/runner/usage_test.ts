@@ -1,11 +1,9 @@
 import assert from "node:assert/strict";
-import { dialectTarget } from "../support/dialect_target.ts";
-import { type AttemptContext, runAttempt } from "../../runner/attempt.ts";
+import { attemptWith } from "../support/dialect_target.ts";
 import type { HttpClient, HttpOutcome, ResponseHandler } from "../../runner/http/client.ts";
 import { ResponseState } from "../../runner/dialects/openai_chat.ts";
 import { sumReported } from "../../runner/usage.ts";
 import { readUsage } from "../../runner/dialects/openai_chat_usage.ts";
-import { Watchdog } from "../../runner/watchdog.ts";
 
 Deno.test("readUsage() keeps reasoning and cache-write counts and reads absent ones as not reported", async (t) => {
   await t.step("OpenAI reasoning tokens and cached tokens", () => {
@@ -125,23 +123,6 @@ function cannedClient(status: number, contentType: string, body: string): HttpCl
     },
     close: () => Promise.resolve(),
   };
-}
-
-async function attemptWith(client: HttpClient, stream: boolean) {
-  const watchdog = new Watchdog(() => 0, 60_000);
-  try {
-    const ctx: AttemptContext = {
-      runId: "run-1",
-      clock: { now: () => 0, epochUnixMs: 0 },
-      client,
-      watchdog,
-      attemptTimeoutMs: 60_000,
-    };
-    const target = dialectTarget("http://127.0.0.1:1");
-    return await runAttempt(ctx, target, { requestId: "q", round: 0, attempt: 1, body: "{}", stream, deadlineMs: 1e9 });
-  } finally {
-    watchdog.stop();
-  }
 }
 
 const body = (usage: unknown) =>

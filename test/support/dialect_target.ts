@@ -4,8 +4,10 @@
  *
  * @module
  */
-import type { AttemptTarget } from "../../runner/attempt.ts";
+import { type AttemptContext, type AttemptResult, type AttemptTarget, runAttempt } from "../../runner/attempt.ts";
 import { dialectNamed } from "../../runner/dialects/mod.ts";
+import type { HttpClient } from "../../runner/http/client.ts";
+import { Watchdog } from "../../runner/watchdog.ts";
 
 /**
  * The route `route` of `dialect` (default `openai-chat`) at `url`, serving `model`.
@@ -39,4 +41,22 @@ export function dialectTarget(
     where: "test",
   });
   return { dialect, prepared, route: o.route ?? "r", provider: o.provider ?? "p", model };
+}
+
+/** One attempt (request `q`, body `{}`) through `client` to an `openai-chat` target, on a clock stopped at 0. */
+export async function attemptWith(client: HttpClient, stream: boolean): Promise<AttemptResult> {
+  const watchdog = new Watchdog(() => 0, 60_000);
+  try {
+    const ctx: AttemptContext = {
+      runId: "run-1",
+      clock: { now: () => 0, epochUnixMs: 0 },
+      client,
+      watchdog,
+      attemptTimeoutMs: 60_000,
+    };
+    const target = dialectTarget("http://127.0.0.1:1");
+    return await runAttempt(ctx, target, { requestId: "q", round: 0, attempt: 1, body: "{}", stream, deadlineMs: 1e9 });
+  } finally {
+    watchdog.stop();
+  }
 }
