@@ -44,15 +44,12 @@ const STATUS_LINE = /^HTTP\/1\.([01]) (\d{3})(?: [^\r\n]*)?$/;
 const TOKEN = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
 const headDecoder = new TextDecoder("utf-8");
 /**
- * Header lines already read, by their text, as their lower-cased name and trimmed value: a server sends mostly the same
- * lines on every answer, so each is checked and split once. Emptied at 1,024 lines (a date or request id changes).
+ * The text of the last final head read, and what it parsed to once the next head came with the same text: a server
+ * that sends the same head on every answer but for its date (once a second) has most heads read by one comparison,
+ * and one whose heads all differ (a request id in each) pays only that comparison.
  */
-const headerLines = new Map<string, { key: string; value: string }>();
-/**
- * The last final head read, by its whole text: a server sends the same head on every answer but for its date, which
- * changes once a second, so most heads are read by one comparison.
- */
-let lastHead: { text: string; minor: string; status: number; entries: [string, string][] } | null = null;
+let lastText = "";
+let lastParsed: { minor: string; status: number; entries: [string, string][] } | null = null;
 
 /**
  * Incremental HTTP/1.1 response parser: status line, headers, then a body framed by
@@ -220,8 +217,8 @@ export class ResponseParser {
 
   #parseHead(bytes: Uint8Array): void {
     const text = headDecoder.decode(bytes);
-    const last = lastHead;
-    if (last !== null && last.text === text) return this.#final(last.minor, last.status, new Map(last.entries));
+    const last = lastParsed;
+    if (last !== null && text === lastText) return this.#final(last.minor, last.status, new Map(last.entries));
     const lines = text.split("\n");
     const statusLine = stripCr(lines[0]!);
     const m = STATUS_LINE.exec(statusLine);
@@ -232,16 +229,11 @@ export class ResponseParser {
     for (let k = 1; k < lines.length; k++) {
       const line = stripCr(lines[k]!);
       if (line.length === 0) continue;
-      let known = headerLines.get(line);
-      if (known === undefined) {
-        const colon = line.indexOf(":");
-        const name = colon > 0 ? line.slice(0, colon) : "";
-        if (!TOKEN.test(name)) throw new ProtocolError(`bad header line ${JSON.stringify(line.slice(0, 80))}`);
-        known = { key: name.toLowerCase(), value: line.slice(colon + 1).trim() };
-        if (headerLines.size >= 1024) headerLines.clear();
-        headerLines.set(line, known);
-      }
-      const { key, value } = known;
+      const colon = line.indexOf(":");
+      const name = colon > 0 ? line.slice(0, colon) : "";
+      if (!TOKEN.test(name)) throw new ProtocolError(`bad header line ${JSON.stringify(line.slice(0, 80))}`);
+      const key = name.toLowerCase();
+      const value = line.slice(colon + 1).trim();
       const prev = headers.get(key);
       headers.set(key, prev === undefined ? value : `${prev}, ${value}`);
     }
@@ -249,7 +241,8 @@ export class ResponseParser {
       if (status === 101) throw new ProtocolError("unexpected 101 Switching Protocols");
       return; // 1xx interim response: the final head follows.
     }
-    lastHead = { text, minor, status, entries: [...headers] };
+    lastParsed = text === lastText ? { minor, status, entries: [...headers] } : null;
+    lastText = text;
     this.#final(minor, status, headers);
   }
 

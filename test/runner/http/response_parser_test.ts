@@ -67,7 +67,7 @@ Deno.test("ResponseParser lower-cases header names and joins repeated headers", 
   assert.equal(r.heads[0]!.headers.get("content-length"), "5");
 });
 
-Deno.test("ResponseParser reads a header line the same every time it comes, and a bad line every time as bad", () => {
+Deno.test("ResponseParser reads a repeated head the same every time, each answer its own map, and a bad line every time as bad", () => {
   const head = "HTTP/1.1 200 OK\r\nX-Same:  a b \r\ncontent-length: 0\r\nx-same: c\r\n\r\n";
   const maps: Map<string, string>[] = [];
   for (let k = 0; k < 3; k++) {
@@ -84,7 +84,7 @@ Deno.test("ResponseParser reads a header line the same every time it comes, and 
   assert.equal(r.done, true);
   assert.equal(parse(head).done, true);
   assert.equal(parse(head.replace("HTTP/1.1", "HTTP/1.0")).keepAlive, false);
-  // 2,000 different lines (past the remembered 1,024), then the first again.
+  // 2,000 other heads in between (each one remembered in turn), then the first again.
   for (let k = 0; k < 2000; k++) parse(`HTTP/1.1 204 No\r\nx-id: ${k}\r\n\r\n`);
   assert.equal(parse(head).heads[0]!.headers.get("x-same"), "a b, c");
   for (let k = 0; k < 3; k++) assert.throws(() => parse("HTTP/1.1 200 OK\r\nbad name: 1\r\n\r\n"), ProtocolError);
