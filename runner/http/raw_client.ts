@@ -278,11 +278,6 @@ class BodySink implements ResponseSink {
 }
 
 /**
- * Header lines as last rendered, by header name: a route's headers are the same on every request, so each is checked
- * and rendered once (the idempotency key, new on every request, is checked each time).
- */
-const headerLines = new Map<string, { value: string; line: string }>();
-/**
  * Encoded bodies by body text: a case sends the same body string on a route every time (runner/request_flow.ts keeps
  * one per case and route), so it is encoded once, not per request. Emptied when it would pass 256 bodies or 16 MiB.
  */
@@ -295,14 +290,10 @@ function encodeRequest(req: HttpRequest): Uint8Array {
   let head = `POST ${url.pathname}${url.search} HTTP/1.1\r\nhost: ${url.host}\r\naccept-encoding: identity\r\n`;
   for (const name in req.headers) {
     const value = req.headers[name]!;
-    let known = headerLines.get(name);
-    if (known === undefined || known.value !== value) {
-      if (!TOKEN.test(name)) throw new TypeError(`invalid request header name ${JSON.stringify(name)}`);
-      if (BAD_VALUE.test(value)) throw new TypeError(`invalid value of request header ${name}`);
-      known = { value, line: OWN_HEADERS.has(name.toLowerCase()) ? "" : `${name}: ${value}\r\n` };
-      headerLines.set(name, known);
-    }
-    head += known.line;
+    if (!TOKEN.test(name)) throw new TypeError(`invalid request header name ${JSON.stringify(name)}`);
+    if (BAD_VALUE.test(value)) throw new TypeError(`invalid value of request header ${name}`);
+    if (OWN_HEADERS.has(name.toLowerCase())) continue;
+    head += `${name}: ${value}\r\n`;
   }
   let body = bodyBytes.get(req.body);
   if (body === undefined) {

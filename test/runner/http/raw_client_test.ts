@@ -139,7 +139,7 @@ Deno.test("raw client does not reuse connections idle longer than idleTimeoutMs"
   }
 });
 
-Deno.test("raw client: headers and bodies rendered once are the same bytes, and a bad value is refused after a good one", async () => {
+Deno.test("raw client: a body encoded once is the same bytes every time, and a bad header value is refused after a good one", async () => {
   const srv = await startFaultServer({ tokens: 2 });
   const client = new RawHttpClient({ clock });
   const send = (headers: Record<string, string>, body: string) =>
