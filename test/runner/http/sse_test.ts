@@ -1,5 +1,6 @@
 import assert from "node:assert/strict";
 import { SseDecoder, type SseEvent } from "../../../runner/http/sse.ts";
+import { Rng } from "../../../runner/rng.ts";
 
 const enc = new TextEncoder();
 
@@ -98,4 +99,90 @@ Deno.test("SseDecoder.end() completes a final event and reports leftovers", asyn
 Deno.test("SseDecoder drops events without data and ids with NUL", () => {
   const r = decode(enc.encode("event: ping\n\nid: a\0b\ndata: x\n\n"));
   assert.deepEqual(r.events, [{ data: "x" }]);
+});
+
+/**
+ * The event stream interpretation written plainly, on the stream's whole text (decoded in one call, its leading byte
+ * order mark dropped): the reference the decoder's pieces are held to below.
+ */
+function plainEvents(bytes: Uint8Array): { events: SseEvent[]; partial: boolean } {
+  const lines = new TextDecoder("utf-8").decode(bytes).split(/\r\n|\r|\n/);
+  const rest = lines.pop()!;
+  const events: SseEvent[] = [];
+  let data: string | undefined, event: string | undefined, id: string | undefined, pending = false;
+  const dispatch = () => {
+    if (data !== undefined) events.push({ data, ...(event ? { event } : {}), ...(id !== undefined ? { id } : {}) });
+    data = event = id = undefined;
+    pending = false;
+  };
+  const field = (line: string) => {
+    if (line.startsWith(":")) return;
+    const colon = line.indexOf(":");
+    const name = colon < 0 ? line : line.slice(0, colon);
+    const value = colon < 0 ? "" : line.slice(line[colon + 1] === " " ? colon + 2 : colon + 1);
+    pending = true;
+    if (name === "data") data = data === undefined ? value : `${data}\n${value}`;
+    else if (name === "event") event = value;
+    else if (name === "id" && !value.includes("\0")) id = value;
+  };
+  for (const line of lines) line === "" ? dispatch() : field(line);
+  const partial = rest.length > 0 || pending;
+  if (rest.length > 0) field(rest);
+  dispatch();
+  return { events, partial };
+}
+
+Deno.test("SseDecoder matches the plain interpretation on random streams cut at random places", () => {
+  const rng = new Rng(20261207);
+  const bytesOf = (s: string) => Array.from(enc.encode(s));
+  // Pieces of a stream: fields, line ends of every kind, multi-byte characters, byte order marks, bytes that are not
+  // UTF-8 (a lone continuation byte, a lead byte without its continuation, 0xFF).
+  const atoms: number[][] = [
+    "data: ",
+    "data:",
+    "event: x",
+    "id: 7",
+    ": c",
+    "\n",
+    "\n",
+    "\n\n",
+    "\r",
+    "\r\n",
+    "abc",
+    '{"t":1}',
+    "\0",
+    "é",
+    "€",
+    "👋",
+    "\uFEFF",
+  ].map(bytesOf).concat([[0x80], [0xc3], [0xe2, 0x82], [0xff], [0xef, 0xbb]]);
+  for (let n = 0; n < 2000; n++) {
+    const bytes: number[] = [];
+    if (rng.next() < 0.2) bytes.push(0xef, 0xbb, 0xbf);
+    for (let k = Math.floor(rng.next() * 30); k > 0; k--) bytes.push(...atoms[Math.floor(rng.next() * atoms.length)]!);
+    const stream = new Uint8Array(bytes);
+    const cuts = new Set<number>();
+    for (let k = Math.floor(rng.next() * 6); k > 0; k--) cuts.add(Math.floor(rng.next() * (stream.length + 1)));
+    const want = plainEvents(stream);
+    const sorted = [...cuts].sort((a, b) => a - b);
+    assert.deepEqual(decode(stream, sorted), want, `stream ${n} ${JSON.stringify(bytes)} cut at ${sorted}`);
+    const everyByte = Array.from({ length: Math.max(0, stream.length - 1) }, (_, k) => k + 1);
+    assert.deepEqual(decode(stream, everyByte), want, `stream ${n} one byte per piece`);
+  }
+});
+
+Deno.test("SseDecoder drops only the stream's first byte order mark, however the pieces fall", () => {
+  const bom = [0xef, 0xbb, 0xbf];
+  const bytes = new Uint8Array([...bom, ...enc.encode("data: a\n\n"), ...bom, ...enc.encode("data: b\n\n")]);
+  // The second mark is text: it starts the next line's field name ("\uFEFFdata"), which no event takes.
+  const want = [{ data: "a" }];
+  for (let cut = 0; cut <= bytes.length; cut++) {
+    assert.deepEqual(decode(bytes, [cut]).events, want, `split at ${cut}`);
+  }
+  // A mark inside a value is the value's.
+  assert.deepEqual(decode(new Uint8Array([...enc.encode("data: "), ...bom, ...enc.encode("x\n\n")])).events, [
+    { data: "\uFEFFx" },
+  ]);
+  // A stream of the mark alone, then its end.
+  assert.deepEqual(decode(new Uint8Array(bom), [1, 2]), { events: [], partial: false });
 });
