@@ -80,10 +80,22 @@ export interface SettingSchema {
   description?: string;
 }
 
-/** Every setting's JSON Schema, in the schema's order. */
-export function settingSchemas(): Record<keyof RunnerSettings, SettingSchema> {
+/** The settings' JSON Schemas once rendered (frozen: every caller reads the same objects). */
+let SCHEMAS: Readonly<Record<keyof RunnerSettings, Readonly<SettingSchema>>> | null = null;
+
+/**
+ * Every setting's JSON Schema, in the schema's order. Rendered once per process: the flag table reads it for each
+ * numeric flag at start-up, where rendering it each time cost ~6 ms of a run's start (bench/README.md "Issue 33,
+ * eighth pass").
+ */
+export function settingSchemas(): Readonly<Record<keyof RunnerSettings, Readonly<SettingSchema>>> {
+  if (SCHEMAS) return SCHEMAS;
   const json = z.toJSONSchema(RunnerSettings, { io: "input" }) as { properties: Record<string, SettingSchema> };
-  return json.properties as Record<keyof RunnerSettings, SettingSchema>;
+  for (const s of Object.values(json.properties)) {
+    if (s.enum) Object.freeze(s.enum);
+    Object.freeze(s);
+  }
+  return SCHEMAS = Object.freeze(json.properties as Record<keyof RunnerSettings, SettingSchema>);
 }
 
 /**

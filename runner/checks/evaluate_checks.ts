@@ -73,7 +73,12 @@ export function prepareChecks(cases: readonly WorkloadCase[], file = "workload")
  * ```
  */
 export function applicableGates(c: WorkloadCase, results: Record<Gate, CheckResult>): string {
-  return ALL_CHECKS.filter((k) => k.applies(c) || results[k.gate].value !== null).map((k) => k.gate).join(",");
+  // One pass, no arrays: this runs for every finished request.
+  let gates = "";
+  for (const k of ALL_CHECKS) {
+    if (k.applies(c) || results[k.gate].value !== null) gates = gates === "" ? k.gate : `${gates},${k.gate}`;
+  }
+  return gates;
 }
 
 /**
@@ -81,9 +86,12 @@ export function applicableGates(c: WorkloadCase, results: Record<Gate, CheckResu
  * `gate: detail`, joined by `; `, or null when no gate failed.
  */
 export function failureDetail(results: Record<Gate, CheckResult>): string | null {
-  const parts: string[] = [];
-  for (const [gate, r] of Object.entries(results)) {
-    if (r.value === false) parts.push(`${gate}: ${r.detail ?? "failed"}`);
+  let detail: string | null = null;
+  for (const gate in results) {
+    const r = results[gate as Gate];
+    if (r.value !== false) continue;
+    const part = `${gate}: ${r.detail ?? "failed"}`;
+    detail = detail === null ? part : `${detail}; ${part}`;
   }
-  return parts.length ? parts.join("; ") : null;
+  return detail;
 }

@@ -1,4 +1,7 @@
-const watchers = new WeakMap<AbortSignal, Set<() => void>>();
+/** Where a signal keeps the functions watching it: a property of the signal itself, so they die with it. */
+const WATCHERS = Symbol("watchAbort");
+
+type Watchable = AbortSignal & { [WATCHERS]?: Set<() => void> };
 
 /**
  * Calls `fn` once when `signal` aborts; returns the function that stops watching.
@@ -9,15 +12,19 @@ const watchers = new WeakMap<AbortSignal, Set<() => void>>();
  * a Set (O(1) add and delete).
  */
 export function watchAbort(signal: AbortSignal, fn: () => void): () => void {
-  let set = watchers.get(signal);
+  const watched = signal as Watchable;
+  let set = watched[WATCHERS];
   if (!set) {
     const fresh = new Set<() => void>();
-    set = fresh;
-    watchers.set(signal, fresh);
+    set = watched[WATCHERS] = fresh;
+    // A signal aborts once, so the listener runs at most once without `{ once: true }` (whose options dictionary
+    // Deno converts on every call). The set hangs on the signal: each attempt's own signal (runner/attempt.ts) is
+    // one more short-lived object, not an entry of a weak map that every young-generation collection must sweep
+    // (bench/README.md "Issue 33, eighth pass").
     signal.addEventListener("abort", () => {
       for (const f of [...fresh]) f();
       fresh.clear();
-    }, { once: true });
+    });
   }
   const s = set;
   s.add(fn);

@@ -1,7 +1,8 @@
 import assert from "node:assert/strict";
 import { InputCheck } from "../../lib/cli.ts";
 import { DEFAULT_MAX_RESPONSE_BYTES } from "../../runner/attempt.ts";
-import { RUNNER_DEFAULTS, RunnerSettings, settingRule } from "../../runner/settings.ts";
+import { z } from "zod";
+import { RUNNER_DEFAULTS, RunnerSettings, settingRule, settingSchemas } from "../../runner/settings.ts";
 
 Deno.test("RunnerSettings gives every setting of a run its default", () => {
   assert.deepEqual(RUNNER_DEFAULTS, {
@@ -59,4 +60,13 @@ Deno.test("settingRule reads a numeric flag's range from the schema", async (t) 
       assert.equal(RunnerSettings.safeParse({ [key]: Number(text) }).success, ok, `schema of ${key} = ${text}`);
     }
   });
+});
+
+Deno.test("settingSchemas renders the schema once and hands out the same frozen rendering", () => {
+  const first = settingSchemas();
+  assert.equal(settingSchemas(), first);
+  const fresh = (z.toJSONSchema(RunnerSettings, { io: "input" }) as { properties: unknown }).properties;
+  assert.deepEqual(first, fresh);
+  assert.ok(Object.isFrozen(first) && Object.isFrozen(first.format) && Object.isFrozen(first.format.enum));
+  assert.throws(() => (first.format.enum as string[]).push("xml"), TypeError);
 });
