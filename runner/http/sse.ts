@@ -125,22 +125,49 @@ export class SseDecoder {
       return NO_EVENTS;
     }
     let out: SseEvent[] | undefined;
-    let start = 0;
-    let first = true;
+    // The line begun in an earlier piece, completed by this one.
+    if (this.#line !== "") {
+      const line = this.#line + text.slice(0, nl);
+      this.#line = "";
+      const ev = this.#take(line, 0, line.length);
+      if (ev) (out ??= []).push(ev);
+    } else {
+      const ev = this.#take(text, 0, nl);
+      if (ev) (out ??= []).push(ev);
+    }
+    let start = nl + 1;
+    nl = text.indexOf("\n", start);
     while (nl !== -1) {
-      const line = first ? this.#line + text.slice(0, nl) : text.slice(start, nl);
-      first = false;
-      if (line.length === 0) {
-        const ev = this.#dispatch();
-        if (ev) (out ??= []).push(ev);
-      } else if (line.charCodeAt(0) !== 58 /* ":" comment */) {
-        this.#field(line);
-      }
+      const ev = this.#take(text, start, nl);
+      if (ev) (out ??= []).push(ev);
       start = nl + 1;
       nl = text.indexOf("\n", start);
     }
     this.#line = start < text.length ? text.slice(start) : "";
     return out ?? NO_EVENTS;
+  }
+
+  /**
+   * Takes the line `src[from, to)` (its end excluded): a blank line dispatches the event (returned when it has data),
+   * a comment is skipped, a field is set. A `data:` line, nearly every line of an answer, is read in place, its value
+   * the only string made; any other field goes through {@linkcode SseDecoder.#field}.
+   */
+  #take(src: string, from: number, to: number): SseEvent | undefined {
+    if (to === from) return this.#dispatch();
+    const c = src.charCodeAt(from);
+    if (c === 58 /* ":" comment */) return undefined;
+    if (
+      c === 100 && to - from >= 5 && src.charCodeAt(from + 1) === 97 && src.charCodeAt(from + 2) === 116 &&
+      src.charCodeAt(from + 3) === 97 && src.charCodeAt(from + 4) === 58 // "data:"
+    ) {
+      // One space after the colon is not part of the value. Past `to` is the line's end (or nothing): never a space.
+      const value = src.slice(src.charCodeAt(from + 5) === 32 && from + 5 < to ? from + 6 : from + 5, to);
+      this.#pending = true;
+      this.#data = this.#data === undefined ? value : `${this.#data}\n${value}`;
+      return undefined;
+    }
+    this.#field(src.slice(from, to));
+    return undefined;
   }
 
   #field(line: string): void {
