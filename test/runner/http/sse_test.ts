@@ -140,6 +140,9 @@ Deno.test("SseDecoder matches the plain interpretation on random streams cut at 
   const atoms: number[][] = [
     "data: ",
     "data:",
+    "data",
+    "datum: y",
+    " data: z",
     "event: x",
     "id: 7",
     ": c",
