@@ -8,6 +8,7 @@
  * @module
  */
 import { setImmediate } from "node:timers";
+import { CTL_SEQ, CTL_STOP } from "./dispatch_waker_words.ts";
 
 /** The timers the dispatcher waits on. */
 export interface DispatchTimers {
@@ -122,10 +123,7 @@ export function coalescedTimers(base: DispatchTimers, now: () => number): Dispat
 /** How long {@linkcode WakerTimers.start} waits for its thread before giving up. */
 const START_TIMEOUT_MS = 30_000;
 
-/** Index of the arming number in the waker's control words. */
-export const CTL_SEQ = 0;
-/** Index of the stop word in the waker's control words. */
-export const CTL_STOP = 1;
+export { CTL_SEQ, CTL_STOP } from "./dispatch_waker_words.ts";
 
 /**
  * Timers whose `after` is served by one worker thread sleeping in `Atomics.wait` (precise to

@@ -9,7 +9,7 @@
  *
  * @module
  */
-import { CTL_SEQ, CTL_STOP } from "./dispatch_timers.ts";
+import { CTL_SEQ, CTL_STOP } from "./dispatch_waker_words.ts";
 
 self.onmessage = (e: MessageEvent<{ ctl: SharedArrayBuffer; delay: SharedArrayBuffer }>) => {
   const ctl = new Int32Array(e.data.ctl);

@@ -11,8 +11,6 @@ import type { Clock } from "./clock.ts";
 import { clientLimitCause } from "./cpu_contention.ts";
 import { type RequestSummary, RequestTally } from "./request_tally.ts";
 import { CsvSink } from "./sinks/csv_sink.ts";
-import { readLogCsvBatches } from "./sinks/csv_read_batches.ts";
-import { csvToParquet } from "./sinks/parquet_writer.ts";
 import { writeCsvSchema } from "./sinks/csv_schema.ts";
 import { timelineUrl } from "./timeline_probe.ts";
 import { releaseRoom } from "./disk_reserve.ts";
@@ -91,8 +89,11 @@ export async function finaliseRun(
   const written = o.requestTally && !parquet && !failed ? o.requestTally : null;
   const tally = written ?? new RequestTally();
   const onRows = (rows: readonly RequestRow[]) => tally.add(rows);
-  if (parquet) await csvToParquet(dir, "requests", { onRows, identity });
+  // The CSV reader and the Parquet writer are loaded only by a run that needs them (they cost start-up CPU).
+  const csvToParquet = parquet ? (await import("./sinks/parquet_writer.ts")).csvToParquet : null;
+  if (csvToParquet) await csvToParquet(dir, "requests", { onRows, identity });
   else if (!written) {
+    const { readLogCsvBatches } = await import("./sinks/csv_read_batches.ts");
     for await (const rows of readLogCsvBatches(join(dir, "requests.csv"), "requests")) {
       onRows(rows);
     }
@@ -132,7 +133,7 @@ export async function finaliseRun(
   for (const table of TABLES) {
     const csv = join(dir, `${table}.csv`);
     if (!exists(csv)) continue;
-    if (parquet && table !== "requests") await csvToParquet(dir, table, { identity });
+    if (csvToParquet && table !== "requests") await csvToParquet(dir, table, { identity });
     // A run stopped by a failed write keeps its CSVs (its only log) and the sidecars written at ms 0.
     if (failed) continue;
     if (formats.includes("csv")) writeCsvSchema(dir, table, { identity });

@@ -10,7 +10,7 @@
 import type { EventStreamCodec, Message } from "@smithy/eventstream-codec";
 import type { fromUtf8, toUtf8 } from "@smithy/util-utf8";
 import { createRequire } from "node:module";
-import { crc32 } from "node:zlib";
+import type { crc32 as Crc32 } from "node:zlib";
 import type { StreamEvent } from "./dialect.ts";
 
 /** The error kind of an attempt whose event stream could not be decoded (see {@linkcode AwsEventStreamDecoder}). */
@@ -30,9 +30,15 @@ const MIN_MESSAGE = 16;
 /** The framing's own limits: a payload of at most 16 MiB and headers of at most 128 KiB. */
 const MAX_MESSAGE = 16 * 1024 * 1024 + 128 * 1024 + MIN_MESSAGE;
 const NO_EVENTS: readonly StreamEvent[] = Object.freeze([]);
-// The codec's packages are loaded by the first Bedrock stream, not by every run (they cost start-up CPU).
+// The codec's packages and node:zlib's CRC are loaded by the first Bedrock stream, not by every run (they cost
+// start-up CPU).
 const require = createRequire(import.meta.url);
 let shared: EventStreamCodec | null = null;
+let crc: typeof Crc32 | null = null;
+function crc32(bytes: Uint8Array): number {
+  crc ??= (require("node:zlib") as { crc32: typeof Crc32 }).crc32;
+  return crc(bytes);
+}
 function codec(): EventStreamCodec {
   if (shared === null) {
     const m = require("@smithy/eventstream-codec") as { EventStreamCodec: typeof EventStreamCodec };

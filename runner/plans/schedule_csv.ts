@@ -1,6 +1,5 @@
 import { createHash } from "node:crypto";
 import { join } from "node:path";
-import { parse } from "csv-parse/sync";
 import { MAX_ROWS_INPUT_BYTES, readInputText } from "../../schema/read_input.ts";
 import { InputError } from "../../schema/errors.ts";
 import { describeIssues } from "../../schema/load.ts";
@@ -93,6 +92,8 @@ export async function saveSchedule(
 export async function readSchedule(file: string): Promise<ScheduledRequest[]> {
   const text = await readInputText(file, "schedule", MAX_ROWS_INPUT_BYTES);
   let records: { record: Record<string, string>; info: { lines: number } }[];
+  // Loaded here, not by every run (csv-parse costs start-up CPU).
+  const { parse } = await import("csv-parse/sync");
   try {
     records = parse(text, { columns: true, info: true, skip_empty_lines: true }) as unknown as typeof records;
   } catch (e) {

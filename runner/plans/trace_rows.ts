@@ -1,4 +1,5 @@
-import { parse } from "csv-parse/sync";
+import type { parse as CsvParse } from "csv-parse/sync";
+import { createRequire } from "node:module";
 import { InputError } from "../../schema/errors.ts";
 
 /** One arrival read from a trace: ms on the trace's own clock, and where it came from. */
@@ -54,8 +55,13 @@ function numericTime(value: unknown, unit: keyof typeof UNIT_MS, at: TracePlace)
   return n * UNIT_MS[unit];
 }
 
+// csv-parse is loaded by the first CSV trace read, not by every run (it costs start-up CPU).
+const require = createRequire(import.meta.url);
+let parse: typeof CsvParse | null = null;
+
 function csvRecords(text: string, file: string): { record: Record<string, string>; info: { lines: number } }[] {
   try {
+    parse ??= (require("csv-parse/sync") as { parse: typeof CsvParse }).parse;
     return parse(text, { columns: true, info: true, skip_empty_lines: true, bom: true, trim: true }) as unknown as {
       record: Record<string, string>;
       info: { lines: number };
