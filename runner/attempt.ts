@@ -1,3 +1,4 @@
+import { oneShot } from "../schema/load.ts";
 import type { AttemptRow, Outcome } from "../schema/mod.ts";
 import { Timeouts } from "../schema/run_manifest.ts";
 import { recordedServiceMode, SERVICE_MODE_HEADER } from "../schema/service_mode.ts";
@@ -37,7 +38,7 @@ export interface AttemptResult {
 export const DEFAULT_MAX_RESPONSE_BYTES: number = RUNNER_DEFAULTS.max_response_bytes;
 
 /** The header timeout when the run does not say: the contract's default (schema/run_manifest.ts `Timeouts`). */
-export const DEFAULT_HEADERS_TIMEOUT_MS: number = Timeouts.parse({}).headers_ms;
+export const DEFAULT_HEADERS_TIMEOUT_MS: number = Timeouts.parse({}, oneShot()).headers_ms;
 
 /** Everything one attempt needs from the run. */
 export interface AttemptContext {

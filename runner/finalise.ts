@@ -6,6 +6,7 @@ import { TABLES } from "../schema/events.ts";
 import { RunManifest } from "../schema/run_manifest.ts";
 import { SimTimelineRow } from "../schema/sim_profile.ts";
 import { csvSchemaFile } from "../schema/log_metadata.ts";
+import { oneShot } from "../schema/load.ts";
 import { epochMsOf } from "../schema/events.ts";
 import type { Clock } from "./clock.ts";
 import { clientLimitCause } from "./cpu_contention.ts";
@@ -148,7 +149,7 @@ export async function finaliseRun(
     if (!e.isFile || e.name === "run.json") continue;
     manifest.files[e.name] = await sha256File(join(dir, e.name));
   }
-  const valid = RunManifest.parse(manifest);
+  const valid = RunManifest.parse(manifest, oneShot());
   writeRunJson(dir, JSON.stringify(valid, null, 2) + "\n");
   return { manifest: valid, summary };
 }

@@ -8,7 +8,7 @@
  */
 import { InputCheck } from "../lib/cli.ts";
 import { RunConditions } from "../schema/conditions.ts";
-import { loadJsonFile, parseWith } from "../schema/load.ts";
+import { loadJsonFile, oneShot, parseWith } from "../schema/load.ts";
 import { RetryPolicy, Timeouts } from "../schema/run_manifest.ts";
 import { runNameProblem } from "../schema/run_name.ts";
 import { loadWorkload } from "../schema/workload_file.ts";
@@ -78,13 +78,13 @@ export async function loadRunInputs(o: RunInputOptions): Promise<RunInputs> {
   const conditions = await check.load(() =>
     o.conditions
       ? loadJsonFile(o.conditions, RunConditions, "run conditions")
-      : parseWith(RunConditions, unstatedConditions(), "(no --conditions)", "run conditions")
+      : parseWith(RunConditions, unstatedConditions(), "(no --conditions)", "run conditions", true)
   );
   const retryPolicy = await check.load(() =>
-    o.retryFile ? loadJsonFile(o.retryFile, RetryPolicy, "retry policy") : RetryPolicy.parse({})
+    o.retryFile ? loadJsonFile(o.retryFile, RetryPolicy, "retry policy") : RetryPolicy.parse({}, oneShot())
   );
   const timeouts = await check.load(() =>
-    o.timeoutsFile ? loadJsonFile(o.timeoutsFile, Timeouts, "timeouts") : Timeouts.parse({})
+    o.timeoutsFile ? loadJsonFile(o.timeoutsFile, Timeouts, "timeouts") : Timeouts.parse({}, oneShot())
   );
   const shard = o.shard ?? { index: 0, count: 1 };
   const built = loaded && plan
@@ -112,7 +112,7 @@ export async function loadRunInputs(o: RunInputOptions): Promise<RunInputs> {
         dialectOptions: o.dialectOptions,
         httpClient: o.httpClient,
       },
-      conditions ?? parseWith(RunConditions, unstatedConditions(), "(no --conditions)", "run conditions"),
+      conditions ?? parseWith(RunConditions, unstatedConditions(), "(no --conditions)", "run conditions", true),
       clock,
     )
   );

@@ -17,6 +17,7 @@
  * @module
  */
 import { z } from "zod";
+import { oneShot } from "../schema/load.ts";
 import type { NumberRule } from "../lib/cli.ts";
 import { ServerMetricsMode } from "../schema/server_metrics.ts";
 
@@ -67,7 +68,7 @@ export const RunnerSettings = z.object({
 export type RunnerSettings = z.infer<typeof RunnerSettings>;
 
 /** The value of every setting when none is given. */
-export const RUNNER_DEFAULTS: RunnerSettings = RunnerSettings.parse({});
+export const RUNNER_DEFAULTS: RunnerSettings = RunnerSettings.parse({}, oneShot());
 
 /** A setting's JSON Schema (zod's rendering): its type, range, allowed values, default and description. */
 export interface SettingSchema {

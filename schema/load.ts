@@ -13,11 +13,33 @@ export function describeIssues(file: string, error: z.ZodError): string[] {
 }
 
 /**
- * Validates `value` against `schema`; throws an {@linkcode InputError} that
- * lists every problem with the file and field.
+ * A JSON text shorter than this is validated without zod's compiled fast path ({@linkcode oneShot}): for one small
+ * value, compiling a parser per object schema costs more than it saves.
  */
-export function parseWith<S extends z.ZodType>(schema: S, value: unknown, file: string, what: string): z.infer<S> {
-  const r = schema.safeParse(value);
+export const ONE_SHOT_MAX_CHARS = 256 * 1024;
+
+/**
+ * zod's parse options for a value parsed once (a setting's defaults, a small input file, run.json): without the fast
+ * path zod compiles per object schema on first use (`new Function`), which the runner's start-up paid for each of its
+ * inputs. The result is the same either way.
+ */
+export function oneShot(): { jitless: true } {
+  // A new object each time: zod writes into the options it is given.
+  return { jitless: true };
+}
+
+/**
+ * Validates `value` against `schema`; throws an {@linkcode InputError} that
+ * lists every problem with the file and field. `once`: the value is small and parsed once ({@linkcode oneShot}).
+ */
+export function parseWith<S extends z.ZodType>(
+  schema: S,
+  value: unknown,
+  file: string,
+  what: string,
+  once = false,
+): z.infer<S> {
+  const r = schema.safeParse(value, once ? oneShot() : undefined);
   if (!r.success) throw new InputError(`${file}: invalid ${what}`, describeIssues(file, r.error));
   return r.data;
 }
@@ -32,5 +54,5 @@ export async function loadJsonFile<S extends z.ZodType>(file: string, schema: S,
   } catch (e) {
     throw new InputError(`${file}: ${what} is not valid JSON: ${(e as Error).message}`, [], { cause: e });
   }
-  return parseWith(schema, value, file, what);
+  return parseWith(schema, value, file, what, text.length < ONE_SHOT_MAX_CHARS);
 }

@@ -2,7 +2,7 @@ import { createHash } from "node:crypto";
 import { dirname, join } from "node:path";
 import { InputError } from "./errors.ts";
 import { readInputFile } from "./read_input.ts";
-import { loadJsonFile, parseWith } from "./load.ts";
+import { loadJsonFile, ONE_SHOT_MAX_CHARS, parseWith } from "./load.ts";
 import { type ChatMessage, ClassDefaultsFile, Workload, type WorkloadCase } from "./workload.ts";
 import { type Rubric, RubricsFile, rubricSha256 } from "./rubric.ts";
 
@@ -194,6 +194,6 @@ async function readJsonBytes(file: string, what: string): Promise<{ value: unkno
 /** Parses workload.json from its bytes, so the hash is of exactly what was validated. */
 async function readWorkload(file: string): Promise<{ workload: Workload; sha256: string }> {
   const { value, bytes } = await readJsonBytes(file, "workload");
-  const workload = parseWith(Workload, value, file, "workload");
+  const workload = parseWith(Workload, value, file, "workload", bytes.length < ONE_SHOT_MAX_CHARS);
   return { workload, sha256: createHash("sha256").update(bytes).digest("hex") };
 }

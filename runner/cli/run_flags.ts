@@ -8,6 +8,7 @@
  *
  * @module
  */
+import { oneShot } from "../../schema/load.ts";
 import { describeRule, type NumberRule } from "../../lib/cli.ts";
 import type { CommandSpec, FlagSpec } from "../../lib/command.ts";
 import { flagTable, markdownTable } from "../../lib/command_help.ts";
@@ -19,8 +20,8 @@ import { RUNNER_DEFAULTS, type RunnerSettings, settingRule, settingSchemas } fro
 /** The range `--seed` must be in (the plan seed it replaces is an integer ≥ 0). */
 export const SEED_RULE: NumberRule = { min: 0, integer: true };
 
-const retryDefaults = RetryPolicy.parse({});
-const timeoutDefaults = Timeouts.parse({});
+const retryDefaults = RetryPolicy.parse({}, oneShot());
+const timeoutDefaults = Timeouts.parse({}, oneShot());
 
 /** A numeric flag that sets a runner setting: its range and default from the schema. */
 function settingNumber(key: keyof RunnerSettings, description: string) {
