@@ -1,14 +1,14 @@
 /**
  * How the open-loop dispatcher (runner/dispatch.ts) sleeps and yields: {@linkcode DispatchTimers},
  * with two implementations — {@linkcode timeoutTimers} (`setTimeout`, 1–2 ms late here) and
- * {@linkcode WakerTimers} (a thread that sleeps in `Atomics.wait` and wakes the event loop with a
- * message, 0.1–0.5 ms late at the median) — and the waiting constants chosen from measurements ({@linkcode DISPATCH_WAIT}).
+ * {@linkcode WakerTimers} (a thread that sleeps in `Atomics.wait` and wakes the event loop through
+ * `Atomics.waitAsync`, 0.1–0.5 ms late at the median) — and the waiting constants chosen from measurements ({@linkcode DISPATCH_WAIT}).
  * Tests drive the dispatcher with fake timers and a fake clock instead.
  *
  * @module
  */
 import { setImmediate } from "node:timers";
-import { CTL_SEQ, CTL_STOP } from "./dispatch_waker_words.ts";
+import { CTL_FIRED, CTL_FIRED_SEQ, CTL_SEQ, CTL_STOP, CTL_WORDS } from "./dispatch_waker_words.ts";
 
 /** The timers the dispatcher waits on. */
 export interface DispatchTimers {
@@ -127,13 +127,13 @@ export { CTL_SEQ, CTL_STOP } from "./dispatch_waker_words.ts";
 
 /**
  * Timers whose `after` is served by one worker thread sleeping in `Atomics.wait` (precise to
- * 0.1–0.5 ms at the median, costs no CPU while it sleeps) that wakes the event loop with a message; `turn` is
- * `setImmediate`. One arming at a time (a new `after` replaces the last). Start it before the run
+ * 0.1–0.5 ms at the median, costs no CPU while it sleeps) that wakes the event loop by notifying a shared word the
+ * main thread waits on with `Atomics.waitAsync` (runner/dispatch_waker_worker.ts); `turn` is `setImmediate`. One arming at a time (a new `after` replaces the last). Start it before the run
  * (a worker takes tens of ms to start) and {@linkcode WakerTimers.close} it after.
  */
 export class WakerTimers implements DispatchTimers {
   readonly #worker: Worker;
-  readonly #ctl = new Int32Array(new SharedArrayBuffer(8));
+  readonly #ctl = new Int32Array(new SharedArrayBuffer(4 * CTL_WORDS));
   readonly #delay = new Float64Array(new SharedArrayBuffer(8));
   #armed = -2;
   #fn: (() => void) | null = null;
@@ -142,6 +142,8 @@ export class WakerTimers implements DispatchTimers {
   #closed = false;
   /** The thread failed after it started: `after` falls back to `setTimeout` (a pending arming too). */
   #failed = false;
+  /** The thread's wake-ups seen so far (`ctl[CTL_FIRED]` when last read). */
+  #firedSeen = 0;
 
   private constructor(worker: Worker) {
     this.#worker = worker;
@@ -174,19 +176,35 @@ export class WakerTimers implements DispatchTimers {
         if (fn) setTimeout(fn, Math.max(0, t.#dueAt - performance.now()));
       };
       worker.onmessage = (e: MessageEvent<number>) => {
-        if (e.data === -1) {
-          ready = true;
-          clearTimeout(late);
-          return resolve(t);
-        }
-        if (e.data !== t.#armed || t.#fn === null) return; // a wake-up already cancelled or replaced
-        const fn = t.#fn;
-        t.#fn = null;
-        fn();
+        if (e.data !== -1 || ready) return;
+        ready = true;
+        clearTimeout(late);
+        t.#listen();
+        resolve(t);
       };
       worker.postMessage({ ctl: t.#ctl.buffer, delay: t.#delay.buffer });
     });
   }
+
+  /** Waits for the thread's next wake-up (a count past {@linkcode #firedSeen}). */
+  #listen(): void {
+    const w = Atomics.waitAsync(this.#ctl, CTL_FIRED, this.#firedSeen);
+    if (w.async) w.value.then(this.#onFired);
+    else queueMicrotask(this.#onFired);
+  }
+
+  /** The thread woke: runs the armed `fn` if the wake-up was for the current arming (else it was cancelled or replaced). */
+  readonly #onFired = (): void => {
+    if (this.#closed || this.#failed) return;
+    this.#firedSeen = Atomics.load(this.#ctl, CTL_FIRED);
+    // Read after the count: the thread stores it before bumping the count, so it is this wake-up's or a later one's.
+    const seq = Atomics.load(this.#ctl, CTL_FIRED_SEQ);
+    this.#listen();
+    if (seq !== this.#armed || this.#fn === null) return;
+    const fn = this.#fn;
+    this.#fn = null;
+    fn();
+  };
 
   after(ms: number, fn: () => void): () => void {
     if (this.#closed) throw new Error("the dispatcher's waker is closed");
@@ -222,6 +240,8 @@ export class WakerTimers implements DispatchTimers {
     Atomics.store(this.#ctl, CTL_STOP, 1);
     Atomics.add(this.#ctl, CTL_SEQ, 1);
     Atomics.notify(this.#ctl, CTL_SEQ);
+    // Lets go of the main thread's own wait (it ends at once: closed).
+    Atomics.notify(this.#ctl, CTL_FIRED);
     this.#worker.terminate();
   }
 }
