@@ -2,7 +2,8 @@
  * How the open-loop dispatcher (runner/dispatch.ts) sleeps and yields: {@linkcode DispatchTimers},
  * with two implementations — {@linkcode timeoutTimers} (`setTimeout`, 1–2 ms late here) and
  * {@linkcode WakerTimers} (a thread that sleeps in `Atomics.wait` and wakes the event loop through
- * `Atomics.waitAsync`, 0.1–0.5 ms late at the median) — and the waiting constants chosen from measurements ({@linkcode DISPATCH_WAIT}).
+ * `Atomics.waitAsync`, 0.1–0.5 ms late at the median) — and the waiting constants chosen from measurements
+ * ({@linkcode DISPATCH_WAIT}).
  * Tests drive the dispatcher with fake timers and a fake clock instead.
  *
  * @module
@@ -123,13 +124,12 @@ export function coalescedTimers(base: DispatchTimers, now: () => number): Dispat
 /** How long {@linkcode WakerTimers.start} waits for its thread before giving up. */
 const START_TIMEOUT_MS = 30_000;
 
-export { CTL_SEQ, CTL_STOP } from "./dispatch_waker_words.ts";
-
 /**
  * Timers whose `after` is served by one worker thread sleeping in `Atomics.wait` (precise to
  * 0.1–0.5 ms at the median, costs no CPU while it sleeps) that wakes the event loop by notifying a shared word the
- * main thread waits on with `Atomics.waitAsync` (runner/dispatch_waker_worker.ts); `turn` is `setImmediate`. One arming at a time (a new `after` replaces the last). Start it before the run
- * (a worker takes tens of ms to start) and {@linkcode WakerTimers.close} it after.
+ * main thread waits on with `Atomics.waitAsync` (runner/dispatch_waker_worker.ts); `turn` is `setImmediate`. One
+ * arming at a time (a new `after` replaces the last). Start it before the run (a worker takes tens of ms to start) and
+ * {@linkcode WakerTimers.close} it after.
  */
 export class WakerTimers implements DispatchTimers {
   readonly #worker: Worker;
@@ -193,7 +193,7 @@ export class WakerTimers implements DispatchTimers {
     else queueMicrotask(this.#onFired);
   }
 
-  /** The thread woke: runs the armed `fn` if the wake-up was for the current arming (else it was cancelled or replaced). */
+  /** The thread woke: runs the armed `fn` when the wake-up was for the current arming, not a cancelled or older one. */
   readonly #onFired = (): void => {
     if (this.#closed || this.#failed) return;
     this.#firedSeen = Atomics.load(this.#ctl, CTL_FIRED);

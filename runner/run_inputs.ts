@@ -78,7 +78,7 @@ export async function loadRunInputs(o: RunInputOptions): Promise<RunInputs> {
   const conditions = await check.load(() =>
     o.conditions
       ? loadJsonFile(o.conditions, RunConditions, "run conditions")
-      : parseWith(RunConditions, unstatedConditions(), "(no --conditions)", "run conditions", true)
+      : parseWith(RunConditions, unstatedConditions(), "(no --conditions)", "run conditions", { once: true })
   );
   const retryPolicy = await check.load(() =>
     o.retryFile ? loadJsonFile(o.retryFile, RetryPolicy, "retry policy") : RetryPolicy.parse({}, oneShot())
@@ -112,7 +112,8 @@ export async function loadRunInputs(o: RunInputOptions): Promise<RunInputs> {
         dialectOptions: o.dialectOptions,
         httpClient: o.httpClient,
       },
-      conditions ?? parseWith(RunConditions, unstatedConditions(), "(no --conditions)", "run conditions", true),
+      conditions ??
+        parseWith(RunConditions, unstatedConditions(), "(no --conditions)", "run conditions", { once: true }),
       clock,
     )
   );

@@ -13,8 +13,9 @@ export function describeIssues(file: string, error: z.ZodError): string[] {
 }
 
 /**
- * A JSON text shorter than this is validated without zod's compiled fast path ({@linkcode oneShot}): for one small
- * value, compiling a parser per object schema costs more than it saves.
+ * A JSON text shorter than this (in characters, or in bytes where the bytes are at hand) is validated without zod's
+ * compiled fast path ({@linkcode oneShot}): for one small value, compiling a parser per object schema costs more than
+ * it saves.
  */
 export const ONE_SHOT_MAX_CHARS = 256 * 1024;
 
@@ -30,16 +31,17 @@ export function oneShot(): { jitless: true } {
 
 /**
  * Validates `value` against `schema`; throws an {@linkcode InputError} that
- * lists every problem with the file and field. `once`: the value is small and parsed once ({@linkcode oneShot}).
+ * lists every problem with the file and field. `once`: the value is small and parsed once, so it is validated without
+ * zod's compiled fast path ({@linkcode oneShot}).
  */
 export function parseWith<S extends z.ZodType>(
   schema: S,
   value: unknown,
   file: string,
   what: string,
-  once = false,
+  options: { once?: boolean } = {},
 ): z.infer<S> {
-  const r = schema.safeParse(value, once ? oneShot() : undefined);
+  const r = schema.safeParse(value, options.once ? oneShot() : undefined);
   if (!r.success) throw new InputError(`${file}: invalid ${what}`, describeIssues(file, r.error));
   return r.data;
 }
@@ -54,5 +56,5 @@ export async function loadJsonFile<S extends z.ZodType>(file: string, schema: S,
   } catch (e) {
     throw new InputError(`${file}: ${what} is not valid JSON: ${(e as Error).message}`, [], { cause: e });
   }
-  return parseWith(schema, value, file, what, text.length < ONE_SHOT_MAX_CHARS);
+  return parseWith(schema, value, file, what, { once: text.length < ONE_SHOT_MAX_CHARS });
 }

@@ -194,6 +194,6 @@ async function readJsonBytes(file: string, what: string): Promise<{ value: unkno
 /** Parses workload.json from its bytes, so the hash is of exactly what was validated. */
 async function readWorkload(file: string): Promise<{ workload: Workload; sha256: string }> {
   const { value, bytes } = await readJsonBytes(file, "workload");
-  const workload = parseWith(Workload, value, file, "workload", bytes.length < ONE_SHOT_MAX_CHARS);
+  const workload = parseWith(Workload, value, file, "workload", { once: bytes.length < ONE_SHOT_MAX_CHARS });
   return { workload, sha256: createHash("sha256").update(bytes).digest("hex") };
 }

@@ -34,7 +34,7 @@ const value = { name: "a", stages: [{ kind: "warmup", s: 1 }, { kind: "steady", 
 Deno.test("a one-shot parse compiles nothing and gives what the compiled parse gives", async () => {
   // Built outside the count: zod's first schema asks once whether `new Function` is allowed.
   const a = freshSchema(), b = freshSchema();
-  const once = await countingCompiles(() => parseWith(a, value, "f.json", "plan", true));
+  const once = await countingCompiles(() => parseWith(a, value, "f.json", "plan", { once: true }));
   assert.equal(once.compiles, 0);
   // The default: zod compiles the object schemas (the outer and the stage's) on their first parse.
   const compiled = await countingCompiles(() => parseWith(b, value, "f.json", "plan"));
@@ -49,7 +49,7 @@ Deno.test("a one-shot parse refuses what the compiled one refuses, with the same
   const bad = { name: 3, stages: [{ kind: "cooldown", s: "x" }] };
   const issues = (once: boolean) => {
     try {
-      parseWith(freshSchema(), bad, "f.json", "plan", once);
+      parseWith(freshSchema(), bad, "f.json", "plan", { once });
     } catch (e) {
       assert.ok(e instanceof InputError);
       return e.problems;
