@@ -102,3 +102,93 @@ Deno.test("a sweep is never later than idle_ms after it was set: a head that arr
     dog.stop();
   }
 });
+
+Deno.test("the last attempt's timer is kept for the next, and never holds the process while kept", async (t) => {
+  await t.step("a later attempt reuses the kept timer; an earlier one sets its own", () => {
+    let now = 0;
+    const dog = new Watchdog(() => now, 60_000, 5);
+    try {
+      const a = watched({ attempt: 1000, request: 1000 });
+      dog.watch(a);
+      dog.unwatch(a);
+      assert.equal(dog.sweeping, false);
+      assert.equal(dog.keptIdle, true);
+      assert.equal(dog.nextSweepMs, 1000);
+      now = 20;
+      dog.watch(watched({ attempt: 1020, request: 1020 })); // due later than the kept timer: reused
+      assert.equal(dog.sweeping, true);
+      assert.equal(dog.keptIdle, false);
+      assert.equal(dog.nextSweepMs, 1000);
+      dog.watch(watched({ attempt: 500, request: 500 })); // due earlier: the timer is set again
+      assert.equal(dog.nextSweepMs, 500);
+    } finally {
+      dog.stop();
+    }
+    assert.equal(dog.keptIdle, false);
+  });
+
+  await t.step("a kept timer that fires with nothing watched is not set again", async () => {
+    const dog = new Watchdog(() => performance.now(), 60_000, 5);
+    try {
+      const w = watched({ attempt: performance.now() + 30, request: 1e12 });
+      dog.watch(w);
+      dog.unwatch(w);
+      assert.equal(dog.keptIdle, true);
+      for (let k = 0; k < 200 && dog.keptIdle; k++) await new Promise((r) => setTimeout(r, 5));
+      assert.equal(dog.keptIdle, false);
+      assert.equal(dog.sweeping, false);
+      assert.equal(dog.nextSweepMs, Infinity);
+      assert.equal(w.reason, null); // no longer watched: not aborted
+    } finally {
+      dog.stop();
+    }
+  });
+
+  // In a process of its own: what holds Deno's event loop is what is tested.
+  const child = async (code: string) => {
+    const mod = new URL("../../runner/watchdog.ts", import.meta.url).href;
+    const started = performance.now();
+    const out = await new Deno.Command(Deno.execPath(), {
+      args: ["eval", `import { Watchdog } from ${JSON.stringify(mod)};\n${code}`],
+      stdout: "piped",
+      stderr: "piped",
+      signal: AbortSignal.timeout(20_000),
+    }).output();
+    const d = new TextDecoder();
+    return { code: out.code, stdout: d.decode(out.stdout).trim(), ms: performance.now() - started };
+  };
+
+  await t.step("a run whose last attempt ended exits without waiting for the kept timer", async () => {
+    // The kept timer is due in 10 s; the process must end long before.
+    const r = await child(`
+      const dog = new Watchdog(() => performance.now(), 10_000, 5);
+      const w = { controller: new AbortController(), attemptDeadlineMs: 10_000, requestDeadlineMs: 10_000,
+        headersDeadlineMs: null, lastActivityMs: 0, reason: null };
+      dog.watch(w);
+      dog.unwatch(w);
+      console.log(dog.keptIdle ? "kept" : "not kept");`);
+    assert.equal(r.stdout, "kept");
+    assert.equal(r.code, 0);
+    assert.ok(r.ms < 8_000, `the process took ${r.ms.toFixed(0)} ms: the kept timer held it`);
+  });
+
+  await t.step("an attempt that reuses the kept timer is held and swept by it", async () => {
+    // Nothing but the watchdog's timer keeps this process alive until the second attempt is aborted.
+    const r = await child(`
+      const dog = new Watchdog(() => performance.now(), 60_000, 5);
+      const mk = (deadline) => ({ controller: new AbortController(), attemptDeadlineMs: deadline,
+        requestDeadlineMs: 1e12, headersDeadlineMs: null, lastActivityMs: 0, reason: null });
+      const a = mk(performance.now() + 200);
+      dog.watch(a);
+      dog.unwatch(a);
+      const b = mk(performance.now() + 400);
+      dog.watch(b);
+      // No top-level await: a pending one keeps Deno running on an unreferenced timer too.
+      b.controller.signal.addEventListener("abort", () => {
+        console.log(b.reason);
+        dog.stop();
+      });`);
+    assert.equal(r.stdout, "attempt_timeout");
+    assert.equal(r.code, 0);
+  });
+});
