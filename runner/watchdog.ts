@@ -71,9 +71,9 @@ export class Watchdog {
     if (this.#stopped) return;
     const at = Math.min(this.#deadline(w), this.#now() + this.#idleMs);
     if (at < this.#due) this.#arm(at);
-    else if (this.#idle) {
+    else if (this.#idle && this.#timer !== null) {
       // The kept timer is due no later than this attempt can be: it holds the process again.
-      Deno.refTimer(this.#timer!);
+      Deno.refTimer(this.#timer);
       this.#idle = false;
     }
   }
