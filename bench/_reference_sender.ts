@@ -149,10 +149,14 @@ export interface ReferenceRunOptions {
   cpuWindowMs?: readonly [number, number];
 }
 
-/** The command that runs the Deno floor (bench/floor_sender.ts), the reference sender's arguments to follow. */
-export function floorSenderCommand(): string[] {
+/**
+ * The command that runs the Deno floor (bench/floor_sender.ts; with `parse`, `--parse`: each answer's events parsed), the
+ * reference sender's arguments to follow.
+ */
+export function floorSenderCommand(parse = false): string[] {
   const file = new URL("./floor_sender.ts", import.meta.url).pathname;
-  return [Deno.execPath(), "run", "--allow-all", file]; // -A: /proc/self/status needs all access
+  // -A: /proc/self/status needs all access
+  return [Deno.execPath(), "run", "--allow-all", file, ...(parse ? ["--parse"] : [])];
 }
 
 /**

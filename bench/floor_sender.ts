@@ -38,6 +38,7 @@ const { values: v } = parseArgs({
     "cpu-window-ms": { type: "string" },
     preconnect: { type: "string", default: "8" },
     "max-send-lag-ms": { type: "string", default: "1000" },
+    parse: { type: "boolean", default: false },
   },
 });
 
@@ -61,7 +62,122 @@ interface Row {
   scheduledMs: number;
   lagMs: number;
   completedMs: number;
-  outcome: "ok" | "not_sent" | "http_error" | "stream_cut" | "transport_error" | "";
+  outcome: "ok" | "not_sent" | "http_error" | "stream_cut" | "transport_error" | "bad_event" | "";
+  /** With `--parse`: what the answer's events held. */
+  answer?: ParsedAnswer;
+}
+
+/**
+ * With `--parse`, the per-answer reading the runner cannot do without, and nothing else: the chunked body taken apart
+ * as it comes, its SSE events split (the bench's responders end events with a blank `\n` line), each `data:` payload
+ * but `[DONE]` read the way the runner's `openai-chat` dialect reads it — `JSON.parse` for the first plain content
+ * event, whose text around the content string becomes the answer's template, and a comparison with that template for
+ * each later one, `JSON.parse` again for any that differs or whose content needs unescaping — the content pieces
+ * counted and their characters summed, the first and last piece stamped with the read that brought them, and the
+ * `usage` block's completion tokens kept. No shape checks, no hashing, no log row until the end: one row per request
+ * goes to `--rows`.
+ */
+class ParsedAnswer {
+  firstMs = NaN;
+  lastMs = NaN;
+  pieces = 0;
+  chars = 0;
+  completionTokens = NaN;
+  done = false;
+  bad = false;
+  #size = -1; // bytes left in the current chunk; -1: reading a size line
+  #line = ""; // a size line split across reads
+  #text = "";
+  #decoder = new TextDecoder();
+  /** The answer's template: its first plain content event's text before and after the content string. */
+  #prefix: string | null = null;
+  #suffix = "";
+
+  /** Takes `b[from, to)` of the chunked body, read at `atMs`. */
+  feed(b: Uint8Array, from: number, to: number, atMs: number): void {
+    if (this.#size === -3) return;
+    let i = from;
+    while (i < to) {
+      if (this.#size > 0) {
+        const end = Math.min(to, i + this.#size);
+        this.#body(b.subarray(i, end), atMs);
+        this.#size -= end - i;
+        i = end;
+      } else if (this.#size === 0 || this.#size === -2) { // the CRLF after a chunk's data
+        i++;
+        this.#size = this.#size === 0 ? -2 : -1;
+      } else {
+        const lf = b.indexOf(LF, i);
+        const end = lf < 0 || lf >= to ? to : lf;
+        this.#line += latin1.decode(b.subarray(i, end));
+        i = end;
+        if (end === to) break;
+        i++;
+        const size = parseInt(this.#line, 16);
+        this.#line = "";
+        if (!(size >= 0)) {
+          this.bad = true;
+          return;
+        }
+        this.#size = size === 0 ? -3 : size; // -3: the last chunk; its trailer is left to the caller's end check
+        if (size === 0) return;
+      }
+    }
+  }
+
+  #body(bytes: Uint8Array, atMs: number): void {
+    this.#text += this.#decoder.decode(bytes, { stream: true });
+    for (let k = this.#text.indexOf("\n\n"); k >= 0; k = this.#text.indexOf("\n\n")) {
+      const event = this.#text.slice(0, k);
+      this.#text = this.#text.slice(k + 2);
+      if (event.indexOf("\n") < 0) {
+        if (event.startsWith("data:")) this.#data(event.slice(5).trim(), atMs);
+      } else for (const line of event.split("\n")) if (line.startsWith("data:")) this.#data(line.slice(5).trim(), atMs);
+    }
+  }
+
+  #data(payload: string, atMs: number): void {
+    if (payload === "[DONE]") {
+      this.done = true;
+      return;
+    }
+    const pre = this.#prefix, end = payload.length - this.#suffix.length;
+    if (
+      pre !== null && end >= pre.length && payload.slice(0, pre.length) === pre && payload.slice(end) === this.#suffix
+    ) {
+      const content = payload.slice(pre.length, end);
+      if (!UNSAFE_IN_STRING.test(content)) return this.#piece(content, atMs);
+    }
+    let e;
+    try {
+      e = JSON.parse(payload);
+    } catch {
+      this.bad = true;
+      return;
+    }
+    const choice = e?.choices?.length === 1 ? e.choices[0] : undefined;
+    const content = choice?.delta?.content;
+    if (typeof content !== "string") {
+      const tokens = e?.usage?.completion_tokens;
+      if (typeof tokens === "number") this.completionTokens = tokens;
+      return;
+    }
+    this.#piece(content, atMs);
+    // A plain content event (one choice, a delta of content alone, nothing else in it) is the template.
+    if (this.#prefix !== null || e.usage || choice.finish_reason || Object.keys(choice.delta).length !== 1) return;
+    const marker = `"content":${JSON.stringify(content)}`;
+    const at = payload.indexOf(marker);
+    if (at < 0 || payload.indexOf(marker, at + 1) >= 0) return;
+    this.#prefix = payload.slice(0, at + 11);
+    this.#suffix = payload.slice(at + marker.length - 1);
+  }
+
+  #piece(content: string, atMs: number): void {
+    if (content === "") return;
+    if (this.pieces++ === 0) this.firstMs = atMs;
+    this.lastMs = atMs;
+    this.chars += content.length;
+  }
 }
 
 function readSchedule(path: string): Row[] {
@@ -103,6 +219,10 @@ function requestBytes(id: string): Uint8Array {
 
 const buf = new Uint8Array(65536);
 const CR = 13, LF = 10;
+const latin1 = new TextDecoder("latin1");
+/** What a JSON string may not hold unescaped, and the escape character itself. */
+// deno-lint-ignore no-control-regex -- control characters are what must be found
+const UNSAFE_IN_STRING = /["\\\x00-\x1f]/;
 const DONE = enc.encode("[DONE]");
 
 /** Whether `b[0..n)` ends with the chunked body's last chunk, `0\r\n\r\n` after a chunk's `\r\n`. */
@@ -124,7 +244,7 @@ function includes(b: Uint8Array, n: number, needle: Uint8Array): boolean {
  * head is parsed (the status and whether the body is chunked or has a length); the answers here fit their first reads'
  * head. The last 16 bytes of each read are kept to find the terminator and `[DONE]` across reads.
  */
-async function readAnswer(conn: Deno.Conn): Promise<Row["outcome"]> {
+async function readAnswer(conn: Deno.Conn, answer?: ParsedAnswer): Promise<Row["outcome"]> {
   let n = await conn.read(buf);
   if (n === null) return "stream_cut";
   let headEnd = -1;
@@ -151,14 +271,18 @@ async function readAnswer(conn: Deno.Conn): Promise<Row["outcome"]> {
     t += m;
   };
   keep(headEnd, n);
+  if (answer && !chunked) return "bad_event"; // --parse takes the chunked answers of the bench's responders only
+  answer?.feed(buf, headEnd, n, now());
   while (chunked ? !endsChunked(tail, t) : rest > 0) {
     n = await conn.read(buf);
     if (n === null) return "stream_cut";
     rest -= n;
     keep(0, n);
+    answer?.feed(buf, 0, n, now());
     done ||= includes(buf, n, DONE) || includes(tail, t, DONE); // the tail: "[DONE]" across two reads
   }
   if (status !== 200) return "http_error";
+  if (answer) return answer.bad ? "bad_event" : answer.done ? "ok" : "stream_cut";
   return done ? "ok" : "stream_cut";
 }
 
@@ -178,7 +302,8 @@ async function send(r: Row | null, id: string): Promise<void> {
     sent = now();
     let written = await first;
     while (written < bytes.length) written += await conn.write(bytes.subarray(written));
-    const outcome = await readAnswer(conn);
+    const answer = v.parse && r ? (r.answer = new ParsedAnswer()) : undefined;
+    const outcome = await readAnswer(conn, answer);
     if (r) {
       r.outcome = outcome;
       if (outcome === "ok") r.completedMs = now();
@@ -234,11 +359,16 @@ for (const c of idle) c.close();
 
 if (v.rows) {
   const num = (x: number) => Number.isNaN(x) ? "" : String(x);
+  const parsed = (a: ParsedAnswer | undefined) =>
+    a ? `,${num(a.firstMs)},${num(a.lastMs)},${a.pieces},${a.chars},${num(a.completionTokens)}` : ",,,,,";
   Deno.writeTextFileSync(
     v.rows,
-    "request_id,stage,scheduled_ms,send_lag_ms,completed_ms,outcome\n" +
-      rows.map((r) => `${r.id},${r.stage},${r.scheduledMs},${num(r.lagMs)},${num(r.completedMs)},${r.outcome}\n`)
-        .join(""),
+    "request_id,stage,scheduled_ms,send_lag_ms,completed_ms,outcome" +
+      (v.parse ? ",first_piece_ms,last_piece_ms,pieces,content_chars,completion_tokens\n" : "\n") +
+      rows.map((r) =>
+        `${r.id},${r.stage},${r.scheduledMs},${num(r.lagMs)},${num(r.completedMs)},${r.outcome}` +
+        (v.parse ? parsed(r.answer) : "") + "\n"
+      ).join(""),
   );
 }
 

@@ -9,11 +9,13 @@
  * JSON under `--out`.
  *
  *   deno run -A bench/reference_bench.ts [--rates 50,500,5000,10000] [--rounds 3] [--seconds 5] [--out bench/out]
- *     [--server deno|nginx] [--senders runner,reference,floor] [--runner-workers 1]
+ *     [--server deno|nginx] [--senders runner,reference,floor[,floor-parse]] [--runner-workers 1]
  *
  * `floor` is the Deno floor (bench/floor_sender.ts): the same schedule and request bytes over the runner's transport
  * with nothing else done per request, so that runner / floor is what the runner's code adds and floor / reference what
- * the runtime costs. The senders of a round run in turn, rotated by one each round (round 1: as listed).
+ * the runtime costs. `floor-parse` is the floor with `--parse`: each answer's chunks and SSE events taken apart, every
+ * event's JSON parsed, its content pieces counted and stamped, and a row per request written — the least a sender
+ * that checks streamed answers does, in one module. The senders of a round run in turn, rotated by one each round (round 1: as listed).
  *
  * `--runner-workers N` runs the runner as `--workers N` (N processes, each a shard of the schedule; docs/runner.md
  * "Use every core"): its figures are the shards' together and its CPU that of the parent and every worker.
@@ -56,7 +58,7 @@ const { values: v } = parseArgs({
 });
 const rates = v.rates!.split(",").map(Number);
 const rounds = Number(v.rounds);
-const SENDERS = ["runner", "reference", "floor"] as const;
+const SENDERS = ["runner", "reference", "floor", "floor-parse"] as const;
 type Sender = typeof SENDERS[number];
 const senders = v.senders!.split(",") as Sender[];
 const seconds = Number(v.seconds);
@@ -69,7 +71,7 @@ if (
 ) {
   console.error(
     "reference_bench: --rates positive, --rounds a whole number ≥ 1, rate × (seconds + 1) ≤ 200000, " +
-      "--server deno or nginx, --senders some of runner,reference,floor, --runner-workers 1 to 4",
+      "--server deno or nginx, --senders some of runner,reference,floor,floor-parse, --runner-workers 1 to 4",
   );
   Deno.exit(2);
 }
@@ -213,14 +215,17 @@ try {
           Deno.removeSync(r.dir, { recursive: true });
         } else {
           const rows = join(dir, `${sender}-${rate}-${round}.csv`);
-          const s = await runReferenceSender(sender === "floor" ? floorSenderCommand() : bin, {
-            schedule,
-            url,
-            request,
-            rows,
-            runId,
-            cpuWindowMs,
-          });
+          const s = await runReferenceSender(
+            sender === "reference" ? bin : floorSenderCommand(sender === "floor-parse"),
+            {
+              schedule,
+              url,
+              request,
+              rows,
+              runId,
+              cpuWindowMs,
+            },
+          );
           step = {
             ...base,
             requests: s.n,
@@ -252,7 +257,13 @@ try {
 }
 
 /** The pairs compared, those of the senders run: the issue's ratio, then what the runner adds, then the runtime. */
-const pairs = ([["runner", "reference"], ["runner", "floor"], ["floor", "reference"]] as const)
+const pairs = ([
+  ["runner", "reference"],
+  ["runner", "floor"],
+  ["floor", "reference"],
+  ["runner", "floor-parse"],
+  ["floor-parse", "reference"],
+] as const)
   .filter(([a, b]) => senders.includes(a) && senders.includes(b));
 const ratios = pairs.map(([a, b]) => ({
   a,
