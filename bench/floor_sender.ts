@@ -14,11 +14,13 @@
  *   deno run -A bench/floor_sender.ts --schedule schedule.csv \
  *     --url http://127.0.0.1:PORT/v1/chat/completions --body-file body.json [--header "name: value" ...] \
  *     [--idempotency-key-prefix RUN_ID] [--summary-stage steady] [--preconnect 8] [--max-send-lag-ms 1000] \
- *     [--rows rows.csv] [--cpu-window-ms FROM,TO]
+ *     [--rows rows.csv] [--cpu-window-ms FROM,TO] [--parse]
  *
  * `--rows` writes one CSV row per request: request_id, stage, scheduled_ms, send_lag_ms, completed_ms, outcome.
  * `--cpu-window-ms` has the summary give the CPU time between FROM and TO ms after ms 0 (`window_cpu_ms`), as the
- * reference sender does.
+ * reference sender does. `--parse` also reads each answer's events (`ParsedAnswer` below; chunked answers only): an
+ * answer is `ok` only when its events parsed and `[DONE]` came, and each row adds first_piece_ms, last_piece_ms,
+ * pieces, content_chars and completion_tokens.
  *
  * @module
  */
@@ -68,8 +70,8 @@ interface Row {
 }
 
 /**
- * With `--parse`, the per-answer reading the runner cannot do without, and nothing else: the chunked body taken apart
- * as it comes, its SSE events split (the bench's responders end events with a blank `\n` line), each `data:` payload
+ * With `--parse`, each answer read as the runner reads it, and nothing more (a plain reader written for the bench, not
+ * tuned): the chunked body taken apart as it comes, its SSE events split (the bench's responders end events with a blank `\n` line), each `data:` payload
  * but `[DONE]` read the way the runner's `openai-chat` dialect reads it — `JSON.parse` for the first plain content
  * event, whose text around the content string becomes the answer's template, and a comparison with that template for
  * each later one, `JSON.parse` again for any that differs or whose content needs unescaping — the content pieces

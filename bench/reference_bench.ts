@@ -13,9 +13,9 @@
  *
  * `floor` is the Deno floor (bench/floor_sender.ts): the same schedule and request bytes over the runner's transport
  * with nothing else done per request, so that runner / floor is what the runner's code adds and floor / reference what
- * the runtime costs. `floor-parse` is the floor with `--parse`: each answer's chunks and SSE events taken apart, every
- * event's JSON parsed, its content pieces counted and stamped, and a row per request written — the least a sender
- * that checks streamed answers does, in one module. The senders of a round run in turn, rotated by one each round (round 1: as listed).
+ * the runtime costs. `floor-parse` is the floor with `--parse`: each answer's chunks and SSE events taken apart and
+ * read as the runner's `openai-chat` dialect reads them, in one module, so that runner / floor-parse is what the runner
+ * adds beyond reading its answers. The senders of a round run in turn, rotated by one each round (round 1: as listed).
  *
  * `--runner-workers N` runs the runner as `--workers N` (N processes, each a shard of the schedule; docs/runner.md
  * "Use every core"): its figures are the shards' together and its CPU that of the parent and every worker.
