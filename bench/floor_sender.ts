@@ -71,13 +71,13 @@ interface Row {
 
 /**
  * With `--parse`, each answer read as the runner reads it, and nothing more (a plain reader written for the bench, not
- * tuned): the chunked body taken apart as it comes, its SSE events split (the bench's responders end events with a blank `\n` line), each `data:` payload
- * but `[DONE]` read the way the runner's `openai-chat` dialect reads it — `JSON.parse` for the first plain content
- * event, whose text around the content string becomes the answer's template, and a comparison with that template for
- * each later one, `JSON.parse` again for any that differs or whose content needs unescaping — the content pieces
- * counted and their characters summed, the first and last piece stamped with the read that brought them, and the
- * `usage` block's completion tokens kept. No shape checks, no hashing, no log row until the end: one row per request
- * goes to `--rows`.
+ * tuned): the chunked body taken apart as it comes, its SSE events split (the bench's responders end events with a
+ * blank `\n` line), each `data:` payload but `[DONE]` read the way the runner's `openai-chat` dialect reads it —
+ * `JSON.parse` for the first plain content event, whose text around the content string becomes the answer's template,
+ * and a comparison with that template for each later one, `JSON.parse` again for any that differs or whose content
+ * needs unescaping — the content pieces counted and their characters summed, the first and last piece stamped with the
+ * read that brought them, and the `usage` block's completion tokens kept. No shape checks, no hashing, no log row
+ * until the end: one row per request goes to `--rows`.
  */
 class ParsedAnswer {
   firstMs = NaN;
