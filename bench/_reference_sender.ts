@@ -150,8 +150,8 @@ export interface ReferenceRunOptions {
 }
 
 /**
- * The command that runs the Deno floor (bench/floor_sender.ts; with `parse`, `--parse`: each answer's events parsed), the
- * reference sender's arguments to follow.
+ * The command that runs the Deno floor (bench/floor_sender.ts; with `parse`, `--parse`: each answer's events read),
+ * the reference sender's arguments to follow.
  */
 export function floorSenderCommand(parse = false): string[] {
   const file = new URL("./floor_sender.ts", import.meta.url).pathname;
