@@ -273,7 +273,8 @@ async function readAnswer(conn: Deno.Conn, answer?: ParsedAnswer): Promise<Row["
     t += m;
   };
   keep(headEnd, n);
-  if (answer && !chunked) return "bad_event"; // --parse takes the chunked answers of the bench's responders only
+  // --parse takes the chunked answers of the bench's responders only; a refusal is still an http_error.
+  if (answer && !chunked) return status !== 200 ? "http_error" : "bad_event";
   answer?.feed(buf, headEnd, n, now());
   while (chunked ? !endsChunked(tail, t) : rest > 0) {
     n = await conn.read(buf);

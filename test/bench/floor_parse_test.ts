@@ -49,6 +49,8 @@ const ANSWERS: Record<string, Uint8Array> = {
   good: chunked(GOOD, 37),
   bad: chunked(BAD, 11),
   nodone: chunked(NO_DONE, 64),
+  // A refusal with a length, not chunked: an http_error, not a bad event.
+  refused: enc.encode("HTTP/1.1 429 Too Many Requests\r\ncontent-length: 0\r\n\r\n"),
 };
 
 /** Answers each request by its id's kind (`good-1` → good), written 23 bytes at a time, 1 ms apart. */
@@ -113,7 +115,7 @@ Deno.test("the floor's --parse counts each answer's pieces across chunk, event a
   const dir = await Deno.makeTempDir({ prefix: "floor-parse-test-" });
   const server = responder();
   try {
-    const ids = ["good-1", "bad-1", "good-2", "nodone-1", "good-3"];
+    const ids = ["good-1", "bad-1", "good-2", "nodone-1", "refused-1", "good-3"];
     const schedule = join(dir, "schedule.csv");
     await Deno.writeTextFile(
       schedule,
@@ -128,7 +130,7 @@ Deno.test("the floor's --parse counts each answer's pieces across chunk, event a
       rows,
       runId: "p",
     });
-    assert.deepEqual([summary.n, summary.ok, summary.not_sent, summary.failed], [5, 3, 0, 2]);
+    assert.deepEqual([summary.n, summary.ok, summary.not_sent, summary.failed], [6, 3, 0, 3]);
     const got = parse(await Deno.readTextFile(rows), { columns: true, cast: true }) as ParsedRow[];
     assert.deepEqual(got.map((r) => r.request_id), ids);
     // By hand: seven non-empty pieces; "Hé" 2 + "ll→o" 4 + " wörld " 7 + "😀" 2 + `a"b\` 4 + "!" 1 + "x" 1 = 21
@@ -142,6 +144,7 @@ Deno.test("the floor's --parse counts each answer's pieces across chunk, event a
     }
     const bad = got.find((r) => r.request_id === "bad-1")!;
     assert.deepEqual([bad.outcome, bad.pieces], ["bad_event", 1]);
+    assert.equal(got.find((r) => r.request_id === "refused-1")!.outcome, "http_error");
     const noDone = got.find((r) => r.request_id === "nodone-1")!;
     assert.deepEqual([noDone.outcome, noDone.pieces, noDone.content_chars, noDone.completion_tokens], [
       "stream_cut",
