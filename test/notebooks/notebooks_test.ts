@@ -90,14 +90,44 @@ Deno.test("every path a notebook reads is in the clone and exists (sample runs, 
   }
 });
 
-/** Executes one notebook into `out`; nbconvert's executor with a grace period for late outputs (grace_execute.py). */
-function execute(name: string, out: string): Promise<Deno.CommandOutput> {
+/** The five ZeroMQ sockets of a Jupyter kernel, by their names in jupyter_client's `KernelManager` settings. */
+const KERNEL_SOCKETS = ["shell", "iopub", "stdin", "hb", "control"] as const;
+
+/**
+ * Free loopback ports for `kernels` kernels, five each, all distinct: every one is held open until all are chosen, then
+ * all are released for the kernels to bind. Left to itself, each nbconvert process picks its kernel's ports alone (a
+ * socket bound to port 0, then closed), so kernels started at once can be given the same port. The second kernel then
+ * dies ("Address already in use"; nbconvert: "Kernel died before replying to kernel_info"), which two kernels given one
+ * port reproduce. A client connected to such a port also hears the other kernel, signed with its key: the likely cause
+ * of a run that failed on "Invalid Signature". Each was seen once in 18 runs of the six notebooks on 2026-12-07.
+ */
+function kernelPorts(kernels: number): number[][] {
+  const held = Array.from(
+    { length: kernels * KERNEL_SOCKETS.length },
+    () => Deno.listen({ hostname: "127.0.0.1", port: 0 }),
+  );
+  const ports = held.map((l) => l.addr.port);
+  for (const l of held) l.close();
+  return Array.from(
+    { length: kernels },
+    (_, k) => ports.slice(k * KERNEL_SOCKETS.length, (k + 1) * KERNEL_SOCKETS.length),
+  );
+}
+
+/**
+ * Executes one notebook into `out` on a kernel bound to `ports` ({@linkcode kernelPorts}); nbconvert's executor with a
+ * grace period for late outputs (grace_execute.py).
+ */
+function execute(name: string, out: string, ports: readonly number[]): Promise<Deno.CommandOutput> {
   return new Deno.Command("jupyter", {
     args: [
       "nbconvert",
       "--to",
       "notebook",
       "--NotebookExporter.preprocessors=grace_execute.GraceExecutePreprocessor",
+      // The ports given here, not ports jupyter_client picks and caches on its own.
+      "--KernelManager.cache_ports=False",
+      ...KERNEL_SOCKETS.map((socket, i) => `--KernelManager.${socket}_port=${ports[i]}`),
       `--GraceExecutePreprocessor.kernel_name=${KERNEL_NAME}`,
       `--GraceExecutePreprocessor.timeout=${CELL_TIMEOUT_S}`,
       "--GraceExecutePreprocessor.iopub_timeout=15",
@@ -120,7 +150,8 @@ Deno.test({
     const out = artefactDir("notebooks");
     const started = performance.now();
     // One kernel per notebook, all at once: the notebooks are independent.
-    const runs = new Map(notebooks.map((name) => [name, execute(name, out)]));
+    const ports = kernelPorts(notebooks.length);
+    const runs = new Map(notebooks.map((name, k) => [name, execute(name, out, ports[k]!)]));
     for (const name of notebooks) {
       await t.step(name, async () => {
         const res = await runs.get(name)!;
